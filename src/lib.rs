@@ -9,3 +9,4 @@ pub mod config;
 pub mod demo;
 pub mod mcp;
 pub mod sanitize;
+pub mod schema;

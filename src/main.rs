@@ -1,1 +1,6 @@
-fn main() {}
+use clap::Parser;
+
+fn main() {
+    let cli = mcpdeck::cli::Cli::parse();
+    std::process::exit(mcpdeck::cli::run(cli));
+}

@@ -1,0 +1,1038 @@
+//! One server connection: era detection and handshake, requests with
+//! timeouts and cancellation, pagination, answers to the server's requests,
+//! and the raw frame tap.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+use tokio::sync::{Notify, mpsc, oneshot};
+
+use super::finding::{Finding, Severity};
+use super::framelog::{Direction, FrameLog, FrameMeta};
+use super::jsonrpc::{self, Id, Message, RpcError, codes};
+use super::transport::{Inbound, StderrBuffer, StdioSpec, StdioTransport, Transport};
+use super::types::{CallResult, Era, INITIALIZE_VERSIONS, STATELESS_VERSION, ServerInfo, Tool, client_info};
+
+/// Which era and version to use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pin {
+    /// Probe with `server/discover`, fall back to `initialize`.
+    Auto,
+    /// Only the stateless era.
+    Stateless,
+    /// Only the initialize era, newest version first.
+    Initialize,
+    /// Exactly this version (its era follows from it).
+    Version(String),
+}
+
+/// Everything needed to open a session.
+#[derive(Debug, Clone)]
+pub struct SessionSpec {
+    pub name: Arc<str>,
+    pub stdio: StdioSpec,
+    pub pin: Pin,
+    pub request_timeout: Duration,
+    pub connect_timeout: Duration,
+    pub probe_timeout: Duration,
+}
+
+/// What a session tells its owner, besides answers to requests.
+#[derive(Debug, Clone)]
+pub enum SessionEvent {
+    Notification { method: String, params: Option<Value> },
+    Finding(Finding),
+    Stderr(String),
+    /// The connection is gone (the server exited, or we closed it).
+    Closed { description: String, requested: bool, stderr_tail: Vec<String> },
+}
+
+/// A session event, tagged with the session it came from.
+#[derive(Debug, Clone)]
+pub struct Tagged {
+    pub session: u64,
+    pub server: Arc<str>,
+    pub event: SessionEvent,
+}
+
+/// Why a request did not produce a result.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RequestError {
+    #[error("the server answered {method} with error {error}")]
+    Rpc { method: String, error: RpcError },
+    #[error("no answer to {method} within {}", fmt_duration(*after))]
+    Timeout { method: String, after: Duration },
+    #[error("{method} was cancelled")]
+    Cancelled { method: String },
+    #[error("{description}")]
+    Closed { description: String, stderr_tail: Vec<String> },
+    #[error("{0}")]
+    Protocol(String),
+}
+
+impl RequestError {
+    pub fn rpc(&self) -> Option<&RpcError> {
+        match self {
+            RequestError::Rpc { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    pub fn stderr_tail(&self) -> &[String] {
+        match self {
+            RequestError::Closed { stderr_tail, .. } => stderr_tail,
+            _ => &[],
+        }
+    }
+}
+
+/// Why a session could not be opened.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct ConnectError {
+    pub message: String,
+    pub stderr_tail: Vec<String>,
+}
+
+impl ConnectError {
+    fn new(message: impl Into<String>) -> Self {
+        ConnectError { message: message.into(), stderr_tail: Vec::new() }
+    }
+}
+
+pub fn fmt_duration(d: Duration) -> String {
+    if d.as_millis() < 1000 {
+        format!("{} ms", d.as_millis())
+    } else if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+/// What was negotiated, and how.
+#[derive(Debug, Clone)]
+pub struct Negotiated {
+    pub era: Era,
+    pub version: String,
+    /// How the era was found, in words (the probe's answer).
+    pub detection: String,
+    pub server_info: ServerInfo,
+    pub capabilities: Value,
+    pub instructions: Option<String>,
+    /// From `server/discover` (stateless era only).
+    pub supported_versions: Vec<String>,
+    /// Spawn to ready.
+    pub connect_time: Duration,
+}
+
+impl Negotiated {
+    pub fn has_capability(&self, name: &str) -> bool {
+        self.capabilities.get(name).is_some_and(|c| !c.is_null())
+    }
+}
+
+/// All list results of a server, gated by its declared capabilities.
+#[derive(Debug, Clone, Default)]
+pub struct Lists {
+    pub tools: Vec<Tool>,
+    pub resources: Vec<Value>,
+    pub templates: Vec<Value>,
+    pub prompts: Vec<Value>,
+}
+
+struct PendingEntry {
+    tx: oneshot::Sender<Result<Value, RequestError>>,
+    method: String,
+    sent: Instant,
+    progress: Arc<Notify>,
+}
+
+/// The most findings a session keeps.
+const MAX_FINDINGS: usize = 1000;
+/// The most pages a list may have before we stop following cursors.
+const MAX_PAGES: usize = 10_000;
+
+static SESSION_IDS: AtomicU64 = AtomicU64::new(1);
+
+struct Inner {
+    id: u64,
+    name: Arc<str>,
+    transport: Transport,
+    pending: Mutex<HashMap<i64, PendingEntry>>,
+    next_id: AtomicI64,
+    negotiated: RwLock<Option<Negotiated>>,
+    /// The era requests are framed for (`_meta` envelope or not).
+    wire: RwLock<Option<(Era, String)>>,
+    frames: Arc<FrameLog>,
+    findings: Mutex<Vec<Finding>>,
+    events: mpsc::UnboundedSender<Tagged>,
+    closed: Mutex<Option<(String, Vec<String>)>>,
+    request_timeout: Duration,
+}
+
+/// A live session. Cheap to clone. Call [`Session::close`] when done; if
+/// every handle is dropped, the server is shut down too.
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("name", &self.inner.name).field("id", &self.inner.id).finish()
+    }
+}
+
+/// A request on its way: its id (for cancellation) and its answer.
+pub struct PendingRequest {
+    pub id: i64,
+    method: String,
+    rx: oneshot::Receiver<Result<Value, RequestError>>,
+    progress: Arc<Notify>,
+}
+
+impl Session {
+    /// Spawn the server and negotiate the era.
+    pub async fn connect(
+        spec: &SessionSpec,
+        frames: Arc<FrameLog>,
+        events: mpsc::UnboundedSender<Tagged>,
+    ) -> Result<Session, ConnectError> {
+        let started = Instant::now();
+        let deadline = started + spec.connect_timeout;
+        let session = Session::spawn(spec, frames.clone(), events.clone())?;
+        let result = match tokio::time::timeout_at(deadline.into(), session.negotiate(spec, started)).await {
+            Ok(Ok(n)) => Ok(n),
+            Ok(Err(Restart(detection))) => {
+                // The server exited on the probe: start it again, straight into initialize.
+                session.close().await;
+                let fresh = Session::spawn(spec, frames, events)?;
+                let r = tokio::time::timeout_at(deadline.into(), fresh.initialize(None, detection, started)).await;
+                return match r {
+                    Ok(Ok(n)) => {
+                        fresh.set_negotiated(n);
+                        Ok(fresh)
+                    }
+                    Ok(Err(e)) => {
+                        fresh.close().await;
+                        Err(fresh.connect_error(e))
+                    }
+                    Err(_) => {
+                        let e = fresh.timeout_error(spec, "initialize");
+                        fresh.close().await;
+                        Err(e)
+                    }
+                };
+            }
+            Ok(Err(Fail(e))) => Err(e),
+            Err(_) => Err(session.timeout_error(spec, "the handshake")),
+        };
+        match result {
+            Ok(n) => {
+                session.set_negotiated(n);
+                Ok(session)
+            }
+            Err(e) => {
+                session.close().await;
+                let mut e = e;
+                if e.stderr_tail.is_empty() {
+                    e.stderr_tail = session.stderr_tail(20);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn spawn(spec: &SessionSpec, frames: Arc<FrameLog>, events: mpsc::UnboundedSender<Tagged>) -> Result<Session, ConnectError> {
+        let (err_tx, mut err_rx) = mpsc::channel::<String>(1024);
+        let (transport, mut inbound) = StdioTransport::spawn(&spec.stdio, Some(err_tx)).map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::NotFound {
+                "; check `command` in the config, or that it is on PATH"
+            } else {
+                ""
+            };
+            ConnectError::new(format!("could not start `{}`: {e}{hint}", spec.stdio.display()))
+        })?;
+        let inner = Arc::new(Inner {
+            id: SESSION_IDS.fetch_add(1, Ordering::Relaxed),
+            name: spec.name.clone(),
+            transport: Transport::Stdio(transport),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(1),
+            negotiated: RwLock::new(None),
+            wire: RwLock::new(None),
+            frames,
+            findings: Mutex::new(Vec::new()),
+            events,
+            closed: Mutex::new(None),
+            request_timeout: spec.request_timeout,
+        });
+        // stderr lines become events.
+        let tag = (inner.id, inner.name.clone(), inner.events.clone());
+        tokio::spawn(async move {
+            while let Some(line) = err_rx.recv().await {
+                let _ = tag.2.send(Tagged { session: tag.0, server: tag.1.clone(), event: SessionEvent::Stderr(line) });
+            }
+        });
+        // The reader holds only a weak handle, so dropping every Session
+        // handle shuts the server down.
+        let weak: Weak<Inner> = Arc::downgrade(&inner);
+        tokio::spawn(async move {
+            while let Some(item) = inbound.recv().await {
+                let Some(inner) = weak.upgrade() else { break };
+                let last = matches!(item, Inbound::Closed { .. });
+                inner.handle_inbound(item).await;
+                if last {
+                    break;
+                }
+            }
+        });
+        Ok(Session { inner })
+    }
+
+    fn set_negotiated(&self, n: Negotiated) {
+        *self.inner.wire.write().unwrap_or_else(|p| p.into_inner()) = Some((n.era, n.version.clone()));
+        *self.inner.negotiated.write().unwrap_or_else(|p| p.into_inner()) = Some(n);
+    }
+
+    fn timeout_error(&self, spec: &SessionSpec, what: &str) -> ConnectError {
+        ConnectError {
+            message: format!(
+                "`{}` did not complete {what} within {} (connect_timeout); is it an MCP server on stdio?",
+                spec.stdio.display(),
+                fmt_duration(spec.connect_timeout)
+            ),
+            stderr_tail: self.stderr_tail(20),
+        }
+    }
+
+    fn connect_error(&self, e: RequestError) -> ConnectError {
+        let tail = if e.stderr_tail().is_empty() { self.stderr_tail(20) } else { e.stderr_tail().to_vec() };
+        ConnectError { message: e.to_string(), stderr_tail: tail }
+    }
+
+    async fn negotiate(&self, spec: &SessionSpec, started: Instant) -> Result<Negotiated, Negotiation> {
+        match &spec.pin {
+            Pin::Initialize => self.initialize(None, "initialize era pinned in the config".into(), started).await.map_err(|e| Fail(self.connect_error(e))),
+            Pin::Version(v) if INITIALIZE_VERSIONS.contains(&v.as_str()) => self
+                .initialize(Some(v.clone()), format!("version {v} pinned in the config"), started)
+                .await
+                .map_err(|e| Fail(self.connect_error(e))),
+            Pin::Version(v) if v != STATELESS_VERSION => Err(Fail(ConnectError::new(format!(
+                "protocol version {v} is not one mcpdeck speaks ({STATELESS_VERSION}, {})",
+                INITIALIZE_VERSIONS.join(", ")
+            )))),
+            Pin::Stateless | Pin::Version(_) => {
+                let probe = self.start_request_enveloped("server/discover", None).await.map_err(|e| Fail(self.connect_error(e)))?;
+                let v = probe.wait(self, None).await.map_err(|e| {
+                    Fail(ConnectError {
+                        message: format!("the stateless era ({STATELESS_VERSION}) is pinned in the config, but {e}"),
+                        stderr_tail: if e.stderr_tail().is_empty() { self.stderr_tail(20) } else { e.stderr_tail().to_vec() },
+                    })
+                })?;
+                self.discovered(&v, "stateless era pinned in the config".into(), started).map_err(Fail)
+            }
+            Pin::Auto => self.detect(spec, started).await,
+        }
+    }
+
+    /// The dual-era probe. `server/discover` first; its answer decides. On
+    /// silence past the probe timeout, `initialize` is sent on the same
+    /// connection and whichever succeeds first wins, so a slow server costs
+    /// no more than the probe timeout and is never misjudged.
+    async fn detect(&self, spec: &SessionSpec, started: Instant) -> Result<Negotiated, Negotiation> {
+        let mut probe = self.start_request_enveloped("server/discover", None).await.map_err(|e| Fail(self.connect_error(e)))?;
+        let first = tokio::time::timeout(spec.probe_timeout, &mut probe.rx).await;
+        let answer = match first {
+            Ok(r) => r.unwrap_or_else(|_| Err(self.closed_error())),
+            Err(_) => return self.race(probe, spec, started).await,
+        };
+        match answer {
+            Ok(v) => self.discovered_or_fallback(&v, started).await,
+            Err(RequestError::Rpc { error, .. }) => self.after_probe_error(error, started).await,
+            Err(RequestError::Closed { description, .. }) => Err(Restart(format!(
+                "the server exited on the server/discover probe ({description}); restarted straight into initialize"
+            ))),
+            Err(e) => Err(Fail(self.connect_error(e))),
+        }
+    }
+
+    async fn discovered_or_fallback(&self, v: &Value, started: Instant) -> Result<Negotiated, Negotiation> {
+        let versions = supported_versions(v);
+        if versions.iter().any(|s| s == STATELESS_VERSION) {
+            return self.discovered(v, format!("server/discover answered; supportedVersions {versions:?}"), started).map_err(Fail);
+        }
+        if versions.iter().any(|s| INITIALIZE_VERSIONS.contains(&s.as_str())) {
+            return self
+                .initialize(None, format!("server/discover offered only {versions:?}; fell back to initialize"), started)
+                .await
+                .map_err(|e| Fail(self.connect_error(e)));
+        }
+        Err(Fail(ConnectError::new(format!(
+            "the server supports protocol versions {versions:?}; mcpdeck speaks {STATELESS_VERSION} and {}",
+            INITIALIZE_VERSIONS.join(", ")
+        ))))
+    }
+
+    async fn after_probe_error(&self, error: RpcError, started: Instant) -> Result<Negotiated, Negotiation> {
+        match error.code {
+            codes::UNSUPPORTED_VERSION => {
+                let supported: Vec<String> = error
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("supported"))
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .unwrap_or_default();
+                if supported.iter().any(|s| INITIALIZE_VERSIONS.contains(&s.as_str())) {
+                    return self
+                        .initialize(None, format!("server/discover answered -32022, supported {supported:?}; fell back to initialize"), started)
+                        .await
+                        .map_err(|e| Fail(self.connect_error(e)));
+                }
+                Err(Fail(ConnectError::new(format!(
+                    "the server does not support protocol version {STATELESS_VERSION} (it supports {supported:?}), and no version mcpdeck speaks"
+                ))))
+            }
+            codes::MISSING_CLIENT_CAPABILITY => {
+                let needed = error.data.as_ref().and_then(|d| d.get("requiredCapabilities")).map(|v| v.to_string()).unwrap_or_default();
+                Err(Fail(ConnectError::new(format!(
+                    "the server speaks the stateless era but requires client capabilities mcpdeck does not offer yet: {needed} ({error})"
+                ))))
+            }
+            codes::HEADER_MISMATCH => Err(Fail(ConnectError::new(format!(
+                "the server speaks the stateless era but rejected the request headers: {error}"
+            )))),
+            _ => self
+                .initialize(None, format!("server/discover answered error {}; fell back to initialize", error), started)
+                .await
+                .map_err(|e| Fail(self.connect_error(e))),
+        }
+    }
+
+    /// The probe was silent: send initialize too, and take whichever succeeds.
+    async fn race(&self, mut probe: PendingRequest, spec: &SessionSpec, started: Instant) -> Result<Negotiated, Negotiation> {
+        let silent = format!("no answer to server/discover within {}", fmt_duration(spec.probe_timeout));
+        let offer = INITIALIZE_VERSIONS[0].to_string();
+        let mut init = self
+            .start_request("initialize", Some(initialize_params(&offer)), false)
+            .await
+            .map_err(|e| Fail(self.connect_error(e)))?;
+        let mut probe_err: Option<RequestError> = None;
+        let mut init_err: Option<RequestError> = None;
+        loop {
+            tokio::select! {
+                r = &mut probe.rx, if probe_err.is_none() => {
+                    match r.unwrap_or_else(|_| Err(self.closed_error())) {
+                        Ok(v) if supported_versions(&v).iter().any(|s| s == STATELESS_VERSION) => {
+                            return self.discovered(&v, format!("server/discover answered after {}", fmt_duration(started.elapsed())), started).map_err(Fail);
+                        }
+                        Ok(_) => probe_err = Some(RequestError::Protocol("server/discover offered no stateless version".into())),
+                        Err(e) => probe_err = Some(e),
+                    }
+                }
+                r = &mut init.rx, if init_err.is_none() => {
+                    match r.unwrap_or_else(|_| Err(self.closed_error())) {
+                        Ok(v) => {
+                            let how = match &probe_err {
+                                Some(e) => format!("{silent}, then {e}; initialize negotiated"),
+                                None => format!("{silent}; initialize negotiated"),
+                            };
+                            return self.finish_initialize(&v, &offer, false, how, started).await.map_err(|e| Fail(self.connect_error(e)));
+                        }
+                        Err(e) => init_err = Some(e),
+                    }
+                }
+            }
+            if let (Some(p), Some(i)) = (&probe_err, &init_err) {
+                if matches!(p, RequestError::Closed { .. }) {
+                    return Err(Restart(format!("{silent}, and the server exited ({p}); restarted straight into initialize")));
+                }
+                return Err(Fail(ConnectError::new(format!("the server refused both eras: {p}; {i}"))));
+            }
+        }
+    }
+
+    fn discovered(&self, v: &Value, detection: String, started: Instant) -> Result<Negotiated, ConnectError> {
+        let info = v
+            .get("_meta")
+            .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
+            .or_else(|| v.get("serverInfo"))
+            .map(ServerInfo::from_value)
+            .unwrap_or_default();
+        if !v.get("capabilities").is_some_and(Value::is_object) {
+            self.inner.finding(Finding::frame(
+                Severity::Warning,
+                "server/discover result has no `capabilities` object; nothing will be listed",
+                &v.to_string(),
+            ));
+        }
+        Ok(Negotiated {
+            era: Era::Stateless,
+            version: STATELESS_VERSION.to_string(),
+            detection,
+            server_info: info,
+            capabilities: v.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+            instructions: v.get("instructions").and_then(Value::as_str).map(str::to_string),
+            supported_versions: supported_versions(v),
+            connect_time: started.elapsed(),
+        })
+    }
+
+    /// The initialize handshake. `pinned` offers exactly that version.
+    async fn initialize(&self, pinned: Option<String>, detection: String, started: Instant) -> Result<Negotiated, RequestError> {
+        let offer = pinned.clone().unwrap_or_else(|| INITIALIZE_VERSIONS[0].to_string());
+        let v = self.request("initialize", Some(initialize_params(&offer))).await?;
+        self.finish_initialize(&v, &offer, pinned.is_some(), detection, started).await
+    }
+
+    async fn finish_initialize(
+        &self,
+        v: &Value,
+        offer: &str,
+        exact: bool,
+        detection: String,
+        started: Instant,
+    ) -> Result<Negotiated, RequestError> {
+        let Some(version) = v.get("protocolVersion").and_then(Value::as_str) else {
+            return Err(RequestError::Protocol(format!(
+                "the initialize result has no protocolVersion: {}",
+                jsonrpc::short(v)
+            )));
+        };
+        if !INITIALIZE_VERSIONS.contains(&version) {
+            return Err(RequestError::Protocol(format!(
+                "the server chose protocol version {version}, which mcpdeck does not speak (it offered {offer}; mcpdeck speaks {})",
+                INITIALIZE_VERSIONS.join(", ")
+            )));
+        }
+        if exact && version != offer {
+            return Err(RequestError::Protocol(format!(
+                "version {offer} is pinned in the config, but the server chose {version}; pin {version} or use protocol = \"auto\""
+            )));
+        }
+        *self.inner.wire.write().unwrap_or_else(|p| p.into_inner()) = Some((Era::Initialize, version.to_string()));
+        self.notify("notifications/initialized", None).await?;
+        let detection = if version == offer { detection } else { format!("{detection}; the server counter-offered {version}") };
+        Ok(Negotiated {
+            era: Era::Initialize,
+            version: version.to_string(),
+            detection,
+            server_info: v.get("serverInfo").map(ServerInfo::from_value).unwrap_or_default(),
+            capabilities: v.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+            instructions: v.get("instructions").and_then(Value::as_str).map(str::to_string),
+            supported_versions: Vec::new(),
+            connect_time: started.elapsed(),
+        })
+    }
+
+    fn closed_error(&self) -> RequestError {
+        let closed = self.inner.closed.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        match closed {
+            Some((description, stderr_tail)) => RequestError::Closed { description, stderr_tail },
+            None => RequestError::Closed { description: "the connection closed".into(), stderr_tail: self.stderr_tail(20) },
+        }
+    }
+
+    pub fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    pub fn name(&self) -> &Arc<str> {
+        &self.inner.name
+    }
+
+    /// What was negotiated (set once connected).
+    pub fn negotiated(&self) -> Option<Negotiated> {
+        self.inner.negotiated.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn stderr(&self) -> Option<&Arc<StderrBuffer>> {
+        self.inner.transport.stderr()
+    }
+
+    pub fn stderr_tail(&self, n: usize) -> Vec<String> {
+        self.stderr().map(|b| b.tail(n)).unwrap_or_default()
+    }
+
+    pub fn findings(&self) -> Vec<Finding> {
+        self.inner.findings.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn frames(&self) -> &Arc<FrameLog> {
+        &self.inner.frames
+    }
+
+    /// Whether the connection is gone, and why.
+    pub fn closed(&self) -> Option<String> {
+        self.inner.closed.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|c| c.0.clone())
+    }
+
+    /// Send a request and wait for its answer (timeout from the settings,
+    /// reset by progress notifications).
+    pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, RequestError> {
+        let pending = self.start_request(method, params.clone(), false).await?;
+        match pending.wait(self, None).await {
+            Err(RequestError::Rpc { error, .. }) if error.code == codes::UNSUPPORTED_VERSION && self.switch_version(&error) => {
+                let pending = self.start_request(method, params, false).await?;
+                pending.wait(self, None).await
+            }
+            other => other,
+        }
+    }
+
+    /// After -32022 in the stateless era: adopt a supported version we know.
+    fn switch_version(&self, error: &RpcError) -> bool {
+        let mut wire = self.inner.wire.write().unwrap_or_else(|p| p.into_inner());
+        let Some((Era::Stateless, current)) = wire.as_ref() else { return false };
+        let supported = error.data.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array);
+        let known = [STATELESS_VERSION];
+        match supported.and_then(|s| s.iter().filter_map(Value::as_str).find(|v| known.contains(v) && v != current)) {
+            Some(v) => {
+                *wire = Some((Era::Stateless, v.to_string()));
+                true
+            }
+            None => false,
+        }
+    }
+
+    async fn start_request_enveloped(&self, method: &str, params: Option<Value>) -> Result<PendingRequest, RequestError> {
+        self.start_request(method, Some(envelope(params, STATELESS_VERSION)), false).await
+    }
+
+    /// Send a request without waiting. `progress_token` asks the server for
+    /// progress notifications (which also reset the timeout).
+    pub async fn start_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        with_progress: bool,
+    ) -> Result<PendingRequest, RequestError> {
+        if let Some(e) = self.closed_error_if_closed() {
+            return Err(e);
+        }
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut params = params;
+        if with_progress {
+            let p = params.get_or_insert_with(|| json!({}));
+            if let Some(obj) = p.as_object_mut() {
+                let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+                if let Some(m) = meta.as_object_mut() {
+                    m.insert("progressToken".into(), json!(id));
+                }
+            }
+        }
+        let wire = self.inner.wire.read().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some((Era::Stateless, version)) = wire {
+            params = Some(envelope(params, &version));
+        }
+        let (tx, rx) = oneshot::channel();
+        let progress = Arc::new(Notify::new());
+        self.inner.pending.lock().unwrap_or_else(|p| p.into_inner()).insert(
+            id,
+            PendingEntry { tx, method: method.to_string(), sent: Instant::now(), progress: progress.clone() },
+        );
+        let line = jsonrpc::request(id, method, params.as_ref());
+        let meta = FrameMeta { method: Some(method.to_string()), id: Some(Id::Num(id)), latency: None };
+        if let Err(e) = self.inner.send_line(&line, meta).await {
+            self.inner.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+            return Err(match self.closed_error_if_closed() {
+                Some(c) => c,
+                None => RequestError::Closed { description: e.to_string(), stderr_tail: self.stderr_tail(20) },
+            });
+        }
+        Ok(PendingRequest { id, method: method.to_string(), rx, progress })
+    }
+
+    fn closed_error_if_closed(&self) -> Option<RequestError> {
+        self.inner
+            .closed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .map(|(description, stderr_tail)| RequestError::Closed { description, stderr_tail })
+    }
+
+    /// Send a notification.
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), RequestError> {
+        let line = jsonrpc::notification(method, params.as_ref());
+        self.inner
+            .send_line(&line, FrameMeta { method: Some(method.to_string()), ..Default::default() })
+            .await
+            .map_err(|e| RequestError::Closed { description: e.to_string(), stderr_tail: self.stderr_tail(20) })
+    }
+
+    /// Cancel a request: its waiter gets `Cancelled` at once, and the server
+    /// is told with `notifications/cancelled`. Returns false if it was no
+    /// longer pending.
+    pub async fn cancel(&self, id: i64, reason: &str) -> bool {
+        let entry = self.inner.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+        let Some(entry) = entry else { return false };
+        let _ = entry.tx.send(Err(RequestError::Cancelled { method: entry.method.clone() }));
+        let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": reason}))).await;
+        true
+    }
+
+    /// Follow `nextCursor` to the end. A repeated cursor stops with a finding.
+    pub async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, RequestError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        for _ in 0..MAX_PAGES {
+            let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+            let result = self.request(method, params).await?;
+            match result.get(key) {
+                Some(Value::Array(page)) => items.extend(page.iter().cloned()),
+                _ => self.inner.finding(Finding::frame(
+                    Severity::Warning,
+                    format!("{method} result has no `{key}` array"),
+                    &result.to_string(),
+                )),
+            }
+            match result.get("nextCursor") {
+                None | Some(Value::Null) => return Ok(items),
+                Some(Value::String(c)) if c.is_empty() => return Ok(items),
+                Some(Value::String(c)) => {
+                    if !seen.insert(c.clone()) {
+                        self.inner.finding(Finding::frame(
+                            Severity::Error,
+                            format!("{method} repeated the cursor {c:?}; stopped after {} pages with {} items", seen.len(), items.len()),
+                            &result.to_string(),
+                        ));
+                        return Ok(items);
+                    }
+                    cursor = Some(c.clone());
+                }
+                Some(other) => {
+                    self.inner.finding(Finding::frame(
+                        Severity::Warning,
+                        format!("{method}: `nextCursor` is {}, not a string; stopped paging", jsonrpc::short(other)),
+                        &result.to_string(),
+                    ));
+                    return Ok(items);
+                }
+            }
+        }
+        self.inner.finding(Finding::new(Severity::Error, format!("{method} had more than {MAX_PAGES} pages; stopped")));
+        Ok(items)
+    }
+
+    /// All tools, all pages, parsed (bad entries become findings).
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, RequestError> {
+        let raw = self.list_all("tools/list", "tools").await?;
+        let mut findings = Vec::new();
+        let tools = raw.iter().filter_map(|t| Tool::parse(t, &mut findings)).collect();
+        for f in findings {
+            self.inner.finding(f);
+        }
+        Ok(tools)
+    }
+
+    /// Every list the server declares a capability for.
+    pub async fn list_everything(&self) -> Result<Lists, RequestError> {
+        let n = self.negotiated().ok_or_else(|| RequestError::Protocol("not connected".into()))?;
+        let mut lists = Lists::default();
+        if n.has_capability("tools") {
+            lists.tools = self.list_tools().await?;
+        }
+        if n.has_capability("resources") {
+            lists.resources = self.list_all("resources/list", "resources").await?;
+            lists.templates = match self.list_all("resources/templates/list", "resourceTemplates").await {
+                Ok(t) => t,
+                Err(RequestError::Rpc { error, .. }) if error.code == codes::METHOD_NOT_FOUND => Vec::new(),
+                Err(e) => return Err(e),
+            };
+        }
+        if n.has_capability("prompts") {
+            lists.prompts = self.list_all("prompts/list", "prompts").await?;
+        }
+        Ok(lists)
+    }
+
+    /// Call a tool. Progress notifications reset the timeout.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallResult, RequestError> {
+        let pending = self.start_call(name, arguments).await?;
+        self.finish_call(pending).await
+    }
+
+    /// Start a `tools/call`; [`Session::finish_call`] waits for it.
+    pub async fn start_call(&self, name: &str, arguments: Value) -> Result<PendingRequest, RequestError> {
+        self.start_request("tools/call", Some(json!({"name": name, "arguments": arguments})), true).await
+    }
+
+    pub async fn finish_call(&self, pending: PendingRequest) -> Result<CallResult, RequestError> {
+        let v = pending.wait(self, None).await?;
+        let mut findings = Vec::new();
+        let result = CallResult::parse(&v, &mut findings);
+        for f in findings {
+            self.inner.finding(f);
+        }
+        Ok(result)
+    }
+
+    /// Close stdin, then signals; returns when the server is reaped.
+    pub async fn close(&self) {
+        self.inner.transport.close().await;
+        self.inner.fail_all("the session was closed by mcpdeck", false);
+    }
+}
+
+impl PendingRequest {
+    /// Wait for the answer. The timeout (the session's unless given) starts
+    /// again on each progress notification. On timeout the server is told
+    /// with `notifications/cancelled`.
+    pub async fn wait(mut self, session: &Session, timeout: Option<Duration>) -> Result<Value, RequestError> {
+        let timeout = timeout.unwrap_or(session.inner.request_timeout);
+        let mut deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            tokio::select! {
+                r = &mut self.rx => {
+                    let r = r.unwrap_or_else(|_| Err(session.closed_error()));
+                    return r.and_then(|v| session.inner.check_result(&self.method, v));
+                }
+                _ = self.progress.notified() => {
+                    deadline = tokio::time::Instant::now() + timeout;
+                }
+                _ = tokio::time::sleep_until(deadline) => {
+                    let reason = format!("timed out after {}", fmt_duration(timeout));
+                    session.cancel(self.id, &reason).await;
+                    return Err(RequestError::Timeout { method: self.method.clone(), after: timeout });
+                }
+            }
+        }
+    }
+}
+
+/// How the probe ended when it did not produce a session.
+enum Negotiation {
+    Fail(ConnectError),
+    /// Start the process again and go straight to initialize.
+    Restart(String),
+}
+use Negotiation::{Fail, Restart};
+
+fn supported_versions(v: &Value) -> Vec<String> {
+    v.get("supportedVersions")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+fn initialize_params(version: &str) -> Value {
+    json!({"protocolVersion": version, "capabilities": {}, "clientInfo": client_info()})
+}
+
+/// Add the 2026-07-28 `_meta` envelope to request params.
+pub fn envelope(params: Option<Value>, version: &str) -> Value {
+    let mut params = match params {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    let meta = params.entry("_meta").or_insert_with(|| json!({}));
+    if let Some(m) = meta.as_object_mut() {
+        m.insert("io.modelcontextprotocol/protocolVersion".into(), json!(version));
+        m.insert("io.modelcontextprotocol/clientCapabilities".into(), json!({}));
+        m.insert("io.modelcontextprotocol/clientInfo".into(), client_info());
+    }
+    Value::Object(params)
+}
+
+impl Inner {
+    fn emit(&self, event: SessionEvent) {
+        let _ = self.events.send(Tagged { session: self.id, server: self.name.clone(), event });
+    }
+
+    fn finding(&self, f: Finding) {
+        {
+            let mut all = self.findings.lock().unwrap_or_else(|p| p.into_inner());
+            if all.len() >= MAX_FINDINGS {
+                all.remove(0);
+            }
+            all.push(f.clone());
+        }
+        self.emit(SessionEvent::Finding(f));
+    }
+
+    async fn send_line(&self, line: &str, meta: FrameMeta) -> Result<(), super::transport::TransportClosed> {
+        self.frames.record(&self.name, Direction::Out, line, meta);
+        self.transport.send(line).await
+    }
+
+    /// Result-level checks shared by every request.
+    fn check_result(&self, method: &str, v: Value) -> Result<Value, RequestError> {
+        match v.get("resultType").and_then(Value::as_str) {
+            None | Some("complete") => {}
+            Some("input_required") => {
+                return Err(RequestError::Protocol(format!(
+                    "the server needs input to complete {method} (resultType input_required), which this version of mcpdeck cannot provide yet"
+                )));
+            }
+            Some(other) => self.finding(Finding::frame(
+                Severity::Warning,
+                format!("{method}: unknown resultType {other:?}; treated as complete"),
+                &v.to_string(),
+            )),
+        }
+        if !v.is_object() {
+            self.finding(Finding::frame(
+                Severity::Warning,
+                format!("the result of {method} is not an object"),
+                &v.to_string(),
+            ));
+        }
+        Ok(v)
+    }
+
+    async fn handle_inbound(&self, item: Inbound) {
+        match item {
+            Inbound::Line(line) => self.handle_line(&line).await,
+            Inbound::LineWithFinding(line, f) => {
+                self.finding(f);
+                self.handle_line(&line).await;
+            }
+            Inbound::Finding(f) => self.finding(f),
+            Inbound::Closed { description, requested, stderr_tail } => {
+                *self.closed.lock().unwrap_or_else(|p| p.into_inner()) = Some((description.clone(), stderr_tail.clone()));
+                self.fail_all(&description, true);
+                self.emit(SessionEvent::Closed { description, requested, stderr_tail });
+            }
+        }
+    }
+
+    fn fail_all(&self, description: &str, with_tail: bool) {
+        let entries: Vec<PendingEntry> = self.pending.lock().unwrap_or_else(|p| p.into_inner()).drain().map(|(_, e)| e).collect();
+        let tail = if with_tail { self.transport.stderr().map(|b| b.tail(20)).unwrap_or_default() } else { Vec::new() };
+        for e in entries {
+            let _ = e.tx.send(Err(RequestError::Closed {
+                description: format!("{} while waiting for {}", description, e.method),
+                stderr_tail: tail.clone(),
+            }));
+        }
+    }
+
+    /// Find the pending request a response id points at. A numeric id that
+    /// came back as a string is matched, with a finding.
+    fn take_pending(&self, id: &Id, raw: &str) -> Option<(i64, PendingEntry)> {
+        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        match id {
+            Id::Num(n) => pending.remove(n).map(|e| (*n, e)),
+            Id::Str(s) => {
+                let n: i64 = s.parse().ok()?;
+                let e = pending.remove(&n)?;
+                drop(pending);
+                self.finding(Finding::frame(
+                    Severity::Warning,
+                    format!("the response to request {n} came back with the id as a string ({s:?}); matched anyway"),
+                    raw,
+                ));
+                Some((n, e))
+            }
+            Id::Null => None,
+        }
+    }
+
+    async fn handle_line(&self, line: &str) {
+        let parsed = jsonrpc::parse_frame(line);
+        // Match responses first so the frame record carries method and latency.
+        let mut meta = FrameMeta::default();
+        let mut deliveries = Vec::new();
+        let mut others = Vec::new();
+        for m in parsed.messages {
+            match m {
+                Message::Response { id, outcome } => match self.take_pending(&id, line) {
+                    Some((n, entry)) => {
+                        if meta.method.is_none() {
+                            meta = FrameMeta { method: Some(entry.method.clone()), id: Some(Id::Num(n)), latency: Some(entry.sent.elapsed()) };
+                        }
+                        deliveries.push((entry, outcome));
+                    }
+                    None => {
+                        if meta.id.is_none() {
+                            meta.id = Some(id.clone());
+                        }
+                        let what = if outcome.is_err() { "an error response" } else { "a response" };
+                        self.finding(Finding::frame(
+                            Severity::Warning,
+                            format!("{what} with id {id} matches no request in flight (unknown, timed out or cancelled); ignored"),
+                            line,
+                        ));
+                    }
+                },
+                other => {
+                    if meta.method.is_none() {
+                        meta.method = other.method().map(str::to_string);
+                        if let Message::Request { id, .. } = &other {
+                            meta.id = Some(id.clone());
+                        }
+                    }
+                    others.push(other);
+                }
+            }
+        }
+        self.frames.record(&self.name, Direction::In, line, meta);
+        for f in parsed.findings {
+            self.finding(f);
+        }
+        for (entry, outcome) in deliveries {
+            let method = entry.method.clone();
+            let _ = entry.tx.send(outcome.map_err(|error| RequestError::Rpc { method, error }));
+        }
+        for m in others {
+            match m {
+                Message::Request { id, method, params } => self.answer(id, &method, params).await,
+                Message::Notification { method, params } => self.on_notification(method, params),
+                Message::Response { .. } => {}
+            }
+        }
+    }
+
+    /// Answer a request from the server.
+    async fn answer(&self, id: Id, method: &str, _params: Option<Value>) {
+        let outcome = match method {
+            "ping" => Ok(json!({})),
+            _ => Err(RpcError::new(codes::METHOD_NOT_FOUND, format!("mcpdeck does not support {method} yet"))),
+        };
+        let line = jsonrpc::response(&id, outcome);
+        let meta = FrameMeta { method: Some(method.to_string()), id: Some(id), latency: None };
+        let _ = self.send_line(&line, meta).await;
+    }
+
+    fn on_notification(&self, method: String, params: Option<Value>) {
+        if method == "notifications/progress"
+            && let Some(token) = params.as_ref().and_then(|p| p.get("progressToken"))
+        {
+            let n = token.as_i64().or_else(|| token.as_str().and_then(|s| s.parse().ok()));
+            let pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+            match n.and_then(|n| pending.get(&n)) {
+                Some(entry) => entry.progress.notify_one(),
+                None => {
+                    drop(pending);
+                    self.finding(Finding::new(
+                        Severity::Info,
+                        format!("a progress notification for token {token} matches no request in flight"),
+                    ));
+                }
+            }
+        }
+        self.emit(SessionEvent::Notification { method, params });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_keeps_other_meta() {
+        let p = envelope(Some(json!({"name":"x","_meta":{"progressToken":3}})), STATELESS_VERSION);
+        assert_eq!(p["name"], "x");
+        assert_eq!(p["_meta"]["progressToken"], 3);
+        assert_eq!(p["_meta"]["io.modelcontextprotocol/protocolVersion"], STATELESS_VERSION);
+        assert!(p["_meta"]["io.modelcontextprotocol/clientCapabilities"].is_object());
+        assert_eq!(p["_meta"]["io.modelcontextprotocol/clientInfo"]["name"], "mcpdeck");
+    }
+}

@@ -1,0 +1,452 @@
+//! The stdio transport: a child process speaking one JSON message per line.
+//!
+//! - stdout is read as lines of any length (bounded by a generous cap);
+//! - stderr goes to a bounded per-server buffer, never to our terminal;
+//! - close: close stdin, a short grace, SIGTERM to the process group, then
+//!   SIGKILL; the child is always reaped and its process group cleaned up.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Inbound, TransportClosed};
+use crate::mcp::finding::{Finding, Severity};
+
+/// The longest stdout line accepted before it is dropped with a finding.
+pub const MAX_LINE: usize = 512 * 1024 * 1024;
+/// The longest stderr line kept (the rest of the line is cut).
+pub const MAX_STDERR_LINE: usize = 4096;
+
+/// What to start.
+#[derive(Debug, Clone)]
+pub struct StdioSpec {
+    pub command: String,
+    pub args: Vec<String>,
+    /// Added to the parent's environment.
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+    /// Lines of stderr kept.
+    pub stderr_lines: usize,
+    /// Time between closing stdin and SIGTERM, and between SIGTERM and SIGKILL.
+    pub grace: Duration,
+}
+
+impl StdioSpec {
+    pub fn new(command: impl Into<String>, args: Vec<String>) -> Self {
+        StdioSpec {
+            command: command.into(),
+            args,
+            env: Vec::new(),
+            cwd: None,
+            stderr_lines: 500,
+            grace: Duration::from_secs(2),
+        }
+    }
+
+    /// The command line, for messages.
+    pub fn display(&self) -> String {
+        std::iter::once(self.command.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .map(|a| if a.contains(' ') || a.is_empty() { format!("{a:?}") } else { a.to_string() })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// A bounded buffer of a server's stderr lines.
+#[derive(Debug)]
+pub struct StderrBuffer {
+    lines: Mutex<VecDeque<String>>,
+    cap: usize,
+    total: AtomicU64,
+}
+
+impl StderrBuffer {
+    pub fn new(cap: usize) -> Self {
+        StderrBuffer { lines: Mutex::new(VecDeque::new()), cap: cap.max(1), total: AtomicU64::new(0) }
+    }
+
+    pub fn push(&self, line: String) {
+        self.total.fetch_add(1, Ordering::Relaxed);
+        let mut lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
+        if lines.len() == self.cap {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    /// The last `n` lines.
+    pub fn tail(&self, n: usize) -> Vec<String> {
+        let lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
+        lines.iter().skip(lines.len().saturating_sub(n)).cloned().collect()
+    }
+
+    /// How many lines were ever written.
+    pub fn total(&self) -> u64 {
+        self.total.load(Ordering::Relaxed)
+    }
+}
+
+/// How a child ended.
+pub fn describe_exit(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(code) = status.code() {
+        format!("exited with status {code}")
+    } else if let Some(sig) = status.signal() {
+        let name = match sig {
+            libc::SIGKILL => " (SIGKILL)",
+            libc::SIGTERM => " (SIGTERM)",
+            libc::SIGSEGV => " (SIGSEGV)",
+            libc::SIGABRT => " (SIGABRT)",
+            libc::SIGINT => " (SIGINT)",
+            libc::SIGPIPE => " (SIGPIPE)",
+            _ => "",
+        };
+        format!("was killed by signal {sig}{name}")
+    } else {
+        "ended".to_string()
+    }
+}
+
+/// A running stdio server.
+#[derive(Debug)]
+pub struct StdioTransport {
+    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+    close_tx: Mutex<Option<oneshot::Sender<()>>>,
+    done: tokio::sync::watch::Receiver<bool>,
+    stderr: Arc<StderrBuffer>,
+    pid: Option<u32>,
+}
+
+impl StdioTransport {
+    /// Start the child. Inbound lines, findings and the final close arrive on
+    /// the returned channel; stderr lines are also sent to `stderr_events`
+    /// (best effort: when that channel is full, lines are only buffered).
+    pub fn spawn(
+        spec: &StdioSpec,
+        stderr_events: Option<mpsc::Sender<String>>,
+    ) -> std::io::Result<(StdioTransport, mpsc::Receiver<Inbound>)> {
+        let mut cmd = Command::new(&spec.command);
+        cmd.args(&spec.args)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(cwd) = &spec.cwd {
+            cmd.current_dir(cwd);
+        }
+        let mut child = cmd.spawn()?;
+        let pid = child.id();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr_pipe = child.stderr.take();
+        let stdin = Arc::new(tokio::sync::Mutex::new(stdin));
+        let stderr = Arc::new(StderrBuffer::new(spec.stderr_lines));
+
+        let (in_tx, in_rx) = mpsc::channel(256);
+        let (close_tx, close_rx) = oneshot::channel();
+        let (done_tx, done_rx) = tokio::sync::watch::channel(false);
+
+        let stderr_task = stderr_pipe.map(|pipe| {
+            let buf = stderr.clone();
+            tokio::spawn(read_stderr(pipe, buf, stderr_events))
+        });
+
+        let life = Lifecycle {
+            child,
+            pid,
+            stdin: stdin.clone(),
+            stderr: stderr.clone(),
+            stderr_task,
+            grace: spec.grace,
+            in_tx,
+        };
+        tokio::spawn(async move {
+            life.run(stdout, close_rx).await;
+            let _ = done_tx.send(true);
+        });
+
+        Ok((
+            StdioTransport { stdin, close_tx: Mutex::new(Some(close_tx)), done: done_rx, stderr, pid },
+            in_rx,
+        ))
+    }
+
+    /// Write one message as one line.
+    pub async fn send(&self, line: &str) -> Result<(), TransportClosed> {
+        let mut buf = Vec::with_capacity(line.len() + 1);
+        buf.extend_from_slice(line.as_bytes());
+        buf.push(b'\n');
+        let mut guard = self.stdin.lock().await;
+        let Some(stdin) = guard.as_mut() else {
+            return Err(TransportClosed("the server's stdin is closed".into()));
+        };
+        let res = async {
+            stdin.write_all(&buf).await?;
+            stdin.flush().await
+        }
+        .await;
+        res.map_err(|e| TransportClosed(format!("could not write to the server's stdin: {e}")))
+    }
+
+    pub fn stderr(&self) -> &Arc<StderrBuffer> {
+        &self.stderr
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Close: stdin first, then signals; returns when the child is reaped.
+    pub async fn close(&self) {
+        let tx = self.close_tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(tx) = tx {
+            let _ = tx.send(());
+        }
+        let mut done = self.done.clone();
+        let _ = done.wait_for(|d| *d).await;
+    }
+}
+
+struct Lifecycle {
+    child: Child,
+    pid: Option<u32>,
+    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+    stderr: Arc<StderrBuffer>,
+    stderr_task: Option<tokio::task::JoinHandle<()>>,
+    grace: Duration,
+    in_tx: mpsc::Sender<Inbound>,
+}
+
+enum End {
+    Eof,
+    Closing,
+    ReadError(String),
+}
+
+impl Lifecycle {
+    async fn run(mut self, stdout: Option<tokio::process::ChildStdout>, mut close_rx: oneshot::Receiver<()>) {
+        let end = match stdout {
+            None => End::ReadError("no stdout pipe".into()),
+            Some(stdout) => {
+                let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+                let mut buf: Vec<u8> = Vec::new();
+                let mut overflow = false;
+                loop {
+                    tokio::select! {
+                        biased;
+                        r = read_line_capped(&mut reader, &mut buf, &mut overflow) => match r {
+                            Ok(true) => {
+                                let msg = self.take_line(&mut buf, &mut overflow);
+                                if self.in_tx.send(msg).await.is_err() {
+                                    // Nobody listens any more: shut the server down.
+                                    break End::Closing;
+                                }
+                            }
+                            Ok(false) => break End::Eof,
+                            Err(e) => break End::ReadError(e.to_string()),
+                        },
+                        _ = &mut close_rx => break End::Closing,
+                    }
+                }
+            }
+        };
+        let requested = matches!(end, End::Closing);
+        let status = self.shutdown().await;
+        // Let stderr drain so the tail holds the last words.
+        if let Some(task) = self.stderr_task.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(300), task).await;
+        }
+        let mut description = match &status {
+            Some(s) => format!("the server {}", describe_exit(s)),
+            None => "the server could not be reaped".to_string(),
+        };
+        if let End::ReadError(e) = &end {
+            description = format!("reading the server's stdout failed ({e}); {description}");
+        } else if !requested {
+            description = format!("the server closed its output: {description}");
+        }
+        let _ = self
+            .in_tx
+            .send(Inbound::Closed { description, requested, stderr_tail: self.stderr.tail(20) })
+            .await;
+    }
+
+    fn take_line(&self, buf: &mut Vec<u8>, overflow: &mut bool) -> Inbound {
+        if *overflow {
+            *overflow = false;
+            let len = buf.len();
+            buf.clear();
+            return Inbound::Finding(Finding::new(
+                Severity::Error,
+                format!("the server sent a line longer than {MAX_LINE} bytes ({len} bytes kept); it was dropped"),
+            ));
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        }
+        let bytes = std::mem::take(buf);
+        match String::from_utf8(bytes) {
+            Ok(s) => Inbound::Line(s),
+            Err(e) => {
+                let s = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                Inbound::LineWithFinding(
+                    s.clone(),
+                    Finding::frame(Severity::Warning, "a line from the server is not valid UTF-8; bad bytes were replaced", &s),
+                )
+            }
+        }
+    }
+
+    /// Stop the child (gracefully when asked to) and reap it.
+    async fn shutdown(&mut self) -> Option<ExitStatus> {
+        // Close stdin: the polite way to ask a stdio server to leave.
+        if let Ok(mut guard) = tokio::time::timeout(self.grace, self.stdin.lock()).await {
+            guard.take();
+        }
+        // Asked to close, or the server closed stdout (crashed or exited):
+        // either way give it a moment to go before signals.
+        let status = match tokio::time::timeout(self.grace, self.child.wait()).await {
+            Ok(Ok(s)) => Some(s),
+            _ => self.terminate().await,
+        };
+        self.clean_group().await;
+        status
+    }
+
+    async fn terminate(&mut self) -> Option<ExitStatus> {
+        self.signal_group(libc::SIGTERM);
+        if let Ok(Ok(s)) = tokio::time::timeout(self.grace, self.child.wait()).await {
+            return Some(s);
+        }
+        self.signal_group(libc::SIGKILL);
+        let _ = self.child.start_kill();
+        self.child.wait().await.ok()
+    }
+
+    fn signal_group(&self, sig: i32) {
+        if let Some(pid) = self.pid
+            && let Ok(pid) = i32::try_from(pid)
+        {
+            // SAFETY: kill(2) with a negative pid signals that process group;
+            // it has no memory-safety preconditions.
+            unsafe {
+                libc::kill(-pid, sig);
+            }
+        }
+    }
+
+    fn group_alive(&self) -> bool {
+        match self.pid.and_then(|p| i32::try_from(p).ok()) {
+            // SAFETY: signal 0 only checks for existence.
+            Some(pid) => unsafe { libc::kill(-pid, 0) == 0 },
+            None => false,
+        }
+    }
+
+    /// After the leader is gone, make sure nothing it started lives on
+    /// (`npx` wrappers orphan their child on SIGTERM).
+    async fn clean_group(&mut self) {
+        if !self.group_alive() {
+            return;
+        }
+        self.signal_group(libc::SIGTERM);
+        let deadline = tokio::time::Instant::now() + self.grace;
+        while tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            if !self.group_alive() {
+                return;
+            }
+        }
+        self.signal_group(libc::SIGKILL);
+    }
+}
+
+/// Read up to and including the next newline into `buf`. Returns false at
+/// EOF with nothing read. Past `MAX_LINE` bytes the rest of the line is
+/// skipped and `overflow` is set.
+async fn read_line_capped<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    buf: &mut Vec<u8>,
+    overflow: &mut bool,
+) -> std::io::Result<bool> {
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            // EOF: a last line without a newline still counts.
+            return Ok(!buf.is_empty() || *overflow);
+        }
+        let (chunk, found) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..=i], true),
+            None => (available, false),
+        };
+        let n = chunk.len();
+        if !*overflow {
+            if buf.len() + n > MAX_LINE {
+                *overflow = true;
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        reader.consume(n);
+        if found {
+            return Ok(true);
+        }
+    }
+}
+
+/// Read stderr into the buffer, line by line, cutting long lines.
+async fn read_stderr<R: AsyncRead + Unpin>(
+    mut pipe: R,
+    buf: Arc<StderrBuffer>,
+    events: Option<mpsc::Sender<String>>,
+) {
+    let mut chunk = vec![0u8; 16 * 1024];
+    let mut line: Vec<u8> = Vec::new();
+    let mut cut = false;
+    let emit = |line: &mut Vec<u8>, cut: &mut bool| {
+        let mut s = String::from_utf8_lossy(line).into_owned();
+        if *cut {
+            s.push_str(" …(cut)");
+        }
+        if s.ends_with('\r') {
+            s.pop();
+        }
+        line.clear();
+        *cut = false;
+        if let Some(tx) = &events {
+            let _ = tx.try_send(s.clone());
+        }
+        buf.push(s);
+    };
+    loop {
+        let n = match pipe.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for &b in &chunk[..n] {
+            if b == b'\n' {
+                emit(&mut line, &mut cut);
+            } else if line.len() < MAX_STDERR_LINE {
+                line.push(b);
+            } else {
+                cut = true;
+            }
+        }
+    }
+    if !line.is_empty() {
+        emit(&mut line, &mut cut);
+    }
+}
