@@ -1,0 +1,168 @@
+//! Shared helpers for the integration tests: where the real servers are
+//! (installed by scripts/test.sh), running the mcpdeck binary with a time
+//! limit, and checking that no server process outlives a test.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn need(path: PathBuf, what: &str) -> PathBuf {
+    assert!(
+        path.exists(),
+        "{what} is missing at {}: run the README's test command (scripts/test.sh), which installs the test servers",
+        path.display()
+    );
+    path
+}
+
+fn env_or(var: &str, default: PathBuf) -> PathBuf {
+    std::env::var_os(var).map(PathBuf::from).unwrap_or(default)
+}
+
+/// `node …/server-everything/dist/index.js`
+pub fn everything_js() -> PathBuf {
+    let nm = env_or("MCPDECK_TEST_NODE_MODULES", repo().join("tests/deps/node_modules"));
+    need(nm.join("@modelcontextprotocol/server-everything/dist/index.js"), "server-everything")
+}
+
+/// The venv python with mcp==1.30.0.
+pub fn py_v1() -> PathBuf {
+    need(env_or("MCPDECK_TEST_PY_V1", repo().join(".deps/venv-v1/bin/python")), "the mcp 1.30.0 venv")
+}
+
+/// The venv python with mcp==2.3.0.
+pub fn py_v2() -> PathBuf {
+    need(env_or("MCPDECK_TEST_PY_V2", repo().join(".deps/venv-v2/bin/python")), "the mcp 2.3.0 venv")
+}
+
+/// The rmcp 3.9.0 test server binary.
+pub fn rmcp_server() -> PathBuf {
+    need(
+        env_or("MCPDECK_TEST_RMCP_SERVER", repo().join("tests/servers/rmcp-server/target/release/rmcp-test-server")),
+        "the rmcp test server",
+    )
+}
+
+pub fn server_script(name: &str) -> PathBuf {
+    need(repo().join("tests/servers").join(name), name)
+}
+
+pub fn mcpdeck_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcpdeck"))
+}
+
+/// A generous time limit, scaled by MCPDECK_TEST_TIME_SCALE on slow machines.
+pub fn limit(secs: u64) -> Duration {
+    let scale: f64 = std::env::var("MCPDECK_TEST_TIME_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    Duration::from_secs_f64(secs as f64 * scale)
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl Run {
+    pub fn ok(&self) -> &Self {
+        assert_eq!(self.code, 0, "exit {}\nstdout:\n{}\nstderr:\n{}", self.code, self.stdout, self.stderr);
+        self
+    }
+}
+
+/// Run mcpdeck with `args`, killing it (and failing) past `max`.
+pub fn mcpdeck(args: &[&str], max: Duration) -> Run {
+    mcpdeck_env(args, &[], max)
+}
+
+pub fn mcpdeck_env(args: &[&str], env: &[(&str, &str)], max: Duration) -> Run {
+    let mut cmd = Command::new(mcpdeck_bin());
+    cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // Never read the developer's own config.
+    cmd.env("MCPDECK_CONFIG", repo().join("tests/fixtures/empty.toml"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    run_limited(cmd, max)
+}
+
+pub fn run_limited(mut cmd: Command, max: Duration) -> Run {
+    let started = Instant::now();
+    let child = cmd.spawn().expect("spawn mcpdeck");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out: Output = match rx.recv_timeout(max) {
+        Ok(r) => r.expect("wait"),
+        Err(_) => {
+            unsafe_kill(pid);
+            panic!("mcpdeck {:?} did not finish within {:?}", cmd.get_args().collect::<Vec<_>>(), max);
+        }
+    };
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: started.elapsed(),
+    }
+}
+
+fn unsafe_kill(pid: u32) {
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+}
+
+/// A unique marker to put on a server's command line, to find its processes.
+pub fn marker(name: &str) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!("mcpdeck-test-{name}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Processes whose command line contains `marker` (zombies included).
+pub fn processes_with(marker: &str) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else { return found };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        if pid == std::process::id() {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(marker) {
+            let state = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            found.push((pid, format!("{text} [{}]", state.split(' ').nth(2).unwrap_or("?"))));
+        }
+    }
+    found
+}
+
+/// Assert that nothing with `marker` on its command line is alive, allowing
+/// a short moment for the kernel to finish reaping.
+pub fn assert_no_leak(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let left = processes_with(marker);
+        if left.is_empty() {
+            return;
+        }
+        if Instant::now() > deadline {
+            panic!("processes outlived the test: {left:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p
+}
