@@ -198,7 +198,10 @@ mod tests {
 
     #[test]
     fn clean_text_is_borrowed_and_newlines_stay() {
-        assert!(matches!(strip("plain\ttext\nline two ünïcödé"), Cow::Borrowed(_)));
+        assert!(matches!(
+            strip("plain\ttext\nline two ünïcödé"),
+            Cow::Borrowed(_)
+        ));
         assert_eq!(strip("a\x1b[1mb\nc"), "ab\nc");
         assert_eq!(one_line("a\nb\tc"), "a␤b␉c");
     }

@@ -13,7 +13,11 @@ pub struct Violation {
 
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = if self.path.is_empty() { "(root)" } else { self.path.as_str() };
+        let path = if self.path.is_empty() {
+            "(root)"
+        } else {
+            self.path.as_str()
+        };
         write!(f, "{path}: {}", self.message)
     }
 }
@@ -21,10 +25,14 @@ impl std::fmt::Display for Violation {
 /// Check `instance` against `schema`. `Err` means the schema itself could
 /// not be compiled (the server sent a broken schema).
 pub fn check(schema: &Value, instance: &Value) -> Result<Vec<Violation>, String> {
-    let validator = jsonschema::validator_for(schema).map_err(|e| format!("the schema is not valid JSON Schema: {e}"))?;
+    let validator = jsonschema::validator_for(schema)
+        .map_err(|e| format!("the schema is not valid JSON Schema: {e}"))?;
     Ok(validator
         .iter_errors(instance)
-        .map(|e| Violation { path: e.instance_path().to_string(), message: e.to_string() })
+        .map(|e| Violation {
+            path: e.instance_path().to_string(),
+            message: e.to_string(),
+        })
         .collect())
 }
 
@@ -36,11 +44,21 @@ mod tests {
     #[test]
     fn violations_name_their_paths() {
         let schema = json!({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"array","items":{"type":"string"}}},"required":["a"]});
-        assert!(check(&schema, &json!({"a": 1, "b": ["x"]})).unwrap().is_empty());
+        assert!(
+            check(&schema, &json!({"a": 1, "b": ["x"]}))
+                .unwrap()
+                .is_empty()
+        );
         let v = check(&schema, &json!({"b": ["x", 2]})).unwrap();
         assert_eq!(v.len(), 2, "{v:?}");
-        assert!(v.iter().any(|x| x.path.is_empty() && x.message.contains("\"a\"")));
-        assert!(v.iter().any(|x| x.path == "/b/1" && x.message.contains("string")));
+        assert!(
+            v.iter()
+                .any(|x| x.path.is_empty() && x.message.contains("\"a\""))
+        );
+        assert!(
+            v.iter()
+                .any(|x| x.path == "/b/1" && x.message.contains("string"))
+        );
         assert!(v[0].to_string().contains(": "));
     }
 

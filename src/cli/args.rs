@@ -7,7 +7,11 @@ use serde_json::{Map, Value};
 /// `pairs` are `--arg key=value`. A value is a string when the schema says
 /// the property is a string; otherwise it is read as JSON when it parses
 /// (numbers, booleans, arrays, objects) and kept as a string when not.
-pub fn build(json: Option<&str>, pairs: &[String], schema: Option<&Value>) -> Result<Value, String> {
+pub fn build(
+    json: Option<&str>,
+    pairs: &[String],
+    schema: Option<&Value>,
+) -> Result<Value, String> {
     let mut obj = match json {
         None => Map::new(),
         Some(text) => match serde_json::from_str::<Value>(text) {
@@ -18,7 +22,11 @@ pub fn build(json: Option<&str>, pairs: &[String], schema: Option<&Value>) -> Re
                     crate::mcp::jsonrpc::short(&other)
                 ));
             }
-            Err(e) => return Err(format!("ARGS_JSON is not valid JSON: {e} (quote it for the shell: '{{\"key\": 1}}')")),
+            Err(e) => {
+                return Err(format!(
+                    "ARGS_JSON is not valid JSON: {e} (quote it for the shell: '{{\"key\": 1}}')"
+                ));
+            }
         },
     };
     for pair in pairs {
@@ -28,7 +36,9 @@ pub fn build(json: Option<&str>, pairs: &[String], schema: Option<&Value>) -> Re
         if key.is_empty() {
             return Err(format!("--arg {pair:?} has an empty key"));
         }
-        let prop = schema.and_then(|s| s.get("properties")).and_then(|p| p.get(key));
+        let prop = schema
+            .and_then(|s| s.get("properties"))
+            .and_then(|p| p.get(key));
         obj.insert(key.to_string(), value_for(raw, prop));
     }
     Ok(Value::Object(obj))
@@ -59,17 +69,38 @@ mod tests {
         let schema = json!({"properties": {"name": {"type": "string"}, "n": {"type": "integer"}, "tags": {"type": "array"}}});
         let v = build(
             Some(r#"{"keep": true}"#),
-            &["name=5".into(), "n=5".into(), "tags=[\"a\"]".into(), "free=hello world".into(), "eq=a=b".into()],
+            &[
+                "name=5".into(),
+                "n=5".into(),
+                "tags=[\"a\"]".into(),
+                "free=hello world".into(),
+                "eq=a=b".into(),
+            ],
             Some(&schema),
         )
         .unwrap();
-        assert_eq!(v, json!({"keep": true, "name": "5", "n": 5, "tags": ["a"], "free": "hello world", "eq": "a=b"}));
+        assert_eq!(
+            v,
+            json!({"keep": true, "name": "5", "n": 5, "tags": ["a"], "free": "hello world", "eq": "a=b"})
+        );
     }
 
     #[test]
     fn bad_input_says_what_to_do() {
-        assert!(build(Some("[1]"), &[], None).unwrap_err().contains("JSON object"));
-        assert!(build(Some("{oops"), &[], None).unwrap_err().contains("not valid JSON"));
-        assert!(build(None, &["novalue".into()], None).unwrap_err().contains("key=value"));
+        assert!(
+            build(Some("[1]"), &[], None)
+                .unwrap_err()
+                .contains("JSON object")
+        );
+        assert!(
+            build(Some("{oops"), &[], None)
+                .unwrap_err()
+                .contains("not valid JSON")
+        );
+        assert!(
+            build(None, &["novalue".into()], None)
+                .unwrap_err()
+                .contains("key=value")
+        );
     }
 }

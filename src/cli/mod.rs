@@ -116,7 +116,10 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(code: Exit, message: impl Into<String>) -> Self {
-        Failure { code, message: message.into() }
+        Failure {
+            code,
+            message: message.into(),
+        }
     }
 }
 
@@ -124,7 +127,11 @@ type Outcome = Result<Exit, Failure>;
 
 /// Run a parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("mcpdeck: could not start the async runtime: {e}");
@@ -172,24 +179,51 @@ async fn dispatch(cli: Cli) -> Outcome {
         Some(Cmd::Servers { json }) => servers(&config, json, trace).await,
         Some(Cmd::Info { target, json }) => info(&config, &target, json, trace).await,
         Some(Cmd::Tools { target, json }) => tools(&config, &target, json, trace).await,
-        Some(Cmd::Call { words, args, no_validate, json, command }) => {
+        Some(Cmd::Call {
+            words,
+            args,
+            no_validate,
+            json,
+            command,
+        }) => {
             let (target, rest) = if command.is_empty() {
                 let mut w = words.into_iter();
-                let target = TargetArgs { target: w.next(), command: Vec::new() };
+                let target = TargetArgs {
+                    target: w.next(),
+                    command: Vec::new(),
+                };
                 (target, w.collect::<Vec<_>>())
             } else {
-                (TargetArgs { target: None, command }, words)
+                (
+                    TargetArgs {
+                        target: None,
+                        command,
+                    },
+                    words,
+                )
             };
             let Some(tool) = rest.first() else {
-                return Err(Failure::new(Exit::Usage, "call needs a TOOL: `mcpdeck call TARGET TOOL [ARGS_JSON]`"));
+                return Err(Failure::new(
+                    Exit::Usage,
+                    "call needs a TOOL: `mcpdeck call TARGET TOOL [ARGS_JSON]`",
+                ));
             };
             if rest.len() > 2 {
                 return Err(Failure::new(
                     Exit::Usage,
-                    format!("unexpected word {:?}: with `-- CMD`, write `mcpdeck call TOOL [ARGS_JSON] -- CMD ARGS…`", rest[2]),
+                    format!(
+                        "unexpected word {:?}: with `-- CMD`, write `mcpdeck call TOOL [ARGS_JSON] -- CMD ARGS…`",
+                        rest[2]
+                    ),
                 ));
             }
-            let call = CallArgs { tool: tool.clone(), json_args: rest.get(1).cloned(), pairs: args, no_validate, json };
+            let call = CallArgs {
+                tool: tool.clone(),
+                json_args: rest.get(1).cloned(),
+                pairs: args,
+                no_validate,
+                json,
+            };
             call_tool(&config, &target, &call, trace).await
         }
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),
@@ -203,15 +237,22 @@ fn load_config(cli: &Cli) -> Result<Config, Failure> {
     let Some(path) = config::resolve_path(cli.config.as_deref()) else {
         return Ok(Config::empty(None));
     };
-    let explicit = cli.config.is_some() || std::env::var_os(config::CONFIG_ENV_VAR).is_some_and(|v| !v.is_empty());
-    let loaded = if explicit { config::load(&path) } else { config::load_or_empty(&path) };
+    let explicit = cli.config.is_some()
+        || std::env::var_os(config::CONFIG_ENV_VAR).is_some_and(|v| !v.is_empty());
+    let loaded = if explicit {
+        config::load(&path)
+    } else {
+        config::load_or_empty(&path)
+    };
     loaded.map_err(|e| Failure::new(Exit::Usage, e.to_string()))
 }
 
 /// The built-in demo: `mcpdeck demo-server` under a few names, with
 /// different eras and capabilities.
 pub fn demo_config() -> Config {
-    let exe = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "mcpdeck".into());
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "mcpdeck".into());
     let server = |name: &str, extra: &[&str]| {
         let mut args = vec!["demo-server", "--name", name];
         args.extend_from_slice(extra);
@@ -241,7 +282,9 @@ fn no_servers_yet(config: &Config) {
     println!("    command = \"npx\"");
     println!("    args = [\"-y\", \"@modelcontextprotocol/server-everything\"]");
     println!();
-    println!("config.example.toml documents every option. To look around first, run `mcpdeck --demo`.");
+    println!(
+        "config.example.toml documents every option. To look around first, run `mcpdeck --demo`."
+    );
 }
 
 /// The frame log, with a `--trace` tap that prints every frame to stderr.
@@ -265,8 +308,16 @@ fn frame_log(settings: &Settings, trace: bool) -> Arc<FrameLog> {
     Arc::new(log)
 }
 
-fn start(config: &Config, servers: Vec<ServerConfig>, trace: bool) -> (Manager, UnboundedReceiver<Event>) {
-    Manager::start(config.settings.clone(), servers, frame_log(&config.settings, trace))
+fn start(
+    config: &Config,
+    servers: Vec<ServerConfig>,
+    trace: bool,
+) -> (Manager, UnboundedReceiver<Event>) {
+    Manager::start(
+        config.settings.clone(),
+        servers,
+        frame_log(&config.settings, trace),
+    )
 }
 
 /// Print what deserves the user's attention while we wait.
@@ -282,7 +333,11 @@ fn report(ev: &Event) {
         );
         if let Some(raw) = &finding.raw {
             let cut = crate::mcp::finding::truncate(raw, 200);
-            let more = if finding.raw_len > cut.len() { format!(" …({} bytes)", finding.raw_len) } else { String::new() };
+            let more = if finding.raw_len > cut.len() {
+                format!(" …({} bytes)", finding.raw_len)
+            } else {
+                String::new()
+            };
             let _ = writeln!(err, "    frame: {}{more}", sanitize::one_line(cut));
         }
     }
@@ -312,7 +367,10 @@ fn drain(rx: &mut UnboundedReceiver<Event>) {
 fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfig, Failure> {
     if !target.command.is_empty() {
         if target.target.is_some() {
-            return Err(Failure::new(Exit::Usage, "give either TARGET or `-- CMD ARGS…`, not both"));
+            return Err(Failure::new(
+                Exit::Usage,
+                "give either TARGET or `-- CMD ARGS…`, not both",
+            ));
         }
         let mut server = ServerConfig::stdio("adhoc", target.command[0].clone(), &[]);
         if let config::TransportConfig::Stdio { args, .. } = &mut server.transport {
@@ -321,7 +379,10 @@ fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfig, F
         return Ok(server);
     }
     let Some(name) = target.target.as_deref() else {
-        return Err(Failure::new(Exit::Usage, "give a TARGET: a configured server name, an http(s):// URL, or `-- CMD ARGS…`"));
+        return Err(Failure::new(
+            Exit::Usage,
+            "give a TARGET: a configured server name, an http(s):// URL, or `-- CMD ARGS…`",
+        ));
     };
     if name.starts_with("http://") || name.starts_with("https://") {
         return Ok(ServerConfig::http("remote", name));
@@ -330,7 +391,9 @@ fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfig, F
         Some(s) => {
             let mut s = s.clone();
             if !s.enabled {
-                eprintln!("mcpdeck: server {name:?} is disabled in the config; connecting to it anyway");
+                eprintln!(
+                    "mcpdeck: server {name:?} is disabled in the config; connecting to it anyway"
+                );
                 s.enabled = true;
             }
             Ok(s)
@@ -345,13 +408,20 @@ fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfig, F
                 .map(|(_, n)| format!("; did you mean {n:?}?"))
                 .unwrap_or_else(|| {
                     if names.is_empty() {
-                        let at = config.path.as_ref().map(|p| format!(" in {}", p.display())).unwrap_or_default();
+                        let at = config
+                            .path
+                            .as_ref()
+                            .map(|p| format!(" in {}", p.display()))
+                            .unwrap_or_default();
                         format!("; no servers are configured{at} (try --demo, or `-- CMD ARGS…`)")
                     } else {
                         format!(" (configured: {})", names.join(", "))
                     }
                 });
-            Err(Failure::new(Exit::Usage, format!("no server named {name:?} in the configuration{hint}")))
+            Err(Failure::new(
+                Exit::Usage,
+                format!("no server named {name:?} in the configuration{hint}"),
+            ))
         }
     }
 }
@@ -366,17 +436,38 @@ async fn connect_one(
     let name = server.name.clone();
     let (manager, mut rx) = start(config, vec![server], trace);
     wait_settled(&mut rx, std::slice::from_ref(&name)).await;
-    let snap = manager.snapshot().await.into_iter().find(|s| s.config.name == name);
+    let snap = manager
+        .snapshot()
+        .await
+        .into_iter()
+        .find(|s| s.config.name == name);
     match snap {
         Some(s) if s.status == ServerStatus::Connected => Ok((manager, rx, s)),
-        Some(ServerSnapshot { status: ServerStatus::Failed { reason, stderr_tail }, .. }) => {
+        Some(ServerSnapshot {
+            status:
+                ServerStatus::Failed {
+                    reason,
+                    stderr_tail,
+                },
+            ..
+        }) => {
             manager.shutdown().await;
             drain(&mut rx);
-            Err(Failure::new(Exit::Connect, format!("could not connect to {name}: {}{}", sanitize::strip(&reason), tail_text(&stderr_tail))))
+            Err(Failure::new(
+                Exit::Connect,
+                format!(
+                    "could not connect to {name}: {}{}",
+                    sanitize::strip(&reason),
+                    tail_text(&stderr_tail)
+                ),
+            ))
         }
         _ => {
             manager.shutdown().await;
-            Err(Failure::new(Exit::Connect, format!("could not connect to {name}")))
+            Err(Failure::new(
+                Exit::Connect,
+                format!("could not connect to {name}"),
+            ))
         }
     }
 }
@@ -385,7 +476,10 @@ fn tail_text(tail: &[String]) -> String {
     if tail.is_empty() {
         return String::new();
     }
-    let lines: Vec<String> = tail.iter().map(|l| format!("    {}", sanitize::strip(l))).collect();
+    let lines: Vec<String> = tail
+        .iter()
+        .map(|l| format!("    {}", sanitize::strip(l)))
+        .collect();
     format!("\nthe server's last stderr lines:\n{}", lines.join("\n"))
 }
 
@@ -400,7 +494,9 @@ async fn servers(config: &Config, json: bool, trace: bool) -> Outcome {
     wait_settled(&mut rx, &names).await;
     let snaps = manager.snapshot().await;
     finish(manager, rx).await;
-    let any_failed = snaps.iter().any(|s| matches!(s.status, ServerStatus::Failed { .. }));
+    let any_failed = snaps
+        .iter()
+        .any(|s| matches!(s.status, ServerStatus::Failed { .. }));
     let mut out = std::io::stdout().lock();
     if json {
         let list: Vec<Value> = snaps.iter().map(server_json).collect();
@@ -409,7 +505,10 @@ async fn servers(config: &Config, json: bool, trace: bool) -> Outcome {
         let _ = writeln!(out, "No servers are configured.");
     } else {
         let rows: Vec<[String; 8]> = snaps.iter().map(server_row).collect();
-        let header = ["NAME", "STATUS", "ERA", "VERSION", "SERVER", "TOOLS", "RES", "PROMPTS"].map(String::from);
+        let header = [
+            "NAME", "STATUS", "ERA", "VERSION", "SERVER", "TOOLS", "RES", "PROMPTS",
+        ]
+        .map(String::from);
         let mut widths = header.clone().map(|h| h.chars().count());
         for r in &rows {
             for (i, c) in r.iter().enumerate() {
@@ -417,15 +516,31 @@ async fn servers(config: &Config, json: bool, trace: bool) -> Outcome {
             }
         }
         let line = |r: &[String; 8]| {
-            let cells: Vec<String> = r.iter().enumerate().map(|(i, c)| format!("{c:<w$}", w = widths[i])).collect();
+            let cells: Vec<String> = r
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+                .collect();
             format!("{}  CONNECT", cells.join("  "))
         };
         let _ = writeln!(out, "{}", line(&header).trim_end());
         for (r, s) in rows.iter().zip(&snaps) {
-            let connect = s.negotiated.as_ref().map(|n| fmt_duration(n.connect_time)).unwrap_or_else(|| "-".into());
+            let connect = s
+                .negotiated
+                .as_ref()
+                .map(|n| fmt_duration(n.connect_time))
+                .unwrap_or_else(|| "-".into());
             let l = line(r);
-            let _ = writeln!(out, "{}", l.trim_end_matches("CONNECT").to_string() + &connect);
-            if let ServerStatus::Failed { reason, stderr_tail } = &s.status {
+            let _ = writeln!(
+                out,
+                "{}",
+                l.trim_end_matches("CONNECT").to_string() + &connect
+            );
+            if let ServerStatus::Failed {
+                reason,
+                stderr_tail,
+            } = &s.status
+            {
                 let _ = writeln!(out, "    error: {}", sanitize::strip(reason));
                 for l in stderr_tail.iter().rev().take(3).rev() {
                     let _ = writeln!(out, "    stderr: {}", sanitize::strip(l));
@@ -443,10 +558,15 @@ fn server_row(s: &ServerSnapshot) -> [String; 8] {
     [
         s.config.name.clone(),
         s.status.label().to_string(),
-        n.map(|n| n.era.label().to_string()).unwrap_or_else(|| "-".into()),
-        n.map(|n| n.version.clone()).unwrap_or_else(|| "-".into()),
-        n.map(|n| sanitize::one_line(&format!("{} {}", n.server_info.name, n.server_info.version)).trim().to_string())
+        n.map(|n| n.era.label().to_string())
             .unwrap_or_else(|| "-".into()),
+        n.map(|n| n.version.clone()).unwrap_or_else(|| "-".into()),
+        n.map(|n| {
+            sanitize::one_line(&format!("{} {}", n.server_info.name, n.server_info.version))
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_else(|| "-".into()),
         count(s.lists.tools.len()),
         count(s.lists.resources.len()),
         count(s.lists.prompts.len()),
@@ -457,7 +577,10 @@ fn server_json(s: &ServerSnapshot) -> Value {
     let n = s.negotiated.as_ref();
     let connected = s.status == ServerStatus::Connected;
     let (error, tail) = match &s.status {
-        ServerStatus::Failed { reason, stderr_tail } => (json!(reason), json!(stderr_tail)),
+        ServerStatus::Failed {
+            reason,
+            stderr_tail,
+        } => (json!(reason), json!(stderr_tail)),
         _ => (Value::Null, json!([])),
     };
     json!({
@@ -480,7 +603,10 @@ async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> 
     let (manager, rx, snap) = connect_one(config, target, trace).await?;
     finish(manager, rx).await;
     let Some(n) = snap.negotiated else {
-        return Err(Failure::new(Exit::Connect, "connected, but nothing was negotiated"));
+        return Err(Failure::new(
+            Exit::Connect,
+            "connected, but nothing was negotiated",
+        ));
     };
     let mut out = std::io::stdout().lock();
     if json {
@@ -499,12 +625,25 @@ async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> 
         return Ok(Exit::Ok);
     }
     let info = &n.server_info;
-    let title = info.title.as_deref().map(|t| format!(" \"{}\"", sanitize::strip(t))).unwrap_or_default();
-    let _ = writeln!(out, "server:       {} {}{title}", sanitize::strip(&info.name), sanitize::strip(&info.version));
+    let title = info
+        .title
+        .as_deref()
+        .map(|t| format!(" \"{}\"", sanitize::strip(t)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "server:       {} {}{title}",
+        sanitize::strip(&info.name),
+        sanitize::strip(&info.version)
+    );
     let _ = writeln!(out, "era:          {} ({})", n.era, n.version);
     let _ = writeln!(out, "detected by:  {}", sanitize::strip(&n.detection));
     if !n.supported_versions.is_empty() {
-        let _ = writeln!(out, "supports:     {}", sanitize::strip(&n.supported_versions.join(", ")));
+        let _ = writeln!(
+            out,
+            "supports:     {}",
+            sanitize::strip(&n.supported_versions.join(", "))
+        );
     }
     let _ = writeln!(out, "connected in: {}", fmt_duration(n.connect_time));
     let caps: Vec<String> = n
@@ -515,14 +654,27 @@ async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> 
                 .map(|(k, v)| {
                     let flags: Vec<&str> = v
                         .as_object()
-                        .map(|o| o.iter().filter(|(_, b)| b.as_bool() == Some(true)).map(|(f, _)| f.as_str()).collect())
+                        .map(|o| {
+                            o.iter()
+                                .filter(|(_, b)| b.as_bool() == Some(true))
+                                .map(|(f, _)| f.as_str())
+                                .collect()
+                        })
                         .unwrap_or_default();
-                    if flags.is_empty() { k.clone() } else { format!("{k} ({})", flags.join(", ")) }
+                    if flags.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{k} ({})", flags.join(", "))
+                    }
                 })
                 .collect()
         })
         .unwrap_or_default();
-    let caps = if caps.is_empty() { "(none)".to_string() } else { caps.join(", ") };
+    let caps = if caps.is_empty() {
+        "(none)".to_string()
+    } else {
+        caps.join(", ")
+    };
     let _ = writeln!(out, "capabilities: {}", sanitize::strip(&caps));
     if let Some(i) = &n.instructions {
         let _ = writeln!(out, "instructions:");
@@ -543,11 +695,18 @@ async fn tools(config: &Config, target: &TargetArgs, json: bool, trace: bool) ->
         return Ok(Exit::Ok);
     }
     if snap.lists.tools.is_empty() {
-        let declared = snap.negotiated.as_ref().is_some_and(|n| n.has_capability("tools"));
+        let declared = snap
+            .negotiated
+            .as_ref()
+            .is_some_and(|n| n.has_capability("tools"));
         let _ = writeln!(
             out,
             "{}",
-            if declared { "The server lists no tools." } else { "The server does not declare the tools capability." }
+            if declared {
+                "The server lists no tools."
+            } else {
+                "The server does not declare the tools capability."
+            }
         );
     }
     for t in snap.lists.tools.iter() {
@@ -571,7 +730,12 @@ async fn call_tool(config: &Config, target: &TargetArgs, call: &CallArgs, trace:
     result
 }
 
-async fn call_connected(manager: &Manager, rx: &mut UnboundedReceiver<Event>, snap: &ServerSnapshot, call: &CallArgs) -> Outcome {
+async fn call_connected(
+    manager: &Manager,
+    rx: &mut UnboundedReceiver<Event>,
+    snap: &ServerSnapshot,
+    call: &CallArgs,
+) -> Outcome {
     let server = snap.config.name.clone();
     let tool = snap.lists.tools.iter().find(|t| t.name == call.tool);
     if tool.is_none() && !call.no_validate {
@@ -582,17 +746,29 @@ async fn call_connected(manager: &Manager, rx: &mut UnboundedReceiver<Event>, sn
             .filter(|(s, _)| *s > 0.8)
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, n)| format!("; did you mean {n:?}?"))
-            .unwrap_or_else(|| "; `mcpdeck tools` lists them, --no-validate sends the call anyway".into());
-        return Err(Failure::new(Exit::Usage, format!("server {server:?} lists no tool named {:?}{hint}", call.tool)));
+            .unwrap_or_else(|| {
+                "; `mcpdeck tools` lists them, --no-validate sends the call anyway".into()
+            });
+        return Err(Failure::new(
+            Exit::Usage,
+            format!(
+                "server {server:?} lists no tool named {:?}{hint}",
+                call.tool
+            ),
+        ));
     }
     let schema = tool.and_then(|t| t.input_schema.as_ref());
-    let arguments = args::build(call.json_args.as_deref(), &call.pairs, schema).map_err(|e| Failure::new(Exit::Usage, e))?;
+    let arguments = args::build(call.json_args.as_deref(), &call.pairs, schema)
+        .map_err(|e| Failure::new(Exit::Usage, e))?;
     if !call.no_validate
         && let Some(schema) = schema
     {
         match crate::schema::check(schema, &arguments) {
             Ok(violations) if !violations.is_empty() => {
-                let list: Vec<String> = violations.iter().map(|v| format!("    {}", sanitize::strip(&v.to_string()))).collect();
+                let list: Vec<String> = violations
+                    .iter()
+                    .map(|v| format!("    {}", sanitize::strip(&v.to_string())))
+                    .collect();
                 return Err(Failure::new(
                     Exit::Usage,
                     format!(
@@ -603,11 +779,18 @@ async fn call_connected(manager: &Manager, rx: &mut UnboundedReceiver<Event>, sn
                 ));
             }
             Ok(_) => {}
-            Err(e) => eprintln!("mcpdeck: not validating the arguments: the tool's inputSchema is broken ({e})"),
+            Err(e) => eprintln!(
+                "mcpdeck: not validating the arguments: the tool's inputSchema is broken ({e})"
+            ),
         }
     }
     let tag = 1;
-    manager.send(Command::Call { tag, server: server.clone(), tool: call.tool.clone(), arguments });
+    manager.send(Command::Call {
+        tag,
+        server: server.clone(),
+        tool: call.tool.clone(),
+        arguments,
+    });
     let mut interrupted = false;
     let finished = loop {
         let ev = tokio::select! {
@@ -620,10 +803,18 @@ async fn call_connected(manager: &Manager, rx: &mut UnboundedReceiver<Event>, sn
             }
         };
         let Some(ev) = ev else {
-            return Err(Failure::new(Exit::Connect, "the manager stopped before the call finished"));
+            return Err(Failure::new(
+                Exit::Connect,
+                "the manager stopped before the call finished",
+            ));
         };
         report(&ev);
-        if let Event::CallFinished { tag: t, result, elapsed, .. } = ev
+        if let Event::CallFinished {
+            tag: t,
+            result,
+            elapsed,
+            ..
+        } = ev
             && t == tag
         {
             break (result, elapsed);
@@ -637,10 +828,17 @@ async fn call_connected(manager: &Manager, rx: &mut UnboundedReceiver<Event>, sn
             if call.json {
                 let _ = writeln!(out, "{}", output::json_pretty(&r.raw));
             } else {
-                let _ = output::write_call_result(&mut out, &r, tool.and_then(|t| t.output_schema.as_ref()));
+                let _ = output::write_call_result(
+                    &mut out,
+                    &r,
+                    tool.and_then(|t| t.output_schema.as_ref()),
+                );
             }
             if r.is_error {
-                eprintln!("mcpdeck: the tool reported an error (isError: true) after {}", fmt_duration(elapsed));
+                eprintln!(
+                    "mcpdeck: the tool reported an error (isError: true) after {}",
+                    fmt_duration(elapsed)
+                );
                 Ok(Exit::ToolError)
             } else {
                 Ok(Exit::Ok)
@@ -648,34 +846,70 @@ async fn call_connected(manager: &Manager, rx: &mut UnboundedReceiver<Event>, sn
         }
         Err(CallError::Request(RequestError::Rpc { error, .. })) => {
             if call.json {
-                let _ = writeln!(out, "{}", output::json_pretty(&json!({"error": error.to_value()})));
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    output::json_pretty(&json!({"error": error.to_value()}))
+                );
             }
-            Err(Failure::new(Exit::ToolError, format!("the server answered tools/call with error {}", sanitize::strip(&error.to_string()))))
+            Err(Failure::new(
+                Exit::ToolError,
+                format!(
+                    "the server answered tools/call with error {}",
+                    sanitize::strip(&error.to_string())
+                ),
+            ))
         }
-        Err(e @ (CallError::Denied { .. } | CallError::UnknownServer(_))) => Err(Failure::new(Exit::Usage, e.to_string())),
-        Err(CallError::Request(RequestError::Cancelled { .. })) if interrupted => Err(Failure::new(Exit::ToolError, "the call was cancelled")),
+        Err(e @ (CallError::Denied { .. } | CallError::UnknownServer(_))) => {
+            Err(Failure::new(Exit::Usage, e.to_string()))
+        }
+        Err(CallError::Request(RequestError::Cancelled { .. })) if interrupted => {
+            Err(Failure::new(Exit::ToolError, "the call was cancelled"))
+        }
         Err(CallError::Request(e @ RequestError::Closed { .. })) => {
             let tail = tail_text(e.stderr_tail());
-            Err(Failure::new(Exit::Connect, format!("{}{tail}", sanitize::strip(&e.to_string()))))
+            Err(Failure::new(
+                Exit::Connect,
+                format!("{}{tail}", sanitize::strip(&e.to_string())),
+            ))
         }
-        Err(e) => Err(Failure::new(Exit::Connect, sanitize::strip(&e.to_string()).into_owned())),
+        Err(e) => Err(Failure::new(
+            Exit::Connect,
+            sanitize::strip(&e.to_string()).into_owned(),
+        )),
     }
 }
 
 /// `mcpdeck --demo` with no subcommand: a short headless tour.
 async fn demo_tour(config: &Config, trace: bool) -> Outcome {
-    println!("mcpdeck demo: three built-in demo servers (`mcpdeck demo-server`) in different eras.\n");
+    println!(
+        "mcpdeck demo: three built-in demo servers (`mcpdeck demo-server`) in different eras.\n"
+    );
     let code = servers(config, false, trace).await?;
     println!("\n$ mcpdeck --demo tools demo");
-    let target = TargetArgs { target: Some("demo".into()), command: Vec::new() };
+    let target = TargetArgs {
+        target: Some("demo".into()),
+        command: Vec::new(),
+    };
     tools(config, &target, false, trace).await?;
-    for (tool, args) in [("echo", r#"{"message":"hello from mcpdeck"}"#), ("get_weather", r#"{"city":"Zürich"}"#)] {
+    for (tool, args) in [
+        ("echo", r#"{"message":"hello from mcpdeck"}"#),
+        ("get_weather", r#"{"city":"Zürich"}"#),
+    ] {
         println!("\n$ mcpdeck --demo call demo {tool} '{args}'");
-        let call = CallArgs { tool: tool.into(), json_args: Some(args.into()), pairs: Vec::new(), no_validate: false, json: false };
+        let call = CallArgs {
+            tool: tool.into(),
+            json_args: Some(args.into()),
+            pairs: Vec::new(),
+            no_validate: false,
+            json: false,
+        };
         if let Err(f) = call_tool(config, &target, &call, trace).await {
             eprintln!("mcpdeck: {}", f.message);
         }
     }
-    println!("\nTry: mcpdeck --demo info demo-stateless · mcpdeck --demo call demo everything_mixed · add --trace to see every frame");
+    println!(
+        "\nTry: mcpdeck --demo info demo-stateless · mcpdeck --demo call demo everything_mixed · add --trace to see every frame"
+    );
     Ok(code)
 }

@@ -68,11 +68,28 @@ pub fn write_tool(out: &mut impl Write, t: &Tool, denied: bool) -> std::io::Resu
     if denied {
         badges.push("DENIED");
     }
-    let title = t.title.as_deref().map(|s| format!("  \"{}\"", sanitize::strip(s))).unwrap_or_default();
-    let badges = if badges.is_empty() { String::new() } else { format!("  [{}]", badges.join(", ")) };
-    writeln!(out, "{}{}{title}{badges}", sanitize::strip(&t.name), sanitize::strip(&t.signature()))?;
+    let title = t
+        .title
+        .as_deref()
+        .map(|s| format!("  \"{}\"", sanitize::strip(s)))
+        .unwrap_or_default();
+    let badges = if badges.is_empty() {
+        String::new()
+    } else {
+        format!("  [{}]", badges.join(", "))
+    };
+    writeln!(
+        out,
+        "{}{}{title}{badges}",
+        sanitize::strip(&t.name),
+        sanitize::strip(&t.signature())
+    )?;
     if let Some(d) = &t.description {
-        for line in sanitize::strip(d).lines().filter(|l| !l.trim().is_empty()).take(6) {
+        for line in sanitize::strip(d)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .take(6)
+        {
             writeln!(out, "    {}", line.trim_end())?;
         }
     }
@@ -81,7 +98,11 @@ pub fn write_tool(out: &mut impl Write, t: &Tool, denied: bool) -> std::io::Resu
 
 /// A call result in text mode: content blocks, then structured content and
 /// its check against the output schema.
-pub fn write_call_result(out: &mut impl Write, r: &CallResult, output_schema: Option<&Value>) -> std::io::Result<()> {
+pub fn write_call_result(
+    out: &mut impl Write,
+    r: &CallResult,
+    output_schema: Option<&Value>,
+) -> std::io::Result<()> {
     for (i, block) in r.content.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
@@ -97,18 +118,27 @@ pub fn write_call_result(out: &mut impl Write, r: &CallResult, output_schema: Op
         match output_schema {
             None => writeln!(out, "(the tool declares no outputSchema)")?,
             Some(schema) => match crate::schema::check(schema, sc) {
-                Ok(v) if v.is_empty() => writeln!(out, "✓ structuredContent matches the outputSchema")?,
+                Ok(v) if v.is_empty() => {
+                    writeln!(out, "✓ structuredContent matches the outputSchema")?
+                }
                 Ok(v) => {
                     writeln!(out, "✗ structuredContent does not match the outputSchema:")?;
                     for violation in v {
                         writeln!(out, "    {}", sanitize::strip(&violation.to_string()))?;
                     }
                 }
-                Err(e) => writeln!(out, "? the outputSchema could not be used: {}", sanitize::strip(&e))?,
+                Err(e) => writeln!(
+                    out,
+                    "? the outputSchema could not be used: {}",
+                    sanitize::strip(&e)
+                )?,
             },
         }
     } else if output_schema.is_some() && !r.is_error {
-        writeln!(out, "✗ the tool declares an outputSchema but returned no structuredContent")?;
+        writeln!(
+            out,
+            "✗ the tool declares an outputSchema but returned no structuredContent"
+        )?;
     }
     Ok(())
 }
@@ -122,13 +152,24 @@ fn write_block(out: &mut impl Write, block: &Content) -> std::io::Result<()> {
                 writeln!(out)?;
             }
         }
-        Content::Image { mime, data } => {
-            writeln!(out, "[image] {}, {}", sanitize::strip(mime), human_size(Content::decoded_len(data)))?
-        }
-        Content::Audio { mime, data } => {
-            writeln!(out, "[audio] {}, {}", sanitize::strip(mime), human_size(Content::decoded_len(data)))?
-        }
-        Content::ResourceLink { uri, name, mime, description } => {
+        Content::Image { mime, data } => writeln!(
+            out,
+            "[image] {}, {}",
+            sanitize::strip(mime),
+            human_size(Content::decoded_len(data))
+        )?,
+        Content::Audio { mime, data } => writeln!(
+            out,
+            "[audio] {}, {}",
+            sanitize::strip(mime),
+            human_size(Content::decoded_len(data))
+        )?,
+        Content::ResourceLink {
+            uri,
+            name,
+            mime,
+            description,
+        } => {
             write!(out, "[resource link] {}", sanitize::strip(uri))?;
             if let Some(n) = name {
                 write!(out, "  \"{}\"", sanitize::strip(n))?;
@@ -141,8 +182,16 @@ fn write_block(out: &mut impl Write, block: &Content) -> std::io::Result<()> {
                 writeln!(out, "    {}", sanitize::strip(d))?;
             }
         }
-        Content::Resource { uri, mime, text, blob } => {
-            let mime = mime.as_deref().map(|m| format!(" ({})", sanitize::strip(m))).unwrap_or_default();
+        Content::Resource {
+            uri,
+            mime,
+            text,
+            blob,
+        } => {
+            let mime = mime
+                .as_deref()
+                .map(|m| format!(" ({})", sanitize::strip(m)))
+                .unwrap_or_default();
             match (text, blob) {
                 (Some(t), _) => {
                     writeln!(out, "[embedded resource] {}{mime}", sanitize::strip(uri))?;
@@ -156,7 +205,11 @@ fn write_block(out: &mut impl Write, block: &Content) -> std::io::Result<()> {
                     sanitize::strip(uri),
                     human_size(Content::decoded_len(b))
                 )?,
-                (None, None) => writeln!(out, "[embedded resource] {}{mime}, empty", sanitize::strip(uri))?,
+                (None, None) => writeln!(
+                    out,
+                    "[embedded resource] {}{mime}, empty",
+                    sanitize::strip(uri)
+                )?,
             }
         }
         Content::Unknown { kind, raw } => {

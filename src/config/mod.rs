@@ -1,1 +1,572 @@
-//! placeholder
+//! The mcpdeck configuration file (TOML).
+//!
+//! ```toml
+//! [settings]
+//! request_timeout = 60
+//!
+//! [servers.everything]
+//! command = "npx"
+//! args = ["-y", "@modelcontextprotocol/server-everything"]
+//!
+//! [servers.remote]
+//! url = "https://example.com/mcp"
+//! headers = { Authorization = "Bearer ${TOKEN}" }
+//! ```
+//!
+//! `config.example.toml` at the repository root documents every key.
+//!
+//! - [`resolve_path`] picks the file (`--config` > `MCPDECK_CONFIG` > the
+//!   platform config directory).
+//! - [`load`], [`load_or_empty`] and [`load_str`] parse and validate it into
+//!   a [`Config`], expanding `${VAR}` references; every error names the file,
+//!   line and column (see [`ConfigError`]).
+//! - [`ConfigEditor`] makes targeted edits (enable/disable, deny lists,
+//!   adding/removing servers) that keep comments and formatting, merge with
+//!   external edits when that is safe, and write atomically.
+
+mod edit;
+mod error;
+mod expand;
+mod model;
+mod parse;
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub use edit::ConfigEditor;
+pub use error::{ConfigError, Diagnostic, Position};
+pub use model::{Config, HttpTransportKind, ProtocolPin, ServerConfig, Settings, TransportConfig};
+
+/// The environment variable that overrides the default configuration path.
+pub const CONFIG_ENV_VAR: &str = "MCPDECK_CONFIG";
+
+/// The configuration file name inside the config directory.
+pub const CONFIG_FILE_NAME: &str = "config.toml";
+
+/// The default configuration path: `config.toml` in the platform config
+/// directory (e.g. `~/.config/mcpdeck/config.toml` on Linux). `None` if no
+/// home directory can be determined.
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "mcpdeck")
+        .map(|dirs| dirs.config_dir().join(CONFIG_FILE_NAME))
+}
+
+/// The configuration path to use: `cli` (from `--config FILE`) if given, else
+/// `$MCPDECK_CONFIG` if set and non-empty, else [`default_path`].
+pub fn resolve_path(cli: Option<&Path>) -> Option<PathBuf> {
+    resolve_path_from(cli, std::env::var_os(CONFIG_ENV_VAR), default_path)
+}
+
+fn resolve_path_from(
+    cli: Option<&Path>,
+    env: Option<OsString>,
+    default: impl FnOnce() -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    cli.map(Path::to_path_buf)
+        .or_else(|| env.filter(|value| !value.is_empty()).map(PathBuf::from))
+        .or_else(default)
+}
+
+/// Reads, validates and expands the configuration file at `path`, taking
+/// `${VAR}` values from the process environment.
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let text = fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    load_str(&text, Some(path), &|name| std::env::var(name).ok())
+}
+
+/// Like [`load`], but a file that does not exist yields an empty
+/// configuration (default settings, no servers, `path` set). Meant for the
+/// default path, where having no file is normal.
+pub fn load_or_empty(path: &Path) -> Result<Config, ConfigError> {
+    match load(path) {
+        Err(ConfigError::Read { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+            Ok(Config::empty(Some(path.to_path_buf())))
+        }
+        other => other,
+    }
+}
+
+/// Parses, validates and expands configuration `text`. `path` is used in
+/// messages and stored in [`Config::path`]; `env` looks up `${VAR}`
+/// references (return `None` for an unset variable).
+pub fn load_str(
+    text: &str,
+    path: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Config, ConfigError> {
+    parse::parse(text, path, parse::Env::Lookup(env))
+}
+
+/// Validates the structure of `text` without needing any environment
+/// variable (every `${VAR}` reads as empty). Used before writing edits.
+fn validate_structure(text: &str, path: &Path) -> Result<Config, ConfigError> {
+    parse::parse(text, Some(path), parse::Env::Lenient)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/config");
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(FIXTURES).join(name)
+    }
+
+    fn env_from(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    fn load_fixture(name: &str, env: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let path = fixture(name);
+        let text = fs::read_to_string(&path).unwrap();
+        load_str(&text, Some(&path), &env_from(env))
+    }
+
+    /// Loads an invalid fixture; returns (line, column, message).
+    fn invalid(name: &str, env: &[(&str, &str)]) -> (usize, usize, String) {
+        let error = load_fixture(name, env).expect_err(name);
+        let diagnostic = error
+            .diagnostic()
+            .unwrap_or_else(|| panic!("{name}: not a diagnostic: {error}"));
+        assert_eq!(diagnostic.path(), Some(fixture(name).as_path()));
+        let position = diagnostic.position().expect("position");
+        // The full message starts with path:line:column.
+        let prefix = format!(
+            "{}:{}:{}: ",
+            fixture(name).display(),
+            position.line,
+            position.column
+        );
+        assert!(error.to_string().starts_with(&prefix), "{error}");
+        (
+            position.line,
+            position.column,
+            diagnostic.message().to_owned(),
+        )
+    }
+
+    const VALID_ENV: &[(&str, &str)] =
+        &[("HOME", "/home/me"), ("API_KEY", "k-123"), ("TOKEN", "t0k")];
+
+    #[test]
+    fn valid_fixture_with_every_option() {
+        let config = load_fixture("valid.toml", VALID_ENV).unwrap();
+        assert_eq!(config.path, Some(fixture("valid.toml")));
+        assert_eq!(
+            config.settings,
+            Settings {
+                request_timeout: Duration::from_secs(90),
+                connect_timeout: Duration::from_millis(12_500),
+                probe_timeout: Duration::from_millis(500),
+                shutdown_grace: Duration::from_secs(0),
+                stderr_lines: 250,
+                frame_log: 20_000,
+            }
+        );
+        let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["everything", "remote", "legacy.sse", "pinned-1"]);
+
+        assert_eq!(
+            config.servers[0],
+            ServerConfig {
+                name: "everything".into(),
+                transport: TransportConfig::Stdio {
+                    command: "node".into(),
+                    args: vec![
+                        "/home/me/x/index.js".into(),
+                        "stdio".into(),
+                        "$literal".into(),
+                    ],
+                    env: vec![
+                        ("API_KEY".into(), "k-123".into()),
+                        ("LEVEL".into(), "info".into()),
+                        ("PRICE".into(), "$5".into()),
+                    ],
+                    cwd: Some(PathBuf::from("/tmp")),
+                },
+                enabled: true,
+                deny_tools: vec!["get-env".into(), "printEnv".into()],
+                protocol: ProtocolPin::Auto,
+                timeout: Some(Duration::from_secs(30)),
+            }
+        );
+        assert_eq!(
+            config.servers[1],
+            ServerConfig {
+                name: "remote".into(),
+                transport: TransportConfig::Http {
+                    url: "https://example.com/mcp".into(),
+                    headers: vec![
+                        ("Authorization".into(), "Bearer t0k".into()),
+                        ("X-Client".into(), "mcpdeck".into()),
+                    ],
+                    transport: HttpTransportKind::StreamableHttp,
+                },
+                enabled: false,
+                deny_tools: vec![],
+                protocol: ProtocolPin::Stateless,
+                timeout: Some(Duration::from_millis(2500)),
+            }
+        );
+        let legacy = &config.servers[2];
+        assert_eq!(
+            legacy.transport,
+            TransportConfig::Http {
+                url: "http://localhost:8080/sse".into(),
+                headers: vec![],
+                transport: HttpTransportKind::Sse,
+            }
+        );
+        assert_eq!(legacy.protocol, ProtocolPin::Initialize);
+        let pinned = &config.servers[3];
+        assert_eq!(pinned.protocol, ProtocolPin::Version("2025-06-18".into()));
+        assert_eq!(pinned.timeout, None);
+        assert!(pinned.enabled);
+    }
+
+    #[test]
+    fn defaults() {
+        let config = load_str("", None, &|_| None).unwrap();
+        assert_eq!(config, Config::default());
+        assert_eq!(config.settings.request_timeout, Duration::from_secs(60));
+        assert_eq!(config.settings.connect_timeout, Duration::from_secs(30));
+        assert_eq!(config.settings.probe_timeout, Duration::from_secs(2));
+        assert_eq!(config.settings.shutdown_grace, Duration::from_secs(2));
+        assert_eq!(config.settings.stderr_lines, 500);
+        assert_eq!(config.settings.frame_log, 10_000);
+
+        let config = load_str(
+            "[settings]\nframe_log = 5\n[servers.a]\ncommand = \"cat\"\n",
+            None,
+            &|_| None,
+        )
+        .unwrap();
+        assert_eq!(config.settings.frame_log, 5);
+        assert_eq!(config.settings.request_timeout, Duration::from_secs(60));
+        assert_eq!(config.servers, vec![ServerConfig::stdio("a", "cat", &[])]);
+    }
+
+    #[test]
+    fn example_config_loads_and_documents_every_key() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config.example.toml");
+        let text = fs::read_to_string(&path).unwrap();
+        // Only HOME is needed; the other references have defaults.
+        let config = load_str(&text, Some(&path), &env_from(&[("HOME", "/home/me")])).unwrap();
+        assert_eq!(config.settings, Settings::default());
+        let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["everything", "remote"]);
+        for key in parse::SETTINGS_KEYS.iter().chain(parse::SERVER_KEYS) {
+            let written = text
+                .lines()
+                .any(|line| line.starts_with(&format!("{key} = ")));
+            assert!(written, "config.example.toml does not document `{key}`");
+        }
+    }
+
+    #[test]
+    fn load_reads_files_and_load_or_empty_tolerates_missing_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        fs::write(&path, "[servers.a]\ncommand = \"cat\"\n").unwrap();
+        let config = load(&path).unwrap();
+        assert_eq!(config.path.as_deref(), Some(path.as_path()));
+        assert_eq!(config.servers, vec![ServerConfig::stdio("a", "cat", &[])]);
+        assert_eq!(load_or_empty(&path).unwrap(), config);
+
+        let missing = dir.path().join("nope").join("config.toml");
+        let error = load(&missing).unwrap_err();
+        assert!(matches!(error, ConfigError::Read { .. }));
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("cannot read {}: ", missing.display()))
+        );
+        let empty = load_or_empty(&missing).unwrap();
+        assert_eq!(empty, Config::empty(Some(missing.clone())));
+
+        // Other errors are still errors.
+        let error = load_or_empty(&fixture("invalid_syntax.toml")).unwrap_err();
+        assert!(error.diagnostic().is_some());
+        assert!(matches!(
+            load_or_empty(dir.path()),
+            Err(ConfigError::Read { .. })
+        ));
+    }
+
+    #[test]
+    fn path_precedence() {
+        let default = || Some(PathBuf::from("/default/config.toml"));
+        let cli = Path::new("/cli.toml");
+        assert_eq!(
+            resolve_path_from(Some(cli), Some("/env.toml".into()), default),
+            Some(PathBuf::from("/cli.toml"))
+        );
+        assert_eq!(
+            resolve_path_from(None, Some("/env.toml".into()), default),
+            Some(PathBuf::from("/env.toml"))
+        );
+        assert_eq!(
+            resolve_path_from(None, Some(OsString::new()), default),
+            Some(PathBuf::from("/default/config.toml"))
+        );
+        assert_eq!(
+            resolve_path_from(None, None, default),
+            Some(PathBuf::from("/default/config.toml"))
+        );
+        assert_eq!(resolve_path_from(None, None, || None), None);
+        assert!(
+            default_path().is_none_or(|path| path.ends_with("mcpdeck/config.toml")),
+            "{:?}",
+            default_path()
+        );
+    }
+
+    #[test]
+    fn expansion_and_missing_variables() {
+        let text = r#"
+[servers.local]
+command = "${BIN:-node}"
+args = ["${HOME}/a", "$$HOME", "${EMPTY:-d}", "${EMPTY}"]
+cwd = "${HOME}"
+
+[servers.remote]
+url = "https://${HOST:-example.com}/mcp"
+headers = { Authorization = "Bearer ${TOKEN}" }
+"#;
+        let env = env_from(&[("HOME", "/h"), ("EMPTY", ""), ("TOKEN", "s3cret")]);
+        let config = load_str(text, None, &env).unwrap();
+        assert_eq!(
+            config.servers[0].transport,
+            TransportConfig::Stdio {
+                command: "node".into(),
+                args: vec!["/h/a".into(), "$HOME".into(), "d".into(), String::new()],
+                env: vec![],
+                cwd: Some("/h".into()),
+            }
+        );
+        assert_eq!(
+            config.servers[1].transport,
+            TransportConfig::Http {
+                url: "https://example.com/mcp".into(),
+                headers: vec![("Authorization".into(), "Bearer s3cret".into())],
+                transport: HttpTransportKind::Auto,
+            }
+        );
+
+        let env = env_from(&[("HOME", "/h"), ("EMPTY", "")]);
+        let error = load_str(text, Some(Path::new("config.toml")), &env).unwrap_err();
+        assert_eq!(
+            error.summary(),
+            "config.toml:9:29: server \"remote\": the environment variable TOKEN is not set; set it, or write ${TOKEN:-default}"
+        );
+        // The full message shows the line with the value underlined.
+        assert!(
+            error.to_string().ends_with(
+                "9 | headers = { Authorization = \"Bearer ${TOKEN}\" }\n  |                             ^^^^^^^^^^^^^^^^^"
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn invalid_syntax() {
+        let (line, column, message) = invalid("invalid_syntax.toml", &[]);
+        assert_eq!((line, column), (4, 11));
+        assert!(message.starts_with("invalid TOML: "), "{message}");
+        assert!(
+            message.contains("string values must be quoted"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn invalid_duplicate_server() {
+        let (line, column, message) = invalid("invalid_duplicate_server.toml", &[]);
+        assert_eq!((line, column), (6, 10));
+        assert_eq!(message, "invalid TOML: duplicate key `a`");
+    }
+
+    #[test]
+    fn invalid_unknown_server_key() {
+        let (line, column, message) = invalid("invalid_unknown_key.toml", &[]);
+        assert_eq!((line, column), (7, 1));
+        assert_eq!(
+            message,
+            "unknown key `comand` in server \"everything\" — did you mean `command`?"
+        );
+    }
+
+    #[test]
+    fn invalid_unknown_settings_key() {
+        let (line, column, message) = invalid("invalid_unknown_setting.toml", &[]);
+        assert_eq!((line, column), (3, 1));
+        assert_eq!(
+            message,
+            "unknown key `request_timout` in [settings] — did you mean `request_timeout`?"
+        );
+    }
+
+    #[test]
+    fn invalid_unknown_top_level_key() {
+        let (line, column, message) = invalid("invalid_unknown_top_level.toml", &[]);
+        assert_eq!((line, column), (2, 2));
+        assert_eq!(
+            message,
+            "unknown key `server` at the top level — did you mean `servers`?"
+        );
+    }
+
+    #[test]
+    fn invalid_timeout_type() {
+        let (line, column, message) = invalid("invalid_timeout_type.toml", &[]);
+        assert_eq!((line, column), (3, 19));
+        assert_eq!(
+            message,
+            "`request_timeout` must be a number of seconds, found a string"
+        );
+    }
+
+    #[test]
+    fn invalid_negative_timeout() {
+        let (line, column, message) = invalid("invalid_negative_timeout.toml", &[]);
+        assert_eq!((line, column), (4, 11));
+        assert_eq!(
+            message,
+            "server \"slow\": `timeout` must not be negative, found -1.5"
+        );
+    }
+
+    #[test]
+    fn invalid_missing_variable() {
+        let (line, column, message) = invalid("invalid_missing_var.toml", &[]);
+        assert_eq!((line, column), (4, 29));
+        assert_eq!(
+            message,
+            "server \"remote\": the environment variable TOKEN is not set; set it, or write ${TOKEN:-default}"
+        );
+        // With the variable set, the same file is valid.
+        assert!(load_fixture("invalid_missing_var.toml", &[("TOKEN", "x")]).is_ok());
+    }
+
+    #[test]
+    fn invalid_unterminated_reference() {
+        let (line, column, message) = invalid("invalid_unterminated.toml", &[("HOME", "/h")]);
+        assert_eq!((line, column), (3, 18));
+        assert_eq!(
+            message,
+            "server \"x\": unterminated `${` in `args`; close it with `}`, or write `$$` for a literal `$`"
+        );
+    }
+
+    #[test]
+    fn invalid_both_command_and_url() {
+        let (line, column, message) = invalid("invalid_both_command_url.toml", &[]);
+        assert_eq!((line, column), (4, 1));
+        assert_eq!(
+            message,
+            "server \"x\" has both `command` and `url`; keep one"
+        );
+    }
+
+    #[test]
+    fn invalid_neither_command_nor_url() {
+        let (line, column, message) = invalid("invalid_no_command_or_url.toml", &[]);
+        assert_eq!((line, column), (3, 1));
+        assert!(
+            message.starts_with("server \"empty\" has neither `command` nor `url`; add `command"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn invalid_url_only_key_on_stdio_server() {
+        let (line, column, message) = invalid("invalid_headers_with_command.toml", &[]);
+        assert_eq!((line, column), (4, 1));
+        assert_eq!(
+            message,
+            "server \"local\": `headers` only applies to servers with `url`; remove it"
+        );
+    }
+
+    #[test]
+    fn invalid_command_only_key_on_http_server() {
+        let (line, column, message) = invalid("invalid_args_with_url.toml", &[]);
+        assert_eq!((line, column), (3, 1));
+        assert_eq!(
+            message,
+            "server \"remote\": `args` only applies to servers with `command`; remove it"
+        );
+    }
+
+    #[test]
+    fn invalid_server_name_characters() {
+        let (line, column, message) = invalid("invalid_server_name.toml", &[]);
+        assert_eq!((line, column), (1, 10));
+        assert_eq!(
+            message,
+            "invalid server name \"my server\": ' ' is not allowed; use only letters, digits, `_`, `.` and `-`"
+        );
+    }
+
+    #[test]
+    fn invalid_server_name_double_underscore() {
+        let (line, column, message) = invalid("invalid_server_name_underscores.toml", &[]);
+        assert_eq!((line, column), (4, 10));
+        assert!(
+            message.starts_with("invalid server name \"my__server\": it must not contain `__`")
+        );
+        assert!(
+            message.ends_with("rename it, e.g. \"my_server\""),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn invalid_protocol() {
+        let (line, column, message) = invalid("invalid_protocol.toml", &[]);
+        assert_eq!((line, column), (3, 12));
+        assert_eq!(
+            message,
+            "server \"x\": unknown protocol \"2025-01-01\"; use \"auto\", \"stateless\", \"initialize\" or one of the versions \"2026-07-28\", \"2025-11-25\", \"2025-06-18\", \"2025-03-26\", \"2024-11-05\""
+        );
+    }
+
+    #[test]
+    fn invalid_transport() {
+        let (line, column, message) = invalid("invalid_transport.toml", &[]);
+        assert_eq!((line, column), (3, 13));
+        assert!(
+            message.starts_with("server \"x\": unknown transport \"websocket\"; use \"http\""),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn invalid_deny_tools() {
+        let (line, column, message) = invalid("invalid_deny_tools.toml", &[]);
+        assert_eq!((line, column), (3, 14));
+        assert_eq!(
+            message,
+            "server \"x\": `deny_tools` must be an array of strings, found a string"
+        );
+    }
+
+    #[test]
+    fn invalid_servers_array() {
+        let (line, column, message) = invalid("invalid_servers_array.toml", &[]);
+        assert_eq!((line, column), (1, 1));
+        assert!(message.starts_with("`servers` must be a table with one [servers.NAME] section per server, found an array of tables"));
+    }
+}

@@ -1,1 +1,129 @@
-//! placeholder
+//! `mcpdeck demo-server`: a small, fast MCP server built into the binary.
+//!
+//! It speaks newline-delimited JSON-RPC on stdin/stdout (stderr is for logs
+//! only) and serves both protocol eras, so it is at once the demo a newcomer
+//! sees and a quick, dependable server for tests and benchmarks.
+//!
+//! - [`run`] serves the process's stdin/stdout until stdin reaches EOF.
+//! - [`serve`] does the same over any reader/writer pair (e.g. an in-process
+//!   `tokio::io::duplex`), which tests can use without spawning a process.
+
+mod catalog;
+mod media;
+mod server;
+
+use std::io::IsTerminal as _;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+pub use server::{LEGACY_VERSIONS, MODERN_VERSION};
+
+/// Which protocol era(s) the demo server answers.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Era {
+    /// Both eras; the first request locks the connection to one of them
+    /// (like the official Python SDK 2.3).
+    #[default]
+    Dual,
+    /// Only the stateless 2026-07-28 protocol (`initialize` is refused with -32022).
+    Stateless,
+    /// Only the `initialize` handshake era (`server/discover` is -32601 Method not found).
+    Initialize,
+}
+
+/// Flags of `mcpdeck demo-server`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DemoArgs {
+    /// Server name reported in serverInfo.
+    #[arg(long, value_name = "NAME", default_value = "mcpdeck-demo")]
+    pub name: String,
+
+    /// Protocol era(s) to serve.
+    #[arg(long, value_enum, default_value_t = Era::Dual)]
+    pub era: Era,
+
+    /// Add N generated tools `tool_0001`… (each echoes its `value` argument), for benchmarks.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub tools: usize,
+
+    /// Paginate tools/list, resources/list, resources/templates/list and prompts/list
+    /// with N items per page (default: everything in one page).
+    #[arg(long, value_name = "N")]
+    pub page_size: Option<usize>,
+
+    /// Do not offer resources (no `resources` capability).
+    #[arg(long)]
+    pub no_resources: bool,
+
+    /// Do not offer prompts (no `prompts` capability).
+    #[arg(long)]
+    pub no_prompts: bool,
+
+    /// Fail at startup with an error on stderr and exit status 1 (demo of a broken server).
+    #[arg(long)]
+    pub fail_start: bool,
+}
+
+impl Default for DemoArgs {
+    fn default() -> Self {
+        DemoArgs {
+            name: "mcpdeck-demo".to_string(),
+            era: Era::Dual,
+            tools: 0,
+            page_size: None,
+            no_resources: false,
+            no_prompts: false,
+            fail_start: false,
+        }
+    }
+}
+
+/// Serve MCP on this process's stdin/stdout until stdin reaches EOF, then
+/// return `Ok` (in-flight slow requests are abandoned, not awaited).
+///
+/// With `--fail-start` this prints an error to stderr and exits the process
+/// with status 1 immediately.
+pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
+    if args.fail_start {
+        eprintln!("demo-server: failed to open database: permission denied");
+        std::process::exit(1);
+    }
+    if std::io::stdin().is_terminal() {
+        let era = match args.era {
+            Era::Dual => "dual",
+            Era::Stateless => "stateless",
+            Era::Initialize => "initialize",
+        };
+        eprintln!(
+            "mcpdeck demo-server: speaking MCP on stdin/stdout (era: {era}). This is meant to be \
+             launched by an MCP client; to poke at it by hand, type one JSON-RPC message per line. \
+             Ctrl-D quits."
+        );
+    }
+    // tokio's `io-std` feature is not enabled; `tokio::fs::File` over duplicated
+    // descriptors gives the same blocking-pool backed async stdio.
+    let input = tokio::fs::File::from_std(dup_stdio(&std::io::stdin())?);
+    let output = tokio::fs::File::from_std(dup_stdio(&std::io::stdout())?);
+    serve(args, input, output).await
+}
+
+#[cfg(unix)]
+fn dup_stdio(stream: &impl std::os::fd::AsFd) -> anyhow::Result<std::fs::File> {
+    Ok(std::fs::File::from(stream.as_fd().try_clone_to_owned()?))
+}
+
+#[cfg(windows)]
+fn dup_stdio(stream: &impl std::os::windows::io::AsHandle) -> anyhow::Result<std::fs::File> {
+    Ok(std::fs::File::from(
+        stream.as_handle().try_clone_to_owned()?,
+    ))
+}
+
+/// Serve one MCP connection over `input`/`output` until `input` reaches EOF.
+pub async fn serve<R, W>(args: DemoArgs, input: R, output: W) -> anyhow::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    server::serve(args, input, output).await
+}

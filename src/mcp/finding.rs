@@ -40,7 +40,13 @@ pub struct Finding {
 
 impl Finding {
     pub fn new(severity: Severity, message: impl Into<String>) -> Self {
-        Finding { severity, message: message.into(), raw: None, raw_len: 0, at: SystemTime::now() }
+        Finding {
+            severity,
+            message: message.into(),
+            raw: None,
+            raw_len: 0,
+            at: SystemTime::now(),
+        }
     }
 
     /// A finding about a frame, keeping (a bounded copy of) the frame.

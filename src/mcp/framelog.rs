@@ -90,7 +90,11 @@ impl FrameLog {
 
     pub fn with_limits(max_frames: usize, max_bytes: usize, per_frame: usize) -> Self {
         FrameLog {
-            inner: Mutex::new(Inner { frames: VecDeque::new(), bytes: 0, next_seq: 0 }),
+            inner: Mutex::new(Inner {
+                frames: VecDeque::new(),
+                bytes: 0,
+                next_seq: 0,
+            }),
             max_frames: max_frames.max(1),
             max_bytes,
             per_frame,
@@ -110,7 +114,13 @@ impl FrameLog {
     }
 
     /// Record a frame and return it.
-    pub fn record(&self, server: &Arc<str>, dir: Direction, raw: &str, meta: FrameMeta) -> Arc<Frame> {
+    pub fn record(
+        &self,
+        server: &Arc<str>,
+        dir: Direction,
+        raw: &str,
+        meta: FrameMeta,
+    ) -> Arc<Frame> {
         let text: Arc<str> = Arc::from(truncate(raw, self.per_frame));
         let mut frame = Frame {
             seq: 0,
@@ -155,11 +165,20 @@ impl FrameLog {
     /// Frames with a sequence number of at least `seq`.
     pub fn since(&self, seq: u64) -> Vec<Arc<Frame>> {
         let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.frames.iter().filter(|f| f.seq >= seq).cloned().collect()
+        inner
+            .frames
+            .iter()
+            .filter(|f| f.seq >= seq)
+            .cloned()
+            .collect()
     }
 
     pub fn len(&self) -> usize {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).frames.len()
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .frames
+            .len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -169,7 +188,9 @@ impl FrameLog {
 
 impl std::fmt::Debug for FrameLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FrameLog").field("len", &self.len()).finish()
+        f.debug_struct("FrameLog")
+            .field("len", &self.len())
+            .finish()
     }
 }
 
@@ -182,7 +203,12 @@ mod tests {
         let log = FrameLog::with_limits(3, 1000, 100);
         let s: Arc<str> = Arc::from("s");
         for i in 0..5 {
-            log.record(&s, Direction::Out, &format!("frame {i}"), FrameMeta::default());
+            log.record(
+                &s,
+                Direction::Out,
+                &format!("frame {i}"),
+                FrameMeta::default(),
+            );
         }
         let snap = log.snapshot();
         assert_eq!(snap.len(), 3);
@@ -204,10 +230,21 @@ mod tests {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let seen2 = seen.clone();
         let log = FrameLog::with_limits(10, 1000, 4).with_tap(Box::new(move |f, raw| {
-            seen2.lock().unwrap().push((f.dir, raw.to_string(), f.text.to_string()));
+            seen2
+                .lock()
+                .unwrap()
+                .push((f.dir, raw.to_string(), f.text.to_string()));
         }));
-        log.record(&Arc::from("a"), Direction::In, "abcdefgh", FrameMeta::default());
+        log.record(
+            &Arc::from("a"),
+            Direction::In,
+            "abcdefgh",
+            FrameMeta::default(),
+        );
         let seen = seen.lock().unwrap();
-        assert_eq!(seen[0], (Direction::In, "abcdefgh".to_string(), "abcd".to_string()));
+        assert_eq!(
+            seen[0],
+            (Direction::In, "abcdefgh".to_string(), "abcd".to_string())
+        );
     }
 }

@@ -72,7 +72,11 @@ impl fmt::Display for RpcError {
 
 impl RpcError {
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        RpcError { code, message: message.into(), data: None }
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     pub fn to_value(&self) -> Value {
@@ -105,7 +109,11 @@ impl RpcError {
                 String::from("(no message)")
             }
         };
-        RpcError { code, message, data: obj.get("data").cloned() }
+        RpcError {
+            code,
+            message,
+            data: obj.get("data").cloned(),
+        }
     }
 }
 
@@ -127,9 +135,19 @@ pub mod codes {
 /// One parsed message from the peer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-    Request { id: Id, method: String, params: Option<Value> },
-    Notification { method: String, params: Option<Value> },
-    Response { id: Id, outcome: Result<Value, RpcError> },
+    Request {
+        id: Id,
+        method: String,
+        params: Option<Value>,
+    },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
+    Response {
+        id: Id,
+        outcome: Result<Value, RpcError>,
+    },
 }
 
 impl Message {
@@ -170,7 +188,11 @@ pub fn parse_frame(raw: &str) -> Parsed {
     match value {
         Value::Array(items) => {
             if items.is_empty() {
-                out.findings.push(Finding::frame(Severity::Error, "an empty JSON-RPC batch", raw));
+                out.findings.push(Finding::frame(
+                    Severity::Error,
+                    "an empty JSON-RPC batch",
+                    raw,
+                ));
             }
             for item in items {
                 parse_value(item, raw, &mut out);
@@ -185,7 +207,10 @@ fn parse_value(value: Value, raw: &str, out: &mut Parsed) {
     let Value::Object(mut obj) = value else {
         out.findings.push(Finding::frame(
             Severity::Error,
-            format!("a frame is JSON but not a JSON-RPC object ({}); it was skipped", kind(&value)),
+            format!(
+                "a frame is JSON but not a JSON-RPC object ({}); it was skipped",
+                kind(&value)
+            ),
             raw,
         ));
         return;
@@ -203,7 +228,10 @@ fn parse_value(value: Value, raw: &str, out: &mut Parsed) {
         Some(v) => match Id::from_value(v) {
             Some(id) => Some(id),
             None => {
-                problems.push(format!("`id` must be a string or an integer, found {}", short(v)));
+                problems.push(format!(
+                    "`id` must be a string or an integer, found {}",
+                    short(v)
+                ));
                 None
             }
         },
@@ -216,11 +244,16 @@ fn parse_value(value: Value, raw: &str, out: &mut Parsed) {
                 && !p.is_object()
                 && !p.is_array()
             {
-                problems.push(format!("`params` of {method} is {}, not an object", kind(p)));
+                problems.push(format!(
+                    "`params` of {method} is {}, not an object",
+                    kind(p)
+                ));
             }
             match id {
                 Some(Id::Null) => {
-                    problems.push(format!("request {method} has a null id; treated as a notification"));
+                    problems.push(format!(
+                        "request {method} has a null id; treated as a notification"
+                    ));
                     Some(Message::Notification { method, params })
                 }
                 Some(id) => Some(Message::Request { id, method, params }),
@@ -229,7 +262,10 @@ fn parse_value(value: Value, raw: &str, out: &mut Parsed) {
             }
         }
         Some(other) => {
-            problems.push(format!("`method` is {}, not a string; the frame was skipped", short(&other)));
+            problems.push(format!(
+                "`method` is {}, not a string; the frame was skipped",
+                short(&other)
+            ));
             None
         }
         None => {
@@ -248,7 +284,8 @@ fn parse_value(value: Value, raw: &str, out: &mut Parsed) {
                     let outcome = match (result, error) {
                         (Some(_), Some(err)) => {
                             problems.push(
-                                "a response carries both `result` and `error`; the error was used".into(),
+                                "a response carries both `result` and `error`; the error was used"
+                                    .into(),
                             );
                             Err(RpcError::from_value(&err, &mut problems))
                         }
@@ -268,7 +305,11 @@ fn parse_value(value: Value, raw: &str, out: &mut Parsed) {
         }
     };
     for p in problems {
-        let sev = if message.is_some() { Severity::Warning } else { Severity::Error };
+        let sev = if message.is_some() {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
         out.findings.push(Finding::frame(sev, p, raw));
     }
     if let Some(m) = message {
@@ -349,16 +390,28 @@ mod tests {
     #[test]
     fn well_formed_messages_parse_without_findings() {
         let (m, f) = one(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
-        assert_eq!(m, Message::Request { id: Id::Num(0), method: "ping".into(), params: None });
+        assert_eq!(
+            m,
+            Message::Request {
+                id: Id::Num(0),
+                method: "ping".into(),
+                params: None
+            }
+        );
         assert!(f.is_empty());
         let (m, f) = one(r#"{"jsonrpc":"2.0","id":"abc","method":"roots/list","params":{}}"#);
         assert!(matches!(m, Message::Request { id: Id::Str(ref s), .. } if s == "abc"));
         assert!(f.is_empty());
         let (m, _) = one(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#);
         assert_eq!(m.method(), Some("notifications/tools/list_changed"));
-        let (m, f) = one(r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"x","data":{"supported":["2026-07-28"]}}}"#);
+        let (m, f) = one(
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"x","data":{"supported":["2026-07-28"]}}}"#,
+        );
         match m {
-            Message::Response { id, outcome: Err(e) } => {
+            Message::Response {
+                id,
+                outcome: Err(e),
+            } => {
                 assert_eq!(id, Id::Num(7));
                 assert_eq!(e.code, -32022);
                 assert_eq!(e.data.unwrap()["supported"][0], "2026-07-28");
@@ -375,7 +428,10 @@ mod tests {
         assert_eq!(p.findings.len(), 1);
         assert_eq!(p.findings[0].severity, Severity::Error);
         assert!(p.findings[0].message.contains("not JSON"));
-        assert_eq!(p.findings[0].raw.as_deref(), Some("Starting server on stdio..."));
+        assert_eq!(
+            p.findings[0].raw.as_deref(),
+            Some("Starting server on stdio...")
+        );
     }
 
     #[test]
@@ -391,15 +447,28 @@ mod tests {
 
     #[test]
     fn result_and_error_together_uses_the_error() {
-        let (m, f) = one(r#"{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"m"}}"#);
-        assert!(matches!(m, Message::Response { outcome: Err(RpcError { code: 1, .. }), .. }));
+        let (m, f) =
+            one(r#"{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"m"}}"#);
+        assert!(matches!(
+            m,
+            Message::Response {
+                outcome: Err(RpcError { code: 1, .. }),
+                ..
+            }
+        ));
         assert!(f[0].message.contains("both"));
     }
 
     #[test]
     fn response_without_result_or_error_completes_as_error() {
         let (m, f) = one(r#"{"jsonrpc":"2.0","id":3}"#);
-        assert!(matches!(m, Message::Response { outcome: Err(_), .. }));
+        assert!(matches!(
+            m,
+            Message::Response {
+                outcome: Err(_),
+                ..
+            }
+        ));
         assert!(f[0].message.contains("neither"));
     }
 
@@ -407,7 +476,9 @@ mod tests {
     fn malformed_error_object_is_kept() {
         let (m, f) = one(r#"{"jsonrpc":"2.0","id":3,"error":"boom"}"#);
         match m {
-            Message::Response { outcome: Err(e), .. } => assert!(e.message.contains("boom")),
+            Message::Response {
+                outcome: Err(e), ..
+            } => assert!(e.message.contains("boom")),
             other => panic!("{other:?}"),
         }
         assert!(!f.is_empty());
@@ -430,10 +501,26 @@ mod tests {
         let r = request(5, "tools/list", Some(&json!({"cursor":"c"})));
         let (m, f) = one(&r);
         assert!(f.is_empty());
-        assert_eq!(m, Message::Request { id: Id::Num(5), method: "tools/list".into(), params: Some(json!({"cursor":"c"})) });
-        let r = response(&Id::Str("abc".into()), Err(RpcError::new(-32601, "Method not found")));
+        assert_eq!(
+            m,
+            Message::Request {
+                id: Id::Num(5),
+                method: "tools/list".into(),
+                params: Some(json!({"cursor":"c"}))
+            }
+        );
+        let r = response(
+            &Id::Str("abc".into()),
+            Err(RpcError::new(-32601, "Method not found")),
+        );
         let (m, _) = one(&r);
-        assert!(matches!(m, Message::Response { id: Id::Str(_), outcome: Err(RpcError { code: -32601, .. }) }));
+        assert!(matches!(
+            m,
+            Message::Response {
+                id: Id::Str(_),
+                outcome: Err(RpcError { code: -32601, .. })
+            }
+        ));
         assert!(!notification("notifications/initialized", None).contains("\"id\""));
     }
 }

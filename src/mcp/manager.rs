@@ -11,7 +11,9 @@ use tokio::task::JoinSet;
 
 use super::finding::Finding;
 use super::framelog::FrameLog;
-use super::session::{ConnectError, Lists, Negotiated, Pin, RequestError, Session, SessionEvent, SessionSpec, Tagged};
+use super::session::{
+    ConnectError, Lists, Negotiated, Pin, RequestError, Session, SessionEvent, SessionSpec, Tagged,
+};
 use super::transport::StdioSpec;
 use super::types::{CallResult, Tool};
 use crate::config::{ProtocolPin, ServerConfig, Settings, TransportConfig};
@@ -25,7 +27,10 @@ pub enum ServerStatus {
     /// Connecting.
     Pending,
     Connected,
-    Failed { reason: String, stderr_tail: Vec<String> },
+    Failed {
+        reason: String,
+        stderr_tail: Vec<String>,
+    },
     Disabled,
     /// Enabled but not connected (after a disconnect command).
     Disconnected,
@@ -60,8 +65,15 @@ pub enum Command {
     SetDenyList(String, Vec<String>),
     /// List tools, resources and prompts again.
     Refresh(String),
-    Call { tag: u64, server: String, tool: String, arguments: Value },
-    Cancel { tag: u64 },
+    Call {
+        tag: u64,
+        server: String,
+        tool: String,
+        arguments: Value,
+    },
+    Cancel {
+        tag: u64,
+    },
     Snapshot(oneshot::Sender<Vec<ServerSnapshot>>),
     Shutdown(oneshot::Sender<()>),
 }
@@ -73,7 +85,9 @@ pub enum CallError {
     UnknownServer(String),
     #[error("server {server:?} is {status}; connect it first")]
     NotConnected { server: String, status: String },
-    #[error("tool {tool:?} is denied on server {server:?} (deny_tools in the config); remove it from deny_tools to call it")]
+    #[error(
+        "tool {tool:?} is denied on server {server:?} (deny_tools in the config); remove it from deny_tools to call it"
+    )]
     Denied { server: String, tool: String },
     #[error(transparent)]
     Request(#[from] RequestError),
@@ -84,14 +98,45 @@ pub enum CallError {
 pub enum Event {
     /// The set or order of servers changed.
     Servers(Vec<String>),
-    Status { server: String, status: ServerStatus, negotiated: Option<Box<Negotiated>> },
-    Lists { server: String, lists: Arc<Lists> },
-    DenyList { server: String, tools: Vec<String> },
-    CallStarted { tag: u64, server: String, tool: String, request_id: i64 },
-    CallFinished { tag: u64, server: String, tool: String, result: Result<CallResult, CallError>, elapsed: Duration },
-    Finding { server: String, finding: Finding },
-    Stderr { server: String, line: String },
-    Notification { server: String, method: String, params: Option<Value> },
+    Status {
+        server: String,
+        status: ServerStatus,
+        negotiated: Option<Box<Negotiated>>,
+    },
+    Lists {
+        server: String,
+        lists: Arc<Lists>,
+    },
+    DenyList {
+        server: String,
+        tools: Vec<String>,
+    },
+    CallStarted {
+        tag: u64,
+        server: String,
+        tool: String,
+        request_id: i64,
+    },
+    CallFinished {
+        tag: u64,
+        server: String,
+        tool: String,
+        result: Result<CallResult, CallError>,
+        elapsed: Duration,
+    },
+    Finding {
+        server: String,
+        finding: Finding,
+    },
+    Stderr {
+        server: String,
+        line: String,
+    },
+    Notification {
+        server: String,
+        method: String,
+        params: Option<Value>,
+    },
 }
 
 /// A server as the manager sees it now.
@@ -119,24 +164,37 @@ pub fn aggregate_tools(servers: &[ServerSnapshot]) -> Vec<QualifiedTool> {
         .iter()
         .filter(|s| s.status == ServerStatus::Connected)
         .flat_map(|s| {
-            s.lists.tools.iter().filter(|t| !s.config.is_tool_denied(&t.name)).map(|t| QualifiedTool {
-                qualified: format!("{}{QUALIFIER}{}", s.config.name, t.name),
-                server: s.config.name.clone(),
-                tool: t.clone(),
-            })
+            s.lists
+                .tools
+                .iter()
+                .filter(|t| !s.config.is_tool_denied(&t.name))
+                .map(|t| QualifiedTool {
+                    qualified: format!("{}{QUALIFIER}{}", s.config.name, t.name),
+                    server: s.config.name.clone(),
+                    tool: t.clone(),
+                })
         })
         .collect()
 }
 
 /// Split `server__tool` at the first separator (server names cannot hold it).
 pub fn split_qualified(name: &str) -> Option<(&str, &str)> {
-    name.split_once(QUALIFIER).filter(|(s, t)| !s.is_empty() && !t.is_empty())
+    name.split_once(QUALIFIER)
+        .filter(|(s, t)| !s.is_empty() && !t.is_empty())
 }
 
 /// Build a session spec from the config.
-pub fn session_spec(config: &ServerConfig, settings: &Settings) -> Result<SessionSpec, ConnectError> {
+pub fn session_spec(
+    config: &ServerConfig,
+    settings: &Settings,
+) -> Result<SessionSpec, ConnectError> {
     let stdio = match &config.transport {
-        TransportConfig::Stdio { command, args, env, cwd } => StdioSpec {
+        TransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => StdioSpec {
             command: command.clone(),
             args: args.clone(),
             env: env.clone(),
@@ -179,7 +237,11 @@ pub struct Manager {
 impl Manager {
     /// Start the manager task with these servers; every enabled server
     /// connects at once, concurrently.
-    pub fn start(settings: Settings, servers: Vec<ServerConfig>, frames: Arc<FrameLog>) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+    pub fn start(
+        settings: Settings,
+        servers: Vec<ServerConfig>,
+        frames: Arc<FrameLog>,
+    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let (ev_tx, ev_rx) = mpsc::unbounded_channel();
         let (sess_tx, sess_rx) = mpsc::unbounded_channel();
@@ -232,9 +294,19 @@ struct Slot {
 }
 
 enum Internal {
-    Connected { server: String, generation: u64, result: Result<(Session, Lists), ConnectError> },
-    Relisted { server: String, session: u64, result: Result<Lists, RequestError> },
-    CallDone { tag: u64 },
+    Connected {
+        server: String,
+        generation: u64,
+        result: Result<(Session, Lists), ConnectError>,
+    },
+    Relisted {
+        server: String,
+        session: u64,
+        result: Result<Lists, RequestError>,
+    },
+    CallDone {
+        tag: u64,
+    },
 }
 
 struct Task {
@@ -289,7 +361,11 @@ impl Task {
         let Some(slot) = self.slot(name) else { return };
         slot.status = status.clone();
         let negotiated = slot.negotiated.clone().map(Box::new);
-        self.emit(Event::Status { server: name.to_string(), status, negotiated });
+        self.emit(Event::Status {
+            server: name.to_string(),
+            status,
+            negotiated,
+        });
     }
 
     async fn set_servers(&mut self, servers: Vec<ServerConfig>) {
@@ -312,7 +388,9 @@ impl Task {
             }
         }
         to_close.extend(old.into_iter().filter_map(|s| s.session));
-        self.emit(Event::Servers(self.slots.iter().map(|s| s.config.name.clone()).collect()));
+        self.emit(Event::Servers(
+            self.slots.iter().map(|s| s.config.name.clone()).collect(),
+        ));
         self.close_later(to_close);
         for name in to_connect {
             self.start_connect(&name);
@@ -350,12 +428,19 @@ impl Task {
                     Err(e) => {
                         let tail = session.stderr_tail(20);
                         session.close().await;
-                        Err(ConnectError { message: format!("connected, but listing failed: {e}"), stderr_tail: tail })
+                        Err(ConnectError {
+                            message: format!("connected, but listing failed: {e}"),
+                            stderr_tail: tail,
+                        })
                     }
                 }
             }
             .await;
-            let _ = internal.send(Internal::Connected { server, generation, result });
+            let _ = internal.send(Internal::Connected {
+                server,
+                generation,
+                result,
+            });
         });
     }
 
@@ -369,7 +454,11 @@ impl Task {
                 if let Some(slot) = self.slot(&name) {
                     slot.generation = g;
                     let old = slot.session.take();
-                    let status = if slot.config.enabled { ServerStatus::Disconnected } else { ServerStatus::Disabled };
+                    let status = if slot.config.enabled {
+                        ServerStatus::Disconnected
+                    } else {
+                        ServerStatus::Disabled
+                    };
                     self.close_later(old.into_iter().collect());
                     self.set_status(&name, status);
                 }
@@ -397,11 +486,19 @@ impl Task {
             Command::SetDenyList(name, tools) => {
                 if let Some(slot) = self.slot(&name) {
                     slot.config.deny_tools = tools.clone();
-                    self.emit(Event::DenyList { server: name, tools });
+                    self.emit(Event::DenyList {
+                        server: name,
+                        tools,
+                    });
                 }
             }
             Command::Refresh(name) => self.relist(&name),
-            Command::Call { tag, server, tool, arguments } => self.call(tag, server, tool, arguments),
+            Command::Call {
+                tag,
+                server,
+                tool,
+                arguments,
+            } => self.call(tag, server, tool, arguments),
             Command::Cancel { tag } => {
                 if let Some(tx) = self.calls.remove(&tag) {
                     let _ = tx.send(());
@@ -427,27 +524,53 @@ impl Task {
     fn relist(&mut self, name: &str) {
         let internal = self.internal.clone();
         let Some(slot) = self.slot(name) else { return };
-        let Some(session) = slot.session.clone() else { return };
+        let Some(session) = slot.session.clone() else {
+            return;
+        };
         let server = name.to_string();
         tokio::spawn(async move {
             let result = session.list_everything().await;
-            let _ = internal.send(Internal::Relisted { server, session: session.id(), result });
+            let _ = internal.send(Internal::Relisted {
+                server,
+                session: session.id(),
+                result,
+            });
         });
     }
 
     fn call(&mut self, tag: u64, server: String, tool: String, arguments: Value) {
         let refuse = |this: &Self, server: String, tool: String, e: CallError| {
-            this.emit(Event::CallFinished { tag, server, tool, result: Err(e), elapsed: Duration::ZERO });
+            this.emit(Event::CallFinished {
+                tag,
+                server,
+                tool,
+                result: Err(e),
+                elapsed: Duration::ZERO,
+            });
         };
         let Some(slot) = self.slots.iter().find(|s| s.config.name == server) else {
             return refuse(self, server.clone(), tool, CallError::UnknownServer(server));
         };
         if slot.config.is_tool_denied(&tool) {
-            return refuse(self, server.clone(), tool.clone(), CallError::Denied { server, tool });
+            return refuse(
+                self,
+                server.clone(),
+                tool.clone(),
+                CallError::Denied { server, tool },
+            );
         }
-        let Some(session) = slot.session.clone().filter(|_| slot.status == ServerStatus::Connected) else {
+        let Some(session) = slot
+            .session
+            .clone()
+            .filter(|_| slot.status == ServerStatus::Connected)
+        else {
             let status = slot.status.label().to_string();
-            return refuse(self, server.clone(), tool, CallError::NotConnected { server, status });
+            return refuse(
+                self,
+                server.clone(),
+                tool,
+                CallError::NotConnected { server, status },
+            );
         };
         let (cancel_tx, cancel_rx) = oneshot::channel();
         self.calls.insert(tag, cancel_tx);
@@ -459,7 +582,12 @@ impl Task {
                 Err(e) => Err(CallError::Request(e)),
                 Ok(pending) => {
                     let id = pending.id;
-                    let _ = events.send(Event::CallStarted { tag, server: server.clone(), tool: tool.clone(), request_id: id });
+                    let _ = events.send(Event::CallStarted {
+                        tag,
+                        server: server.clone(),
+                        tool: tool.clone(),
+                        request_id: id,
+                    });
                     let fut = session.finish_call(pending);
                     tokio::pin!(fut);
                     tokio::select! {
@@ -471,17 +599,33 @@ impl Task {
                     }
                 }
             };
-            let _ = events.send(Event::CallFinished { tag, server, tool, result, elapsed: started.elapsed() });
+            let _ = events.send(Event::CallFinished {
+                tag,
+                server,
+                tool,
+                result,
+                elapsed: started.elapsed(),
+            });
             let _ = internal.send(Internal::CallDone { tag });
         });
     }
 
     fn session_event(&mut self, ev: Tagged) {
-        let Some(idx) = self.slots.iter().position(|s| s.session.as_ref().is_some_and(|x| x.id() == ev.session)) else {
+        let Some(idx) = self
+            .slots
+            .iter()
+            .position(|s| s.session.as_ref().is_some_and(|x| x.id() == ev.session))
+        else {
             // Events from a session being set up still carry useful findings and stderr.
             match ev.event {
-                SessionEvent::Finding(f) => self.emit(Event::Finding { server: ev.server.to_string(), finding: f }),
-                SessionEvent::Stderr(line) => self.emit(Event::Stderr { server: ev.server.to_string(), line }),
+                SessionEvent::Finding(f) => self.emit(Event::Finding {
+                    server: ev.server.to_string(),
+                    finding: f,
+                }),
+                SessionEvent::Stderr(line) => self.emit(Event::Stderr {
+                    server: ev.server.to_string(),
+                    line,
+                }),
                 _ => {}
             }
             return;
@@ -493,16 +637,32 @@ impl Task {
             SessionEvent::Notification { method, params } => {
                 if matches!(
                     method.as_str(),
-                    "notifications/tools/list_changed" | "notifications/resources/list_changed" | "notifications/prompts/list_changed"
+                    "notifications/tools/list_changed"
+                        | "notifications/resources/list_changed"
+                        | "notifications/prompts/list_changed"
                 ) {
                     self.relist(&server);
                 }
-                self.emit(Event::Notification { server, method, params });
+                self.emit(Event::Notification {
+                    server,
+                    method,
+                    params,
+                });
             }
-            SessionEvent::Closed { description, requested, stderr_tail } => {
+            SessionEvent::Closed {
+                description,
+                requested,
+                stderr_tail,
+            } => {
                 self.slots[idx].session = None;
                 if !requested {
-                    self.set_status(&server, ServerStatus::Failed { reason: description, stderr_tail });
+                    self.set_status(
+                        &server,
+                        ServerStatus::Failed {
+                            reason: description,
+                            stderr_tail,
+                        },
+                    );
                 }
             }
         }
@@ -510,7 +670,11 @@ impl Task {
 
     async fn internal(&mut self, msg: Internal) {
         match msg {
-            Internal::Connected { server, generation, result } => {
+            Internal::Connected {
+                server,
+                generation,
+                result,
+            } => {
                 let Some(slot) = self.slot(&server).filter(|s| s.generation == generation) else {
                     if let Ok((session, _)) = result {
                         self.close_later(vec![session]);
@@ -522,7 +686,13 @@ impl Task {
                         // The server may have died between listing and now.
                         if let Some(reason) = session.closed() {
                             let tail = session.stderr_tail(20);
-                            self.set_status(&server, ServerStatus::Failed { reason, stderr_tail: tail });
+                            self.set_status(
+                                &server,
+                                ServerStatus::Failed {
+                                    reason,
+                                    stderr_tail: tail,
+                                },
+                            );
                             return;
                         }
                         slot.negotiated = session.negotiated();
@@ -533,12 +703,24 @@ impl Task {
                         self.emit(Event::Lists { server, lists });
                     }
                     Err(e) => {
-                        self.set_status(&server, ServerStatus::Failed { reason: e.message, stderr_tail: e.stderr_tail });
+                        self.set_status(
+                            &server,
+                            ServerStatus::Failed {
+                                reason: e.message,
+                                stderr_tail: e.stderr_tail,
+                            },
+                        );
                     }
                 }
             }
-            Internal::Relisted { server, session, result } => {
-                let Some(slot) = self.slot(&server) else { return };
+            Internal::Relisted {
+                server,
+                session,
+                result,
+            } => {
+                let Some(slot) = self.slot(&server) else {
+                    return;
+                };
                 if slot.session.as_ref().map(Session::id) != Some(session) {
                     return;
                 }
@@ -550,7 +732,10 @@ impl Task {
                     }
                     Err(e) => self.emit(Event::Finding {
                         server,
-                        finding: Finding::new(super::finding::Severity::Error, format!("listing again failed: {e}")),
+                        finding: Finding::new(
+                            super::finding::Severity::Error,
+                            format!("listing again failed: {e}"),
+                        ),
                     }),
                 }
             }
@@ -582,6 +767,17 @@ impl Task {
 }
 
 fn new_slot(config: ServerConfig) -> Slot {
-    let status = if config.enabled { ServerStatus::Pending } else { ServerStatus::Disabled };
-    Slot { config, status, session: None, negotiated: None, lists: Arc::new(Lists::default()), generation: 0 }
+    let status = if config.enabled {
+        ServerStatus::Pending
+    } else {
+        ServerStatus::Disabled
+    };
+    Slot {
+        config,
+        status,
+        session: None,
+        negotiated: None,
+        lists: Arc::new(Lists::default()),
+        generation: 0,
+    }
 }

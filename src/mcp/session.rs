@@ -14,7 +14,9 @@ use super::finding::{Finding, Severity};
 use super::framelog::{Direction, FrameLog, FrameMeta};
 use super::jsonrpc::{self, Id, Message, RpcError, codes};
 use super::transport::{Inbound, StderrBuffer, StdioSpec, StdioTransport, Transport};
-use super::types::{CallResult, Era, INITIALIZE_VERSIONS, STATELESS_VERSION, ServerInfo, Tool, client_info};
+use super::types::{
+    CallResult, Era, INITIALIZE_VERSIONS, STATELESS_VERSION, ServerInfo, Tool, client_info,
+};
 
 /// Which era and version to use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,11 +45,18 @@ pub struct SessionSpec {
 /// What a session tells its owner, besides answers to requests.
 #[derive(Debug, Clone)]
 pub enum SessionEvent {
-    Notification { method: String, params: Option<Value> },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
     Finding(Finding),
     Stderr(String),
     /// The connection is gone (the server exited, or we closed it).
-    Closed { description: String, requested: bool, stderr_tail: Vec<String> },
+    Closed {
+        description: String,
+        requested: bool,
+        stderr_tail: Vec<String>,
+    },
 }
 
 /// A session event, tagged with the session it came from.
@@ -68,7 +77,10 @@ pub enum RequestError {
     #[error("{method} was cancelled")]
     Cancelled { method: String },
     #[error("{description}")]
-    Closed { description: String, stderr_tail: Vec<String> },
+    Closed {
+        description: String,
+        stderr_tail: Vec<String>,
+    },
     #[error("{0}")]
     Protocol(String),
 }
@@ -99,7 +111,10 @@ pub struct ConnectError {
 
 impl ConnectError {
     fn new(message: impl Into<String>) -> Self {
-        ConnectError { message: message.into(), stderr_tail: Vec::new() }
+        ConnectError {
+            message: message.into(),
+            stderr_tail: Vec::new(),
+        }
     }
 }
 
@@ -183,7 +198,10 @@ pub struct Session {
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("name", &self.inner.name).field("id", &self.inner.id).finish()
+        f.debug_struct("Session")
+            .field("name", &self.inner.name)
+            .field("id", &self.inner.id)
+            .finish()
     }
 }
 
@@ -205,13 +223,22 @@ impl Session {
         let started = Instant::now();
         let deadline = started + spec.connect_timeout;
         let session = Session::spawn(spec, frames.clone(), events.clone())?;
-        let result = match tokio::time::timeout_at(deadline.into(), session.negotiate(spec, started)).await {
+        let result = match tokio::time::timeout_at(
+            deadline.into(),
+            session.negotiate(spec, started),
+        )
+        .await
+        {
             Ok(Ok(n)) => Ok(n),
             Ok(Err(Restart(detection))) => {
                 // The server exited on the probe: start it again, straight into initialize.
                 session.close().await;
                 let fresh = Session::spawn(spec, frames, events)?;
-                let r = tokio::time::timeout_at(deadline.into(), fresh.initialize(None, detection, started)).await;
+                let r = tokio::time::timeout_at(
+                    deadline.into(),
+                    fresh.initialize(None, detection, started),
+                )
+                .await;
                 return match r {
                     Ok(Ok(n)) => {
                         fresh.set_negotiated(n);
@@ -247,16 +274,24 @@ impl Session {
         }
     }
 
-    fn spawn(spec: &SessionSpec, frames: Arc<FrameLog>, events: mpsc::UnboundedSender<Tagged>) -> Result<Session, ConnectError> {
+    fn spawn(
+        spec: &SessionSpec,
+        frames: Arc<FrameLog>,
+        events: mpsc::UnboundedSender<Tagged>,
+    ) -> Result<Session, ConnectError> {
         let (err_tx, mut err_rx) = mpsc::channel::<String>(1024);
-        let (transport, mut inbound) = StdioTransport::spawn(&spec.stdio, Some(err_tx)).map_err(|e| {
-            let hint = if e.kind() == std::io::ErrorKind::NotFound {
-                "; check `command` in the config, or that it is on PATH"
-            } else {
-                ""
-            };
-            ConnectError::new(format!("could not start `{}`: {e}{hint}", spec.stdio.display()))
-        })?;
+        let (transport, mut inbound) =
+            StdioTransport::spawn(&spec.stdio, Some(err_tx)).map_err(|e| {
+                let hint = if e.kind() == std::io::ErrorKind::NotFound {
+                    "; check `command` in the config, or that it is on PATH"
+                } else {
+                    ""
+                };
+                ConnectError::new(format!(
+                    "could not start `{}`: {e}{hint}",
+                    spec.stdio.display()
+                ))
+            })?;
         let inner = Arc::new(Inner {
             id: SESSION_IDS.fetch_add(1, Ordering::Relaxed),
             name: spec.name.clone(),
@@ -275,7 +310,11 @@ impl Session {
         let tag = (inner.id, inner.name.clone(), inner.events.clone());
         tokio::spawn(async move {
             while let Some(line) = err_rx.recv().await {
-                let _ = tag.2.send(Tagged { session: tag.0, server: tag.1.clone(), event: SessionEvent::Stderr(line) });
+                let _ = tag.2.send(Tagged {
+                    session: tag.0,
+                    server: tag.1.clone(),
+                    event: SessionEvent::Stderr(line),
+                });
             }
         });
         // The reader holds only a weak handle, so dropping every Session
@@ -295,8 +334,13 @@ impl Session {
     }
 
     fn set_negotiated(&self, n: Negotiated) {
-        *self.inner.wire.write().unwrap_or_else(|p| p.into_inner()) = Some((n.era, n.version.clone()));
-        *self.inner.negotiated.write().unwrap_or_else(|p| p.into_inner()) = Some(n);
+        *self.inner.wire.write().unwrap_or_else(|p| p.into_inner()) =
+            Some((n.era, n.version.clone()));
+        *self
+            .inner
+            .negotiated
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = Some(n);
     }
 
     fn timeout_error(&self, spec: &SessionSpec, what: &str) -> ConnectError {
@@ -311,15 +355,33 @@ impl Session {
     }
 
     fn connect_error(&self, e: RequestError) -> ConnectError {
-        let tail = if e.stderr_tail().is_empty() { self.stderr_tail(20) } else { e.stderr_tail().to_vec() };
-        ConnectError { message: e.to_string(), stderr_tail: tail }
+        let tail = if e.stderr_tail().is_empty() {
+            self.stderr_tail(20)
+        } else {
+            e.stderr_tail().to_vec()
+        };
+        ConnectError {
+            message: e.to_string(),
+            stderr_tail: tail,
+        }
     }
 
-    async fn negotiate(&self, spec: &SessionSpec, started: Instant) -> Result<Negotiated, Negotiation> {
+    async fn negotiate(
+        &self,
+        spec: &SessionSpec,
+        started: Instant,
+    ) -> Result<Negotiated, Negotiation> {
         match &spec.pin {
-            Pin::Initialize => self.initialize(None, "initialize era pinned in the config".into(), started).await.map_err(|e| Fail(self.connect_error(e))),
+            Pin::Initialize => self
+                .initialize(None, "initialize era pinned in the config".into(), started)
+                .await
+                .map_err(|e| Fail(self.connect_error(e))),
             Pin::Version(v) if INITIALIZE_VERSIONS.contains(&v.as_str()) => self
-                .initialize(Some(v.clone()), format!("version {v} pinned in the config"), started)
+                .initialize(
+                    Some(v.clone()),
+                    format!("version {v} pinned in the config"),
+                    started,
+                )
                 .await
                 .map_err(|e| Fail(self.connect_error(e))),
             Pin::Version(v) if v != STATELESS_VERSION => Err(Fail(ConnectError::new(format!(
@@ -327,14 +389,18 @@ impl Session {
                 INITIALIZE_VERSIONS.join(", ")
             )))),
             Pin::Stateless | Pin::Version(_) => {
-                let probe = self.start_request_enveloped("server/discover", None).await.map_err(|e| Fail(self.connect_error(e)))?;
+                let probe = self
+                    .start_request_enveloped("server/discover", None)
+                    .await
+                    .map_err(|e| Fail(self.connect_error(e)))?;
                 let v = probe.wait(self, None).await.map_err(|e| {
                     Fail(ConnectError {
                         message: format!("the stateless era ({STATELESS_VERSION}) is pinned in the config, but {e}"),
                         stderr_tail: if e.stderr_tail().is_empty() { self.stderr_tail(20) } else { e.stderr_tail().to_vec() },
                     })
                 })?;
-                self.discovered(&v, "stateless era pinned in the config".into(), started).map_err(Fail)
+                self.discovered(&v, "stateless era pinned in the config".into(), started)
+                    .map_err(Fail)
             }
             Pin::Auto => self.detect(spec, started).await,
         }
@@ -344,8 +410,15 @@ impl Session {
     /// silence past the probe timeout, `initialize` is sent on the same
     /// connection and whichever succeeds first wins, so a slow server costs
     /// no more than the probe timeout and is never misjudged.
-    async fn detect(&self, spec: &SessionSpec, started: Instant) -> Result<Negotiated, Negotiation> {
-        let mut probe = self.start_request_enveloped("server/discover", None).await.map_err(|e| Fail(self.connect_error(e)))?;
+    async fn detect(
+        &self,
+        spec: &SessionSpec,
+        started: Instant,
+    ) -> Result<Negotiated, Negotiation> {
+        let mut probe = self
+            .start_request_enveloped("server/discover", None)
+            .await
+            .map_err(|e| Fail(self.connect_error(e)))?;
         let first = tokio::time::timeout(spec.probe_timeout, &mut probe.rx).await;
         let answer = match first {
             Ok(r) => r.unwrap_or_else(|_| Err(self.closed_error())),
@@ -361,14 +434,31 @@ impl Session {
         }
     }
 
-    async fn discovered_or_fallback(&self, v: &Value, started: Instant) -> Result<Negotiated, Negotiation> {
+    async fn discovered_or_fallback(
+        &self,
+        v: &Value,
+        started: Instant,
+    ) -> Result<Negotiated, Negotiation> {
         let versions = supported_versions(v);
         if versions.iter().any(|s| s == STATELESS_VERSION) {
-            return self.discovered(v, format!("server/discover answered; supportedVersions {versions:?}"), started).map_err(Fail);
-        }
-        if versions.iter().any(|s| INITIALIZE_VERSIONS.contains(&s.as_str())) {
             return self
-                .initialize(None, format!("server/discover offered only {versions:?}; fell back to initialize"), started)
+                .discovered(
+                    v,
+                    format!("server/discover answered; supportedVersions {versions:?}"),
+                    started,
+                )
+                .map_err(Fail);
+        }
+        if versions
+            .iter()
+            .any(|s| INITIALIZE_VERSIONS.contains(&s.as_str()))
+        {
+            return self
+                .initialize(
+                    None,
+                    format!("server/discover offered only {versions:?}; fell back to initialize"),
+                    started,
+                )
                 .await
                 .map_err(|e| Fail(self.connect_error(e)));
         }
@@ -378,7 +468,11 @@ impl Session {
         ))))
     }
 
-    async fn after_probe_error(&self, error: RpcError, started: Instant) -> Result<Negotiated, Negotiation> {
+    async fn after_probe_error(
+        &self,
+        error: RpcError,
+        started: Instant,
+    ) -> Result<Negotiated, Negotiation> {
         match error.code {
             codes::UNSUPPORTED_VERSION => {
                 let supported: Vec<String> = error
@@ -386,9 +480,17 @@ impl Session {
                     .as_ref()
                     .and_then(|d| d.get("supported"))
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
                     .unwrap_or_default();
-                if supported.iter().any(|s| INITIALIZE_VERSIONS.contains(&s.as_str())) {
+                if supported
+                    .iter()
+                    .any(|s| INITIALIZE_VERSIONS.contains(&s.as_str()))
+                {
                     return self
                         .initialize(None, format!("server/discover answered -32022, supported {supported:?}; fell back to initialize"), started)
                         .await
@@ -399,7 +501,12 @@ impl Session {
                 ))))
             }
             codes::MISSING_CLIENT_CAPABILITY => {
-                let needed = error.data.as_ref().and_then(|d| d.get("requiredCapabilities")).map(|v| v.to_string()).unwrap_or_default();
+                let needed = error
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("requiredCapabilities"))
+                    .map(|v| v.to_string())
+                    .unwrap_or_default();
                 Err(Fail(ConnectError::new(format!(
                     "the server speaks the stateless era but requires client capabilities mcpdeck does not offer yet: {needed} ({error})"
                 ))))
@@ -408,15 +515,30 @@ impl Session {
                 "the server speaks the stateless era but rejected the request headers: {error}"
             )))),
             _ => self
-                .initialize(None, format!("server/discover answered error {}; fell back to initialize", error), started)
+                .initialize(
+                    None,
+                    format!(
+                        "server/discover answered error {}; fell back to initialize",
+                        error
+                    ),
+                    started,
+                )
                 .await
                 .map_err(|e| Fail(self.connect_error(e))),
         }
     }
 
     /// The probe was silent: send initialize too, and take whichever succeeds.
-    async fn race(&self, mut probe: PendingRequest, spec: &SessionSpec, started: Instant) -> Result<Negotiated, Negotiation> {
-        let silent = format!("no answer to server/discover within {}", fmt_duration(spec.probe_timeout));
+    async fn race(
+        &self,
+        mut probe: PendingRequest,
+        spec: &SessionSpec,
+        started: Instant,
+    ) -> Result<Negotiated, Negotiation> {
+        let silent = format!(
+            "no answer to server/discover within {}",
+            fmt_duration(spec.probe_timeout)
+        );
         let offer = INITIALIZE_VERSIONS[0].to_string();
         let mut init = self
             .start_request("initialize", Some(initialize_params(&offer)), false)
@@ -450,14 +572,23 @@ impl Session {
             }
             if let (Some(p), Some(i)) = (&probe_err, &init_err) {
                 if matches!(p, RequestError::Closed { .. }) {
-                    return Err(Restart(format!("{silent}, and the server exited ({p}); restarted straight into initialize")));
+                    return Err(Restart(format!(
+                        "{silent}, and the server exited ({p}); restarted straight into initialize"
+                    )));
                 }
-                return Err(Fail(ConnectError::new(format!("the server refused both eras: {p}; {i}"))));
+                return Err(Fail(ConnectError::new(format!(
+                    "the server refused both eras: {p}; {i}"
+                ))));
             }
         }
     }
 
-    fn discovered(&self, v: &Value, detection: String, started: Instant) -> Result<Negotiated, ConnectError> {
+    fn discovered(
+        &self,
+        v: &Value,
+        detection: String,
+        started: Instant,
+    ) -> Result<Negotiated, ConnectError> {
         let info = v
             .get("_meta")
             .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
@@ -477,17 +608,30 @@ impl Session {
             detection,
             server_info: info,
             capabilities: v.get("capabilities").cloned().unwrap_or_else(|| json!({})),
-            instructions: v.get("instructions").and_then(Value::as_str).map(str::to_string),
+            instructions: v
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
             supported_versions: supported_versions(v),
             connect_time: started.elapsed(),
         })
     }
 
     /// The initialize handshake. `pinned` offers exactly that version.
-    async fn initialize(&self, pinned: Option<String>, detection: String, started: Instant) -> Result<Negotiated, RequestError> {
-        let offer = pinned.clone().unwrap_or_else(|| INITIALIZE_VERSIONS[0].to_string());
-        let v = self.request("initialize", Some(initialize_params(&offer))).await?;
-        self.finish_initialize(&v, &offer, pinned.is_some(), detection, started).await
+    async fn initialize(
+        &self,
+        pinned: Option<String>,
+        detection: String,
+        started: Instant,
+    ) -> Result<Negotiated, RequestError> {
+        let offer = pinned
+            .clone()
+            .unwrap_or_else(|| INITIALIZE_VERSIONS[0].to_string());
+        let v = self
+            .request("initialize", Some(initialize_params(&offer)))
+            .await?;
+        self.finish_initialize(&v, &offer, pinned.is_some(), detection, started)
+            .await
     }
 
     async fn finish_initialize(
@@ -515,26 +659,48 @@ impl Session {
                 "version {offer} is pinned in the config, but the server chose {version}; pin {version} or use protocol = \"auto\""
             )));
         }
-        *self.inner.wire.write().unwrap_or_else(|p| p.into_inner()) = Some((Era::Initialize, version.to_string()));
+        *self.inner.wire.write().unwrap_or_else(|p| p.into_inner()) =
+            Some((Era::Initialize, version.to_string()));
         self.notify("notifications/initialized", None).await?;
-        let detection = if version == offer { detection } else { format!("{detection}; the server counter-offered {version}") };
+        let detection = if version == offer {
+            detection
+        } else {
+            format!("{detection}; the server counter-offered {version}")
+        };
         Ok(Negotiated {
             era: Era::Initialize,
             version: version.to_string(),
             detection,
-            server_info: v.get("serverInfo").map(ServerInfo::from_value).unwrap_or_default(),
+            server_info: v
+                .get("serverInfo")
+                .map(ServerInfo::from_value)
+                .unwrap_or_default(),
             capabilities: v.get("capabilities").cloned().unwrap_or_else(|| json!({})),
-            instructions: v.get("instructions").and_then(Value::as_str).map(str::to_string),
+            instructions: v
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
             supported_versions: Vec::new(),
             connect_time: started.elapsed(),
         })
     }
 
     fn closed_error(&self) -> RequestError {
-        let closed = self.inner.closed.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let closed = self
+            .inner
+            .closed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         match closed {
-            Some((description, stderr_tail)) => RequestError::Closed { description, stderr_tail },
-            None => RequestError::Closed { description: "the connection closed".into(), stderr_tail: self.stderr_tail(20) },
+            Some((description, stderr_tail)) => RequestError::Closed {
+                description,
+                stderr_tail,
+            },
+            None => RequestError::Closed {
+                description: "the connection closed".into(),
+                stderr_tail: self.stderr_tail(20),
+            },
         }
     }
 
@@ -548,7 +714,11 @@ impl Session {
 
     /// What was negotiated (set once connected).
     pub fn negotiated(&self) -> Option<Negotiated> {
-        self.inner.negotiated.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.inner
+            .negotiated
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub fn stderr(&self) -> Option<&Arc<StderrBuffer>> {
@@ -560,7 +730,11 @@ impl Session {
     }
 
     pub fn findings(&self) -> Vec<Finding> {
-        self.inner.findings.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.inner
+            .findings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub fn frames(&self) -> &Arc<FrameLog> {
@@ -569,15 +743,26 @@ impl Session {
 
     /// Whether the connection is gone, and why.
     pub fn closed(&self) -> Option<String> {
-        self.inner.closed.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|c| c.0.clone())
+        self.inner
+            .closed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|c| c.0.clone())
     }
 
     /// Send a request and wait for its answer (timeout from the settings,
     /// reset by progress notifications).
-    pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, RequestError> {
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, RequestError> {
         let pending = self.start_request(method, params.clone(), false).await?;
         match pending.wait(self, None).await {
-            Err(RequestError::Rpc { error, .. }) if error.code == codes::UNSUPPORTED_VERSION && self.switch_version(&error) => {
+            Err(RequestError::Rpc { error, .. })
+                if error.code == codes::UNSUPPORTED_VERSION && self.switch_version(&error) =>
+            {
                 let pending = self.start_request(method, params, false).await?;
                 pending.wait(self, None).await
             }
@@ -588,10 +773,20 @@ impl Session {
     /// After -32022 in the stateless era: adopt a supported version we know.
     fn switch_version(&self, error: &RpcError) -> bool {
         let mut wire = self.inner.wire.write().unwrap_or_else(|p| p.into_inner());
-        let Some((Era::Stateless, current)) = wire.as_ref() else { return false };
-        let supported = error.data.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array);
+        let Some((Era::Stateless, current)) = wire.as_ref() else {
+            return false;
+        };
+        let supported = error
+            .data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array);
         let known = [STATELESS_VERSION];
-        match supported.and_then(|s| s.iter().filter_map(Value::as_str).find(|v| known.contains(v) && v != current)) {
+        match supported.and_then(|s| {
+            s.iter()
+                .filter_map(Value::as_str)
+                .find(|v| known.contains(v) && v != current)
+        }) {
             Some(v) => {
                 *wire = Some((Era::Stateless, v.to_string()));
                 true
@@ -600,8 +795,13 @@ impl Session {
         }
     }
 
-    async fn start_request_enveloped(&self, method: &str, params: Option<Value>) -> Result<PendingRequest, RequestError> {
-        self.start_request(method, Some(envelope(params, STATELESS_VERSION)), false).await
+    async fn start_request_enveloped(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<PendingRequest, RequestError> {
+        self.start_request(method, Some(envelope(params, STATELESS_VERSION)), false)
+            .await
     }
 
     /// Send a request without waiting. `progress_token` asks the server for
@@ -626,26 +826,56 @@ impl Session {
                 }
             }
         }
-        let wire = self.inner.wire.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let wire = self
+            .inner
+            .wire
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         if let Some((Era::Stateless, version)) = wire {
             params = Some(envelope(params, &version));
         }
         let (tx, rx) = oneshot::channel();
         let progress = Arc::new(Notify::new());
-        self.inner.pending.lock().unwrap_or_else(|p| p.into_inner()).insert(
-            id,
-            PendingEntry { tx, method: method.to_string(), sent: Instant::now(), progress: progress.clone() },
-        );
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(
+                id,
+                PendingEntry {
+                    tx,
+                    method: method.to_string(),
+                    sent: Instant::now(),
+                    progress: progress.clone(),
+                },
+            );
         let line = jsonrpc::request(id, method, params.as_ref());
-        let meta = FrameMeta { method: Some(method.to_string()), id: Some(Id::Num(id)), latency: None };
+        let meta = FrameMeta {
+            method: Some(method.to_string()),
+            id: Some(Id::Num(id)),
+            latency: None,
+        };
         if let Err(e) = self.inner.send_line(&line, meta).await {
-            self.inner.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+            self.inner
+                .pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
             return Err(match self.closed_error_if_closed() {
                 Some(c) => c,
-                None => RequestError::Closed { description: e.to_string(), stderr_tail: self.stderr_tail(20) },
+                None => RequestError::Closed {
+                    description: e.to_string(),
+                    stderr_tail: self.stderr_tail(20),
+                },
             });
         }
-        Ok(PendingRequest { id, method: method.to_string(), rx, progress })
+        Ok(PendingRequest {
+            id,
+            method: method.to_string(),
+            rx,
+            progress,
+        })
     }
 
     fn closed_error_if_closed(&self) -> Option<RequestError> {
@@ -654,26 +884,50 @@ impl Session {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
-            .map(|(description, stderr_tail)| RequestError::Closed { description, stderr_tail })
+            .map(|(description, stderr_tail)| RequestError::Closed {
+                description,
+                stderr_tail,
+            })
     }
 
     /// Send a notification.
     pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), RequestError> {
         let line = jsonrpc::notification(method, params.as_ref());
         self.inner
-            .send_line(&line, FrameMeta { method: Some(method.to_string()), ..Default::default() })
+            .send_line(
+                &line,
+                FrameMeta {
+                    method: Some(method.to_string()),
+                    ..Default::default()
+                },
+            )
             .await
-            .map_err(|e| RequestError::Closed { description: e.to_string(), stderr_tail: self.stderr_tail(20) })
+            .map_err(|e| RequestError::Closed {
+                description: e.to_string(),
+                stderr_tail: self.stderr_tail(20),
+            })
     }
 
     /// Cancel a request: its waiter gets `Cancelled` at once, and the server
     /// is told with `notifications/cancelled`. Returns false if it was no
     /// longer pending.
     pub async fn cancel(&self, id: i64, reason: &str) -> bool {
-        let entry = self.inner.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+        let entry = self
+            .inner
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
         let Some(entry) = entry else { return false };
-        let _ = entry.tx.send(Err(RequestError::Cancelled { method: entry.method.clone() }));
-        let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": reason}))).await;
+        let _ = entry.tx.send(Err(RequestError::Cancelled {
+            method: entry.method.clone(),
+        }));
+        let _ = self
+            .notify(
+                "notifications/cancelled",
+                Some(json!({"requestId": id, "reason": reason})),
+            )
+            .await;
         true
     }
 
@@ -710,14 +964,20 @@ impl Session {
                 Some(other) => {
                     self.inner.finding(Finding::frame(
                         Severity::Warning,
-                        format!("{method}: `nextCursor` is {}, not a string; stopped paging", jsonrpc::short(other)),
+                        format!(
+                            "{method}: `nextCursor` is {}, not a string; stopped paging",
+                            jsonrpc::short(other)
+                        ),
                         &result.to_string(),
                     ));
                     return Ok(items);
                 }
             }
         }
-        self.inner.finding(Finding::new(Severity::Error, format!("{method} had more than {MAX_PAGES} pages; stopped")));
+        self.inner.finding(Finding::new(
+            Severity::Error,
+            format!("{method} had more than {MAX_PAGES} pages; stopped"),
+        ));
         Ok(items)
     }
 
@@ -725,7 +985,10 @@ impl Session {
     pub async fn list_tools(&self) -> Result<Vec<Tool>, RequestError> {
         let raw = self.list_all("tools/list", "tools").await?;
         let mut findings = Vec::new();
-        let tools = raw.iter().filter_map(|t| Tool::parse(t, &mut findings)).collect();
+        let tools = raw
+            .iter()
+            .filter_map(|t| Tool::parse(t, &mut findings))
+            .collect();
         for f in findings {
             self.inner.finding(f);
         }
@@ -734,16 +997,23 @@ impl Session {
 
     /// Every list the server declares a capability for.
     pub async fn list_everything(&self) -> Result<Lists, RequestError> {
-        let n = self.negotiated().ok_or_else(|| RequestError::Protocol("not connected".into()))?;
+        let n = self
+            .negotiated()
+            .ok_or_else(|| RequestError::Protocol("not connected".into()))?;
         let mut lists = Lists::default();
         if n.has_capability("tools") {
             lists.tools = self.list_tools().await?;
         }
         if n.has_capability("resources") {
             lists.resources = self.list_all("resources/list", "resources").await?;
-            lists.templates = match self.list_all("resources/templates/list", "resourceTemplates").await {
+            lists.templates = match self
+                .list_all("resources/templates/list", "resourceTemplates")
+                .await
+            {
                 Ok(t) => t,
-                Err(RequestError::Rpc { error, .. }) if error.code == codes::METHOD_NOT_FOUND => Vec::new(),
+                Err(RequestError::Rpc { error, .. }) if error.code == codes::METHOD_NOT_FOUND => {
+                    Vec::new()
+                }
                 Err(e) => return Err(e),
             };
         }
@@ -754,14 +1024,27 @@ impl Session {
     }
 
     /// Call a tool. Progress notifications reset the timeout.
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallResult, RequestError> {
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallResult, RequestError> {
         let pending = self.start_call(name, arguments).await?;
         self.finish_call(pending).await
     }
 
     /// Start a `tools/call`; [`Session::finish_call`] waits for it.
-    pub async fn start_call(&self, name: &str, arguments: Value) -> Result<PendingRequest, RequestError> {
-        self.start_request("tools/call", Some(json!({"name": name, "arguments": arguments})), true).await
+    pub async fn start_call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<PendingRequest, RequestError> {
+        self.start_request(
+            "tools/call",
+            Some(json!({"name": name, "arguments": arguments})),
+            true,
+        )
+        .await
     }
 
     pub async fn finish_call(&self, pending: PendingRequest) -> Result<CallResult, RequestError> {
@@ -777,7 +1060,8 @@ impl Session {
     /// Close stdin, then signals; returns when the server is reaped.
     pub async fn close(&self) {
         self.inner.transport.close().await;
-        self.inner.fail_all("the session was closed by mcpdeck", false);
+        self.inner
+            .fail_all("the session was closed by mcpdeck", false);
     }
 }
 
@@ -785,7 +1069,11 @@ impl PendingRequest {
     /// Wait for the answer. The timeout (the session's unless given) starts
     /// again on each progress notification. On timeout the server is told
     /// with `notifications/cancelled`.
-    pub async fn wait(mut self, session: &Session, timeout: Option<Duration>) -> Result<Value, RequestError> {
+    pub async fn wait(
+        mut self,
+        session: &Session,
+        timeout: Option<Duration>,
+    ) -> Result<Value, RequestError> {
         let timeout = timeout.unwrap_or(session.inner.request_timeout);
         let mut deadline = tokio::time::Instant::now() + timeout;
         loop {
@@ -818,7 +1106,12 @@ use Negotiation::{Fail, Restart};
 fn supported_versions(v: &Value) -> Vec<String> {
     v.get("supportedVersions")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -834,8 +1127,14 @@ pub fn envelope(params: Option<Value>, version: &str) -> Value {
     };
     let meta = params.entry("_meta").or_insert_with(|| json!({}));
     if let Some(m) = meta.as_object_mut() {
-        m.insert("io.modelcontextprotocol/protocolVersion".into(), json!(version));
-        m.insert("io.modelcontextprotocol/clientCapabilities".into(), json!({}));
+        m.insert(
+            "io.modelcontextprotocol/protocolVersion".into(),
+            json!(version),
+        );
+        m.insert(
+            "io.modelcontextprotocol/clientCapabilities".into(),
+            json!({}),
+        );
         m.insert("io.modelcontextprotocol/clientInfo".into(), client_info());
     }
     Value::Object(params)
@@ -843,7 +1142,11 @@ pub fn envelope(params: Option<Value>, version: &str) -> Value {
 
 impl Inner {
     fn emit(&self, event: SessionEvent) {
-        let _ = self.events.send(Tagged { session: self.id, server: self.name.clone(), event });
+        let _ = self.events.send(Tagged {
+            session: self.id,
+            server: self.name.clone(),
+            event,
+        });
     }
 
     fn finding(&self, f: Finding) {
@@ -857,7 +1160,11 @@ impl Inner {
         self.emit(SessionEvent::Finding(f));
     }
 
-    async fn send_line(&self, line: &str, meta: FrameMeta) -> Result<(), super::transport::TransportClosed> {
+    async fn send_line(
+        &self,
+        line: &str,
+        meta: FrameMeta,
+    ) -> Result<(), super::transport::TransportClosed> {
         self.frames.record(&self.name, Direction::Out, line, meta);
         self.transport.send(line).await
     }
@@ -895,17 +1202,39 @@ impl Inner {
                 self.handle_line(&line).await;
             }
             Inbound::Finding(f) => self.finding(f),
-            Inbound::Closed { description, requested, stderr_tail } => {
-                *self.closed.lock().unwrap_or_else(|p| p.into_inner()) = Some((description.clone(), stderr_tail.clone()));
+            Inbound::Closed {
+                description,
+                requested,
+                stderr_tail,
+            } => {
+                *self.closed.lock().unwrap_or_else(|p| p.into_inner()) =
+                    Some((description.clone(), stderr_tail.clone()));
                 self.fail_all(&description, true);
-                self.emit(SessionEvent::Closed { description, requested, stderr_tail });
+                self.emit(SessionEvent::Closed {
+                    description,
+                    requested,
+                    stderr_tail,
+                });
             }
         }
     }
 
     fn fail_all(&self, description: &str, with_tail: bool) {
-        let entries: Vec<PendingEntry> = self.pending.lock().unwrap_or_else(|p| p.into_inner()).drain().map(|(_, e)| e).collect();
-        let tail = if with_tail { self.transport.stderr().map(|b| b.tail(20)).unwrap_or_default() } else { Vec::new() };
+        let entries: Vec<PendingEntry> = self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain()
+            .map(|(_, e)| e)
+            .collect();
+        let tail = if with_tail {
+            self.transport
+                .stderr()
+                .map(|b| b.tail(20))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         for e in entries {
             let _ = e.tx.send(Err(RequestError::Closed {
                 description: format!("{} while waiting for {}", description, e.method),
@@ -946,7 +1275,11 @@ impl Inner {
                 Message::Response { id, outcome } => match self.take_pending(&id, line) {
                     Some((n, entry)) => {
                         if meta.method.is_none() {
-                            meta = FrameMeta { method: Some(entry.method.clone()), id: Some(Id::Num(n)), latency: Some(entry.sent.elapsed()) };
+                            meta = FrameMeta {
+                                method: Some(entry.method.clone()),
+                                id: Some(Id::Num(n)),
+                                latency: Some(entry.sent.elapsed()),
+                            };
                         }
                         deliveries.push((entry, outcome));
                     }
@@ -954,7 +1287,11 @@ impl Inner {
                         if meta.id.is_none() {
                             meta.id = Some(id.clone());
                         }
-                        let what = if outcome.is_err() { "an error response" } else { "a response" };
+                        let what = if outcome.is_err() {
+                            "an error response"
+                        } else {
+                            "a response"
+                        };
                         self.finding(Finding::frame(
                             Severity::Warning,
                             format!("{what} with id {id} matches no request in flight (unknown, timed out or cancelled); ignored"),
@@ -979,7 +1316,9 @@ impl Inner {
         }
         for (entry, outcome) in deliveries {
             let method = entry.method.clone();
-            let _ = entry.tx.send(outcome.map_err(|error| RequestError::Rpc { method, error }));
+            let _ = entry
+                .tx
+                .send(outcome.map_err(|error| RequestError::Rpc { method, error }));
         }
         for m in others {
             match m {
@@ -994,10 +1333,17 @@ impl Inner {
     async fn answer(&self, id: Id, method: &str, _params: Option<Value>) {
         let outcome = match method {
             "ping" => Ok(json!({})),
-            _ => Err(RpcError::new(codes::METHOD_NOT_FOUND, format!("mcpdeck does not support {method} yet"))),
+            _ => Err(RpcError::new(
+                codes::METHOD_NOT_FOUND,
+                format!("mcpdeck does not support {method} yet"),
+            )),
         };
         let line = jsonrpc::response(&id, outcome);
-        let meta = FrameMeta { method: Some(method.to_string()), id: Some(id), latency: None };
+        let meta = FrameMeta {
+            method: Some(method.to_string()),
+            id: Some(id),
+            latency: None,
+        };
         let _ = self.send_line(&line, meta).await;
     }
 
@@ -1005,7 +1351,9 @@ impl Inner {
         if method == "notifications/progress"
             && let Some(token) = params.as_ref().and_then(|p| p.get("progressToken"))
         {
-            let n = token.as_i64().or_else(|| token.as_str().and_then(|s| s.parse().ok()));
+            let n = token
+                .as_i64()
+                .or_else(|| token.as_str().and_then(|s| s.parse().ok()));
             let pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
             match n.and_then(|n| pending.get(&n)) {
                 Some(entry) => entry.progress.notify_one(),
@@ -1013,7 +1361,9 @@ impl Inner {
                     drop(pending);
                     self.finding(Finding::new(
                         Severity::Info,
-                        format!("a progress notification for token {token} matches no request in flight"),
+                        format!(
+                            "a progress notification for token {token} matches no request in flight"
+                        ),
                     ));
                 }
             }
@@ -1028,11 +1378,20 @@ mod tests {
 
     #[test]
     fn envelope_keeps_other_meta() {
-        let p = envelope(Some(json!({"name":"x","_meta":{"progressToken":3}})), STATELESS_VERSION);
+        let p = envelope(
+            Some(json!({"name":"x","_meta":{"progressToken":3}})),
+            STATELESS_VERSION,
+        );
         assert_eq!(p["name"], "x");
         assert_eq!(p["_meta"]["progressToken"], 3);
-        assert_eq!(p["_meta"]["io.modelcontextprotocol/protocolVersion"], STATELESS_VERSION);
+        assert_eq!(
+            p["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            STATELESS_VERSION
+        );
         assert!(p["_meta"]["io.modelcontextprotocol/clientCapabilities"].is_object());
-        assert_eq!(p["_meta"]["io.modelcontextprotocol/clientInfo"]["name"], "mcpdeck");
+        assert_eq!(
+            p["_meta"]["io.modelcontextprotocol/clientInfo"]["name"],
+            "mcpdeck"
+        );
     }
 }

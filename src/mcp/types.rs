@@ -80,11 +80,23 @@ impl Tool {
     pub fn parse(v: &Value, findings: &mut Vec<Finding>) -> Option<Tool> {
         let raw_text = || v.to_string();
         let Some(obj) = v.as_object() else {
-            findings.push(Finding::frame(Severity::Error, "a tools/list entry is not an object; it was skipped", &raw_text()));
+            findings.push(Finding::frame(
+                Severity::Error,
+                "a tools/list entry is not an object; it was skipped",
+                &raw_text(),
+            ));
             return None;
         };
-        let Some(name) = obj.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) else {
-            findings.push(Finding::frame(Severity::Error, "a tool has no `name`; it was skipped", &raw_text()));
+        let Some(name) = obj
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+        else {
+            findings.push(Finding::frame(
+                Severity::Error,
+                "a tool has no `name`; it was skipped",
+                &raw_text(),
+            ));
             return None;
         };
         let input_schema = match obj.get("inputSchema") {
@@ -112,9 +124,16 @@ impl Tool {
             title: obj
                 .get("title")
                 .and_then(Value::as_str)
-                .or_else(|| obj.get("annotations").and_then(|a| a.get("title")).and_then(Value::as_str))
+                .or_else(|| {
+                    obj.get("annotations")
+                        .and_then(|a| a.get("title"))
+                        .and_then(Value::as_str)
+                })
                 .map(str::to_string),
-            description: obj.get("description").and_then(Value::as_str).map(str::to_string),
+            description: obj
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string),
             input_schema,
             output_schema,
             annotations: obj.get("annotations").cloned(),
@@ -156,7 +175,11 @@ impl Tool {
         let parts: Vec<String> = props
             .iter()
             .map(|(k, p)| {
-                let opt = if required.contains(&k.as_str()) { "" } else { "?" };
+                let opt = if required.contains(&k.as_str()) {
+                    ""
+                } else {
+                    "?"
+                };
                 format!("{k}{opt}: {}", schema_type(p))
             })
             .collect();
@@ -180,7 +203,11 @@ pub fn schema_type(p: &Value) -> String {
             None => "array".into(),
         },
         Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("|"),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join("|"),
         _ => {
             for key in ["anyOf", "oneOf"] {
                 if let Some(alts) = p.get(key).and_then(Value::as_array) {
@@ -210,13 +237,34 @@ fn type_name(v: &Value) -> &'static str {
 /// A content block of a tool result (or a prompt message).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Content {
-    Text { text: String },
-    Image { mime: String, data: String },
-    Audio { mime: String, data: String },
-    ResourceLink { uri: String, name: Option<String>, mime: Option<String>, description: Option<String> },
-    Resource { uri: String, mime: Option<String>, text: Option<String>, blob: Option<String> },
+    Text {
+        text: String,
+    },
+    Image {
+        mime: String,
+        data: String,
+    },
+    Audio {
+        mime: String,
+        data: String,
+    },
+    ResourceLink {
+        uri: String,
+        name: Option<String>,
+        mime: Option<String>,
+        description: Option<String>,
+    },
+    Resource {
+        uri: String,
+        mime: Option<String>,
+        text: Option<String>,
+        blob: Option<String>,
+    },
     /// A block of a type mcpdeck does not know, kept whole.
-    Unknown { kind: String, raw: Value },
+    Unknown {
+        kind: String,
+        raw: Value,
+    },
 }
 
 impl Content {
@@ -235,7 +283,9 @@ impl Content {
                 if s("text").is_none() {
                     missing(findings, "text");
                 }
-                Content::Text { text: s("text").unwrap_or_default() }
+                Content::Text {
+                    text: s("text").unwrap_or_default(),
+                }
             }
             "image" | "audio" => {
                 if s("data").is_none() {
@@ -246,7 +296,11 @@ impl Content {
                 }
                 let mime = s("mimeType").unwrap_or_default();
                 let data = s("data").unwrap_or_default();
-                if kind == "image" { Content::Image { mime, data } } else { Content::Audio { mime, data } }
+                if kind == "image" {
+                    Content::Image { mime, data }
+                } else {
+                    Content::Audio { mime, data }
+                }
             }
             "resource_link" => {
                 if s("uri").is_none() {
@@ -265,16 +319,28 @@ impl Content {
                     missing(findings, "resource");
                 }
                 let rs = |k: &str| r.get(k).and_then(Value::as_str).map(str::to_string);
-                Content::Resource { uri: rs("uri").unwrap_or_default(), mime: rs("mimeType"), text: rs("text"), blob: rs("blob") }
+                Content::Resource {
+                    uri: rs("uri").unwrap_or_default(),
+                    mime: rs("mimeType"),
+                    text: rs("text"),
+                    blob: rs("blob"),
+                }
             }
             _ => {
-                let shown = if kind.is_empty() { "(missing)".to_string() } else { kind.to_string() };
+                let shown = if kind.is_empty() {
+                    "(missing)".to_string()
+                } else {
+                    kind.to_string()
+                };
                 findings.push(Finding::frame(
                     Severity::Warning,
                     format!("unknown content type `{shown}`; the block is shown raw"),
                     &v.to_string(),
                 ));
-                Content::Unknown { kind: shown, raw: v.clone() }
+                Content::Unknown {
+                    kind: shown,
+                    raw: v.clone(),
+                }
             }
         }
     }
@@ -299,11 +365,16 @@ pub struct CallResult {
 impl CallResult {
     pub fn parse(v: &Value, findings: &mut Vec<Finding>) -> CallResult {
         let content = match v.get("content") {
-            Some(Value::Array(items)) => items.iter().map(|b| Content::parse(b, findings)).collect(),
+            Some(Value::Array(items)) => {
+                items.iter().map(|b| Content::parse(b, findings)).collect()
+            }
             Some(other) => {
                 findings.push(Finding::frame(
                     Severity::Warning,
-                    format!("`content` of a tools/call result is {}, not an array", type_name(other)),
+                    format!(
+                        "`content` of a tools/call result is {}, not an array",
+                        type_name(other)
+                    ),
                     &v.to_string(),
                 ));
                 Vec::new()
@@ -360,7 +431,10 @@ mod tests {
             &mut f,
         )
         .unwrap();
-        assert_eq!(t.signature(), r#"(city: string, units?: "metric"|"imperial", tags?: string[])"#);
+        assert_eq!(
+            t.signature(),
+            r#"(city: string, units?: "metric"|"imperial", tags?: string[])"#
+        );
         assert!(t.read_only() && t.open_world() && !t.destructive());
         assert!(f.is_empty());
     }

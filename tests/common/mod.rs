@@ -26,24 +26,45 @@ fn env_or(var: &str, default: PathBuf) -> PathBuf {
 
 /// `node …/server-everything/dist/index.js`
 pub fn everything_js() -> PathBuf {
-    let nm = env_or("MCPDECK_TEST_NODE_MODULES", repo().join("tests/deps/node_modules"));
-    need(nm.join("@modelcontextprotocol/server-everything/dist/index.js"), "server-everything")
+    let nm = env_or(
+        "MCPDECK_TEST_NODE_MODULES",
+        repo().join("tests/deps/node_modules"),
+    );
+    need(
+        nm.join("@modelcontextprotocol/server-everything/dist/index.js"),
+        "server-everything",
+    )
 }
 
 /// The venv python with mcp==1.30.0.
 pub fn py_v1() -> PathBuf {
-    need(env_or("MCPDECK_TEST_PY_V1", repo().join(".deps/venv-v1/bin/python")), "the mcp 1.30.0 venv")
+    need(
+        env_or(
+            "MCPDECK_TEST_PY_V1",
+            repo().join(".deps/venv-v1/bin/python"),
+        ),
+        "the mcp 1.30.0 venv",
+    )
 }
 
 /// The venv python with mcp==2.3.0.
 pub fn py_v2() -> PathBuf {
-    need(env_or("MCPDECK_TEST_PY_V2", repo().join(".deps/venv-v2/bin/python")), "the mcp 2.3.0 venv")
+    need(
+        env_or(
+            "MCPDECK_TEST_PY_V2",
+            repo().join(".deps/venv-v2/bin/python"),
+        ),
+        "the mcp 2.3.0 venv",
+    )
 }
 
 /// The rmcp 3.9.0 test server binary.
 pub fn rmcp_server() -> PathBuf {
     need(
-        env_or("MCPDECK_TEST_RMCP_SERVER", repo().join("tests/servers/rmcp-server/target/release/rmcp-test-server")),
+        env_or(
+            "MCPDECK_TEST_RMCP_SERVER",
+            repo().join("tests/servers/rmcp-server/target/release/rmcp-test-server"),
+        ),
         "the rmcp test server",
     )
 }
@@ -58,7 +79,10 @@ pub fn mcpdeck_bin() -> PathBuf {
 
 /// A generous time limit, scaled by MCPDECK_TEST_TIME_SCALE on slow machines.
 pub fn limit(secs: u64) -> Duration {
-    let scale: f64 = std::env::var("MCPDECK_TEST_TIME_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    let scale: f64 = std::env::var("MCPDECK_TEST_TIME_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
     Duration::from_secs_f64(secs as f64 * scale)
 }
 
@@ -71,7 +95,11 @@ pub struct Run {
 
 impl Run {
     pub fn ok(&self) -> &Self {
-        assert_eq!(self.code, 0, "exit {}\nstdout:\n{}\nstderr:\n{}", self.code, self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 0,
+            "exit {}\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        );
         self
     }
 }
@@ -83,7 +111,10 @@ pub fn mcpdeck(args: &[&str], max: Duration) -> Run {
 
 pub fn mcpdeck_env(args: &[&str], env: &[(&str, &str)], max: Duration) -> Run {
     let mut cmd = Command::new(mcpdeck_bin());
-    cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     // Never read the developer's own config.
     cmd.env("MCPDECK_CONFIG", repo().join("tests/fixtures/empty.toml"));
     for (k, v) in env {
@@ -104,7 +135,11 @@ pub fn run_limited(mut cmd: Command, max: Duration) -> Run {
         Ok(r) => r.expect("wait"),
         Err(_) => {
             unsafe_kill(pid);
-            panic!("mcpdeck {:?} did not finish within {:?}", cmd.get_args().collect::<Vec<_>>(), max);
+            panic!(
+                "mcpdeck {:?} did not finish within {:?}",
+                cmd.get_args().collect::<Vec<_>>(),
+                max
+            );
         }
     };
     Run {
@@ -123,23 +158,36 @@ fn unsafe_kill(pid: u32) {
 pub fn marker(name: &str) -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
-    format!("mcpdeck-test-{name}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "mcpdeck-test-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// Processes whose command line contains `marker` (zombies included).
 pub fn processes_with(marker: &str) -> Vec<(u32, String)> {
     let mut found = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else { return found };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
     for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
         if pid == std::process::id() {
             continue;
         }
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
         let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
         if text.contains(marker) {
             let state = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-            found.push((pid, format!("{text} [{}]", state.split(' ').nth(2).unwrap_or("?"))));
+            found.push((
+                pid,
+                format!("{text} [{}]", state.split(' ').nth(2).unwrap_or("?")),
+            ));
         }
     }
     found

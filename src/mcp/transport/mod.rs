@@ -18,7 +18,11 @@ pub enum Inbound {
     /// A transport-level finding with no frame to deliver.
     Finding(Finding),
     /// The connection is gone. Always the last item.
-    Closed { description: String, requested: bool, stderr_tail: Vec<String> },
+    Closed {
+        description: String,
+        requested: bool,
+        stderr_tail: Vec<String>,
+    },
 }
 
 /// The transport can no longer send.

@@ -54,7 +54,13 @@ impl StdioSpec {
     pub fn display(&self) -> String {
         std::iter::once(self.command.as_str())
             .chain(self.args.iter().map(String::as_str))
-            .map(|a| if a.contains(' ') || a.is_empty() { format!("{a:?}") } else { a.to_string() })
+            .map(|a| {
+                if a.contains(' ') || a.is_empty() {
+                    format!("{a:?}")
+                } else {
+                    a.to_string()
+                }
+            })
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -70,7 +76,11 @@ pub struct StderrBuffer {
 
 impl StderrBuffer {
     pub fn new(cap: usize) -> Self {
-        StderrBuffer { lines: Mutex::new(VecDeque::new()), cap: cap.max(1), total: AtomicU64::new(0) }
+        StderrBuffer {
+            lines: Mutex::new(VecDeque::new()),
+            cap: cap.max(1),
+            total: AtomicU64::new(0),
+        }
     }
 
     pub fn push(&self, line: String) {
@@ -85,7 +95,11 @@ impl StderrBuffer {
     /// The last `n` lines.
     pub fn tail(&self, n: usize) -> Vec<String> {
         let lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
-        lines.iter().skip(lines.len().saturating_sub(n)).cloned().collect()
+        lines
+            .iter()
+            .skip(lines.len().saturating_sub(n))
+            .cloned()
+            .collect()
     }
 
     /// How many lines were ever written.
@@ -176,7 +190,13 @@ impl StdioTransport {
         });
 
         Ok((
-            StdioTransport { stdin, close_tx: Mutex::new(Some(close_tx)), done: done_rx, stderr, pid },
+            StdioTransport {
+                stdin,
+                close_tx: Mutex::new(Some(close_tx)),
+                done: done_rx,
+                stderr,
+                pid,
+            },
             in_rx,
         ))
     }
@@ -208,7 +228,11 @@ impl StdioTransport {
 
     /// Close: stdin first, then signals; returns when the child is reaped.
     pub async fn close(&self) {
-        let tx = self.close_tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let tx = self
+            .close_tx
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         if let Some(tx) = tx {
             let _ = tx.send(());
         }
@@ -234,7 +258,11 @@ enum End {
 }
 
 impl Lifecycle {
-    async fn run(mut self, stdout: Option<tokio::process::ChildStdout>, mut close_rx: oneshot::Receiver<()>) {
+    async fn run(
+        mut self,
+        stdout: Option<tokio::process::ChildStdout>,
+        mut close_rx: oneshot::Receiver<()>,
+    ) {
         let end = match stdout {
             None => End::ReadError("no stdout pipe".into()),
             Some(stdout) => {
@@ -277,7 +305,11 @@ impl Lifecycle {
         }
         let _ = self
             .in_tx
-            .send(Inbound::Closed { description, requested, stderr_tail: self.stderr.tail(20) })
+            .send(Inbound::Closed {
+                description,
+                requested,
+                stderr_tail: self.stderr.tail(20),
+            })
             .await;
     }
 
@@ -288,7 +320,9 @@ impl Lifecycle {
             buf.clear();
             return Inbound::Finding(Finding::new(
                 Severity::Error,
-                format!("the server sent a line longer than {MAX_LINE} bytes ({len} bytes kept); it was dropped"),
+                format!(
+                    "the server sent a line longer than {MAX_LINE} bytes ({len} bytes kept); it was dropped"
+                ),
             ));
         }
         if buf.last() == Some(&b'\n') {
@@ -304,7 +338,11 @@ impl Lifecycle {
                 let s = String::from_utf8_lossy(e.as_bytes()).into_owned();
                 Inbound::LineWithFinding(
                     s.clone(),
-                    Finding::frame(Severity::Warning, "a line from the server is not valid UTF-8; bad bytes were replaced", &s),
+                    Finding::frame(
+                        Severity::Warning,
+                        "a line from the server is not valid UTF-8; bad bytes were replaced",
+                        &s,
+                    ),
                 )
             }
         }

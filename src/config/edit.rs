@@ -1,0 +1,1173 @@
+//! Targeted edits of the configuration file, as made by the TUI toggles.
+//!
+//! Edits go through [`toml_edit::DocumentMut`], so comments, ordering and
+//! formatting of everything that is not edited are kept byte for byte. Every
+//! edit re-reads the file first: if it was changed by someone else since the
+//! editor last read or wrote it, the edit is merged into the new text only
+//! when that text is valid and the edited key itself was not changed;
+//! otherwise the edit is refused and the file left alone. Files are written
+//! atomically (temporary file, fsync, rename, fsync of the directory).
+
+use std::borrow::Cow;
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
+
+use super::error::ConfigError;
+use super::expand::escape;
+use super::model::{HttpTransportKind, ProtocolPin, ServerConfig, TransportConfig};
+use super::parse::check_server_name;
+use super::validate_structure;
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+/// Makes targeted, comment-preserving edits to a configuration file.
+#[derive(Debug, Clone)]
+pub struct ConfigEditor {
+    path: PathBuf,
+    /// The file's text as last read or written by this editor.
+    baseline: String,
+}
+
+/// Which part of the file an edit touches; an external change to it makes
+/// the edit conflict.
+struct Watch<'a> {
+    server: &'a str,
+    /// A key of the server table, or `None` for the whole table.
+    key: Option<&'a str>,
+}
+
+impl ConfigEditor {
+    /// Reads the file at `path`. A missing file gives an empty baseline; the
+    /// first edit will create it (and its directory).
+    pub fn open(path: &Path) -> Result<Self> {
+        Ok(Self {
+            path: path.to_path_buf(),
+            baseline: read_or_empty(path)?,
+        })
+    }
+
+    /// The file being edited.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's text as this editor last read or wrote it.
+    pub fn baseline(&self) -> &str {
+        &self.baseline
+    }
+
+    /// Re-reads the file, accepting whatever is on disk now as the baseline
+    /// (after the user reloaded the configuration).
+    pub fn reload(&mut self) -> Result<()> {
+        self.baseline = read_or_empty(&self.path)?;
+        Ok(())
+    }
+
+    /// Sets `enabled` of `server`. An existing value is replaced in place;
+    /// otherwise `enabled = …` is added after the server's last key.
+    pub fn set_enabled(&mut self, server: &str, enabled: bool) -> Result<()> {
+        let watch = Watch {
+            server,
+            key: Some("enabled"),
+        };
+        self.apply(&watch, |document| {
+            set_server_key(document, server, "enabled", Value::from(enabled))
+        })
+    }
+
+    /// Sets `deny_tools` of `server`, written as an inline array.
+    pub fn set_deny_tools(&mut self, server: &str, tools: &[String]) -> Result<()> {
+        let watch = Watch {
+            server,
+            key: Some("deny_tools"),
+        };
+        let array: Array = tools.iter().map(String::as_str).collect();
+        self.apply(&watch, |document| {
+            set_server_key(document, server, "deny_tools", Value::Array(array))
+        })
+    }
+
+    /// Appends a `[servers.NAME]` table for `server`; an error if a server
+    /// with that name exists. Strings are written so that loading the file
+    /// gives back exactly `server` (`$` is written as `$$`).
+    pub fn add_server(&mut self, server: &ServerConfig) -> Result<()> {
+        check_server_name(&server.name).map_err(|message| self.edit_error(message))?;
+        let table = server_table(server).map_err(|message| self.edit_error(message))?;
+        let watch = Watch {
+            server: &server.name,
+            key: None,
+        };
+        self.apply(&watch, |document| {
+            add_server_table(document, &server.name, table)
+        })
+    }
+
+    /// Removes the `[servers.NAME]` table of `server` (and its sub-tables).
+    /// Comment lines directly above its header go with it; comments separated
+    /// from the header by a blank line stay.
+    pub fn remove_server(&mut self, server: &str) -> Result<()> {
+        let watch = Watch { server, key: None };
+        self.apply(&watch, |document| remove_server_table(document, server))
+    }
+
+    fn edit_error(&self, message: String) -> ConfigError {
+        ConfigError::Edit {
+            path: self.path.clone(),
+            message,
+        }
+    }
+
+    fn conflict(&self, reason: String) -> ConfigError {
+        ConfigError::Conflict {
+            path: self.path.clone(),
+            reason,
+        }
+    }
+
+    /// Re-reads the file, checks for conflicting external changes, applies
+    /// `edit`, validates the result and writes it atomically.
+    fn apply(
+        &mut self,
+        watch: &Watch<'_>,
+        edit: impl FnOnce(&mut DocumentMut) -> std::result::Result<(), String>,
+    ) -> Result<()> {
+        let current = read_or_empty(&self.path)?;
+        if current == self.baseline {
+            validate_structure(&current, &self.path)?;
+        } else {
+            self.check_merge(&current, watch)?;
+        }
+        let mut document: DocumentMut = current
+            .parse()
+            .map_err(|error: toml_edit::TomlError| self.edit_error(error.message().to_owned()))?;
+        edit(&mut document).map_err(|message| self.edit_error(message))?;
+        let text = render(&document, &current);
+        if let Err(error) = validate_structure(&text, &self.path) {
+            return Err(self.edit_error(format!(
+                "the change would make the file invalid, so nothing was written: {}",
+                error.summary()
+            )));
+        }
+        if text != current {
+            let path = &self.path;
+            write_atomic(path, &text, || {
+                // Last check, as close to the rename as possible.
+                if read_or_empty(path)? == current {
+                    Ok(())
+                } else {
+                    Err(ConfigError::Conflict {
+                        path: path.clone(),
+                        reason: "it was changed again while saving".to_owned(),
+                    })
+                }
+            })?;
+        }
+        self.baseline = text;
+        Ok(())
+    }
+
+    /// The file on disk differs from the baseline: the edit may go ahead only
+    /// if the new text is valid and the watched part is unchanged.
+    fn check_merge(&self, current: &str, watch: &Watch<'_>) -> Result<()> {
+        if let Err(error) = validate_structure(current, &self.path) {
+            return Err(self.conflict(format!("it is no longer valid ({})", error.summary())));
+        }
+        let before = self.baseline.parse::<toml::Table>().map_err(|_| {
+            self.conflict("the version mcpdeck read before was not valid TOML".to_owned())
+        })?;
+        let after = current
+            .parse::<toml::Table>()
+            .map_err(|error| self.conflict(format!("it is no longer valid ({error})")))?;
+        let (existed, old) = watched_state(&before, watch);
+        let (exists, new) = watched_state(&after, watch);
+        let server = watch.server;
+        let reason = match (existed, exists) {
+            (true, false) => format!("server \"{server}\" was removed there"),
+            (false, true) => format!("a server \"{server}\" was added there"),
+            _ if old != new => match watch.key {
+                Some(key) => format!("server \"{server}\": `{key}` was changed there too"),
+                None => format!("server \"{server}\" was changed there too"),
+            },
+            _ => return Ok(()),
+        };
+        Err(self.conflict(reason))
+    }
+}
+
+/// Whether the watched server exists, and the watched value.
+fn watched_state<'t>(table: &'t toml::Table, watch: &Watch<'_>) -> (bool, Option<&'t toml::Value>) {
+    let server = table
+        .get("servers")
+        .and_then(toml::Value::as_table)
+        .and_then(|servers| servers.get(watch.server));
+    let value = match (server, watch.key) {
+        (Some(server), Some(key)) => server.as_table().and_then(|table| table.get(key)),
+        (server, _) => server,
+    };
+    (server.is_some(), value)
+}
+
+/// Reads the file; a file that does not exist (or whose directory does not
+/// exist) reads as empty.
+fn read_or_empty(path: &Path) -> Result<String> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(text),
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok(String::new())
+        }
+        Err(source) => Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+// ----- document edits -----
+
+fn no_server(server: &str) -> String {
+    format!("there is no server \"{server}\" in the file")
+}
+
+/// Sets `key` in the table of `server`, keeping the formatting around an
+/// existing value.
+fn set_server_key(
+    document: &mut DocumentMut,
+    server: &str,
+    key: &str,
+    value: Value,
+) -> std::result::Result<(), String> {
+    let item = document
+        .get_mut("servers")
+        .and_then(Item::as_table_like_mut)
+        .and_then(|servers| servers.get_mut(server))
+        .ok_or_else(|| no_server(server))?;
+    match item {
+        Item::Value(Value::InlineTable(table)) => set_in_inline_table(table, key, value),
+        item => {
+            let table = item.as_table_like_mut().ok_or_else(|| no_server(server))?;
+            match table.get_mut(key) {
+                Some(existing) => replace_keeping_decor(existing, value),
+                None => {
+                    table.insert(key, Item::Value(value));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn replace_keeping_decor(item: &mut Item, mut value: Value) {
+    match item.as_value_mut() {
+        Some(old) => {
+            *value.decor_mut() = old.decor().clone();
+            *old = value;
+        }
+        None => *item = Item::Value(value),
+    }
+}
+
+/// Sets `key` in an inline table; a new key goes last, taking over the
+/// spacing before the closing brace (`{ a = 1 }` → `{ a = 1, key = v }`).
+fn set_in_inline_table(table: &mut InlineTable, key: &str, value: Value) {
+    if let Some((_, existing)) = table.get_key_value_mut(key) {
+        replace_keeping_decor(existing, value);
+        return;
+    }
+    let closing_space = table.iter_mut().last().map(|(_, last)| {
+        let suffix = last
+            .decor()
+            .suffix()
+            .and_then(|suffix| suffix.as_str())
+            .unwrap_or("")
+            .to_owned();
+        last.decor_mut().set_suffix("");
+        suffix
+    });
+    table.insert(key, value);
+    if let (Some(suffix), Some(inserted)) = (closing_space, table.get_mut(key)) {
+        inserted.decor_mut().set_prefix(" ");
+        inserted.decor_mut().set_suffix(suffix);
+    }
+}
+
+fn add_server_table(
+    document: &mut DocumentMut,
+    name: &str,
+    mut table: Table,
+) -> std::result::Result<(), String> {
+    // Without a position a new table is printed right after its previous
+    // sibling; place it after every table instead.
+    let last = table_positions(document.as_table())
+        .into_iter()
+        .map(|(position, _)| position)
+        .max()
+        .unwrap_or(0);
+    table.set_position(Some(last + 1));
+    let servers = document.entry("servers").or_insert_with(|| {
+        let mut servers = Table::new();
+        servers.set_implicit(true);
+        Item::Table(servers)
+    });
+    let servers = servers.as_table_mut().ok_or_else(|| {
+        "`servers` is not written as [servers.NAME] sections; add the server by hand".to_owned()
+    })?;
+    if servers.contains_key(name) {
+        return Err(format!("a server named \"{name}\" already exists"));
+    }
+    servers.insert(name, Item::Table(table));
+    Ok(())
+}
+
+fn remove_server_table(
+    document: &mut DocumentMut,
+    server: &str,
+) -> std::result::Result<(), String> {
+    let servers = document
+        .get_mut("servers")
+        .and_then(Item::as_table_like_mut)
+        .ok_or_else(|| no_server(server))?;
+    let removed = servers.remove(server).ok_or_else(|| no_server(server))?;
+    if let Item::Table(table) = removed {
+        keep_detached_comments(document, &table);
+    }
+    Ok(())
+}
+
+/// Moves the comments above a removed table's header that are separated
+/// from it by a blank line (e.g. a file header) to the next table, or to the
+/// end of the file.
+fn keep_detached_comments(document: &mut DocumentMut, removed: &Table) {
+    let prefix = removed
+        .decor()
+        .prefix()
+        .and_then(|prefix| prefix.as_str())
+        .unwrap_or("");
+    let mut kept_len = 0;
+    let mut offset = 0;
+    for line in prefix.split_inclusive('\n') {
+        offset += line.len();
+        if line.trim().is_empty() {
+            kept_len = offset;
+        }
+    }
+    let kept = &prefix[..kept_len];
+    if !kept.contains('#') {
+        return;
+    }
+    let next = removed
+        .position()
+        .and_then(|position| next_table_path(document.as_table(), position));
+    let next = next.and_then(|path| {
+        path.iter().try_fold(document.as_table_mut(), |table, key| {
+            table.get_mut(key).and_then(Item::as_table_mut)
+        })
+    });
+    match next {
+        Some(table) => {
+            let old = table
+                .decor()
+                .prefix()
+                .and_then(|prefix| prefix.as_str())
+                .unwrap_or("")
+                .trim_start_matches(['\n', '\r'])
+                .to_owned();
+            table.decor_mut().set_prefix(format!("{kept}{old}"));
+        }
+        None => {
+            let trailing = document.trailing().as_str().unwrap_or("").to_owned();
+            document.set_trailing(format!("{kept}{trailing}"));
+        }
+    }
+}
+
+/// The position (display order) and key path of every table with a header.
+fn table_positions(root: &Table) -> Vec<(isize, Vec<String>)> {
+    fn walk(table: &Table, path: &mut Vec<String>, out: &mut Vec<(isize, Vec<String>)>) {
+        for (key, item) in table.iter() {
+            if let Item::Table(child) = item {
+                path.push(key.to_owned());
+                if let Some(position) = child.position()
+                    && !child.is_implicit()
+                {
+                    out.push((position, path.clone()));
+                }
+                walk(child, path, out);
+                path.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The key path of the first table after `position`.
+fn next_table_path(root: &Table, position: isize) -> Option<Vec<String>> {
+    table_positions(root)
+        .into_iter()
+        .filter(|&(p, _)| p > position)
+        .min_by_key(|&(p, _)| p)
+        .map(|(_, path)| path)
+}
+
+/// The `[servers.NAME]` table for `server`, writing only non-default values.
+fn server_table(server: &ServerConfig) -> std::result::Result<Table, String> {
+    let mut table = Table::new();
+    let mut put = |key: &str, value: Value| {
+        table.insert(key, Item::Value(value));
+    };
+    let pairs = |pairs: &[(String, String)]| -> InlineTable {
+        pairs
+            .iter()
+            .map(|(name, value)| (name.as_str(), Value::from(escape(value))))
+            .collect()
+    };
+    match &server.transport {
+        TransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            put("command", Value::from(escape(command)));
+            if !args.is_empty() {
+                put(
+                    "args",
+                    Value::Array(args.iter().map(|arg| escape(arg)).collect()),
+                );
+            }
+            if !env.is_empty() {
+                put("env", Value::InlineTable(pairs(env)));
+            }
+            if let Some(cwd) = cwd {
+                let cwd = cwd.to_str().ok_or_else(|| {
+                    format!(
+                        "the working directory {} of server \"{}\" is not valid UTF-8",
+                        cwd.display(),
+                        server.name
+                    )
+                })?;
+                put("cwd", Value::from(escape(cwd)));
+            }
+        }
+        TransportConfig::Http {
+            url,
+            headers,
+            transport,
+        } => {
+            put("url", Value::from(escape(url)));
+            if !headers.is_empty() {
+                put("headers", Value::InlineTable(pairs(headers)));
+            }
+            if *transport != HttpTransportKind::Auto {
+                put("transport", Value::from(transport.name()));
+            }
+        }
+    }
+    if !server.enabled {
+        put("enabled", Value::from(false));
+    }
+    if !server.deny_tools.is_empty() {
+        put(
+            "deny_tools",
+            Value::Array(server.deny_tools.iter().map(String::as_str).collect()),
+        );
+    }
+    if server.protocol != ProtocolPin::Auto {
+        put("protocol", Value::from(server.protocol.name()));
+    }
+    if let Some(timeout) = server.timeout {
+        put("timeout", seconds(timeout));
+    }
+    Ok(table)
+}
+
+/// A duration as whole seconds when exact, else fractional seconds.
+fn seconds(duration: Duration) -> Value {
+    match i64::try_from(duration.as_secs()) {
+        Ok(whole) if duration.subsec_nanos() == 0 => Value::from(whole),
+        _ => Value::from(duration.as_secs_f64()),
+    }
+}
+
+/// The document as text, in the line-ending and end-of-file style of
+/// `original`.
+fn render(document: &DocumentMut, original: &str) -> String {
+    let crlf = original.contains("\r\n") && !original.replace("\r\n", "").contains('\n');
+    let mut text = document.to_string();
+    let original = if crlf {
+        text = text.replace("\r\n", "\n");
+        Cow::Owned(original.replace("\r\n", "\n"))
+    } else {
+        Cow::Borrowed(original)
+    };
+    if !original.is_empty() {
+        // A removed first table leaves the blank line that separated it.
+        if !original.starts_with('\n') {
+            text = text.trim_start_matches('\n').to_owned();
+        }
+        if !original.ends_with('\n') {
+            text.truncate(text.trim_end_matches('\n').len());
+        } else if !original.ends_with("\n\n") {
+            // Removing the last table can leave blank lines at the end.
+            let content = text.trim_end_matches('\n').len();
+            if content > 0 {
+                text.truncate(content + 1);
+            }
+        }
+    }
+    if crlf {
+        text = text.replace('\n', "\r\n");
+    }
+    text
+}
+
+// ----- atomic write -----
+
+/// Distinguishes temporary files of one process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Replaces the file at `path` with `text`: writes a temporary file in the
+/// same directory, fsyncs it, gives it the original's permissions (and, when
+/// allowed, owner), and — if `still_expected` agrees — renames it over the
+/// target and fsyncs the directory. A symlink is followed, so the link
+/// stays a link. On failure the temporary file is removed and the target is
+/// untouched.
+fn write_atomic(
+    path: &Path,
+    text: &str,
+    still_expected: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let write_error = |source: io::Error| ConfigError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let target = match fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.file_type().is_symlink() => {
+            fs::canonicalize(path).map_err(write_error)?
+        }
+        _ => path.to_path_buf(),
+    };
+    let file_name = target.file_name().ok_or_else(|| {
+        write_error(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the path does not name a file",
+        ))
+    })?;
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&dir).map_err(write_error)?;
+    let original = match fs::metadata(&target) {
+        Ok(metadata) => Some(metadata),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => None,
+        Err(error) => return Err(write_error(error)),
+    };
+    let temp = dir.join(format!(
+        ".{}.tmp-{}-{}",
+        file_name.to_string_lossy(),
+        process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // New files may hold tokens: private by default.
+        options.mode(0o600);
+    }
+    let file = options.open(&temp).map_err(write_error)?;
+    let result = fill_and_rename(
+        file,
+        &temp,
+        &target,
+        text,
+        original.as_ref(),
+        still_expected,
+    );
+    if let Err(error) = result {
+        // Best effort: the temporary file may not exist any more.
+        let _ = fs::remove_file(&temp);
+        return Err(match error {
+            Step::Io(source) => write_error(source),
+            Step::Config(error) => error,
+        });
+    }
+    if let Err(error) = File::open(&dir).and_then(|dir| dir.sync_all()) {
+        // The rename happened; only its durability across a crash is unsure.
+        tracing::warn!(dir = %dir.display(), %error, "could not fsync the config directory");
+    }
+    Ok(())
+}
+
+enum Step {
+    Io(io::Error),
+    Config(ConfigError),
+}
+
+impl From<io::Error> for Step {
+    fn from(error: io::Error) -> Self {
+        Self::Io(error)
+    }
+}
+
+fn fill_and_rename(
+    mut file: File,
+    temp: &Path,
+    target: &Path,
+    text: &str,
+    original: Option<&Metadata>,
+    still_expected: impl FnOnce() -> Result<()>,
+) -> std::result::Result<(), Step> {
+    file.write_all(text.as_bytes())?;
+    if let Some(original) = original {
+        file.set_permissions(original.permissions())?;
+        copy_owner(&file, original);
+    }
+    file.sync_all()?;
+    drop(file);
+    still_expected().map_err(Step::Config)?;
+    fs::rename(temp, target)?;
+    Ok(())
+}
+
+/// Gives the new file the original's owner when they differ (only possible
+/// as root); failure leaves it owned by the current user.
+#[cfg(unix)]
+fn copy_owner(file: &File, original: &Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    let differs = file
+        .metadata()
+        .is_ok_and(|current| current.uid() != original.uid() || current.gid() != original.gid());
+    if differs
+        && let Err(error) =
+            std::os::unix::fs::fchown(file, Some(original.uid()), Some(original.gid()))
+    {
+        tracing::debug!(%error, "could not give the new config file its original owner");
+    }
+}
+
+#[cfg(not(unix))]
+fn copy_owner(_file: &File, _original: &Metadata) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, load_str};
+
+    const COMMENTED: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/config/commented.toml"
+    ));
+
+    /// A temporary directory with `config.toml` holding `text`.
+    fn setup(text: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    fn load(path: &Path) -> Config {
+        load_str(&fs::read_to_string(path).unwrap(), Some(path), &|_| None).unwrap()
+    }
+
+    /// Names of the files in `dir`.
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Asserts that `new` is `old` with line `index` (0-based) replaced by
+    /// `replacement`, or with `replacement` inserted before it.
+    fn assert_one_line_changed(
+        old: &str,
+        new: &str,
+        index: usize,
+        replacement: &str,
+        insert: bool,
+    ) {
+        let mut expected: Vec<&str> = old.split_inclusive('\n').collect();
+        let line = format!("{replacement}\n");
+        if insert {
+            expected.insert(index, &line);
+        } else {
+            expected[index] = &line;
+        }
+        assert_eq!(new, expected.concat());
+    }
+
+    fn line_index(text: &str, starts_with: &str) -> usize {
+        text.lines()
+            .position(|line| line.starts_with(starts_with))
+            .unwrap_or_else(|| panic!("no line starting with {starts_with:?}"))
+    }
+
+    #[test]
+    fn toggling_enabled_changes_only_that_line() {
+        let (_dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.set_enabled("everything", false).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let index = line_index(COMMENTED, "enabled = true");
+        assert_one_line_changed(
+            COMMENTED,
+            &text,
+            index,
+            "enabled = false         # toggled by the TUI",
+            false,
+        );
+        assert_eq!(editor.baseline(), text);
+        assert!(!load(&path).server("everything").unwrap().enabled);
+
+        // And back.
+        editor.set_enabled("everything", true).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), COMMENTED);
+    }
+
+    #[test]
+    fn absent_enabled_is_inserted_after_the_last_key() {
+        let (_dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.set_enabled("remote", false).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let index = line_index(COMMENTED, "headers = ") + 1;
+        assert_one_line_changed(COMMENTED, &text, index, "enabled = false", true);
+
+        // Setting it to true is written explicitly.
+        let (_dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.set_enabled("remote", true).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert_one_line_changed(COMMENTED, &text, index, "enabled = true", true);
+    }
+
+    #[test]
+    fn inline_server_tables_are_edited_in_place() {
+        let (_dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.set_enabled("inline", false).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let index = line_index(COMMENTED, "inline = ");
+        assert_one_line_changed(
+            COMMENTED,
+            &text,
+            index,
+            "inline = { command = \"cat\", env = { A = \"1\" }, enabled = false } # last server",
+            false,
+        );
+        assert!(!load(&path).server("inline").unwrap().enabled);
+    }
+
+    #[test]
+    fn deny_tools_is_written_as_an_inline_array() {
+        let (_dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let tools = vec!["get-env".to_owned(), "echo".to_owned()];
+        editor.set_deny_tools("everything", &tools).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let index = line_index(COMMENTED, "deny_tools = ");
+        assert_one_line_changed(
+            COMMENTED,
+            &text,
+            index,
+            "deny_tools = [\"get-env\", \"echo\"]  # hidden",
+            false,
+        );
+        assert_eq!(load(&path).server("everything").unwrap().deny_tools, tools);
+
+        editor.set_deny_tools("remote", &[]).unwrap();
+        let index = line_index(COMMENTED, "headers = ") + 1;
+        assert_one_line_changed(
+            &text,
+            &fs::read_to_string(&path).unwrap(),
+            index,
+            "deny_tools = []",
+            true,
+        );
+    }
+
+    #[test]
+    fn line_endings_and_missing_final_newline_are_kept() {
+        let crlf = "# c\r\n[servers.a]\r\ncommand = \"x\" # k\r\n";
+        let (_dir, path) = setup(crlf);
+        ConfigEditor::open(&path)
+            .unwrap()
+            .set_enabled("a", false)
+            .unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "# c\r\n[servers.a]\r\ncommand = \"x\" # k\r\nenabled = false\r\n"
+        );
+
+        let (_dir, path) = setup("# c\r\n\r\n[servers.a]\r\ncommand = \"x\"\r\n");
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor
+            .add_server(&ServerConfig::stdio("b", "y", &[]))
+            .unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "# c\r\n\r\n[servers.a]\r\ncommand = \"x\"\r\n\r\n[servers.b]\r\ncommand = \"y\"\r\n"
+        );
+        editor.remove_server("a").unwrap();
+        editor.remove_server("b").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "# c\r\n");
+
+        let bare = "[servers.a]\ncommand = \"x\"";
+        let (_dir, path) = setup(bare);
+        ConfigEditor::open(&path)
+            .unwrap()
+            .set_enabled("a", false)
+            .unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "[servers.a]\ncommand = \"x\"\nenabled = false"
+        );
+    }
+
+    #[test]
+    fn unknown_servers_are_errors() {
+        let (_dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let error = editor.set_enabled("nope", false).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{}: there is no server \"nope\" in the file",
+                path.display()
+            )
+        );
+        assert!(editor.remove_server("nope").is_err());
+        assert_eq!(fs::read_to_string(&path).unwrap(), COMMENTED);
+    }
+
+    #[test]
+    fn add_server_round_trips() {
+        let (dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let stdio = ServerConfig {
+            transport: TransportConfig::Stdio {
+                command: "/opt/$bin/server".into(),
+                args: vec!["--price=$5".into(), "${NOT_EXPANDED}".into()],
+                env: vec![("Z".into(), "1".into()), ("A".into(), "$$".into())],
+                cwd: Some("/srv".into()),
+            },
+            enabled: false,
+            deny_tools: vec!["rm".into()],
+            protocol: ProtocolPin::Version("2025-03-26".into()),
+            timeout: Some(Duration::from_millis(1500)),
+            ..ServerConfig::stdio("new.local", "x", &[])
+        };
+        let http = ServerConfig {
+            transport: TransportConfig::Http {
+                url: "https://example.org/mcp".into(),
+                headers: vec![("X-Key".into(), "v".into())],
+                transport: HttpTransportKind::Sse,
+            },
+            protocol: ProtocolPin::Initialize,
+            timeout: Some(Duration::from_secs(7)),
+            ..ServerConfig::http("new-remote", "unused")
+        };
+        editor.add_server(&stdio).unwrap();
+        editor.add_server(&http).unwrap();
+        let minimal = ServerConfig::stdio("minimal", "cat", &[]);
+        editor.add_server(&minimal).unwrap();
+
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(
+            COMMENTED.trim_end_matches("# trailing comment at the end of the file\n")
+        ));
+        assert!(text.contains("\n[servers.\"new.local\"]\ncommand = \"/opt/$$bin/server\"\n"));
+        assert!(text.contains("\n[servers.minimal]\ncommand = \"cat\"\n"));
+        let config = load(&path);
+        assert_eq!(config.server("new.local"), Some(&stdio));
+        assert_eq!(config.server("new-remote"), Some(&http));
+        assert_eq!(config.server("minimal"), Some(&minimal));
+        assert_eq!(listing(dir.path()), ["config.toml"]);
+
+        let error = editor.add_server(&minimal).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with("a server named \"minimal\" already exists"),
+            "{error}"
+        );
+        let error = editor
+            .add_server(&ServerConfig::stdio("a__b", "x", &[]))
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("must not contain `__`"),
+            "{error}"
+        );
+        let error = editor
+            .add_server(&ServerConfig {
+                protocol: ProtocolPin::Version("1999-01-01".into()),
+                ..ServerConfig::stdio("bad", "x", &[])
+            })
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("the change would make the file invalid"),
+            "{error}"
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), text);
+    }
+
+    #[test]
+    fn add_server_creates_the_file_and_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcpdeck").join("config.toml");
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        assert_eq!(editor.baseline(), "");
+        editor
+            .add_server(&ServerConfig::stdio("demo", "mcpdeck", &["demo"]))
+            .unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "[servers.demo]\ncommand = \"mcpdeck\"\nargs = [\"demo\"]\n"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn remove_server_keeps_unrelated_comments() {
+        let text = "# File header.\n\n# About a.\n[servers.a]\ncommand = \"a\"\n[servers.a.env]\nK = \"v\"\n\n# About b.\n[servers.b]\ncommand = \"b\"\n\n# About c.\n[servers.c]\ncommand = \"c\" # c!\n";
+        let (_dir, path) = setup(text);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.remove_server("b").unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "# File header.\n\n# About a.\n[servers.a]\ncommand = \"a\"\n[servers.a.env]\nK = \"v\"\n\n# About c.\n[servers.c]\ncommand = \"c\" # c!\n"
+        );
+        editor.remove_server("a").unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "# File header.\n\n# About c.\n[servers.c]\ncommand = \"c\" # c!\n"
+        );
+        editor.remove_server("c").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "# File header.\n");
+        assert!(load(&path).servers.is_empty());
+    }
+
+    #[test]
+    fn external_edit_of_another_server_is_merged() {
+        let (_dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let external = COMMENTED.replace(
+            "url = \"https://example.com/mcp\"",
+            "url = \"https://example.com/v2/mcp\"",
+        );
+        fs::write(&path, &external).unwrap();
+        editor.set_enabled("everything", false).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            external.replace(
+                "enabled = true         # toggled",
+                "enabled = false         # toggled"
+            )
+        );
+        let config = load(&path);
+        assert!(!config.server("everything").unwrap().enabled);
+        let TransportConfig::Http { url, .. } = &config.server("remote").unwrap().transport else {
+            panic!("not http");
+        };
+        assert_eq!(url, "https://example.com/v2/mcp");
+        assert_eq!(editor.baseline(), text);
+    }
+
+    #[test]
+    fn external_edit_of_the_same_key_is_refused() {
+        let (_dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let external = COMMENTED.replace("enabled = true ", "enabled = false");
+        fs::write(&path, &external).unwrap();
+        let error = editor.set_enabled("everything", false).unwrap_err();
+        assert!(matches!(error, ConfigError::Conflict { .. }), "{error}");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{} changed on disk: server \"everything\": `enabled` was changed there too; the file was left as it is — reload it with R, then try again",
+                path.display()
+            )
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), external);
+
+        // Same for a server removed on disk, and for a server added there.
+        let removed = COMMENTED.replace("[servers.remote]", "[servers.remote2]");
+        fs::write(&path, &removed).unwrap();
+        let error = editor.set_deny_tools("remote", &[]).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("server \"remote\" was removed there"),
+            "{error}"
+        );
+        let error = editor
+            .add_server(&ServerConfig::stdio("remote2", "x", &[]))
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("a server \"remote2\" was added there"),
+            "{error}"
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), removed);
+
+        // After a reload the edit goes through.
+        editor.reload().unwrap();
+        editor.set_enabled("remote2", false).unwrap();
+        assert!(!load(&path).server("remote2").unwrap().enabled);
+    }
+
+    #[test]
+    fn external_edit_that_breaks_the_file_is_refused() {
+        let (_dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        for broken in [
+            format!("{COMMENTED}\n[servers.x\n"),
+            COMMENTED.replace("command = \"npx\"", "comand = \"npx\""),
+        ] {
+            fs::write(&path, &broken).unwrap();
+            let error = editor.set_enabled("remote", false).unwrap_err();
+            assert!(matches!(error, ConfigError::Conflict { .. }), "{error}");
+            assert!(
+                error.to_string().contains("it is no longer valid ("),
+                "{error}"
+            );
+            assert_eq!(fs::read_to_string(&path).unwrap(), broken);
+        }
+    }
+
+    #[test]
+    fn an_invalid_file_is_never_edited() {
+        let text = "[servers.a]\ncommand = \"x\"\nbogus = 1\n";
+        let (_dir, path) = setup(text);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let error = editor.set_enabled("a", false).unwrap_err();
+        let diagnostic = error.diagnostic().unwrap();
+        assert_eq!(
+            diagnostic.position().map(|p| (p.line, p.column)),
+            Some((3, 1))
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), text);
+    }
+
+    #[test]
+    fn missing_variables_do_not_block_edits() {
+        let text = "[servers.a]\nurl = \"${MCPDECK_TEST_UNSET_URL}\"\n";
+        let (_dir, path) = setup(text);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.set_enabled("a", false).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            format!("{text}enabled = false\n")
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn atomic_write_preserves_permissions_and_leaves_no_temp_files() {
+        use std::os::unix::fs::PermissionsExt;
+        let (dir, path) = setup(COMMENTED);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.set_enabled("everything", false).unwrap();
+        editor.set_deny_tools("remote", &["x".to_owned()]).unwrap();
+        editor.remove_server("inline").unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        assert_eq!(listing(dir.path()), ["config.toml"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_followed_not_replaced() {
+        let (dir, real) = setup(COMMENTED);
+        let link = dir.path().join("link.toml");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let mut editor = ConfigEditor::open(&link).unwrap();
+        editor.set_enabled("everything", false).unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(!load(&real).server("everything").unwrap().enabled);
+        assert_eq!(listing(dir.path()), ["config.toml", "link.toml"]);
+    }
+
+    #[test]
+    fn unwritable_location_fails_cleanly() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocker = dir.path().join("not-a-dir");
+        fs::write(&blocker, "").unwrap();
+        let path = blocker.join("config.toml");
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let error = editor
+            .add_server(&ServerConfig::stdio("a", "x", &[]))
+            .unwrap_err();
+        assert!(matches!(error, ConfigError::Write { .. }), "{error}");
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("cannot write {}: ", path.display())),
+            "{error}"
+        );
+        assert_eq!(listing(dir.path()), ["not-a-dir"]);
+        assert_eq!(editor.baseline(), "");
+    }
+
+    #[test]
+    fn failed_rename_removes_the_temp_file() {
+        // The target is a non-empty directory, so the final rename fails
+        // after the temporary file was written.
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("config.toml");
+        fs::create_dir(&target).unwrap();
+        fs::write(target.join("keep"), "x").unwrap();
+        let error = write_atomic(&target, "a = 1\n", || Ok(())).unwrap_err();
+        assert!(matches!(error, ConfigError::Write { .. }), "{error}");
+        assert_eq!(listing(dir.path()), ["config.toml"]);
+        assert_eq!(listing(&target), ["keep"]);
+    }
+
+    #[test]
+    fn change_while_saving_is_refused() {
+        let (dir, path) = setup("a = 1\n");
+        let conflict = || {
+            Err(ConfigError::Conflict {
+                path: PathBuf::from("x"),
+                reason: "changed".into(),
+            })
+        };
+        let error = write_atomic(&path, "a = 2\n", conflict).unwrap_err();
+        assert!(matches!(error, ConfigError::Conflict { .. }), "{error}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "a = 1\n");
+        assert_eq!(listing(dir.path()), ["config.toml"]);
+    }
+}

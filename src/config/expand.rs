@@ -1,0 +1,152 @@
+//! `${VAR}` expansion in configuration strings.
+//!
+//! Syntax:
+//! - `${VAR}` is replaced by the value of the environment variable `VAR`; it
+//!   is an error if `VAR` is not set.
+//! - `${VAR:-default}` uses `default` when `VAR` is unset *or empty* (as in
+//!   the shell); `default` is taken literally, up to the first `}`.
+//! - `$$` is a literal `$`.
+//! - A `$` followed by anything else is kept as is.
+//!
+//! Variable names are `[A-Za-z_][A-Za-z0-9_]*`.
+
+/// Why a string could not be expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ExpandError {
+    /// `${` without a closing `}`.
+    Unterminated,
+    /// `${...}` whose name is empty or has characters other than
+    /// `[A-Za-z0-9_]`; holds the whole reference as written.
+    InvalidReference(String),
+    /// `${NAME}` without default and `NAME` is not set.
+    Missing(String),
+}
+
+/// Expands `raw`, looking variables up with `lookup`.
+pub(crate) fn expand(
+    raw: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, ExpandError> {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(dollar) = rest.find('$') {
+        out.push_str(&rest[..dollar]);
+        let after = &rest[dollar + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+        } else if let Some(body) = after.strip_prefix('{') {
+            let close = body.find('}').ok_or(ExpandError::Unterminated)?;
+            let inner = &body[..close];
+            let (name, default) = match inner.split_once(":-") {
+                Some((name, default)) => (name, Some(default)),
+                None => (inner, None),
+            };
+            if !is_variable_name(name) {
+                return Err(ExpandError::InvalidReference(format!("${{{inner}}}")));
+            }
+            match (lookup(name), default) {
+                (Some(value), Some(default)) if value.is_empty() => out.push_str(default),
+                (Some(value), _) => out.push_str(&value),
+                (None, Some(default)) => out.push_str(default),
+                (None, None) => return Err(ExpandError::Missing(name.to_owned())),
+            }
+            rest = &body[close + 1..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Escapes `text` so that [`expand`] turns it back into `text`.
+pub(crate) fn escape(text: &str) -> String {
+    text.replace('$', "$$")
+}
+
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "HOME" => Some("/home/u".into()),
+            "EMPTY" => Some(String::new()),
+            "DOLLAR" => Some("${HOME}".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn expands_variables_and_defaults() {
+        assert_eq!(expand("${HOME}/x", &env).unwrap(), "/home/u/x");
+        assert_eq!(
+            expand("a${HOME}b${HOME}", &env).unwrap(),
+            "a/home/ub/home/u"
+        );
+        assert_eq!(expand("${NOPE:-info}", &env).unwrap(), "info");
+        assert_eq!(expand("${NOPE:-}", &env).unwrap(), "");
+        assert_eq!(expand("${HOME:-x}", &env).unwrap(), "/home/u");
+        assert_eq!(expand("${EMPTY:-fallback}", &env).unwrap(), "fallback");
+        assert_eq!(expand("${EMPTY}", &env).unwrap(), "");
+        assert_eq!(expand("${NOPE:-a:-b}", &env).unwrap(), "a:-b");
+    }
+
+    #[test]
+    fn values_are_not_expanded_again() {
+        assert_eq!(expand("${DOLLAR}", &env).unwrap(), "${HOME}");
+    }
+
+    #[test]
+    fn dollars() {
+        assert_eq!(expand("$$", &env).unwrap(), "$");
+        assert_eq!(expand("$${HOME}", &env).unwrap(), "${HOME}");
+        assert_eq!(expand("$$$${HOME}", &env).unwrap(), "$${HOME}");
+        assert_eq!(expand("$$${HOME}", &env).unwrap(), "$/home/u");
+        assert_eq!(expand("cost $5 $", &env).unwrap(), "cost $5 $");
+        assert_eq!(expand("$HOME", &env).unwrap(), "$HOME");
+        assert_eq!(expand("ünï${HOME}çødé", &env).unwrap(), "ünï/home/uçødé");
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(expand("a ${HOME", &env), Err(ExpandError::Unterminated));
+        assert_eq!(
+            expand("${TOKEN}", &env),
+            Err(ExpandError::Missing("TOKEN".into()))
+        );
+        assert_eq!(
+            expand("${}", &env),
+            Err(ExpandError::InvalidReference("${}".into()))
+        );
+        assert_eq!(
+            expand("${A B}", &env),
+            Err(ExpandError::InvalidReference("${A B}".into()))
+        );
+        assert_eq!(
+            expand("${VAR-x}", &env),
+            Err(ExpandError::InvalidReference("${VAR-x}".into()))
+        );
+        assert_eq!(
+            expand("${1X}", &env),
+            Err(ExpandError::InvalidReference("${1X}".into()))
+        );
+    }
+
+    #[test]
+    fn escape_round_trips() {
+        for text in ["plain", "$", "${HOME}", "a$$b", "$5"] {
+            assert_eq!(expand(&escape(text), &env).unwrap(), text);
+        }
+    }
+}

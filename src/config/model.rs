@@ -1,0 +1,314 @@
+//! The validated, fully expanded configuration model.
+//!
+//! Every type here is plain data with `PartialEq`/`Eq`, so the server manager
+//! can diff an old and a new [`Config`]: a server whose [`ServerConfig`] is
+//! unchanged can keep running.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The whole configuration file, validated and with `${VAR}` references
+/// expanded.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Config {
+    /// Global settings (`[settings]`); defaults for absent keys.
+    pub settings: Settings,
+    /// The servers (`[servers.NAME]`), in file order.
+    pub servers: Vec<ServerConfig>,
+    /// The file the configuration was read from, if any.
+    pub path: Option<PathBuf>,
+}
+
+impl Config {
+    /// An empty configuration: default settings and no servers.
+    pub fn empty(path: Option<PathBuf>) -> Self {
+        Self {
+            settings: Settings::default(),
+            servers: Vec::new(),
+            path,
+        }
+    }
+
+    /// The server called `name`, if there is one.
+    pub fn server(&self, name: &str) -> Option<&ServerConfig> {
+        self.servers.iter().find(|server| server.name == name)
+    }
+}
+
+/// Global settings from the `[settings]` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// Per-request timeout; reset whenever a progress notification arrives.
+    pub request_timeout: Duration,
+    /// Time allowed for spawning (or connecting) plus the handshake.
+    pub connect_timeout: Duration,
+    /// Time allowed for the era probe (`server/discover`) before falling back
+    /// to `initialize`.
+    pub probe_timeout: Duration,
+    /// Grace period between closing stdin and SIGTERM, and again between
+    /// SIGTERM and SIGKILL.
+    pub shutdown_grace: Duration,
+    /// Number of stderr lines kept per server.
+    pub stderr_lines: usize,
+    /// Number of raw frames kept in the frame-log ring buffer.
+    pub frame_log: usize,
+}
+
+impl Settings {
+    /// Default for [`Settings::request_timeout`].
+    pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+    /// Default for [`Settings::connect_timeout`].
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+    /// Default for [`Settings::probe_timeout`].
+    pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+    /// Default for [`Settings::shutdown_grace`].
+    pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+    /// Default for [`Settings::stderr_lines`].
+    pub const DEFAULT_STDERR_LINES: usize = 500;
+    /// Default for [`Settings::frame_log`].
+    pub const DEFAULT_FRAME_LOG: usize = 10_000;
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
+            connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
+            probe_timeout: Self::DEFAULT_PROBE_TIMEOUT,
+            shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
+            stderr_lines: Self::DEFAULT_STDERR_LINES,
+            frame_log: Self::DEFAULT_FRAME_LOG,
+        }
+    }
+}
+
+/// One `[servers.NAME]` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The server's name: non-empty, `[A-Za-z0-9_.-]` only, never `__`.
+    pub name: String,
+    /// How to reach the server.
+    pub transport: TransportConfig,
+    /// Whether the server is started (default `true`).
+    pub enabled: bool,
+    /// Tool names hidden from the aggregate list and refused on call.
+    pub deny_tools: Vec<String>,
+    /// Which protocol era / version to speak.
+    pub protocol: ProtocolPin,
+    /// Per-server override of [`Settings::request_timeout`].
+    pub timeout: Option<Duration>,
+}
+
+impl ServerConfig {
+    /// A stdio server with default options; convenient in tests.
+    pub fn stdio(name: impl Into<String>, command: impl Into<String>, args: &[&str]) -> Self {
+        Self::with_transport(
+            name.into(),
+            TransportConfig::Stdio {
+                command: command.into(),
+                args: args.iter().map(|&arg| arg.to_owned()).collect(),
+                env: Vec::new(),
+                cwd: None,
+            },
+        )
+    }
+
+    /// An HTTP server with default options; convenient in tests.
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
+        Self::with_transport(
+            name.into(),
+            TransportConfig::Http {
+                url: url.into(),
+                headers: Vec::new(),
+                transport: HttpTransportKind::Auto,
+            },
+        )
+    }
+
+    fn with_transport(name: String, transport: TransportConfig) -> Self {
+        Self {
+            name,
+            transport,
+            enabled: true,
+            deny_tools: Vec::new(),
+            protocol: ProtocolPin::Auto,
+            timeout: None,
+        }
+    }
+
+    /// The request timeout for this server: its own `timeout`, or the global
+    /// `request_timeout`.
+    pub fn request_timeout(&self, settings: &Settings) -> Duration {
+        self.timeout.unwrap_or(settings.request_timeout)
+    }
+
+    /// Whether `tool` is listed in `deny_tools`.
+    pub fn is_tool_denied(&self, tool: &str) -> bool {
+        self.deny_tools.iter().any(|denied| denied == tool)
+    }
+}
+
+/// How a server is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransportConfig {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio {
+        /// The program to run (looked up in `PATH` if it has no slash).
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables, in file order.
+        env: Vec<(String, String)>,
+        /// Working directory; `None` inherits mcpdeck's.
+        cwd: Option<PathBuf>,
+    },
+    /// A remote server over HTTP.
+    Http {
+        /// The endpoint URL (`http://` or `https://`).
+        url: String,
+        /// Extra request headers, in file order.
+        headers: Vec<(String, String)>,
+        /// Which HTTP transport to use.
+        transport: HttpTransportKind,
+    },
+}
+
+/// The `transport` key of an HTTP server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HttpTransportKind {
+    /// Not specified: detect (streamable HTTP first, then legacy SSE).
+    #[default]
+    Auto,
+    /// `transport = "http"`: streamable HTTP.
+    StreamableHttp,
+    /// `transport = "sse"`: the legacy HTTP+SSE transport.
+    Sse,
+}
+
+impl HttpTransportKind {
+    /// Parses the value of the `transport` key.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "auto" => Some(Self::Auto),
+            "http" => Some(Self::StreamableHttp),
+            "sse" => Some(Self::Sse),
+            _ => None,
+        }
+    }
+
+    /// The value written in the file for this kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::StreamableHttp => "http",
+            Self::Sse => "sse",
+        }
+    }
+}
+
+/// The `protocol` key: which protocol era or exact version to speak.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ProtocolPin {
+    /// Probe with `server/discover`, fall back to `initialize`.
+    #[default]
+    Auto,
+    /// The stateless era (2026-07-28) only; no fallback.
+    Stateless,
+    /// The `initialize` era only, offering the newest version first.
+    Initialize,
+    /// Exactly this version; always one of [`ProtocolPin::KNOWN_VERSIONS`].
+    Version(String),
+}
+
+impl ProtocolPin {
+    /// The protocol versions that can be pinned, newest first.
+    pub const KNOWN_VERSIONS: [&'static str; 5] = [
+        "2026-07-28",
+        "2025-11-25",
+        "2025-06-18",
+        "2025-03-26",
+        "2024-11-05",
+    ];
+
+    /// Parses the value of the `protocol` key; `None` if it is not one of
+    /// `auto`, `stateless`, `initialize` or a known version.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "auto" => Some(Self::Auto),
+            "stateless" => Some(Self::Stateless),
+            "initialize" => Some(Self::Initialize),
+            version if Self::KNOWN_VERSIONS.contains(&version) => {
+                Some(Self::Version(version.to_owned()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value written in the file for this pin.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Auto => "auto",
+            Self::Stateless => "stateless",
+            Self::Initialize => "initialize",
+            Self::Version(version) => version,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protocol_names_round_trip() {
+        for name in ["auto", "stateless", "initialize"]
+            .into_iter()
+            .chain(ProtocolPin::KNOWN_VERSIONS)
+        {
+            let pin = ProtocolPin::from_name(name).unwrap();
+            assert_eq!(pin.name(), name);
+        }
+        assert_eq!(ProtocolPin::from_name("2025-01-01"), None);
+        assert_eq!(ProtocolPin::from_name("latest"), None);
+    }
+
+    #[test]
+    fn transport_names_round_trip() {
+        for kind in [
+            HttpTransportKind::Auto,
+            HttpTransportKind::StreamableHttp,
+            HttpTransportKind::Sse,
+        ] {
+            assert_eq!(HttpTransportKind::from_name(kind.name()), Some(kind));
+        }
+        assert_eq!(HttpTransportKind::from_name("ws"), None);
+    }
+
+    #[test]
+    fn convenience_constructors() {
+        let server = ServerConfig::stdio("demo", "mcpdeck", &["demo"]);
+        assert!(server.enabled);
+        assert_eq!(
+            server.transport,
+            TransportConfig::Stdio {
+                command: "mcpdeck".into(),
+                args: vec!["demo".into()],
+                env: vec![],
+                cwd: None,
+            }
+        );
+        let settings = Settings::default();
+        assert_eq!(server.request_timeout(&settings), Duration::from_secs(60));
+        let remote = ServerConfig {
+            timeout: Some(Duration::from_millis(500)),
+            deny_tools: vec!["rm".into()],
+            ..ServerConfig::http("r", "https://example.com/mcp")
+        };
+        assert_eq!(
+            remote.request_timeout(&settings),
+            Duration::from_millis(500)
+        );
+        assert!(remote.is_tool_denied("rm"));
+        assert!(!remote.is_tool_denied("ls"));
+    }
+}

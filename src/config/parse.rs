@@ -1,0 +1,996 @@
+//! Parsing and validating the configuration text.
+//!
+//! The text is parsed into a [`toml_edit::Document`], which keeps the byte
+//! span of every key and value, and validated by hand so that every error can
+//! point at the offending key or value.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use toml_edit::{Document, Item, Key, TableLike, Value};
+
+use super::error::{ConfigError, Diagnostic};
+use super::expand::{self, ExpandError};
+use super::model::{
+    Config, HttpTransportKind, ProtocolPin, ServerConfig, Settings, TransportConfig,
+};
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+/// How `${VAR}` references are resolved while parsing.
+#[derive(Clone, Copy)]
+pub(crate) enum Env<'a> {
+    /// Look variables up with the function; unset variables are errors.
+    Lookup(&'a dyn Fn(&str) -> Option<String>),
+    /// Validate structure only: every variable reads as the empty string and
+    /// checks that depend on expanded values are skipped.
+    Lenient,
+}
+
+/// Keys allowed at the top level.
+const TOP_LEVEL_KEYS: &[&str] = &["settings", "servers"];
+/// Keys allowed in `[settings]`.
+pub(crate) const SETTINGS_KEYS: &[&str] = &[
+    "request_timeout",
+    "connect_timeout",
+    "probe_timeout",
+    "shutdown_grace",
+    "stderr_lines",
+    "frame_log",
+];
+/// Keys allowed in `[servers.NAME]`.
+pub(crate) const SERVER_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "transport",
+    "enabled",
+    "deny_tools",
+    "protocol",
+    "timeout",
+];
+
+/// Parses and validates `text`. `path` is only used in messages and stored in
+/// [`Config::path`].
+pub(crate) fn parse(text: &str, path: Option<&Path>, env: Env<'_>) -> Result<Config> {
+    let parser = Parser {
+        source: text,
+        path,
+        env,
+    };
+    let document = Document::parse(text).map_err(|error| {
+        let mut message = format!("invalid TOML: {}", error.message());
+        // The parser does not say which key is duplicated.
+        if let Some(key) = error
+            .span()
+            .filter(|_| error.message() == "duplicate key")
+            .and_then(|span| text.get(span))
+        {
+            message.push_str(&format!(" `{key}`"));
+        }
+        parser.error(error.span(), message)
+    })?;
+    parser.config(&document)
+}
+
+/// Checks a server name: non-empty, `[A-Za-z0-9_.-]` only, no `__`.
+/// The error is a complete message.
+pub(crate) fn check_server_name(name: &str) -> std::result::Result<(), String> {
+    if name.is_empty() {
+        return Err(
+            "server names must not be empty; use letters, digits, `_`, `.` and `-`".to_owned(),
+        );
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
+        return Err(format!(
+            "invalid server name \"{name}\": {bad:?} is not allowed; use only letters, digits, `_`, `.` and `-`"
+        ));
+    }
+    if name.contains("__") {
+        let mut fixed = name.to_owned();
+        while fixed.contains("__") {
+            fixed = fixed.replace("__", "_");
+        }
+        return Err(format!(
+            "invalid server name \"{name}\": it must not contain `__`, which separates server and tool names in the tool list; rename it, e.g. \"{fixed}\""
+        ));
+    }
+    Ok(())
+}
+
+/// A string value together with where it was written.
+#[derive(Debug, Clone)]
+struct Raw {
+    text: String,
+    span: Option<Range<usize>>,
+}
+
+/// A key's value and the span of the key itself.
+struct Field<T> {
+    value: T,
+    key_span: Option<Range<usize>>,
+}
+
+impl<T> Field<T> {
+    fn new(value: T, key_span: &Option<Range<usize>>) -> Self {
+        Self {
+            value,
+            key_span: key_span.clone(),
+        }
+    }
+}
+
+/// The keys of one server table, type-checked but not yet cross-checked or
+/// expanded.
+#[derive(Default)]
+struct ServerFields {
+    command: Option<Field<Raw>>,
+    args: Option<Field<Vec<Raw>>>,
+    env: Option<Field<Vec<(String, Raw)>>>,
+    cwd: Option<Field<Raw>>,
+    url: Option<Field<Raw>>,
+    headers: Option<Field<Vec<(String, Raw)>>>,
+    transport: Option<Field<HttpTransportKind>>,
+    enabled: Option<bool>,
+    deny_tools: Option<Vec<String>>,
+    protocol: Option<ProtocolPin>,
+    timeout: Option<Duration>,
+}
+
+struct Parser<'a> {
+    source: &'a str,
+    path: Option<&'a Path>,
+    env: Env<'a>,
+}
+
+impl Parser<'_> {
+    fn error(&self, span: Option<Range<usize>>, message: impl Into<String>) -> ConfigError {
+        Diagnostic::new(self.source, self.path, span, message).into()
+    }
+
+    /// The source text of a value, as written in the file.
+    fn written(&self, span: &Option<Range<usize>>) -> &str {
+        span.clone()
+            .and_then(|span| self.source.get(span))
+            .unwrap_or("this value")
+    }
+
+    fn config(&self, document: &Document<&str>) -> Result<Config> {
+        let mut config = Config::empty(self.path.map(Path::to_path_buf));
+        for (key, key_span, item) in entries(document.as_table()) {
+            match key {
+                "settings" => config.settings = self.settings(item, key_span)?,
+                "servers" => config.servers = self.servers(item, key_span)?,
+                _ => return Err(self.unknown_top_level_key(key, key_span, item)),
+            }
+        }
+        Ok(config)
+    }
+
+    fn unknown_top_level_key(
+        &self,
+        key: &str,
+        key_span: Option<Range<usize>>,
+        item: &Item,
+    ) -> ConfigError {
+        let looks_like_server = item
+            .as_table_like()
+            .is_some_and(|table| table.contains_key("command") || table.contains_key("url"));
+        if looks_like_server {
+            return self.error(
+                key_span,
+                format!("unknown top-level table `{key}`; servers are declared as [servers.{key}]"),
+            );
+        }
+        self.error(
+            key_span,
+            unknown_key_message(key, "at the top level", TOP_LEVEL_KEYS),
+        )
+    }
+
+    fn settings(&self, item: &Item, key_span: Option<Range<usize>>) -> Result<Settings> {
+        let table = item.as_table_like().ok_or_else(|| {
+            self.error(
+                item.span().or(key_span.clone()),
+                format!(
+                    "`settings` must be a table ([settings]), found {}",
+                    describe(item)
+                ),
+            )
+        })?;
+        let mut settings = Settings::default();
+        for (key, key_span, value) in entries(table) {
+            let value = (value, key_span);
+            match key {
+                "request_timeout" => {
+                    settings.request_timeout = self.duration("", key, value, false)?;
+                }
+                "connect_timeout" => {
+                    settings.connect_timeout = self.duration("", key, value, false)?;
+                }
+                "probe_timeout" => settings.probe_timeout = self.duration("", key, value, false)?,
+                "shutdown_grace" => {
+                    settings.shutdown_grace = self.duration("", key, value, true)?
+                }
+                "stderr_lines" => settings.stderr_lines = self.count(key, value, "lines")?,
+                "frame_log" => settings.frame_log = self.count(key, value, "frames")?,
+                _ => {
+                    return Err(self.error(
+                        value.1,
+                        unknown_key_message(key, "in [settings]", SETTINGS_KEYS),
+                    ));
+                }
+            }
+        }
+        Ok(settings)
+    }
+
+    fn servers(&self, item: &Item, key_span: Option<Range<usize>>) -> Result<Vec<ServerConfig>> {
+        let found = match item {
+            Item::ArrayOfTables(_) => "an array of tables ([[servers]])",
+            _ => describe(item),
+        };
+        let table = item.as_table_like().ok_or_else(|| {
+                self.error(
+                    item.span().or(key_span.clone()),
+                    format!(
+                        "`servers` must be a table with one [servers.NAME] section per server, found {found}"
+                    ),
+                )
+            })?;
+        entries(table)
+            .map(|(name, key_span, item)| self.server(name, key_span, item))
+            .collect()
+    }
+
+    fn server(
+        &self,
+        name: &str,
+        key_span: Option<Range<usize>>,
+        item: &Item,
+    ) -> Result<ServerConfig> {
+        check_server_name(name).map_err(|message| self.error(key_span.clone(), message))?;
+        // Point at the `[servers.NAME]` header when there is one.
+        let header_span = match item {
+            Item::Table(table) => table.span().or(key_span.clone()),
+            _ => key_span.clone(),
+        };
+        let table = item.as_table_like().ok_or_else(|| {
+            self.error(
+                item.span().or(key_span.clone()),
+                format!(
+                    "server \"{name}\" must be a table like [servers.{name}], found {}",
+                    describe(item)
+                ),
+            )
+        })?;
+        let ctx = format!("server \"{name}\": ");
+        let fields = self.server_fields(name, &ctx, table)?;
+        let transport = self.server_transport(name, &ctx, header_span, &fields)?;
+        Ok(ServerConfig {
+            name: name.to_owned(),
+            transport,
+            enabled: fields.enabled.unwrap_or(true),
+            deny_tools: fields.deny_tools.unwrap_or_default(),
+            protocol: fields.protocol.unwrap_or_default(),
+            timeout: fields.timeout,
+        })
+    }
+
+    /// Type-checks every key of a server table.
+    fn server_fields(&self, name: &str, ctx: &str, table: &dyn TableLike) -> Result<ServerFields> {
+        let mut fields = ServerFields::default();
+        for (key, key_span, item) in entries(table) {
+            let value = (item, key_span.clone());
+            match key {
+                "command" => {
+                    fields.command = Some(Field::new(
+                        self.non_empty_string(ctx, key, value)?,
+                        &key_span,
+                    ))
+                }
+                "args" => {
+                    fields.args = Some(Field::new(self.string_array(ctx, key, value)?, &key_span))
+                }
+                "env" => {
+                    let env = self.string_table(ctx, key, value)?;
+                    fields.env = Some(Field::new(env, &key_span));
+                }
+                "cwd" => {
+                    fields.cwd = Some(Field::new(
+                        self.non_empty_string(ctx, key, value)?,
+                        &key_span,
+                    ))
+                }
+                "url" => {
+                    fields.url = Some(Field::new(
+                        self.non_empty_string(ctx, key, value)?,
+                        &key_span,
+                    ))
+                }
+                "headers" => {
+                    let headers = self.string_table(ctx, key, value)?;
+                    fields.headers = Some(Field::new(headers, &key_span));
+                }
+                "transport" => {
+                    let raw = self.string(ctx, key, value)?;
+                    let kind = HttpTransportKind::from_name(&raw.text).ok_or_else(|| {
+                        self.error(
+                            raw.span.clone(),
+                            format!(
+                                "{ctx}unknown transport \"{}\"; use \"http\" (streamable HTTP) or \"sse\" (legacy HTTP+SSE), or leave it out to detect",
+                                raw.text
+                            ),
+                        )
+                    })?;
+                    fields.transport = Some(Field::new(kind, &key_span));
+                }
+                "enabled" => fields.enabled = Some(self.boolean(ctx, key, value)?),
+                "deny_tools" => {
+                    let tools = self.string_array(ctx, key, value)?;
+                    fields.deny_tools = Some(tools.into_iter().map(|raw| raw.text).collect());
+                }
+                "protocol" => {
+                    let raw = self.string(ctx, key, value)?;
+                    let pin = ProtocolPin::from_name(&raw.text).ok_or_else(|| {
+                        let versions = ProtocolPin::KNOWN_VERSIONS.map(|v| format!("\"{v}\""));
+                        self.error(
+                            raw.span.clone(),
+                            format!(
+                                "{ctx}unknown protocol \"{}\"; use \"auto\", \"stateless\", \"initialize\" or one of the versions {}",
+                                raw.text,
+                                versions.join(", ")
+                            ),
+                        )
+                    })?;
+                    fields.protocol = Some(pin);
+                }
+                "timeout" => fields.timeout = Some(self.duration(ctx, key, value, false)?),
+                _ => return Err(self.unknown_server_key(name, key, key_span)),
+            }
+        }
+        Ok(fields)
+    }
+
+    fn unknown_server_key(
+        &self,
+        name: &str,
+        key: &str,
+        key_span: Option<Range<usize>>,
+    ) -> ConfigError {
+        let place = format!("in server \"{name}\"");
+        let message = if SETTINGS_KEYS.contains(&key) {
+            let hint = if key == "request_timeout" {
+                " (the per-server override is `timeout`)"
+            } else {
+                ""
+            };
+            format!("unknown key `{key}` {place}; it belongs in [settings]{hint}")
+        } else {
+            unknown_key_message(key, &place, SERVER_KEYS)
+        };
+        self.error(key_span, message)
+    }
+
+    /// Cross-checks the keys of a server and builds its expanded transport.
+    fn server_transport(
+        &self,
+        name: &str,
+        ctx: &str,
+        header_span: Option<Range<usize>>,
+        fields: &ServerFields,
+    ) -> Result<TransportConfig> {
+        let stdio_only = [
+            ("args", fields.args.as_ref().map(|f| &f.key_span)),
+            ("env", fields.env.as_ref().map(|f| &f.key_span)),
+            ("cwd", fields.cwd.as_ref().map(|f| &f.key_span)),
+        ];
+        let http_only = [
+            ("headers", fields.headers.as_ref().map(|f| &f.key_span)),
+            ("transport", fields.transport.as_ref().map(|f| &f.key_span)),
+        ];
+        let misplaced = |keys: &[(&str, Option<&Option<Range<usize>>>)], needs: &str| {
+            keys.iter().find_map(|(key, span)| {
+                span.map(|span| {
+                    self.error(
+                        span.clone(),
+                        format!("{ctx}`{key}` only applies to servers with `{needs}`; remove it"),
+                    )
+                })
+            })
+        };
+        match (&fields.command, &fields.url) {
+            (Some(command), Some(url)) => {
+                let later = [&command.key_span, &url.key_span]
+                    .into_iter()
+                    .max_by_key(|span| span.as_ref().map(|span| span.start))
+                    .cloned()
+                    .flatten();
+                Err(self.error(
+                    later,
+                    format!("server \"{name}\" has both `command` and `url`; keep one"),
+                ))
+            }
+            (None, None) => Err(self.error(
+                header_span,
+                format!(
+                    "server \"{name}\" has neither `command` nor `url`; add `command = \"...\"` to run a local program, or `url = \"https://...\"` for a remote server"
+                ),
+            )),
+            (Some(command), None) => {
+                if let Some(error) = misplaced(&http_only, "url") {
+                    return Err(error);
+                }
+                let expand_all = |raws: &[Raw], key| {
+                    raws.iter()
+                        .map(|raw| self.expand(ctx, key, raw))
+                        .collect::<Result<Vec<_>>>()
+                };
+                let args = match &fields.args {
+                    Some(args) => expand_all(&args.value, "args")?,
+                    None => Vec::new(),
+                };
+                let env = match &fields.env {
+                    Some(env) => self.expand_pairs(ctx, "env", &env.value)?,
+                    None => Vec::new(),
+                };
+                let cwd = match &fields.cwd {
+                    Some(cwd) => Some(PathBuf::from(self.expand(ctx, "cwd", &cwd.value)?)),
+                    None => None,
+                };
+                Ok(TransportConfig::Stdio {
+                    command: self.expand(ctx, "command", &command.value)?,
+                    args,
+                    env,
+                    cwd,
+                })
+            }
+            (None, Some(url)) => {
+                if let Some(error) = misplaced(&stdio_only, "command") {
+                    return Err(error);
+                }
+                let expanded = self.expand(ctx, "url", &url.value)?;
+                let scheme_ok = ["http://", "https://"].iter().any(|scheme| {
+                    expanded
+                        .get(..scheme.len())
+                        .is_some_and(|prefix| prefix.eq_ignore_ascii_case(scheme))
+                });
+                if !scheme_ok && matches!(self.env, Env::Lookup(_)) {
+                    // Quote the value as written: the expansion may hold secrets.
+                    return Err(self.error(
+                        url.value.span.clone(),
+                        format!(
+                            "{ctx}`url` must start with http:// or https://, found \"{}\"",
+                            url.value.text
+                        ),
+                    ));
+                }
+                let headers = match &fields.headers {
+                    Some(headers) => self.expand_pairs(ctx, "headers", &headers.value)?,
+                    None => Vec::new(),
+                };
+                Ok(TransportConfig::Http {
+                    url: expanded,
+                    headers,
+                    transport: fields
+                        .transport
+                        .as_ref()
+                        .map_or(HttpTransportKind::Auto, |f| f.value),
+                })
+            }
+        }
+    }
+
+    fn expand_pairs(
+        &self,
+        ctx: &str,
+        key: &str,
+        pairs: &[(String, Raw)],
+    ) -> Result<Vec<(String, String)>> {
+        pairs
+            .iter()
+            .map(|(name, raw)| Ok((name.clone(), self.expand(ctx, key, raw)?)))
+            .collect()
+    }
+
+    /// Expands `${VAR}` references in a string written for `key`.
+    fn expand(&self, ctx: &str, key: &str, raw: &Raw) -> Result<String> {
+        let lenient = |_: &str| Some(String::new());
+        let lookup: &dyn Fn(&str) -> Option<String> = match self.env {
+            Env::Lookup(lookup) => lookup,
+            Env::Lenient => &lenient,
+        };
+        expand::expand(&raw.text, lookup).map_err(|error| {
+            let message = match error {
+                ExpandError::Missing(var) => format!(
+                    "{ctx}the environment variable {var} is not set; set it, or write ${{{var}:-default}}"
+                ),
+                ExpandError::Unterminated => format!(
+                    "{ctx}unterminated `${{` in `{key}`; close it with `}}`, or write `$$` for a literal `$`"
+                ),
+                ExpandError::InvalidReference(reference) => format!(
+                    "{ctx}`{reference}` in `{key}` is not a valid variable reference; write ${{NAME}} or ${{NAME:-default}}, where NAME has only letters, digits and `_` (and `$$` for a literal `$`)"
+                ),
+            };
+            self.error(raw.span.clone(), message)
+        })
+    }
+
+    // ----- typed values. `value` is the item and the span of its key. -----
+
+    fn duration(
+        &self,
+        ctx: &str,
+        key: &str,
+        (item, key_span): (&Item, Option<Range<usize>>),
+        allow_zero: bool,
+    ) -> Result<Duration> {
+        let span = item.span().or(key_span);
+        let duration = match item.as_value() {
+            Some(Value::Integer(integer)) => {
+                let seconds = u64::try_from(*integer.value()).map_err(|_| {
+                    self.error(
+                        span.clone(),
+                        format!(
+                            "{ctx}`{key}` must not be negative, found {}",
+                            self.written(&span)
+                        ),
+                    )
+                })?;
+                Duration::from_secs(seconds)
+            }
+            Some(Value::Float(float)) => {
+                let seconds = *float.value();
+                let problem = if seconds < 0.0 {
+                    Some("must not be negative")
+                } else if !seconds.is_finite() {
+                    Some("must be a finite number of seconds")
+                } else {
+                    None
+                };
+                let duration = match problem {
+                    Some(problem) => Err(problem),
+                    None => Duration::try_from_secs_f64(seconds).map_err(|_| "is too large"),
+                };
+                duration.map_err(|problem| {
+                    self.error(
+                        span.clone(),
+                        format!("{ctx}`{key}` {problem}, found {}", self.written(&span)),
+                    )
+                })?
+            }
+            _ => {
+                return Err(self.error(
+                    span,
+                    format!(
+                        "{ctx}`{key}` must be a number of seconds, found {}",
+                        describe(item)
+                    ),
+                ));
+            }
+        };
+        if duration.is_zero() && !allow_zero {
+            return Err(self.error(span, format!("{ctx}`{key}` must be greater than zero")));
+        }
+        Ok(duration)
+    }
+
+    fn count(
+        &self,
+        key: &str,
+        (item, key_span): (&Item, Option<Range<usize>>),
+        unit: &str,
+    ) -> Result<usize> {
+        let span = item.span().or(key_span);
+        match item.as_value() {
+            Some(Value::Integer(integer)) => {
+                let count = *integer.value();
+                usize::try_from(count).map_err(|_| {
+                    let problem = if count < 0 {
+                        "must not be negative"
+                    } else {
+                        "is too large"
+                    };
+                    let found = self.written(&span);
+                    self.error(span, format!("`{key}` {problem}, found {found}"))
+                })
+            }
+            _ => Err(self.error(
+                span,
+                format!(
+                    "`{key}` must be a whole number of {unit}, found {}",
+                    describe(item)
+                ),
+            )),
+        }
+    }
+
+    fn boolean(
+        &self,
+        ctx: &str,
+        key: &str,
+        (item, key_span): (&Item, Option<Range<usize>>),
+    ) -> Result<bool> {
+        item.as_bool().ok_or_else(|| {
+            self.error(
+                item.span().or(key_span),
+                format!(
+                    "{ctx}`{key}` must be true or false, found {}",
+                    describe(item)
+                ),
+            )
+        })
+    }
+
+    fn string(
+        &self,
+        ctx: &str,
+        key: &str,
+        (item, key_span): (&Item, Option<Range<usize>>),
+    ) -> Result<Raw> {
+        match item.as_str() {
+            Some(text) => Ok(Raw {
+                text: text.to_owned(),
+                span: item.span().or(key_span),
+            }),
+            None => Err(self.error(
+                item.span().or(key_span),
+                format!("{ctx}`{key}` must be a string, found {}", describe(item)),
+            )),
+        }
+    }
+
+    fn non_empty_string(
+        &self,
+        ctx: &str,
+        key: &str,
+        value: (&Item, Option<Range<usize>>),
+    ) -> Result<Raw> {
+        let raw = self.string(ctx, key, value)?;
+        if raw.text.is_empty() {
+            return Err(self.error(raw.span, format!("{ctx}`{key}` must not be empty")));
+        }
+        Ok(raw)
+    }
+
+    fn string_array(
+        &self,
+        ctx: &str,
+        key: &str,
+        (item, key_span): (&Item, Option<Range<usize>>),
+    ) -> Result<Vec<Raw>> {
+        let array = item.as_array().ok_or_else(|| {
+            self.error(
+                item.span().or(key_span.clone()),
+                format!(
+                    "{ctx}`{key}` must be an array of strings, found {}",
+                    describe(item)
+                ),
+            )
+        })?;
+        array
+            .iter()
+            .enumerate()
+            .map(|(index, element)| match element.as_str() {
+                Some(text) => Ok(Raw {
+                    text: text.to_owned(),
+                    span: element.span(),
+                }),
+                None => Err(self.error(
+                    element.span(),
+                    format!(
+                        "{ctx}`{key}` must be an array of strings, but element {} is {}",
+                        index + 1,
+                        describe_value(element)
+                    ),
+                )),
+            })
+            .collect()
+    }
+
+    /// A table of strings (`env`, `headers`), in file order; names are checked.
+    fn string_table(
+        &self,
+        ctx: &str,
+        key: &str,
+        (item, key_span): (&Item, Option<Range<usize>>),
+    ) -> Result<Vec<(String, Raw)>> {
+        let table = item.as_table_like().ok_or_else(|| {
+            self.error(
+                item.span().or(key_span.clone()),
+                format!(
+                    "{ctx}`{key}` must be a table of strings like {key} = {{ NAME = \"value\" }}, found {}",
+                    describe(item)
+                ),
+            )
+        })?;
+        entries(table)
+            .map(|(name, name_span, value)| {
+                let name_ok = if key == "headers" {
+                    is_header_name(name)
+                } else {
+                    !name.is_empty() && !name.contains(['=', '\0'])
+                };
+                if !name_ok {
+                    let rule = if key == "headers" {
+                        "use letters, digits and `-`"
+                    } else {
+                        "it must be non-empty and must not contain `=`"
+                    };
+                    return Err(self.error(
+                        name_span,
+                        format!("{ctx}\"{name}\" is not a valid name in `{key}`; {rule}"),
+                    ));
+                }
+                let raw = self.string(ctx, &format!("{key}.{name}"), (value, name_span))?;
+                if key == "headers" && raw.text.contains(['\r', '\n', '\0']) {
+                    return Err(self.error(
+                        raw.span,
+                        format!("{ctx}header `{name}` must not contain line breaks"),
+                    ));
+                }
+                Ok((name.to_owned(), raw))
+            })
+            .collect()
+    }
+}
+
+/// The entries of a table with the span of each key, in file order.
+fn entries(table: &dyn TableLike) -> impl Iterator<Item = (&str, Option<Range<usize>>, &Item)> {
+    table
+        .iter()
+        .map(move |(key, item)| (key, table.key(key).and_then(Key::span), item))
+}
+
+/// `unknown key ...` with a did-you-mean suggestion, or the list of valid keys.
+fn unknown_key_message(key: &str, place: &str, candidates: &[&str]) -> String {
+    match suggest(key, candidates) {
+        Some(suggestion) => {
+            format!("unknown key `{key}` {place} — did you mean `{suggestion}`?")
+        }
+        None => {
+            let valid: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
+            format!(
+                "unknown key `{key}` {place}; valid keys are {}",
+                valid.join(", ")
+            )
+        }
+    }
+}
+
+/// The candidate closest to `key`, if it is close enough to be a typo.
+fn suggest<'c>(key: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    let key = key.to_ascii_lowercase();
+    candidates
+        .iter()
+        .map(|&candidate| (strsim::damerau_levenshtein(&key, candidate), candidate))
+        .filter(|&(distance, candidate)| distance <= (candidate.len() / 3).max(1))
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// An HTTP header name (RFC 9110 token).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
+fn describe(item: &Item) -> &'static str {
+    match item {
+        Item::None => "nothing",
+        Item::Value(value) => describe_value(value),
+        Item::Table(_) => "a table",
+        Item::ArrayOfTables(_) => "an array of tables",
+    }
+}
+
+fn describe_value(value: &Value) -> &'static str {
+    match value {
+        Value::String(_) => "a string",
+        Value::Integer(_) => "an integer",
+        Value::Float(_) => "a float",
+        Value::Boolean(_) => "a boolean",
+        Value::Datetime(_) => "a date-time",
+        Value::Array(_) => "an array",
+        Value::InlineTable(_) => "a table",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn parse_err(text: &str) -> Diagnostic {
+        let error = parse(text, Some(Path::new("c.toml")), Env::Lookup(&no_env)).unwrap_err();
+        error
+            .diagnostic()
+            .cloned()
+            .unwrap_or_else(|| panic!("{error}"))
+    }
+
+    fn at(diagnostic: &Diagnostic) -> (usize, usize) {
+        let position = diagnostic.position().unwrap();
+        (position.line, position.column)
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(suggest("comand", SERVER_KEYS), Some("command"));
+        assert_eq!(suggest("Command", SERVER_KEYS), Some("command"));
+        assert_eq!(suggest("arg", SERVER_KEYS), Some("args"));
+        assert_eq!(suggest("header", SERVER_KEYS), Some("headers"));
+        assert_eq!(suggest("deny_tool", SERVER_KEYS), Some("deny_tools"));
+        assert_eq!(
+            suggest("request_timout", SETTINGS_KEYS),
+            Some("request_timeout")
+        );
+        assert_eq!(suggest("server", TOP_LEVEL_KEYS), Some("servers"));
+        assert_eq!(suggest("foo", SERVER_KEYS), None);
+        assert_eq!(suggest("x", SERVER_KEYS), None);
+    }
+
+    #[test]
+    fn server_names() {
+        for good in ["a", "everything", "my-server.v2", "A_b-1.x"] {
+            assert_eq!(check_server_name(good), Ok(()), "{good}");
+        }
+        assert!(
+            check_server_name("")
+                .unwrap_err()
+                .contains("must not be empty")
+        );
+        assert!(
+            check_server_name("my server")
+                .unwrap_err()
+                .contains("' ' is not allowed")
+        );
+        let message = check_server_name("a___b").unwrap_err();
+        assert!(message.contains("must not contain `__`"), "{message}");
+        assert!(message.contains("e.g. \"a_b\""), "{message}");
+    }
+
+    #[test]
+    fn inline_and_dotted_servers() {
+        let text =
+            "servers.a = { command = \"x\", args = [\"1\"] }\nservers.b.url = \"http://h\"\n";
+        let config = parse(text, None, Env::Lookup(&no_env)).unwrap();
+        assert_eq!(config.servers.len(), 2);
+        assert_eq!(config.servers[0], ServerConfig::stdio("a", "x", &["1"]));
+        assert_eq!(config.servers[1], ServerConfig::http("b", "http://h"));
+    }
+
+    #[test]
+    fn env_as_subtable_keeps_file_order() {
+        let text = "[servers.a]\ncommand = \"x\"\n[servers.a.env]\nZ = \"1\"\nA = \"2\"\n";
+        let config = parse(text, None, Env::Lookup(&no_env)).unwrap();
+        let TransportConfig::Stdio { env, .. } = &config.servers[0].transport else {
+            panic!("not stdio")
+        };
+        assert_eq!(
+            env,
+            &vec![
+                ("Z".to_owned(), "1".to_owned()),
+                ("A".to_owned(), "2".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn value_errors_point_at_the_value() {
+        let d = parse_err("[settings]\nrequest_timeout = \"60\"\n");
+        assert_eq!(at(&d), (2, 19));
+        assert_eq!(
+            d.message(),
+            "`request_timeout` must be a number of seconds, found a string"
+        );
+
+        let d = parse_err("[settings]\nprobe_timeout = 0\n");
+        assert_eq!(d.message(), "`probe_timeout` must be greater than zero");
+        let d = parse_err("[settings]\nframe_log = 1.5\n");
+        assert_eq!(
+            d.message(),
+            "`frame_log` must be a whole number of frames, found a float"
+        );
+        let d = parse_err("[settings]\nstderr_lines = -1\n");
+        assert_eq!(d.message(), "`stderr_lines` must not be negative, found -1");
+        let d = parse_err("[settings]\nconnect_timeout = 1e300\n");
+        assert_eq!(d.message(), "`connect_timeout` is too large, found 1e300");
+        let d = parse_err("[settings]\nconnect_timeout = inf\n");
+        assert_eq!(
+            d.message(),
+            "`connect_timeout` must be a finite number of seconds, found inf"
+        );
+        let d = parse_err("[servers.a]\ncommand = \"x\"\nargs = [\"a\", 2]\n");
+        assert_eq!(at(&d), (3, 14));
+        assert_eq!(
+            d.message(),
+            "server \"a\": `args` must be an array of strings, but element 2 is an integer"
+        );
+        let d = parse_err("[servers.a]\ncommand = \"x\"\nenv = { A = 1 }\n");
+        assert_eq!(at(&d), (3, 13));
+        assert_eq!(
+            d.message(),
+            "server \"a\": `env.A` must be a string, found an integer"
+        );
+        let d = parse_err("[servers.a]\ncommand = \"x\"\nenabled = \"yes\"\n");
+        assert_eq!(
+            d.message(),
+            "server \"a\": `enabled` must be true or false, found a string"
+        );
+        let d = parse_err("[servers.a]\ncommand = \"\"\n");
+        assert_eq!(d.message(), "server \"a\": `command` must not be empty");
+        let d = parse_err("[servers.a]\nurl = \"ftp://${X:-h}\"\n");
+        assert_eq!(
+            d.message(),
+            "server \"a\": `url` must start with http:// or https://, found \"ftp://${X:-h}\""
+        );
+        let d = parse_err("[servers.a]\nurl = \"http://h\"\nheaders = { \"Bad Name\" = \"x\" }\n");
+        assert_eq!(at(&d), (3, 13));
+        let d = parse_err("[servers.a]\ncommand = \"x\"\ntimeout = -0.5\n");
+        assert_eq!(
+            d.message(),
+            "server \"a\": `timeout` must not be negative, found -0.5"
+        );
+    }
+
+    #[test]
+    fn structural_errors() {
+        let d = parse_err("[[servers]]\ncommand = \"x\"\n");
+        assert!(
+            d.message()
+                .contains("found an array of tables ([[servers]])"),
+            "{d}"
+        );
+        let d = parse_err("servers = 3\n");
+        assert_eq!(at(&d), (1, 11));
+        let d = parse_err("[servers]\na = \"x\"\n");
+        assert_eq!(
+            d.message(),
+            "server \"a\" must be a table like [servers.a], found a string"
+        );
+        let d = parse_err("settings = []\n");
+        assert_eq!(
+            d.message(),
+            "`settings` must be a table ([settings]), found an array"
+        );
+        let d = parse_err("[everything]\ncommand = \"x\"\n");
+        assert_eq!(
+            d.message(),
+            "unknown top-level table `everything`; servers are declared as [servers.everything]"
+        );
+        let d = parse_err("[servers.a]\ncommand = \"x\"\nrequest_timeout = 3\n");
+        assert_eq!(
+            d.message(),
+            "unknown key `request_timeout` in server \"a\"; it belongs in [settings] (the per-server override is `timeout`)"
+        );
+        let d = parse_err("[servers.a]\ncommand = \"x\"\nbogus = 3\n");
+        assert!(
+            d.message().starts_with(
+                "unknown key `bogus` in server \"a\"; valid keys are `command`, `args`"
+            ),
+            "{d}"
+        );
+    }
+
+    #[test]
+    fn lenient_mode_only_checks_structure() {
+        let text = "[servers.a]\nurl = \"${URL}\"\nheaders = { X = \"${TOKEN}\" }\n";
+        assert!(parse(text, None, Env::Lookup(&no_env)).is_err());
+        let config = parse(text, None, Env::Lenient).unwrap();
+        assert_eq!(config.servers[0].name, "a");
+        assert!(parse("[servers.a]\nurl = \"${\"\n", None, Env::Lenient).is_err());
+    }
+}
