@@ -163,7 +163,7 @@ async fn both_eras_are_detected_and_every_content_type_arrives() {
     let r = call(&m, &mut rx, 2, "new", "add", json!({"a": 2, "b": 40}))
         .await
         .unwrap();
-    assert_eq!(r.structured.as_ref().unwrap()["sum"].as_f64(), Some(42.0));
+    assert_eq!(r.structured().unwrap()["sum"].as_f64(), Some(42.0));
     let r = call(&m, &mut rx, 3, "dual", "fail", json!({"reason": "because"}))
         .await
         .unwrap();

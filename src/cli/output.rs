@@ -109,7 +109,7 @@ pub fn write_call_result(
         }
         write_block(out, block)?;
     }
-    if let Some(sc) = &r.structured {
+    if let Some(sc) = r.structured() {
         if !r.content.is_empty() {
             writeln!(out)?;
         }
@@ -239,7 +239,7 @@ mod tests {
     fn text_rendering_of_blocks() {
         let mut f = Vec::new();
         let r = CallResult::parse(
-            &json!({"content":[
+            json!({"content":[
                 {"type":"text","text":"hello \u{1b}[31mred"},
                 {"type":"image","data":"AAAAAAAA","mimeType":"image/png"},
                 {"type":"resource","resource":{"uri":"demo://r","text":"line1\nline2","mimeType":"text/plain"}}

@@ -342,39 +342,87 @@ pub fn short(v: &Value) -> String {
     }
 }
 
-/// Serialize a request.
-pub fn request(id: i64, method: &str, params: Option<&Value>) -> String {
-    let mut m = Map::new();
-    m.insert("jsonrpc".into(), json!("2.0"));
-    m.insert("id".into(), json!(id));
-    m.insert("method".into(), json!(method));
-    if let Some(p) = params {
-        m.insert("params".into(), p.clone());
+#[derive(serde::Serialize)]
+struct Out<'a> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<IdRef<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a Value>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum IdRef<'a> {
+    Num(i64),
+    Str(&'a str),
+    Null(Option<()>),
+}
+
+impl Out<'_> {
+    fn text(&self) -> String {
+        // Serializing plain values to a String cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
     }
-    Value::Object(m).to_string()
+}
+
+const BLANK: Out<'static> = Out {
+    jsonrpc: "2.0",
+    id: None,
+    method: None,
+    params: None,
+    result: None,
+    error: None,
+};
+
+/// Serialize a request (params by reference: no copy).
+pub fn request(id: i64, method: &str, params: Option<&Value>) -> String {
+    Out {
+        id: Some(IdRef::Num(id)),
+        method: Some(method),
+        params,
+        ..BLANK
+    }
+    .text()
 }
 
 /// Serialize a notification.
 pub fn notification(method: &str, params: Option<&Value>) -> String {
-    let mut m = Map::new();
-    m.insert("jsonrpc".into(), json!("2.0"));
-    m.insert("method".into(), json!(method));
-    if let Some(p) = params {
-        m.insert("params".into(), p.clone());
+    Out {
+        method: Some(method),
+        params,
+        ..BLANK
     }
-    Value::Object(m).to_string()
+    .text()
 }
 
 /// Serialize a response to a server's request.
 pub fn response(id: &Id, outcome: Result<Value, RpcError>) -> String {
-    let mut m = Map::new();
-    m.insert("jsonrpc".into(), json!("2.0"));
-    m.insert("id".into(), id.to_value());
-    match outcome {
-        Ok(v) => m.insert("result".into(), v),
-        Err(e) => m.insert("error".into(), e.to_value()),
+    let id = match id {
+        Id::Num(n) => IdRef::Num(*n),
+        Id::Str(s) => IdRef::Str(s),
+        Id::Null => IdRef::Null(None),
     };
-    Value::Object(m).to_string()
+    match outcome {
+        Ok(v) => Out {
+            id: Some(id),
+            result: Some(&v),
+            ..BLANK
+        }
+        .text(),
+        Err(e) => Out {
+            id: Some(id),
+            error: Some(&e.to_value()),
+            ..BLANK
+        }
+        .text(),
+    }
 }
 
 #[cfg(test)]
@@ -521,6 +569,17 @@ mod tests {
                 outcome: Err(RpcError { code: -32601, .. })
             }
         ));
-        assert!(!notification("notifications/initialized", None).contains("\"id\""));
+        assert_eq!(
+            notification("notifications/initialized", None),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        );
+        assert_eq!(
+            response(&Id::Num(0), Ok(json!({}))),
+            r#"{"jsonrpc":"2.0","id":0,"result":{}}"#
+        );
+        assert_eq!(
+            response(&Id::Null, Err(RpcError::new(-32700, "x"))),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#
+        );
     }
 }

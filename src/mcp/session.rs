@@ -13,7 +13,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use super::finding::{Finding, Severity};
 use super::framelog::{Direction, FrameLog, FrameMeta};
 use super::jsonrpc::{self, Id, Message, RpcError, codes};
-use super::transport::{Inbound, StderrBuffer, StdioSpec, StdioTransport, Transport};
+use super::transport::{Inbound, Reader, StderrBuffer, StdioSpec, StdioTransport, Transport};
 use super::types::{
     CallResult, Era, INITIALIZE_VERSIONS, STATELESS_VERSION, ServerInfo, Tool, client_info,
 };
@@ -71,7 +71,10 @@ pub struct Tagged {
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum RequestError {
     #[error("the server answered {method} with error {error}")]
-    Rpc { method: String, error: RpcError },
+    Rpc {
+        method: String,
+        error: Box<RpcError>,
+    },
     #[error("no answer to {method} within {}", fmt_duration(*after))]
     Timeout { method: String, after: Duration },
     #[error("{method} was cancelled")]
@@ -186,6 +189,8 @@ struct Inner {
     findings: Mutex<Vec<Finding>>,
     events: mpsc::UnboundedSender<Tagged>,
     closed: Mutex<Option<(String, Vec<String>)>>,
+    /// Flips to true once `closed` is set.
+    closed_signal: tokio::sync::watch::Sender<bool>,
     request_timeout: Duration,
 }
 
@@ -280,7 +285,7 @@ impl Session {
         events: mpsc::UnboundedSender<Tagged>,
     ) -> Result<Session, ConnectError> {
         let (err_tx, mut err_rx) = mpsc::channel::<String>(1024);
-        let (transport, mut inbound) =
+        let (transport, reader) =
             StdioTransport::spawn(&spec.stdio, Some(err_tx)).map_err(|e| {
                 let hint = if e.kind() == std::io::ErrorKind::NotFound {
                     "; check `command` in the config, or that it is on PATH"
@@ -304,6 +309,7 @@ impl Session {
             findings: Mutex::new(Vec::new()),
             events,
             closed: Mutex::new(None),
+            closed_signal: tokio::sync::watch::Sender::new(false),
             request_timeout: spec.request_timeout,
         });
         // stderr lines become events.
@@ -320,8 +326,9 @@ impl Session {
         // The reader holds only a weak handle, so dropping every Session
         // handle shuts the server down.
         let weak: Weak<Inner> = Arc::downgrade(&inner);
+        let mut inbound = Reader::Stdio(reader);
         tokio::spawn(async move {
-            while let Some(item) = inbound.recv().await {
+            while let Some(item) = inbound.next().await {
                 let Some(inner) = weak.upgrade() else { break };
                 let last = matches!(item, Inbound::Closed { .. });
                 inner.handle_inbound(item).await;
@@ -426,7 +433,7 @@ impl Session {
         };
         match answer {
             Ok(v) => self.discovered_or_fallback(&v, started).await,
-            Err(RequestError::Rpc { error, .. }) => self.after_probe_error(error, started).await,
+            Err(RequestError::Rpc { error, .. }) => self.after_probe_error(*error, started).await,
             Err(RequestError::Closed { description, .. }) => Err(Restart(format!(
                 "the server exited on the server/discover probe ({description}); restarted straight into initialize"
             ))),
@@ -856,19 +863,13 @@ impl Session {
             id: Some(Id::Num(id)),
             latency: None,
         };
-        if let Err(e) = self.inner.send_line(&line, meta).await {
+        if let Err(e) = self.inner.send_line(line, meta).await {
             self.inner
                 .pending
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&id);
-            return Err(match self.closed_error_if_closed() {
-                Some(c) => c,
-                None => RequestError::Closed {
-                    description: e.to_string(),
-                    stderr_tail: self.stderr_tail(20),
-                },
-            });
+            return Err(self.write_failed(e).await);
         }
         Ok(PendingRequest {
             id,
@@ -893,16 +894,24 @@ impl Session {
     /// Send a notification.
     pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), RequestError> {
         let line = jsonrpc::notification(method, params.as_ref());
-        self.inner
-            .send_line(
-                &line,
-                FrameMeta {
-                    method: Some(method.to_string()),
-                    ..Default::default()
-                },
-            )
-            .await
-            .map_err(|e| RequestError::Closed {
+        let meta = FrameMeta {
+            method: Some(method.to_string()),
+            ..Default::default()
+        };
+        match self.inner.send_line(line, meta).await {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.write_failed(e).await),
+        }
+    }
+
+    /// A write failed: the server is most likely gone. Wait a moment for
+    /// its exit report, so the error names the exit status and stderr
+    /// rather than a broken pipe.
+    async fn write_failed(&self, e: super::transport::TransportClosed) -> RequestError {
+        let mut signal = self.inner.closed_signal.subscribe();
+        let _ = tokio::time::timeout(Duration::from_secs(2), signal.wait_for(|c| *c)).await;
+        self.closed_error_if_closed()
+            .unwrap_or_else(|| RequestError::Closed {
                 description: e.to_string(),
                 stderr_tail: self.stderr_tail(20),
             })
@@ -1050,7 +1059,7 @@ impl Session {
     pub async fn finish_call(&self, pending: PendingRequest) -> Result<CallResult, RequestError> {
         let v = pending.wait(self, None).await?;
         let mut findings = Vec::new();
-        let result = CallResult::parse(&v, &mut findings);
+        let result = CallResult::parse(v, &mut findings);
         for f in findings {
             self.inner.finding(f);
         }
@@ -1160,13 +1169,15 @@ impl Inner {
         self.emit(SessionEvent::Finding(f));
     }
 
+    /// Record a frame and send it (the newline is added here).
     async fn send_line(
         &self,
-        line: &str,
+        mut line: String,
         meta: FrameMeta,
     ) -> Result<(), super::transport::TransportClosed> {
-        self.frames.record(&self.name, Direction::Out, line, meta);
-        self.transport.send(line).await
+        self.frames.record(&self.name, Direction::Out, &line, meta);
+        line.push('\n');
+        self.transport.send(&line).await
     }
 
     /// Result-level checks shared by every request.
@@ -1209,6 +1220,7 @@ impl Inner {
             } => {
                 *self.closed.lock().unwrap_or_else(|p| p.into_inner()) =
                     Some((description.clone(), stderr_tail.clone()));
+                self.closed_signal.send_replace(true);
                 self.fail_all(&description, true);
                 self.emit(SessionEvent::Closed {
                     description,
@@ -1316,9 +1328,10 @@ impl Inner {
         }
         for (entry, outcome) in deliveries {
             let method = entry.method.clone();
-            let _ = entry
-                .tx
-                .send(outcome.map_err(|error| RequestError::Rpc { method, error }));
+            let _ = entry.tx.send(outcome.map_err(|error| RequestError::Rpc {
+                method,
+                error: Box::new(error),
+            }));
         }
         for m in others {
             match m {
@@ -1344,7 +1357,7 @@ impl Inner {
             id: Some(id),
             latency: None,
         };
-        let _ = self.send_line(&line, meta).await;
+        let _ = self.send_line(line, meta).await;
     }
 
     fn on_notification(&self, method: String, params: Option<Value>) {

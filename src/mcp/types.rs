@@ -356,14 +356,14 @@ impl Content {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallResult {
     pub content: Vec<Content>,
-    pub structured: Option<Value>,
     pub is_error: bool,
     /// The result object as received.
     pub raw: Value,
 }
 
 impl CallResult {
-    pub fn parse(v: &Value, findings: &mut Vec<Finding>) -> CallResult {
+    /// Read a result, keeping it whole as `raw` (no copy).
+    pub fn parse(v: Value, findings: &mut Vec<Finding>) -> CallResult {
         let content = match v.get("content") {
             Some(Value::Array(items)) => {
                 items.iter().map(|b| Content::parse(b, findings)).collect()
@@ -392,10 +392,14 @@ impl CallResult {
         };
         CallResult {
             content,
-            structured: v.get("structuredContent").cloned(),
             is_error: v.get("isError").and_then(Value::as_bool).unwrap_or(false),
-            raw: v.clone(),
+            raw: v,
         }
+    }
+
+    /// `structuredContent`, when present.
+    pub fn structured(&self) -> Option<&Value> {
+        self.raw.get("structuredContent")
     }
 }
 
@@ -443,7 +447,7 @@ mod tests {
     fn content_blocks_of_every_type() {
         let mut f = Vec::new();
         let r = CallResult::parse(
-            &json!({"content":[
+            json!({"content":[
                 {"type":"text","text":"hi"},
                 {"type":"image","data":"AAAA","mimeType":"image/png"},
                 {"type":"audio","data":"AAAA","mimeType":"audio/wav"},

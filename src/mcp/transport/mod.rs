@@ -6,7 +6,7 @@ pub mod stdio;
 use crate::mcp::finding::Finding;
 use std::sync::Arc;
 
-pub use stdio::{StderrBuffer, StdioSpec, StdioTransport};
+pub use stdio::{StderrBuffer, StdioReader, StdioSpec, StdioTransport};
 
 /// What a transport hands up to the session.
 #[derive(Debug)]
@@ -36,7 +36,23 @@ pub enum Transport {
     Stdio(StdioTransport),
 }
 
+/// The receiving half of any transport.
+#[derive(Debug)]
+pub enum Reader {
+    Stdio(StdioReader),
+}
+
+impl Reader {
+    /// The next item; `None` after [`Inbound::Closed`].
+    pub async fn next(&mut self) -> Option<Inbound> {
+        match self {
+            Reader::Stdio(r) => r.next().await,
+        }
+    }
+}
+
 impl Transport {
+    /// Send one frame; `line` ends with `\n`.
     pub async fn send(&self, line: &str) -> Result<(), TransportClosed> {
         match self {
             Transport::Stdio(t) => t.send(line).await,

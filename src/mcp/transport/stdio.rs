@@ -140,13 +140,13 @@ pub struct StdioTransport {
 }
 
 impl StdioTransport {
-    /// Start the child. Inbound lines, findings and the final close arrive on
-    /// the returned channel; stderr lines are also sent to `stderr_events`
-    /// (best effort: when that channel is full, lines are only buffered).
+    /// Start the child. Read what it sends with the returned
+    /// [`StdioReader`]; stderr lines are also sent to `stderr_events` (best
+    /// effort: when that channel is full, lines are only buffered).
     pub fn spawn(
         spec: &StdioSpec,
         stderr_events: Option<mpsc::Sender<String>>,
-    ) -> std::io::Result<(StdioTransport, mpsc::Receiver<Inbound>)> {
+    ) -> std::io::Result<(StdioTransport, StdioReader)> {
         let mut cmd = Command::new(&spec.command);
         cmd.args(&spec.args)
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
@@ -166,8 +166,9 @@ impl StdioTransport {
         let stdin = Arc::new(tokio::sync::Mutex::new(stdin));
         let stderr = Arc::new(StderrBuffer::new(spec.stderr_lines));
 
-        let (in_tx, in_rx) = mpsc::channel(256);
         let (close_tx, close_rx) = oneshot::channel();
+        let (eof_tx, eof_rx) = oneshot::channel();
+        let (report_tx, report_rx) = oneshot::channel();
         let (done_tx, done_rx) = tokio::sync::watch::channel(false);
 
         let stderr_task = stderr_pipe.map(|pipe| {
@@ -182,13 +183,20 @@ impl StdioTransport {
             stderr: stderr.clone(),
             stderr_task,
             grace: spec.grace,
-            in_tx,
         };
         tokio::spawn(async move {
-            life.run(stdout, close_rx).await;
+            let report = life.run(close_rx, eof_rx).await;
+            let _ = report_tx.send(report);
             let _ = done_tx.send(true);
         });
 
+        let reader = StdioReader {
+            reader: stdout.map(|s| BufReader::with_capacity(64 * 1024, s)),
+            buf: Vec::new(),
+            overflow: false,
+            eof_tx: Some(eof_tx),
+            report_rx: Some(report_rx),
+        };
         Ok((
             StdioTransport {
                 stdin,
@@ -197,21 +205,18 @@ impl StdioTransport {
                 stderr,
                 pid,
             },
-            in_rx,
+            reader,
         ))
     }
 
-    /// Write one message as one line.
+    /// Write one message as one line (`line` must end with `\n`).
     pub async fn send(&self, line: &str) -> Result<(), TransportClosed> {
-        let mut buf = Vec::with_capacity(line.len() + 1);
-        buf.extend_from_slice(line.as_bytes());
-        buf.push(b'\n');
         let mut guard = self.stdin.lock().await;
         let Some(stdin) = guard.as_mut() else {
             return Err(TransportClosed("the server's stdin is closed".into()));
         };
         let res = async {
-            stdin.write_all(&buf).await?;
+            stdin.write_all(line.as_bytes()).await?;
             stdin.flush().await
         }
         .await;
@@ -248,47 +253,102 @@ struct Lifecycle {
     stderr: Arc<StderrBuffer>,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     grace: Duration,
-    in_tx: mpsc::Sender<Inbound>,
 }
 
-enum End {
+pub(crate) enum End {
     Eof,
     Closing,
     ReadError(String),
 }
 
+/// Reads the server's stdout, line by line, in the caller's task (no
+/// extra hop per frame). After the last line it yields one
+/// [`Inbound::Closed`] with the exit status and the stderr tail.
+pub struct StdioReader {
+    reader: Option<BufReader<tokio::process::ChildStdout>>,
+    buf: Vec<u8>,
+    overflow: bool,
+    eof_tx: Option<oneshot::Sender<End>>,
+    report_rx: Option<oneshot::Receiver<Inbound>>,
+}
+
+impl std::fmt::Debug for StdioReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioReader").finish_non_exhaustive()
+    }
+}
+
+impl StdioReader {
+    /// The next item; `None` after [`Inbound::Closed`].
+    pub async fn next(&mut self) -> Option<Inbound> {
+        let end = match self.reader.as_mut() {
+            None if self.report_rx.is_none() => return None,
+            None => End::ReadError("no stdout pipe".into()),
+            Some(reader) => match read_line_capped(reader, &mut self.buf, &mut self.overflow).await
+            {
+                Ok(true) => return Some(take_line(&mut self.buf, &mut self.overflow)),
+                Ok(false) => End::Eof,
+                Err(e) => End::ReadError(e.to_string()),
+            },
+        };
+        self.reader = None;
+        if let Some(tx) = self.eof_tx.take() {
+            let _ = tx.send(end);
+        }
+        let rx = self.report_rx.take()?;
+        Some(rx.await.unwrap_or_else(|_| Inbound::Closed {
+            description: "the server's connection ended".into(),
+            requested: true,
+            stderr_tail: Vec::new(),
+        }))
+    }
+}
+
+fn take_line(buf: &mut Vec<u8>, overflow: &mut bool) -> Inbound {
+    if *overflow {
+        *overflow = false;
+        let len = buf.len();
+        buf.clear();
+        return Inbound::Finding(Finding::new(
+            Severity::Error,
+            format!(
+                "the server sent a line longer than {MAX_LINE} bytes ({len} bytes kept); it was dropped"
+            ),
+        ));
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    }
+    let bytes = std::mem::take(buf);
+    match String::from_utf8(bytes) {
+        Ok(s) => Inbound::Line(s),
+        Err(e) => {
+            let s = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let f = Finding::frame(
+                Severity::Warning,
+                "a line from the server is not valid UTF-8; bad bytes were replaced",
+                &s,
+            );
+            Inbound::LineWithFinding(s, f)
+        }
+    }
+}
+
 impl Lifecycle {
+    /// Wait for stdout to end or for a close request, then stop and reap
+    /// the child; the report becomes the reader's last item.
     async fn run(
         mut self,
-        stdout: Option<tokio::process::ChildStdout>,
-        mut close_rx: oneshot::Receiver<()>,
-    ) {
-        let end = match stdout {
-            None => End::ReadError("no stdout pipe".into()),
-            Some(stdout) => {
-                let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-                let mut buf: Vec<u8> = Vec::new();
-                let mut overflow = false;
-                loop {
-                    tokio::select! {
-                        biased;
-                        r = read_line_capped(&mut reader, &mut buf, &mut overflow) => match r {
-                            Ok(true) => {
-                                let msg = self.take_line(&mut buf, &mut overflow);
-                                if self.in_tx.send(msg).await.is_err() {
-                                    // Nobody listens any more: shut the server down.
-                                    break End::Closing;
-                                }
-                            }
-                            Ok(false) => break End::Eof,
-                            Err(e) => break End::ReadError(e.to_string()),
-                        },
-                        _ = &mut close_rx => break End::Closing,
-                    }
-                }
-            }
+        close_rx: oneshot::Receiver<()>,
+        eof_rx: oneshot::Receiver<End>,
+    ) -> Inbound {
+        let (end, requested) = tokio::select! {
+            end = eof_rx => (end.unwrap_or(End::Closing), false),
+            _ = close_rx => (End::Closing, true),
         };
-        let requested = matches!(end, End::Closing);
         let status = self.shutdown().await;
         // Let stderr drain so the tail holds the last words.
         if let Some(task) = self.stderr_task.take() {
@@ -303,48 +363,10 @@ impl Lifecycle {
         } else if !requested {
             description = format!("the server closed its output: {description}");
         }
-        let _ = self
-            .in_tx
-            .send(Inbound::Closed {
-                description,
-                requested,
-                stderr_tail: self.stderr.tail(20),
-            })
-            .await;
-    }
-
-    fn take_line(&self, buf: &mut Vec<u8>, overflow: &mut bool) -> Inbound {
-        if *overflow {
-            *overflow = false;
-            let len = buf.len();
-            buf.clear();
-            return Inbound::Finding(Finding::new(
-                Severity::Error,
-                format!(
-                    "the server sent a line longer than {MAX_LINE} bytes ({len} bytes kept); it was dropped"
-                ),
-            ));
-        }
-        if buf.last() == Some(&b'\n') {
-            buf.pop();
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
-        }
-        let bytes = std::mem::take(buf);
-        match String::from_utf8(bytes) {
-            Ok(s) => Inbound::Line(s),
-            Err(e) => {
-                let s = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                Inbound::LineWithFinding(
-                    s.clone(),
-                    Finding::frame(
-                        Severity::Warning,
-                        "a line from the server is not valid UTF-8; bad bytes were replaced",
-                        &s,
-                    ),
-                )
-            }
+        Inbound::Closed {
+            description,
+            requested,
+            stderr_tail: self.stderr.tail(20),
         }
     }
 

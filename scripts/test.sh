@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs every mcpdeck test. The one command a newcomer needs: bash scripts/test.sh [extra cargo test args]
+#
+# 1. Installs the pinned test dependencies (skipped when already in sync):
+#      tests/deps/node_modules   <- npm ci from tests/deps/package-lock.json
+#      .deps/venv-v1, .deps/venv-v2 <- python3 -m venv + pip install -r tests/deps/requirements-v{1,2}.txt
+#      tests/servers/rmcp-server/target/release/rmcp-test-server <- cargo build --release --locked
+# 2. Exports the MCPDECK_TEST_* variables the Rust tests read.
+# 3. Runs cargo fmt --check, cargo clippy -D warnings, cargo test (extra args go to cargo test).
+# MCPDECK_DEPS_ONLY=1 stops after step 1 (install only).
+# Needs: bash, node + npm, python3 (>= 3.10, with venv), cargo; network only while installing.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT="$(pwd -P)"
+
+step() { printf '\n==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+hash_files() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+for tool in node npm python3 cargo sha256sum; do
+    command -v "$tool" >/dev/null 2>&1 || die "'$tool' is required but not on PATH"
+done
+
+# ---------------------------------------------------------------- dependencies
+install_start=$SECONDS
+
+step "node test dependencies (tests/deps)"
+node_modules="$ROOT/tests/deps/node_modules"
+node_stamp="$node_modules/.mcpdeck-stamp"
+node_want="$(hash_files tests/deps/package.json tests/deps/package-lock.json)"
+if [[ -f "$node_stamp" && "$(cat "$node_stamp")" == "$node_want" ]]; then
+    echo "up to date"
+else
+    (cd tests/deps && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$node_want" >"$node_stamp"
+fi
+
+for v in v1 v2; do
+    step "python venv .deps/venv-$v (tests/deps/requirements-$v.txt)"
+    venv="$ROOT/.deps/venv-$v"
+    stamp="$venv/.mcpdeck-stamp"
+    want="$(hash_files "tests/deps/requirements-$v.txt") $(python3 -c 'import sys; print(sys.version.split()[0])')"
+    if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+        echo "up to date"
+    else
+        rm -rf "$venv"  # recreate: pip install -r never removes packages dropped from the list
+        python3 -m venv "$venv"
+        "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "tests/deps/requirements-$v.txt"
+        echo "$want" >"$stamp"
+    fi
+done
+
+step "rmcp test server (tests/servers/rmcp-server)"
+rmcp_dir="$ROOT/tests/servers/rmcp-server"
+cargo build --release --locked --manifest-path "$rmcp_dir/Cargo.toml" --target-dir "$rmcp_dir/target"
+
+echo
+echo "dependencies ready in $((SECONDS - install_start)) s"
+
+export MCPDECK_TEST_NODE_MODULES="$node_modules"
+export MCPDECK_TEST_PY_V1="$ROOT/.deps/venv-v1/bin/python"
+export MCPDECK_TEST_PY_V2="$ROOT/.deps/venv-v2/bin/python"
+export MCPDECK_TEST_RMCP_SERVER="$rmcp_dir/target/release/rmcp-test-server"
+for f in "$MCPDECK_TEST_PY_V1" "$MCPDECK_TEST_PY_V2" "$MCPDECK_TEST_RMCP_SERVER" \
+    "$node_modules/@modelcontextprotocol/server-everything/dist/index.js"; do
+    [[ -e "$f" ]] || die "missing after install: $f"
+done
+export MCPDECK_TEST_DEPS_READY=1
+if [[ "${MCPDECK_DEPS_ONLY:-}" == 1 ]]; then
+    step "dependencies installed (MCPDECK_DEPS_ONLY=1: skipping checks and tests)"
+    exit 0
+fi
+
+# ---------------------------------------------------------------- checks and tests
+step "cargo fmt --check"
+cargo fmt --check
+
+step "cargo clippy --all-targets -- -D warnings"
+cargo clippy --all-targets -- -D warnings
+
+# ===== MORE STEPS GO HERE ==========================================================
+# Add further checks or test suites above "cargo test" (they see the MCPDECK_TEST_* variables).
+# ===================================================================================
+
+step "cargo test --all-targets $*"
+cargo test --all-targets "$@"
+
+step "all tests passed"

@@ -1,0 +1,242 @@
+//! Servers that misbehave on purpose (tests/servers/hostile.py), driven
+//! through the real `mcpdeck` binary. Each ends with a clear result in
+//! bounded time, no panic, and no process left behind.
+
+mod common;
+
+use common::{assert_no_leak, limit, marker, mcpdeck, py_v1, server_script, write_file};
+use serde_json::Value;
+
+struct Hostile {
+    _dir: tempfile::TempDir,
+    config: String,
+    marker: String,
+}
+
+/// A config with one server `h` running hostile.py in `mode`.
+fn hostile(mode: &str, settings: &str) -> Hostile {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker(mode);
+    let text = format!(
+        "[settings]\n{settings}\n\n[servers.h]\ncommand = {:?}\nargs = [\"-X\", {:?}, {:?}, \"--mode\", {:?}]\n",
+        py_v1().display().to_string(),
+        marker,
+        server_script("hostile.py").display().to_string(),
+        mode
+    );
+    let path = write_file(dir.path(), "config.toml", &text);
+    Hostile {
+        config: path.display().to_string(),
+        marker,
+        _dir: dir,
+    }
+}
+
+impl Hostile {
+    fn run(&self, args: &[&str], secs: u64) -> common::Run {
+        let mut all = vec!["--config", self.config.as_str()];
+        all.extend_from_slice(args);
+        let run = mcpdeck(&all, limit(secs));
+        assert!(
+            !run.stderr.contains("panicked"),
+            "mcpdeck panicked:\n{}",
+            run.stderr
+        );
+        assert_no_leak(&self.marker);
+        run
+    }
+}
+
+#[test]
+fn garbage_frames_become_findings_and_the_call_still_completes() {
+    let h = hostile("garbage", "");
+    let r = h.run(&["call", "h", "echo", r#"{"text":"hi"}"#], 60);
+    r.ok();
+    assert!(r.stdout.contains("echo: hi"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("[unknown content type \"hologram\"]"),
+        "{}",
+        r.stdout
+    );
+    for needle in [
+        "not JSON",
+        "`jsonrpc` is \"1.0\"",
+        "`jsonrpc` is missing",
+        "id 99999 matches no request",
+        "both `result` and `error`",
+        "no `inputSchema`",
+        "unknown content type `hologram`",
+    ] {
+        assert!(
+            r.stderr.contains(needle),
+            "finding {needle:?} missing from:\n{}",
+            r.stderr
+        );
+    }
+    // The raw frame is shown with the finding.
+    assert!(
+        r.stderr.contains("frame: this line is not JSON {{{"),
+        "{}",
+        r.stderr
+    );
+    // One bad tool never hides the others.
+    let t = h.run(&["tools", "h", "--json"], 60);
+    t.ok();
+    let v: Value = serde_json::from_str(&t.stdout).unwrap();
+    let names: Vec<&str> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["echo", "no_schema", "noop"]);
+}
+
+#[test]
+fn string_ids_are_matched_and_a_wrong_id_times_out_cleanly() {
+    let h = hostile("wrong-ids", "request_timeout = 1\nprobe_timeout = 0.5");
+    let t = h.run(&["tools", "h"], 60);
+    t.ok();
+    assert!(t.stdout.starts_with("echo(text: string)"), "{}", t.stdout);
+    assert!(
+        t.stderr.contains("came back with the id as a string"),
+        "{}",
+        t.stderr
+    );
+    let r = h.run(&["call", "h", "echo", r#"{"text":"x"}"#], 60);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no answer to tools/call within 1 s"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("\"not-"),
+        "the stray response is reported: {}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_20_mb_line_arrives_whole() {
+    let h = hostile("big-line", "");
+    let r = h.run(&["call", "h", "big", "--json"], 120);
+    r.ok();
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let text = v["content"][0]["text"].as_str().unwrap();
+    assert_eq!(text.len(), 20 * 1024 * 1024);
+    assert!(text.bytes().all(|b| b == b'x'));
+}
+
+#[test]
+fn a_crash_mid_call_reports_the_exit_status_and_stderr() {
+    let h = hostile("crash-mid-call", "request_timeout = 30");
+    let r = h.run(&["call", "h", "echo", r#"{"text":"x"}"#], 60);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(r.stderr.contains("exited with status 3"), "{}", r.stderr);
+    assert!(r.stderr.contains("about to crash"), "{}", r.stderr);
+    assert!(
+        r.elapsed < limit(20),
+        "the call waited for its timeout: {:?}",
+        r.elapsed
+    );
+}
+
+#[test]
+fn a_server_that_never_answers_initialize_fails_in_bounded_time() {
+    let h = hostile(
+        "silent-init",
+        "connect_timeout = 2\nprobe_timeout = 0.5\nshutdown_grace = 0.5",
+    );
+    let r = h.run(&["servers"], 60);
+    assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("failed"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("did not complete the handshake within 2 s"),
+        "{}",
+        r.stdout
+    );
+    let j = h.run(&["servers", "--json"], 60);
+    let v: Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(v["servers"][0]["status"], "failed");
+}
+
+#[test]
+fn a_server_that_exits_on_the_probe_is_restarted_into_initialize() {
+    let h = hostile("exit-on-unknown", "");
+    let r = h.run(&["info", "h", "--json"], 60);
+    r.ok();
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["era"], "initialize");
+    assert_eq!(v["version"], "2025-11-25");
+    let how = v["detection"].as_str().unwrap();
+    assert!(
+        how.contains("exited on the server/discover probe") && how.contains("restarted"),
+        "{how}"
+    );
+    let c = h.run(&["call", "h", "echo", r#"{"text":"after restart"}"#], 60);
+    c.ok();
+    assert!(c.stdout.contains("echo: after restart"));
+}
+
+#[test]
+fn a_stderr_flood_neither_blocks_nor_reaches_the_terminal() {
+    let h = hostile("stderr-flood", "stderr_lines = 100");
+    let r = h.run(&["call", "h", "echo", r#"{"text":"still here"}"#], 90);
+    r.ok();
+    assert!(r.stdout.contains("echo: still here"));
+    assert!(
+        !r.stderr.contains("flood flood"),
+        "server stderr leaked into ours"
+    );
+    assert!(
+        r.stderr.len() < 10_000,
+        "{} bytes on stderr",
+        r.stderr.len()
+    );
+}
+
+#[test]
+fn pagination_follows_cursors_and_stops_on_a_repeated_one() {
+    let h = hostile("paginate", "");
+    let r = h.run(&["tools", "h", "--json"], 60);
+    r.ok();
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["tools"].as_array().unwrap().len(), 10);
+
+    let h = hostile("paginate-loop", "");
+    let r = h.run(&["tools", "h", "--json"], 60);
+    r.ok();
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v["tools"].as_array().unwrap().len(),
+        2,
+        "two pages before the cursor repeated"
+    );
+    assert!(
+        r.stderr.contains("repeated the cursor \"same\""),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn server_requests_are_answered_ping_with_a_result_others_with_method_not_found() {
+    let h = hostile("server-request", "");
+    let r = h.run(&["call", "h", "answers", "--json"], 60);
+    r.ok();
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let answers: Value = serde_json::from_str(v["content"][0]["text"].as_str().unwrap()).unwrap();
+    let by_id = |id: Value| {
+        answers
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(by_id(serde_json::json!(0))["result"], serde_json::json!({}));
+    assert_eq!(by_id(serde_json::json!("abc"))["error"]["code"], -32601);
+}
