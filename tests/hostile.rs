@@ -240,3 +240,44 @@ fn server_requests_are_answered_ping_with_a_result_others_with_method_not_found(
     assert_eq!(by_id(serde_json::json!(0))["result"], serde_json::json!({}));
     assert_eq!(by_id(serde_json::json!("abc"))["error"]["code"], -32601);
 }
+
+#[test]
+fn a_silent_probe_costs_only_the_probe_timeout() {
+    let h = hostile("silent-probe", "probe_timeout = 0.5");
+    let r = h.run(&["info", "h", "--json"], 60);
+    r.ok();
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["era"], "initialize");
+    let how = v["detection"].as_str().unwrap();
+    assert!(
+        how.contains("no answer to server/discover within 500 ms"),
+        "{how}"
+    );
+    // The handshake took about the probe timeout, not a request timeout.
+    assert!(v["connectMs"].as_u64().unwrap() < 10_000, "{v}");
+}
+
+#[test]
+fn counter_offers_are_accepted_when_supported_and_refused_clearly_when_not() {
+    let h = hostile("old-version", "");
+    let r = h.run(&["info", "h", "--json"], 60);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["version"], "2024-11-05");
+    assert!(
+        v["detection"]
+            .as_str()
+            .unwrap()
+            .contains("counter-offered 2024-11-05"),
+        "{v}"
+    );
+
+    let h = hostile("bad-version", "");
+    let r = h.run(&["info", "h"], 60);
+    assert_eq!(r.code, 3);
+    assert!(
+        r.stderr
+            .contains("chose protocol version 1999-01-01, which mcpdeck does not speak"),
+        "{}",
+        r.stderr
+    );
+}

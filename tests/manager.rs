@@ -474,3 +474,47 @@ async fn a_command_that_does_not_exist_fails_clearly() {
     ));
     m.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_server_that_ignores_eof_and_sigterm_is_killed_and_reaped() {
+    let exe = common::mcpdeck_bin().display().to_string();
+    let mark = common::marker("stubborn");
+    // demo-server exits on EOF, but its shell parent ignores SIGTERM and
+    // keeps a sleeping child: only SIGKILL to the group ends it.
+    let script = format!("trap '' TERM; '{exe}' demo-server; while :; do sleep 0.2; done # {mark}");
+    let s = Settings {
+        shutdown_grace: Duration::from_millis(300),
+        ..settings()
+    };
+    let (m, mut rx) = start(s, vec![shell("stubborn", &script)]);
+    assert_eq!(settled(&mut rx, "stubborn").await, ServerStatus::Connected);
+    assert!(!common::processes_with(&mark).is_empty());
+    let t = Instant::now();
+    m.shutdown().await;
+    assert!(t.elapsed() < Duration::from_secs(10));
+    common::assert_no_leak(&mark);
+}
+
+#[tokio::test]
+async fn capabilities_gate_what_is_listed() {
+    let (m, mut rx) = start(
+        settings(),
+        vec![demo("bare", &["--no-resources", "--no-prompts"])],
+    );
+    assert_eq!(settled(&mut rx, "bare").await, ServerStatus::Connected);
+    let methods: Vec<String> = m
+        .frames()
+        .snapshot()
+        .iter()
+        .filter(|f| f.dir == Direction::Out)
+        .filter_map(|f| f.method.clone())
+        .collect();
+    assert!(methods.contains(&"tools/list".to_string()));
+    assert!(
+        !methods
+            .iter()
+            .any(|x| x.starts_with("resources/") || x.starts_with("prompts/")),
+        "{methods:?}"
+    );
+    m.shutdown().await;
+}

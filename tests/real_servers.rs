@@ -378,3 +378,124 @@ fn servers_reports_every_configured_server_concurrently() {
     assert!(c.stderr.contains("deny_tools"), "{}", c.stderr);
     assert_no_leak(&mark);
 }
+
+#[test]
+fn a_slow_dual_era_server_is_not_misjudged_when_the_probe_times_out() {
+    // Python takes ~0.8 s to start: with a 0.1 s probe timeout, initialize
+    // is sent too, but the server answers server/discover first and refuses
+    // initialize, so the stateless era must win.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[settings]\nprobe_timeout = 0.1\n\n[servers.slow]\ncommand = {:?}\nargs = [{:?}]\n",
+        v2()[0],
+        v2()[1]
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let r = mcpdeck(
+        &["--config", &path, "info", "slow", "--json", "--trace"],
+        limit(60),
+    );
+    let v = json(&r);
+    assert_eq!(v["era"], "stateless", "{}", r.stderr);
+    assert!(
+        v["detection"]
+            .as_str()
+            .unwrap()
+            .contains("server/discover answered after"),
+        "{v}"
+    );
+    assert!(
+        r.stderr.contains("\"method\":\"initialize\""),
+        "initialize was raced: {}",
+        r.stderr
+    );
+    let c = mcpdeck(
+        &[
+            "--config",
+            &path,
+            "call",
+            "slow",
+            "echo",
+            r#"{"text":"raced"}"#,
+        ],
+        limit(60),
+    );
+    c.ok();
+    assert_eq!(c.stdout.trim(), "echo: raced");
+}
+
+#[test]
+fn env_and_cwd_reach_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work dir");
+    std::fs::create_dir(&work).unwrap();
+    let cfg = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\ncwd = {:?}\n\
+         env = {{ MCPDECK_PROBE = \"${{MCPDECK_TEST_OUTER}}-inner\", MCPDECK_DEFAULTED = \"${{MCPDECK_UNSET_VAR:-fallback}}\" }}\n",
+        everything_js().display().to_string(),
+        work.display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let r = common::mcpdeck_env(
+        &["--config", &path, "call", "everything", "get-env"],
+        &[
+            ("MCPDECK_TEST_OUTER", "outer"),
+            ("MCPDECK_PARENT_ONLY", "inherited"),
+        ],
+        limit(60),
+    );
+    r.ok();
+    assert!(
+        r.stdout.contains("\"MCPDECK_PROBE\": \"outer-inner\""),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("\"MCPDECK_DEFAULTED\": \"fallback\""),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("\"MCPDECK_PARENT_ONLY\": \"inherited\""),
+        "the parent environment is kept"
+    );
+    // The working directory: a shell checks it before it becomes the server.
+    let cwd_cfg = format!(
+        "[servers.here]\ncommand = \"sh\"\ncwd = {:?}\nargs = [\"-c\", \"[ \\\"$(pwd -P)\\\" = \\\"$WANT\\\" ] || {{ echo \\\"wrong cwd $(pwd)\\\" >&2; exit 9; }}; exec node {} stdio\"]\nenv = {{ WANT = {:?} }}\n",
+        work.display().to_string(),
+        everything_js().display(),
+        work.canonicalize().unwrap().display().to_string()
+    );
+    let cwd_path = write_file(dir.path(), "cwd.toml", &cwd_cfg)
+        .display()
+        .to_string();
+    let r = mcpdeck(
+        &[
+            "--config",
+            &cwd_path,
+            "call",
+            "here",
+            "echo",
+            r#"{"message":"in place"}"#,
+        ],
+        limit(60),
+    );
+    r.ok();
+    assert_eq!(r.stdout.trim(), "Echo: in place");
+
+    // A missing variable is a config error naming the server and the variable.
+    let r = mcpdeck(
+        &["--config", &path, "call", "everything", "get-env"],
+        limit(60),
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("MCPDECK_TEST_OUTER") && r.stderr.contains("everything"),
+        "{}",
+        r.stderr
+    );
+}

@@ -19,6 +19,9 @@ then misbehaves per MODE:
   stderr-flood    writes 50 MiB to stderr in 64 KiB chunks from a thread, otherwise normal
   paginate-loop   tools/list: one tool per page, nextCursor always "same"
   paginate        tools/list: 5 pages of 2 tools (cursors p1..p4), invalid cursor -> -32602
+  silent-probe    never answers server/discover (a legacy server that ignores unknown requests), serves the rest
+  old-version     counter-offers protocolVersion 2024-11-05 to initialize
+  bad-version     counter-offers protocolVersion 1999-01-01 to initialize
   server-request  after notifications/initialized sends `ping` (id 0) and `roots/list` (id "abc") to the
                   client; logs the answers to stderr; tool `answers` returns them as JSON text
 """
@@ -31,7 +34,8 @@ import threading
 
 KNOWN = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 MODES = ("normal", "garbage", "wrong-ids", "big-line", "crash-mid-call", "silent-init", "exit-on-unknown",
-         "stderr-flood", "paginate-loop", "paginate", "server-request")
+         "stderr-flood", "paginate-loop", "paginate", "server-request", "silent-probe", "old-version",
+         "bad-version")
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 ECHO = {"name": "echo", "description": "Echo the text back.", "inputSchema": SCHEMA}
 EMPTY = {"type": "object", "properties": {}}
@@ -133,7 +137,12 @@ class Hostile:
         if method == "initialize":
             self.initialized = True
             version = params.get("protocolVersion")
-            self.reply(rid, {"protocolVersion": version if version in KNOWN else KNOWN[0],
+            version = version if version in KNOWN else KNOWN[0]
+            if self.mode == "old-version":
+                version = "2024-11-05"
+            elif self.mode == "bad-version":
+                version = "1999-01-01"
+            self.reply(rid, {"protocolVersion": version,
                              "capabilities": {"tools": {}},
                              "serverInfo": {"name": f"hostile-{self.mode}", "version": "0.1.0"}})
         elif method == "ping":
@@ -143,6 +152,8 @@ class Hostile:
             self.reply(rid, result, error)
         elif method == "tools/call":
             self.call(rid, params)
+        elif method == "server/discover" and self.mode == "silent-probe":
+            return
         elif self.mode == "exit-on-unknown" and not self.initialized:
             log("unknown method")
             sys.exit(1)
