@@ -50,6 +50,9 @@ pub struct Cli {
     /// Use the built-in demo servers instead of the config file
     #[arg(long, global = true)]
     pub demo: bool,
+    /// Write mcpdeck's own log to FILE (level from RUST_LOG, default info); never to the screen
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Cmd>,
 }
@@ -125,8 +128,36 @@ impl Failure {
 
 type Outcome = Result<Exit, Failure>;
 
+/// Send tracing output to a file, if one was asked for.
+fn init_logging(path: &std::path::Path) -> Result<(), Failure> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| {
+            Failure::new(
+                Exit::Usage,
+                format!("cannot open the log file {}: {e}", path.display()),
+            )
+        })?;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_writer(std::sync::Mutex::new(file))
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init()
+        .map_err(|e| Failure::new(Exit::Usage, format!("cannot start logging: {e}")))
+}
+
 /// Run a parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
+    if let Some(path) = &cli.log_file
+        && let Err(f) = init_logging(path)
+    {
+        eprintln!("mcpdeck: {}", f.message);
+        return f.code as i32;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

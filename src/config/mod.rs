@@ -242,7 +242,7 @@ mod tests {
         assert_eq!(config, Config::default());
         assert_eq!(config.settings.request_timeout, Duration::from_secs(60));
         assert_eq!(config.settings.connect_timeout, Duration::from_secs(30));
-        assert_eq!(config.settings.probe_timeout, Duration::from_secs(2));
+        assert_eq!(config.settings.probe_timeout, Duration::from_secs(1));
         assert_eq!(config.settings.shutdown_grace, Duration::from_secs(2));
         assert_eq!(config.settings.stderr_lines, 500);
         assert_eq!(config.settings.frame_log, 10_000);

@@ -60,7 +60,7 @@ impl Settings {
     /// Default for [`Settings::connect_timeout`].
     pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
     /// Default for [`Settings::probe_timeout`].
-    pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+    pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(1);
     /// Default for [`Settings::shutdown_grace`].
     pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
     /// Default for [`Settings::stderr_lines`].

@@ -358,6 +358,12 @@ impl Task {
     }
 
     fn set_status(&mut self, name: &str, status: ServerStatus) {
+        match &status {
+            ServerStatus::Failed { reason, .. } => {
+                tracing::warn!(server = name, %reason, "server failed")
+            }
+            other => tracing::info!(server = name, status = other.label(), "server status"),
+        }
         let Some(slot) = self.slot(name) else { return };
         slot.status = status.clone();
         let negotiated = slot.negotiated.clone().map(Box::new);
