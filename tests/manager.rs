@@ -518,3 +518,30 @@ async fn capabilities_gate_what_is_listed() {
     );
     m.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_list_change_announced_while_connecting_is_fetched_again() {
+    // server-everything sends tools/list_changed right after initialized,
+    // while mcpdeck is still listing.
+    let js = common::everything_js().display().to_string();
+    let (m, mut rx) = start(
+        settings(),
+        vec![ServerConfig::stdio("ev", "node", &[js.as_str(), "stdio"])],
+    );
+    assert_eq!(settled(&mut rx, "ev").await, ServerStatus::Connected);
+    // The lists at connect, then the lists fetched again.
+    for _ in 0..2 {
+        next_matching(&mut rx, common::limit(30), |ev| {
+            matches!(ev, Event::Lists { .. }).then_some(())
+        })
+        .await;
+    }
+    let n = m
+        .frames()
+        .snapshot()
+        .iter()
+        .filter(|f| f.dir == Direction::Out && f.method.as_deref() == Some("tools/list"))
+        .count();
+    assert_eq!(n, 2, "tools/list was sent {n} times");
+    m.shutdown().await;
+}

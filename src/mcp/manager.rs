@@ -1,7 +1,7 @@
 //! The manager: one background task that owns every session. Commands go
 //! in, events come out; nothing the UI does ever waits on a server.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -256,6 +256,7 @@ impl Manager {
             calls: HashMap::new(),
             generation: 0,
             closing: JoinSet::new(),
+            early_list_changed: HashSet::new(),
         };
         tokio::spawn(task.run(servers, rx, sess_rx, int_rx));
         (Manager { tx, frames }, ev_rx)
@@ -320,6 +321,8 @@ struct Task {
     generation: u64,
     /// Sessions being closed in the background; awaited at shutdown.
     closing: JoinSet<()>,
+    /// Sessions that announced a list change while connecting.
+    early_list_changed: HashSet<u64>,
 }
 
 impl Task {
@@ -632,7 +635,22 @@ impl Task {
                     server: ev.server.to_string(),
                     line,
                 }),
-                _ => {}
+                SessionEvent::Notification { method, params } => {
+                    // A list changed while the lists were being fetched:
+                    // fetch again once the session is in place.
+                    if is_list_changed(&method) {
+                        if self.early_list_changed.len() > 1000 {
+                            self.early_list_changed.clear();
+                        }
+                        self.early_list_changed.insert(ev.session);
+                    }
+                    self.emit(Event::Notification {
+                        server: ev.server.to_string(),
+                        method,
+                        params,
+                    });
+                }
+                SessionEvent::Closed { .. } => {}
             }
             return;
         };
@@ -641,12 +659,7 @@ impl Task {
             SessionEvent::Finding(finding) => self.emit(Event::Finding { server, finding }),
             SessionEvent::Stderr(line) => self.emit(Event::Stderr { server, line }),
             SessionEvent::Notification { method, params } => {
-                if matches!(
-                    method.as_str(),
-                    "notifications/tools/list_changed"
-                        | "notifications/resources/list_changed"
-                        | "notifications/prompts/list_changed"
-                ) {
+                if is_list_changed(&method) {
                     self.relist(&server);
                 }
                 self.emit(Event::Notification {
@@ -681,12 +694,15 @@ impl Task {
                 generation,
                 result,
             } => {
-                let Some(slot) = self.slot(&server).filter(|s| s.generation == generation) else {
+                if !self
+                    .slot(&server)
+                    .is_some_and(|s| s.generation == generation)
+                {
                     if let Ok((session, _)) = result {
                         self.close_later(vec![session]);
                     }
                     return;
-                };
+                }
                 match result {
                     Ok((session, lists)) => {
                         // The server may have died between listing and now.
@@ -701,12 +717,22 @@ impl Task {
                             );
                             return;
                         }
+                        let relist = self.early_list_changed.remove(&session.id());
+                        let Some(slot) = self.slot(&server) else {
+                            return;
+                        };
                         slot.negotiated = session.negotiated();
                         slot.session = Some(session);
                         slot.lists = Arc::new(lists);
                         let lists = slot.lists.clone();
                         self.set_status(&server, ServerStatus::Connected);
-                        self.emit(Event::Lists { server, lists });
+                        self.emit(Event::Lists {
+                            server: server.clone(),
+                            lists,
+                        });
+                        if relist {
+                            self.relist(&server);
+                        }
                     }
                     Err(e) => {
                         self.set_status(
@@ -770,6 +796,15 @@ impl Task {
             self.closing.spawn(async move { s.close().await });
         }
     }
+}
+
+fn is_list_changed(method: &str) -> bool {
+    matches!(
+        method,
+        "notifications/tools/list_changed"
+            | "notifications/resources/list_changed"
+            | "notifications/prompts/list_changed"
+    )
 }
 
 fn new_slot(config: ServerConfig) -> Slot {
