@@ -275,7 +275,15 @@ fn load_config(cli: &Cli) -> Result<Config, Failure> {
     } else {
         config::load_or_empty(&path)
     };
-    loaded.map_err(|e| Failure::new(Exit::Usage, e.to_string()))
+    loaded.map_err(|e| {
+        let from = if cli.config.is_some() { "--config" } else { config::CONFIG_ENV_VAR };
+        let hint = if !path.exists() {
+            format!(" (the file was named by {from}; create it, or point {from} at an existing file)")
+        } else {
+            String::new()
+        };
+        Failure::new(Exit::Usage, format!("{e}{hint}"))
+    })
 }
 
 /// The built-in demo: `mcpdeck demo-server` under a few names, with
