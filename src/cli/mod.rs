@@ -276,9 +276,15 @@ fn load_config(cli: &Cli) -> Result<Config, Failure> {
         config::load_or_empty(&path)
     };
     loaded.map_err(|e| {
-        let from = if cli.config.is_some() { "--config" } else { config::CONFIG_ENV_VAR };
+        let from = if cli.config.is_some() {
+            "--config"
+        } else {
+            config::CONFIG_ENV_VAR
+        };
         let hint = if !path.exists() {
-            format!(" (the file was named by {from}; create it, or point {from} at an existing file)")
+            format!(
+                " (the file was named by {from}; create it, or point {from} at an existing file)"
+            )
         } else {
             String::new()
         };

@@ -317,7 +317,8 @@ fn parse_value(value: Value, raw: &str, out: &mut Parsed) {
     }
 }
 
-fn kind(v: &Value) -> &'static str {
+/// "a string", "an object"…: a value's JSON type, for messages.
+pub fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -482,18 +482,7 @@ impl Session {
     ) -> Result<Negotiated, Negotiation> {
         match error.code {
             codes::UNSUPPORTED_VERSION => {
-                let supported: Vec<String> = error
-                    .data
-                    .as_ref()
-                    .and_then(|d| d.get("supported"))
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let supported = strings(error.data.as_ref().and_then(|d| d.get("supported")));
                 if supported
                     .iter()
                     .any(|s| INITIALIZE_VERSIONS.contains(&s.as_str()))
@@ -1113,8 +1102,12 @@ enum Negotiation {
 use Negotiation::{Fail, Restart};
 
 fn supported_versions(v: &Value) -> Vec<String> {
-    v.get("supportedVersions")
-        .and_then(Value::as_array)
+    strings(v.get("supportedVersions"))
+}
+
+/// The strings of a JSON array (anything else: none).
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
         .map(|a| {
             a.iter()
                 .filter_map(Value::as_str)

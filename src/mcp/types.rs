@@ -104,7 +104,7 @@ impl Tool {
             Some(other) => {
                 findings.push(Finding::frame(
                     Severity::Warning,
-                    format!("tool `{name}`: `inputSchema` is {} instead of an object; arguments are not validated", type_name(other)),
+                    format!("tool `{name}`: `inputSchema` is {} instead of an object; arguments are not validated", super::jsonrpc::kind(other)),
                     &raw_text(),
                 ));
                 None
@@ -220,17 +220,6 @@ pub fn schema_type(p: &Value) -> String {
                 "any".into()
             }
         }
-    }
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -373,7 +362,7 @@ impl CallResult {
                     Severity::Warning,
                     format!(
                         "`content` of a tools/call result is {}, not an array",
-                        type_name(other)
+                        super::jsonrpc::kind(other)
                     ),
                     &v.to_string(),
                 ));
