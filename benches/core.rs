@@ -163,11 +163,14 @@ fn echo_config(exe: &Path) -> ServerConfig {
 
 async fn session_client(exe: &Path, calls: usize) -> f64 {
     let settings = Settings::default();
-    let spec = session_spec(&echo_config(exe), &settings).expect("spec");
-    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let session = Session::connect(&spec, Arc::new(FrameLog::new(settings.frame_log)), tx)
-        .await
-        .expect("connect");
+    let spec = session_spec(&echo_config(exe), &settings, None).expect("spec");
+    let session = Session::connect(
+        &spec,
+        Arc::new(FrameLog::new(settings.frame_log)),
+        Arc::new(|_| {}),
+    )
+    .await
+    .expect("connect");
     session
         .call_tool("echo", json!({"n": 0}))
         .await

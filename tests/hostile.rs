@@ -281,3 +281,92 @@ fn counter_offers_are_accepted_when_supported_and_refused_clearly_when_not() {
         r.stderr
     );
 }
+
+#[test]
+fn a_ping_during_a_blocked_write_does_not_deadlock() {
+    // The server stops reading while mcpdeck writes a large request, then
+    // sends a ping and a flood: the ping's answer must not wait on the write.
+    let h = hostile("ping-flood", "request_timeout = 20");
+    let big = "y".repeat(120_000);
+    let args = format!(r#"{{"text":"{big}"}}"#);
+    let r = h.run(&["call", "h", "echo", &args], 60);
+    r.ok();
+    assert!(
+        r.stdout.starts_with("echo: yyyy"),
+        "{}",
+        &r.stdout[..r.stdout.len().min(100)]
+    );
+    assert_eq!(r.stdout.trim().len(), "echo: ".len() + big.len());
+}
+
+#[test]
+fn progress_for_a_request_that_did_not_ask_never_extends_it() {
+    let h = hostile("progress-abuse", "request_timeout = 1\nconnect_timeout = 5");
+    let r = h.run(&["tools", "h"], 30);
+    // The list that never came is a finding; the server is still usable.
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no answer to tools/list within 1 s"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("asked for no progress"), "{}", r.stderr);
+    assert!(r.elapsed < limit(15), "{:?}", r.elapsed);
+}
+
+#[test]
+fn a_crash_is_reported_even_when_a_child_keeps_stdout_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = marker("orphan");
+    let py = py_v1().display().to_string();
+    let script = format!(
+        "{py} -X {mark} -c 'import time; time.sleep(300)' & exec {py} -X {mark} {} --mode crash-mid-call",
+        server_script("hostile.py").display()
+    );
+    let cfg = format!(
+        "[settings]\nrequest_timeout = 30\n\n[servers.h]\ncommand = \"sh\"\nargs = [\"-c\", {script:?}]\n"
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let r = mcpdeck(
+        &["--config", &path, "call", "h", "echo", r#"{"text":"x"}"#],
+        limit(60),
+    );
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(r.stderr.contains("exited with status 3"), "{}", r.stderr);
+    assert!(r.stderr.contains("about to crash"), "{}", r.stderr);
+    assert!(
+        r.elapsed < limit(20),
+        "waited for the timeout: {:?}",
+        r.elapsed
+    );
+    assert_no_leak(&mark);
+}
+
+#[test]
+fn an_interrupt_stops_and_reaps_every_server() {
+    let h = hostile("silent-init", "connect_timeout = 60\nprobe_timeout = 0.5");
+    let mut cmd = std::process::Command::new(common::mcpdeck_bin());
+    cmd.args(["--config", &h.config, "info", "h"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let pid = child.id();
+    // Wait until the server runs, then interrupt mcpdeck as Ctrl-C would.
+    let deadline = std::time::Instant::now() + limit(20);
+    while common::processes_with(&h.marker).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    assert_no_leak(&h.marker);
+}

@@ -499,3 +499,24 @@ fn env_and_cwd_reach_the_server() {
         r.stderr
     );
 }
+
+#[test]
+fn when_both_answers_are_in_the_probe_decides() {
+    // rmcp answers both server/discover and initialize; with a 1 ms probe
+    // timeout both are sent, and discover (sent and answered first) wins.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[settings]\nprobe_timeout = 0.001\n\n[servers.r]\ncommand = {:?}\n",
+        rmcp()[0]
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    for _ in 0..8 {
+        let v = json(&mcpdeck(
+            &["--config", &path, "info", "r", "--json"],
+            limit(60),
+        ));
+        assert_eq!(v["era"], "stateless", "{v}");
+    }
+}

@@ -17,6 +17,7 @@ use crate::config::{self, Config, ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
 use crate::mcp::manager::{CallError, Command, Event, Manager, ServerSnapshot, ServerStatus};
 use crate::mcp::session::{RequestError, fmt_duration};
+use crate::mcp::transport::stdio::Children;
 use crate::sanitize;
 
 /// Exit codes (documented in the README).
@@ -179,12 +180,32 @@ pub fn run(cli: Cli) -> i32 {
                 }
             };
         }
-        match dispatch(cli).await {
-            Ok(code) => code as i32,
-            Err(f) => {
-                let mut err = std::io::stderr().lock();
-                let _ = writeln!(err, "mcpdeck: {}", f.message);
-                f.code as i32
+        let mut signals = match Signals::new() {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("mcpdeck: could not install signal handlers: {e}");
+                return Exit::Connect as i32;
+            }
+        };
+        tokio::select! {
+            r = dispatch(cli) => match r {
+                Ok(code) => code as i32,
+                Err(f) => {
+                    let mut err = std::io::stderr().lock();
+                    let _ = writeln!(err, "mcpdeck: {}", f.message);
+                    f.code as i32
+                }
+            },
+            (name, code) = signals.next() => {
+                // The command is dropped here; its manager closes every
+                // session. Wait for the servers to go, SIGKILL the rest; a
+                // second signal kills them at once.
+                eprintln!("mcpdeck: {name}: stopping the servers (again to kill them now)");
+                tokio::select! {
+                    _ = CHILDREN.settle(Duration::from_secs(2)) => {}
+                    _ = signals.next() => CHILDREN.kill_now(),
+                }
+                code
             }
         }
     });
@@ -353,16 +374,46 @@ fn frame_log(settings: &Settings, trace: bool) -> Arc<FrameLog> {
     Arc::new(log)
 }
 
+/// Every server process this run starts, so a signal can reap them all.
+static CHILDREN: std::sync::LazyLock<Arc<Children>> = std::sync::LazyLock::new(Children::new);
+
 fn start(
     config: &Config,
     servers: Vec<ServerConfig>,
     trace: bool,
 ) -> (Manager, UnboundedReceiver<Event>) {
-    Manager::start(
+    Manager::start_with_children(
         config.settings.clone(),
         servers,
         frame_log(&config.settings, trace),
+        CHILDREN.clone(),
     )
+}
+
+/// SIGINT, SIGTERM and SIGHUP, with the exit code each one means.
+struct Signals {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> std::io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            int: signal(SignalKind::interrupt())?,
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    async fn next(&mut self) -> (&'static str, i32) {
+        tokio::select! {
+            _ = self.int.recv() => ("interrupted", 130),
+            _ = self.term.recv() => ("terminated", 143),
+            _ = self.hup.recv() => ("hung up", 129),
+        }
+    }
 }
 
 /// Print what deserves the user's attention while we wait.
@@ -825,7 +876,8 @@ async fn call_connected(
             }
             Ok(_) => {}
             Err(e) => eprintln!(
-                "mcpdeck: not validating the arguments: the tool's inputSchema is broken ({e})"
+                "mcpdeck: not validating the arguments: the tool's inputSchema is broken ({})",
+                sanitize::strip(&e)
             ),
         }
     }
@@ -836,18 +888,8 @@ async fn call_connected(
         tool: call.tool.clone(),
         arguments,
     });
-    let mut interrupted = false;
     let finished = loop {
-        let ev = tokio::select! {
-            ev = rx.recv() => ev,
-            _ = tokio::signal::ctrl_c(), if !interrupted => {
-                interrupted = true;
-                eprintln!("mcpdeck: interrupted; cancelling the call");
-                manager.send(Command::Cancel { tag });
-                continue;
-            }
-        };
-        let Some(ev) = ev else {
+        let Some(ev) = rx.recv().await else {
             return Err(Failure::new(
                 Exit::Connect,
                 "the manager stopped before the call finished",
@@ -907,9 +949,6 @@ async fn call_connected(
         }
         Err(e @ (CallError::Denied { .. } | CallError::UnknownServer(_))) => {
             Err(Failure::new(Exit::Usage, e.to_string()))
-        }
-        Err(CallError::Request(RequestError::Cancelled { .. })) if interrupted => {
-            Err(Failure::new(Exit::ToolError, "the call was cancelled"))
         }
         Err(CallError::Request(e @ RequestError::Closed { .. })) => {
             let tail = tail_text(e.stderr_tail());

@@ -7,14 +7,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
 
 use super::finding::Finding;
 use super::framelog::FrameLog;
 use super::session::{
-    ConnectError, Lists, Negotiated, Pin, RequestError, Session, SessionEvent, SessionSpec, Tagged,
+    ConnectError, EventSink, Lists, Negotiated, Pin, RequestError, Session, SessionEvent,
+    SessionSpec, Tagged,
 };
 use super::transport::StdioSpec;
+use super::transport::stdio::Children;
 use super::types::{CallResult, Tool};
 use crate::config::{ProtocolPin, ServerConfig, Settings, TransportConfig};
 
@@ -183,10 +185,12 @@ pub fn split_qualified(name: &str) -> Option<(&str, &str)> {
         .filter(|(s, t)| !s.is_empty() && !t.is_empty())
 }
 
-/// Build a session spec from the config.
+/// Build a session spec from the config. `children` registers the
+/// server's process so its owner can always reap it.
 pub fn session_spec(
     config: &ServerConfig,
     settings: &Settings,
+    children: Option<Arc<Children>>,
 ) -> Result<SessionSpec, ConnectError> {
     let stdio = match &config.transport {
         TransportConfig::Stdio {
@@ -201,6 +205,7 @@ pub fn session_spec(
             cwd: cwd.clone(),
             stderr_lines: settings.stderr_lines,
             grace: settings.shutdown_grace,
+            children,
         },
         TransportConfig::Http { url, .. } => {
             return Err(ConnectError {
@@ -232,6 +237,7 @@ pub fn session_spec(
 pub struct Manager {
     tx: mpsc::UnboundedSender<Command>,
     frames: Arc<FrameLog>,
+    children: Arc<Children>,
 }
 
 impl Manager {
@@ -242,24 +248,48 @@ impl Manager {
         servers: Vec<ServerConfig>,
         frames: Arc<FrameLog>,
     ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+        Self::start_with_children(settings, servers, frames, Children::new())
+    }
+
+    /// Like [`Manager::start`], registering every server process in
+    /// `children` (so a signal handler can reap them).
+    pub fn start_with_children(
+        settings: Settings,
+        servers: Vec<ServerConfig>,
+        frames: Arc<FrameLog>,
+        children: Arc<Children>,
+    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let (ev_tx, ev_rx) = mpsc::unbounded_channel();
-        let (sess_tx, sess_rx) = mpsc::unbounded_channel();
-        let (int_tx, int_rx) = mpsc::unbounded_channel();
+        let (msg_tx, msg_rx) = mpsc::unbounded_channel();
+        let sink_tx = msg_tx.clone();
+        let sink: EventSink = Arc::new(move |t| {
+            let _ = sink_tx.send(Msg::Session(t));
+        });
         let task = Task {
             settings,
             slots: Vec::new(),
             events: ev_tx,
-            session_events: sess_tx,
-            internal: int_tx,
+            sink,
+            msgs: msg_tx,
             frames: frames.clone(),
+            children: children.clone(),
             calls: HashMap::new(),
+            next_call: 0,
             generation: 0,
             closing: JoinSet::new(),
+            tasks: JoinSet::new(),
             early_list_changed: HashSet::new(),
         };
-        tokio::spawn(task.run(servers, rx, sess_rx, int_rx));
-        (Manager { tx, frames }, ev_rx)
+        tokio::spawn(task.run(servers, rx, msg_rx));
+        (
+            Manager {
+                tx,
+                frames,
+                children,
+            },
+            ev_rx,
+        )
     }
 
     pub fn send(&self, cmd: Command) {
@@ -270,13 +300,19 @@ impl Manager {
         &self.frames
     }
 
+    /// The server processes not reaped yet.
+    pub fn children(&self) -> &Arc<Children> {
+        &self.children
+    }
+
     pub async fn snapshot(&self) -> Vec<ServerSnapshot> {
         let (tx, rx) = oneshot::channel();
         self.send(Command::Snapshot(tx));
         rx.await.unwrap_or_default()
     }
 
-    /// Close every session and wait until every server is reaped.
+    /// Close every session, stop every attempt to connect, and wait until
+    /// every server process is reaped.
     pub async fn shutdown(&self) {
         let (tx, rx) = oneshot::channel();
         self.send(Command::Shutdown(tx));
@@ -292,9 +328,17 @@ struct Slot {
     lists: Arc<Lists>,
     /// Bumped on every (re)connect, so late results of old attempts are dropped.
     generation: u64,
+    /// The connect attempt in flight.
+    connecting: Option<AbortHandle>,
+    /// A re-list is in flight; `relist_again` asks for one more after it.
+    relisting: bool,
+    relist_again: bool,
 }
 
-enum Internal {
+/// What the manager's tasks and sessions tell it, in one ordered stream:
+/// a call's findings always arrive before its result.
+enum Msg {
+    Session(Tagged),
     Connected {
         server: String,
         generation: u64,
@@ -306,7 +350,8 @@ enum Internal {
         result: Result<Lists, RequestError>,
     },
     CallDone {
-        tag: u64,
+        call: u64,
+        event: Event,
     },
 }
 
@@ -314,13 +359,18 @@ struct Task {
     settings: Settings,
     slots: Vec<Slot>,
     events: mpsc::UnboundedSender<Event>,
-    session_events: mpsc::UnboundedSender<Tagged>,
-    internal: mpsc::UnboundedSender<Internal>,
+    sink: EventSink,
+    msgs: mpsc::UnboundedSender<Msg>,
     frames: Arc<FrameLog>,
-    calls: HashMap<u64, oneshot::Sender<()>>,
+    children: Arc<Children>,
+    /// Calls in flight: tag -> (call number, cancel).
+    calls: HashMap<u64, (u64, oneshot::Sender<()>)>,
+    next_call: u64,
     generation: u64,
     /// Sessions being closed in the background; awaited at shutdown.
     closing: JoinSet<()>,
+    /// Connect attempts, calls and re-lists; aborted or awaited at shutdown.
+    tasks: JoinSet<()>,
     /// Sessions that announced a list change while connecting.
     early_list_changed: HashSet<u64>,
 }
@@ -330,23 +380,28 @@ impl Task {
         mut self,
         servers: Vec<ServerConfig>,
         mut commands: mpsc::UnboundedReceiver<Command>,
-        mut session_events: mpsc::UnboundedReceiver<Tagged>,
-        mut internal: mpsc::UnboundedReceiver<Internal>,
+        mut msgs: mpsc::UnboundedReceiver<Msg>,
     ) {
-        self.set_servers(servers).await;
+        self.set_servers(servers);
         let mut shutdown_reply = None;
         loop {
             tokio::select! {
                 cmd = commands.recv() => match cmd {
                     None => break,
                     Some(Command::Shutdown(reply)) => { shutdown_reply = Some(reply); break; }
-                    Some(cmd) => self.command(cmd).await,
+                    Some(cmd) => self.command(cmd),
                 },
-                Some(ev) = session_events.recv() => self.session_event(ev),
-                Some(msg) = internal.recv() => self.internal(msg).await,
+                Some(msg) = msgs.recv() => self.message(msg),
+                Some(_) = self.tasks.join_next(), if !self.tasks.is_empty() => {}
             }
         }
         self.close_all().await;
+        // Whatever arrived meanwhile (the last findings, stderr lines).
+        while let Ok(msg) = msgs.try_recv() {
+            if let Msg::Session(t) = msg {
+                self.session_event(t);
+            }
+        }
         if let Some(reply) = shutdown_reply {
             let _ = reply.send(());
         }
@@ -361,15 +416,15 @@ impl Task {
     }
 
     fn set_status(&mut self, name: &str, status: ServerStatus) {
+        let Some(slot) = self.slot(name) else { return };
+        slot.status = status.clone();
+        let negotiated = slot.negotiated.clone().map(Box::new);
         match &status {
             ServerStatus::Failed { reason, .. } => {
                 tracing::warn!(server = name, %reason, "server failed")
             }
             other => tracing::info!(server = name, status = other.label(), "server status"),
         }
-        let Some(slot) = self.slot(name) else { return };
-        slot.status = status.clone();
-        let negotiated = slot.negotiated.clone().map(Box::new);
         self.emit(Event::Status {
             server: name.to_string(),
             status,
@@ -377,16 +432,15 @@ impl Task {
         });
     }
 
-    async fn set_servers(&mut self, servers: Vec<ServerConfig>) {
+    fn set_servers(&mut self, servers: Vec<ServerConfig>) {
         let mut old: Vec<Slot> = std::mem::take(&mut self.slots);
-        let mut to_close = Vec::new();
+        let mut dropped = Vec::new();
         let mut to_connect = Vec::new();
         for config in servers {
             match old.iter().position(|s| s.config.name == config.name) {
                 Some(i) if old[i].config == config => self.slots.push(old.remove(i)),
                 Some(i) => {
-                    let prev = old.remove(i);
-                    to_close.extend(prev.session);
+                    dropped.push(old.remove(i));
                     to_connect.push(config.name.clone());
                     self.slots.push(new_slot(config));
                 }
@@ -396,79 +450,122 @@ impl Task {
                 }
             }
         }
-        to_close.extend(old.into_iter().filter_map(|s| s.session));
+        dropped.extend(old);
+        for mut slot in dropped {
+            self.stop(&mut slot);
+        }
         self.emit(Event::Servers(
             self.slots.iter().map(|s| s.config.name.clone()).collect(),
         ));
-        self.close_later(to_close);
         for name in to_connect {
             self.start_connect(&name);
         }
     }
 
-    /// Begin connecting (or mark disabled) without waiting.
-    fn start_connect(&mut self, name: &str) {
+    /// Stop a slot's connect attempt and close its session.
+    fn stop(&mut self, slot: &mut Slot) {
+        if let Some(attempt) = slot.connecting.take() {
+            // Dropping the half-made session closes its server.
+            attempt.abort();
+        }
+        if let Some(session) = slot.session.take() {
+            self.close_later(session);
+        }
+        slot.negotiated = None;
+        slot.relisting = false;
+        slot.relist_again = false;
+    }
+
+    /// Stop what a slot is doing and mark it with a new generation.
+    fn reset(&mut self, name: &str) -> Option<u64> {
         self.generation += 1;
         let generation = self.generation;
-        let settings = self.settings.clone();
-        let frames = self.frames.clone();
-        let events = self.session_events.clone();
-        let internal = self.internal.clone();
-        let Some(slot) = self.slot(name) else { return };
-        let old = slot.session.take();
+        let i = self.slots.iter().position(|s| s.config.name == name)?;
+        let mut slot = self.slots.remove(i);
+        self.stop(&mut slot);
         slot.generation = generation;
-        slot.negotiated = None;
         slot.lists = Arc::new(Lists::default());
-        let enabled = slot.config.enabled;
-        let config = slot.config.clone();
-        self.close_later(old.into_iter().collect());
-        if !enabled {
+        self.slots.insert(i, slot);
+        Some(generation)
+    }
+
+    /// Begin connecting (or mark disabled) without waiting.
+    fn start_connect(&mut self, name: &str) {
+        let Some(generation) = self.reset(name) else {
+            return;
+        };
+        let Some(slot) = self.slot(name) else { return };
+        if !slot.config.enabled {
             self.set_status(name, ServerStatus::Disabled);
             return;
         }
-        self.set_status(name, ServerStatus::Pending);
+        let config = slot.config.clone();
+        let settings = self.settings.clone();
+        let frames = self.frames.clone();
+        let sink = self.sink.clone();
+        let children = self.children.clone();
+        let msgs = self.msgs.clone();
         let server = name.to_string();
-        tokio::spawn(async move {
-            let result = async {
-                let spec = session_spec(&config, &settings)?;
-                let session = Session::connect(&spec, frames, events).await?;
-                match session.list_everything().await {
-                    Ok(lists) => Ok((session, lists)),
-                    Err(e) => {
-                        let tail = session.stderr_tail(20);
-                        session.close().await;
-                        Err(ConnectError {
-                            message: format!("connected, but listing failed: {e}"),
-                            stderr_tail: tail,
-                        })
-                    }
+        let attempt = async move {
+            let spec = session_spec(&config, &settings, Some(children))?;
+            let session = Session::connect(&spec, frames, sink).await?;
+            let listed =
+                tokio::time::timeout(settings.connect_timeout, session.list_everything()).await;
+            match listed {
+                Ok(Ok(lists)) => Ok((session, lists)),
+                failed => {
+                    let tail = session.stderr_tail(20);
+                    session.close().await;
+                    let message = match failed {
+                        Ok(Err(e)) => format!("connected, but listing failed: {e}"),
+                        _ => format!(
+                            "connected, but listing did not finish within {} (connect_timeout)",
+                            super::session::fmt_duration(settings.connect_timeout)
+                        ),
+                    };
+                    Err(ConnectError {
+                        message,
+                        stderr_tail: tail,
+                    })
                 }
             }
-            .await;
-            let _ = internal.send(Internal::Connected {
+        };
+        let handle = self.tasks.spawn(async move {
+            // A panic inside becomes a failure, not a server stuck pending.
+            let inner = tokio::spawn(attempt);
+            let _guard = AbortOnDrop(inner.abort_handle());
+            let result = match inner.await {
+                Ok(result) => result,
+                Err(e) if e.is_panic() => Err(ConnectError {
+                    message: format!("internal error while connecting: {}", panic_text(e)),
+                    stderr_tail: Vec::new(),
+                }),
+                Err(_) => return,
+            };
+            let _ = msgs.send(Msg::Connected {
                 server,
                 generation,
                 result,
             });
         });
+        if let Some(slot) = self.slot(name) {
+            slot.connecting = Some(handle);
+        }
+        self.set_status(name, ServerStatus::Pending);
     }
 
-    async fn command(&mut self, cmd: Command) {
+    fn command(&mut self, cmd: Command) {
         match cmd {
-            Command::SetServers(servers) => self.set_servers(servers).await,
+            Command::SetServers(servers) => self.set_servers(servers),
             Command::Connect(name) | Command::Reconnect(name) => self.start_connect(&name),
             Command::Disconnect(name) => {
-                self.generation += 1;
-                let g = self.generation;
-                if let Some(slot) = self.slot(&name) {
-                    slot.generation = g;
-                    let old = slot.session.take();
-                    let status = if slot.config.enabled {
+                if self.reset(&name).is_some() {
+                    let enabled = self.slot(&name).is_some_and(|s| s.config.enabled);
+                    let status = if enabled {
                         ServerStatus::Disconnected
                     } else {
                         ServerStatus::Disabled
                     };
-                    self.close_later(old.into_iter().collect());
                     self.set_status(&name, status);
                 }
             }
@@ -481,14 +578,7 @@ impl Task {
                 if enabled {
                     self.start_connect(&name);
                 } else {
-                    self.generation += 1;
-                    let g = self.generation;
-                    if let Some(slot) = self.slot(&name) {
-                        slot.generation = g;
-                        slot.negotiated = None;
-                        let old = slot.session.take();
-                        self.close_later(old.into_iter().collect());
-                    }
+                    self.reset(&name);
                     self.set_status(&name, ServerStatus::Disabled);
                 }
             }
@@ -509,7 +599,7 @@ impl Task {
                 arguments,
             } => self.call(tag, server, tool, arguments),
             Command::Cancel { tag } => {
-                if let Some(tx) = self.calls.remove(&tag) {
+                if let Some((_, tx)) = self.calls.remove(&tag) {
                     let _ = tx.send(());
                 }
             }
@@ -530,16 +620,23 @@ impl Task {
         }
     }
 
+    /// List again; one re-list per server at a time (a burst of
+    /// list_changed becomes at most one more).
     fn relist(&mut self, name: &str) {
-        let internal = self.internal.clone();
+        let msgs = self.msgs.clone();
         let Some(slot) = self.slot(name) else { return };
         let Some(session) = slot.session.clone() else {
             return;
         };
+        if slot.relisting {
+            slot.relist_again = true;
+            return;
+        }
+        slot.relisting = true;
         let server = name.to_string();
-        tokio::spawn(async move {
+        self.tasks.spawn(async move {
             let result = session.list_everything().await;
-            let _ = internal.send(Internal::Relisted {
+            let _ = msgs.send(Msg::Relisted {
                 server,
                 session: session.id(),
                 result,
@@ -582,40 +679,52 @@ impl Task {
             );
         };
         let (cancel_tx, cancel_rx) = oneshot::channel();
-        self.calls.insert(tag, cancel_tx);
+        self.next_call += 1;
+        let call = self.next_call;
+        self.calls.insert(tag, (call, cancel_tx));
         let events = self.events.clone();
-        let internal = self.internal.clone();
-        tokio::spawn(async move {
+        let msgs = self.msgs.clone();
+        self.tasks.spawn(async move {
             let started = Instant::now();
-            let result = match session.start_call(&tool, arguments).await {
-                Err(e) => Err(CallError::Request(e)),
-                Ok(pending) => {
-                    let id = pending.id;
-                    let _ = events.send(Event::CallStarted {
-                        tag,
-                        server: server.clone(),
-                        tool: tool.clone(),
-                        request_id: id,
-                    });
-                    let fut = session.finish_call(pending);
-                    tokio::pin!(fut);
-                    tokio::select! {
-                        r = &mut fut => r.map_err(CallError::Request),
-                        Ok(()) = cancel_rx => {
-                            session.cancel(id, "cancelled by the user").await;
-                            fut.await.map_err(CallError::Request)
-                        }
+            let (s, t) = (server.clone(), tool.clone());
+            let work = async move {
+                let pending = session.start_call(&tool, arguments).await?;
+                let id = pending.id;
+                let _ = events.send(Event::CallStarted {
+                    tag,
+                    server,
+                    tool,
+                    request_id: id,
+                });
+                let fut = session.finish_call(pending);
+                tokio::pin!(fut);
+                tokio::select! {
+                    biased;
+                    r = &mut fut => r,
+                    Ok(()) = cancel_rx => {
+                        // If the answer was already in, it is kept.
+                        session.cancel(id, "cancelled by the user").await;
+                        fut.await
                     }
                 }
             };
-            let _ = events.send(Event::CallFinished {
+            let inner = tokio::spawn(work);
+            let _guard = AbortOnDrop(inner.abort_handle());
+            let result = match inner.await {
+                Ok(r) => r.map_err(CallError::Request),
+                Err(e) => Err(CallError::Request(RequestError::Protocol(format!(
+                    "internal error during the call: {}",
+                    panic_text(e)
+                )))),
+            };
+            let event = Event::CallFinished {
                 tag,
-                server,
-                tool,
+                server: s,
+                tool: t,
                 result,
                 elapsed: started.elapsed(),
-            });
-            let _ = internal.send(Internal::CallDone { tag });
+            };
+            let _ = msgs.send(Msg::CallDone { call, event });
         });
     }
 
@@ -625,7 +734,8 @@ impl Task {
             .iter()
             .position(|s| s.session.as_ref().is_some_and(|x| x.id() == ev.session))
         else {
-            // Events from a session being set up still carry useful findings and stderr.
+            // A session still connecting (or closing): its findings, stderr
+            // and notifications are still the server's.
             match ev.event {
                 SessionEvent::Finding(f) => self.emit(Event::Finding {
                     server: ev.server.to_string(),
@@ -639,9 +749,6 @@ impl Task {
                     // A list changed while the lists were being fetched:
                     // fetch again once the session is in place.
                     if is_list_changed(&method) {
-                        if self.early_list_changed.len() > 1000 {
-                            self.early_list_changed.clear();
-                        }
                         self.early_list_changed.insert(ev.session);
                     }
                     self.emit(Event::Notification {
@@ -650,7 +757,9 @@ impl Task {
                         params,
                     });
                 }
-                SessionEvent::Closed { .. } => {}
+                SessionEvent::Closed { .. } => {
+                    self.early_list_changed.remove(&ev.session);
+                }
             }
             return;
         };
@@ -674,6 +783,7 @@ impl Task {
                 stderr_tail,
             } => {
                 self.slots[idx].session = None;
+                self.slots[idx].relisting = false;
                 if !requested {
                     self.set_status(
                         &server,
@@ -687,65 +797,15 @@ impl Task {
         }
     }
 
-    async fn internal(&mut self, msg: Internal) {
+    fn message(&mut self, msg: Msg) {
         match msg {
-            Internal::Connected {
+            Msg::Session(t) => self.session_event(t),
+            Msg::Connected {
                 server,
                 generation,
                 result,
-            } => {
-                if !self
-                    .slot(&server)
-                    .is_some_and(|s| s.generation == generation)
-                {
-                    if let Ok((session, _)) = result {
-                        self.close_later(vec![session]);
-                    }
-                    return;
-                }
-                match result {
-                    Ok((session, lists)) => {
-                        // The server may have died between listing and now.
-                        if let Some(reason) = session.closed() {
-                            let tail = session.stderr_tail(20);
-                            self.set_status(
-                                &server,
-                                ServerStatus::Failed {
-                                    reason,
-                                    stderr_tail: tail,
-                                },
-                            );
-                            return;
-                        }
-                        let relist = self.early_list_changed.remove(&session.id());
-                        let Some(slot) = self.slot(&server) else {
-                            return;
-                        };
-                        slot.negotiated = session.negotiated();
-                        slot.session = Some(session);
-                        slot.lists = Arc::new(lists);
-                        let lists = slot.lists.clone();
-                        self.set_status(&server, ServerStatus::Connected);
-                        self.emit(Event::Lists {
-                            server: server.clone(),
-                            lists,
-                        });
-                        if relist {
-                            self.relist(&server);
-                        }
-                    }
-                    Err(e) => {
-                        self.set_status(
-                            &server,
-                            ServerStatus::Failed {
-                                reason: e.message,
-                                stderr_tail: e.stderr_tail,
-                            },
-                        );
-                    }
-                }
-            }
-            Internal::Relisted {
+            } => self.connected(server, generation, result),
+            Msg::Relisted {
                 server,
                 session,
                 result,
@@ -756,45 +816,138 @@ impl Task {
                 if slot.session.as_ref().map(Session::id) != Some(session) {
                     return;
                 }
+                slot.relisting = false;
+                let again = std::mem::take(&mut slot.relist_again);
                 match result {
                     Ok(lists) => {
                         slot.lists = Arc::new(lists);
                         let lists = slot.lists.clone();
-                        self.emit(Event::Lists { server, lists });
+                        self.emit(Event::Lists {
+                            server: server.clone(),
+                            lists,
+                        });
                     }
                     Err(e) => self.emit(Event::Finding {
-                        server,
+                        server: server.clone(),
                         finding: Finding::new(
                             super::finding::Severity::Error,
                             format!("listing again failed: {e}"),
                         ),
                     }),
                 }
+                if again {
+                    self.relist(&server);
+                }
             }
-            Internal::CallDone { tag } => {
-                self.calls.remove(&tag);
+            Msg::CallDone { call, event } => {
+                if let Event::CallFinished { tag, .. } = &event
+                    && self.calls.get(tag).is_some_and(|(c, _)| *c == call)
+                {
+                    self.calls.remove(tag);
+                }
+                self.emit(event);
+            }
+        }
+    }
+
+    fn connected(
+        &mut self,
+        server: String,
+        generation: u64,
+        result: Result<(Session, Lists), ConnectError>,
+    ) {
+        let Some(slot) = self.slot(&server).filter(|s| s.generation == generation) else {
+            if let Ok((session, _)) = result {
+                self.close_later(session);
+            }
+            return;
+        };
+        slot.connecting = None;
+        match result {
+            Ok((session, lists)) => {
+                let relist = self.early_list_changed.remove(&session.id());
+                // The server may have died between listing and now.
+                if let Some(reason) = session.closed() {
+                    let tail = session.stderr_tail(20);
+                    self.set_status(
+                        &server,
+                        ServerStatus::Failed {
+                            reason,
+                            stderr_tail: tail,
+                        },
+                    );
+                    return;
+                }
+                let Some(slot) = self.slot(&server) else {
+                    return;
+                };
+                slot.negotiated = session.negotiated();
+                slot.session = Some(session);
+                slot.lists = Arc::new(lists);
+                let lists = slot.lists.clone();
+                self.set_status(&server, ServerStatus::Connected);
+                self.emit(Event::Lists {
+                    server: server.clone(),
+                    lists,
+                });
+                if relist {
+                    self.relist(&server);
+                }
+            }
+            Err(e) => {
+                self.set_status(
+                    &server,
+                    ServerStatus::Failed {
+                        reason: e.message,
+                        stderr_tail: e.stderr_tail,
+                    },
+                );
             }
         }
     }
 
     async fn close_all(&mut self) {
-        let mut set = JoinSet::new();
-        for slot in &mut self.slots {
-            if let Some(s) = slot.session.take() {
-                set.spawn(async move { s.close().await });
-            }
+        let mut slots = std::mem::take(&mut self.slots);
+        for slot in &mut slots {
+            self.stop(slot);
         }
-        while set.join_next().await.is_some() {}
+        // Calls and re-lists end once their sessions close; connect
+        // attempts were aborted, which closes their half-made sessions.
         while self.closing.join_next().await.is_some() {}
+        self.tasks.abort_all();
+        while self.tasks.join_next().await.is_some() {}
+        // Every server process is reaped before shutdown returns.
+        let grace = self.settings.shutdown_grace;
+        self.children
+            .settle(grace.saturating_mul(2) + Duration::from_millis(500))
+            .await;
     }
 
-    /// Close sessions in the background: the manager loop never waits on a
-    /// server, but shutdown waits for these too.
-    fn close_later(&mut self, sessions: Vec<Session>) {
+    /// Close a session in the background: the manager loop never waits on
+    /// a server, but shutdown waits for these too.
+    fn close_later(&mut self, session: Session) {
         while self.closing.try_join_next().is_some() {}
-        for s in sessions {
-            self.closing.spawn(async move { s.close().await });
-        }
+        self.closing.spawn(async move { session.close().await });
+    }
+}
+
+/// Aborts a task when dropped: an aborted outer task takes its inner one along.
+struct AbortOnDrop(AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+fn panic_text(e: tokio::task::JoinError) -> String {
+    match e.try_into_panic() {
+        Ok(p) => p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into()),
+        Err(e) => e.to_string(),
     }
 }
 
@@ -820,5 +973,8 @@ fn new_slot(config: ServerConfig) -> Slot {
         negotiated: None,
         lists: Arc::new(Lists::default()),
         generation: 0,
+        connecting: None,
+        relisting: false,
+        relist_again: false,
     }
 }

@@ -67,6 +67,9 @@ pub struct Tagged {
     pub event: SessionEvent,
 }
 
+/// Where a session's events go (called from the session's tasks; must not block).
+pub type EventSink = Arc<dyn Fn(Tagged) + Send + Sync>;
+
 /// Why a request did not produce a result.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum RequestError {
@@ -167,6 +170,8 @@ struct PendingEntry {
     method: String,
     sent: Instant,
     progress: Arc<Notify>,
+    /// Whether the request carried a progressToken.
+    wants_progress: bool,
 }
 
 /// The most findings a session keeps.
@@ -187,7 +192,7 @@ struct Inner {
     wire: RwLock<Option<(Era, String)>>,
     frames: Arc<FrameLog>,
     findings: Mutex<Vec<Finding>>,
-    events: mpsc::UnboundedSender<Tagged>,
+    events: EventSink,
     closed: Mutex<Option<(String, Vec<String>)>>,
     /// Flips to true once `closed` is set.
     closed_signal: tokio::sync::watch::Sender<bool>,
@@ -223,10 +228,12 @@ impl Session {
     pub async fn connect(
         spec: &SessionSpec,
         frames: Arc<FrameLog>,
-        events: mpsc::UnboundedSender<Tagged>,
+        events: EventSink,
     ) -> Result<Session, ConnectError> {
         let started = Instant::now();
-        let deadline = started + spec.connect_timeout;
+        let deadline = started
+            .checked_add(spec.connect_timeout)
+            .unwrap_or_else(|| started + Duration::from_secs(100 * 365 * 24 * 3600));
         let session = Session::spawn(spec, frames.clone(), events.clone())?;
         let result = match tokio::time::timeout_at(
             deadline.into(),
@@ -282,7 +289,7 @@ impl Session {
     fn spawn(
         spec: &SessionSpec,
         frames: Arc<FrameLog>,
-        events: mpsc::UnboundedSender<Tagged>,
+        events: EventSink,
     ) -> Result<Session, ConnectError> {
         let (err_tx, mut err_rx) = mpsc::channel::<String>(1024);
         let (transport, reader) =
@@ -316,7 +323,7 @@ impl Session {
         let tag = (inner.id, inner.name.clone(), inner.events.clone());
         tokio::spawn(async move {
             while let Some(line) = err_rx.recv().await {
-                let _ = tag.2.send(Tagged {
+                (tag.2)(Tagged {
                     session: tag.0,
                     server: tag.1.clone(),
                     event: SessionEvent::Stderr(line),
@@ -456,6 +463,23 @@ impl Session {
                 )
                 .map_err(Fail);
         }
+        if versions.is_empty() {
+            // Not a DiscoverResult (some servers answer anything with `{}`).
+            self.inner.finding(Finding::frame(
+                Severity::Warning,
+                "server/discover answered without `supportedVersions`; treated as an initialize-era server",
+                &v.to_string(),
+            ));
+            return self
+                .initialize(
+                    None,
+                    "server/discover answered without supportedVersions; fell back to initialize"
+                        .into(),
+                    started,
+                )
+                .await
+                .map_err(|e| Fail(self.connect_error(e)));
+        }
         if versions
             .iter()
             .any(|s| INITIALIZE_VERSIONS.contains(&s.as_str()))
@@ -536,14 +560,26 @@ impl Session {
             fmt_duration(spec.probe_timeout)
         );
         let offer = INITIALIZE_VERSIONS[0].to_string();
-        let mut init = self
+        let mut init = match self
             .start_request("initialize", Some(initialize_params(&offer)), false)
             .await
-            .map_err(|e| Fail(self.connect_error(e)))?;
+        {
+            Ok(init) => init,
+            // It exited on the probe just as the probe timed out.
+            Err(e @ RequestError::Closed { .. }) => {
+                return Err(Restart(format!(
+                    "{silent}, and the server exited ({e}); restarted straight into initialize"
+                )));
+            }
+            Err(e) => return Err(Fail(self.connect_error(e))),
+        };
         let mut probe_err: Option<RequestError> = None;
         let mut init_err: Option<RequestError> = None;
         loop {
             tokio::select! {
+                // The probe first: when both answers are in, the one sent
+                // first (discover) decides.
+                biased;
                 r = &mut probe.rx, if probe_err.is_none() => {
                     match r.unwrap_or_else(|_| Err(self.closed_error())) {
                         Ok(v) if supported_versions(&v).iter().any(|s| s == STATELESS_VERSION) => {
@@ -644,6 +680,11 @@ impl Session {
                 jsonrpc::short(v)
             )));
         };
+        if version == STATELESS_VERSION {
+            return Err(RequestError::Protocol(format!(
+                "the server chose {version} in answer to initialize, but that version has no handshake; set protocol = \"stateless\" for this server"
+            )));
+        }
         if !INITIALIZE_VERSIONS.contains(&version) {
             return Err(RequestError::Protocol(format!(
                 "the server chose protocol version {version}, which mcpdeck does not speak (it offered {offer}; mcpdeck speaks {})",
@@ -844,6 +885,7 @@ impl Session {
                     method: method.to_string(),
                     sent: Instant::now(),
                     progress: progress.clone(),
+                    wants_progress: with_progress,
                 },
             );
         let line = jsonrpc::request(id, method, params.as_ref());
@@ -852,13 +894,33 @@ impl Session {
             id: Some(Id::Num(id)),
             latency: None,
         };
-        if let Err(e) = self.inner.send_line(line, meta).await {
+        // Writing is under the request's deadline too: a server that stops
+        // reading its input cannot hold a request (or the user) for ever.
+        let limit = self.inner.request_timeout;
+        let written = tokio::time::timeout(limit, self.inner.send_line(line, meta)).await;
+        let failure = match written {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(self.write_failed(e).await),
+            Err(_) => {
+                // Part of the line may be out: the stream cannot be trusted.
+                let session = self.clone();
+                tokio::spawn(async move { session.close().await });
+                Some(RequestError::Closed {
+                    description: format!(
+                        "the server did not read its input for {} while {method} was being sent; the connection was closed",
+                        fmt_duration(limit)
+                    ),
+                    stderr_tail: self.stderr_tail(20),
+                })
+            }
+        };
+        if let Some(e) = failure {
             self.inner
                 .pending
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&id);
-            return Err(self.write_failed(e).await);
+            return Err(e);
         }
         Ok(PendingRequest {
             id,
@@ -917,15 +979,22 @@ impl Session {
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id);
         let Some(entry) = entry else { return false };
+        let method = entry.method.clone();
         let _ = entry.tx.send(Err(RequestError::Cancelled {
-            method: entry.method.clone(),
+            method: method.clone(),
         }));
-        let _ = self
-            .notify(
-                "notifications/cancelled",
-                Some(json!({"requestId": id, "reason": reason})),
-            )
-            .await;
+        // The spec forbids cancelling initialize. The notification is sent
+        // in the background: a server that is not reading its input must
+        // not hold up the one who cancels.
+        if method != "initialize" {
+            let session = self.clone();
+            let params = json!({"requestId": id, "reason": reason});
+            tokio::spawn(async move {
+                let _ = session
+                    .notify("notifications/cancelled", Some(params))
+                    .await;
+            });
+        }
         true
     }
 
@@ -934,7 +1003,7 @@ impl Session {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = HashSet::new();
-        for _ in 0..MAX_PAGES {
+        for page in 1..=MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({"cursor": c}));
             let result = self.request(method, params).await?;
             match result.get(key) {
@@ -952,7 +1021,7 @@ impl Session {
                     if !seen.insert(c.clone()) {
                         self.inner.finding(Finding::frame(
                             Severity::Error,
-                            format!("{method} repeated the cursor {c:?}; stopped after {} pages with {} items", seen.len(), items.len()),
+                            format!("{method} repeated the cursor {c:?}; stopped after {page} pages with {} items", items.len()),
                             &result.to_string(),
                         ));
                         return Ok(items);
@@ -1000,25 +1069,41 @@ impl Session {
             .ok_or_else(|| RequestError::Protocol("not connected".into()))?;
         let mut lists = Lists::default();
         if n.has_capability("tools") {
-            lists.tools = self.list_tools().await?;
+            lists.tools = self.lenient(self.list_tools().await)?;
         }
         if n.has_capability("resources") {
-            lists.resources = self.list_all("resources/list", "resources").await?;
+            lists.resources = self.lenient(self.list_all("resources/list", "resources").await)?;
+            // Templates are optional even for servers with resources.
             lists.templates = match self
                 .list_all("resources/templates/list", "resourceTemplates")
                 .await
             {
-                Ok(t) => t,
                 Err(RequestError::Rpc { error, .. }) if error.code == codes::METHOD_NOT_FOUND => {
                     Vec::new()
                 }
-                Err(e) => return Err(e),
+                other => self.lenient(other)?,
             };
         }
         if n.has_capability("prompts") {
-            lists.prompts = self.list_all("prompts/list", "prompts").await?;
+            lists.prompts = self.lenient(self.list_all("prompts/list", "prompts").await)?;
         }
         Ok(lists)
+    }
+
+    /// A list that failed is a finding and an empty list; only a lost
+    /// connection fails the whole listing.
+    fn lenient<T: Default>(&self, r: Result<T, RequestError>) -> Result<T, RequestError> {
+        match r {
+            Ok(v) => Ok(v),
+            Err(e @ RequestError::Closed { .. }) => Err(e),
+            Err(e) => {
+                self.inner.finding(Finding::new(
+                    Severity::Error,
+                    format!("{e}; that list is shown empty"),
+                ));
+                Ok(T::default())
+            }
+        }
     }
 
     /// Call a tool. Progress notifications reset the timeout.
@@ -1073,24 +1158,45 @@ impl PendingRequest {
         timeout: Option<Duration>,
     ) -> Result<Value, RequestError> {
         let timeout = timeout.unwrap_or(session.inner.request_timeout);
-        let mut deadline = tokio::time::Instant::now() + timeout;
+        let mut deadline = deadline_after(timeout);
+        // Progress restarts the clock, but never past this.
+        let hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
         loop {
             tokio::select! {
+                biased;
                 r = &mut self.rx => {
                     let r = r.unwrap_or_else(|_| Err(session.closed_error()));
                     return r.and_then(|v| session.inner.check_result(&self.method, v));
                 }
                 _ = self.progress.notified() => {
-                    deadline = tokio::time::Instant::now() + timeout;
+                    deadline = deadline_after(timeout).min(hard);
                 }
                 _ = tokio::time::sleep_until(deadline) => {
-                    let reason = format!("timed out after {}", fmt_duration(timeout));
-                    session.cancel(self.id, &reason).await;
-                    return Err(RequestError::Timeout { method: self.method.clone(), after: timeout });
+                    let (after, reason) = if deadline >= hard {
+                        let total = timeout.saturating_mul(MAX_PROGRESS_FACTOR);
+                        (total, format!("still running after {} despite progress", fmt_duration(total)))
+                    } else {
+                        (timeout, format!("timed out after {}", fmt_duration(timeout)))
+                    };
+                    if session.cancel(self.id, &reason).await {
+                        return Err(RequestError::Timeout { method: self.method.clone(), after });
+                    }
+                    // The answer came in at the same moment: take it.
                 }
             }
         }
     }
+}
+
+/// Progress notifications restart a request's timeout, but a request never
+/// runs longer than this many timeouts in all.
+pub const MAX_PROGRESS_FACTOR: u32 = 10;
+
+/// `now + d`, or a far future when that does not fit.
+fn deadline_after(d: Duration) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    now.checked_add(d)
+        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
 /// How the probe ended when it did not produce a session.
@@ -1144,7 +1250,7 @@ pub fn envelope(params: Option<Value>, version: &str) -> Value {
 
 impl Inner {
     fn emit(&self, event: SessionEvent) {
-        let _ = self.events.send(Tagged {
+        (self.events)(Tagged {
             session: self.id,
             server: self.name.clone(),
             event,
@@ -1198,7 +1304,7 @@ impl Inner {
         Ok(v)
     }
 
-    async fn handle_inbound(&self, item: Inbound) {
+    async fn handle_inbound(self: &Arc<Self>, item: Inbound) {
         match item {
             Inbound::Line(line) => self.handle_line(&line).await,
             Inbound::LineWithFinding(line, f) => {
@@ -1214,7 +1320,11 @@ impl Inner {
                 *self.closed.lock().unwrap_or_else(|p| p.into_inner()) =
                     Some((description.clone(), stderr_tail.clone()));
                 self.closed_signal.send_replace(true);
-                self.fail_all(&description, true);
+                if requested {
+                    self.fail_all("the session was closed by mcpdeck", false);
+                } else {
+                    self.fail_all(&description, true);
+                }
                 self.emit(SessionEvent::Closed {
                     description,
                     requested,
@@ -1269,7 +1379,7 @@ impl Inner {
         }
     }
 
-    async fn handle_line(&self, line: &str) {
+    async fn handle_line(self: &Arc<Self>, line: &str) {
         let parsed = jsonrpc::parse_frame(line);
         // Match responses first so the frame record carries method and latency.
         let mut meta = FrameMeta::default();
@@ -1328,15 +1438,17 @@ impl Inner {
         }
         for m in others {
             match m {
-                Message::Request { id, method, params } => self.answer(id, &method, params).await,
+                Message::Request { id, method, params } => self.answer(id, &method, params),
                 Message::Notification { method, params } => self.on_notification(method, params),
                 Message::Response { .. } => {}
             }
         }
     }
 
-    /// Answer a request from the server.
-    async fn answer(&self, id: Id, method: &str, _params: Option<Value>) {
+    /// Answer a request from the server. The answer is written by its own
+    /// task: the reader never waits on the server's input (a server blocked
+    /// writing to us while we wait to write to it would be a deadlock).
+    fn answer(self: &Arc<Self>, id: Id, method: &str, _params: Option<Value>) {
         let outcome = match method {
             "ping" => Ok(json!({})),
             _ => Err(RpcError::new(
@@ -1350,7 +1462,10 @@ impl Inner {
             id: Some(id),
             latency: None,
         };
-        let _ = self.send_line(line, meta).await;
+        let inner = self.clone();
+        tokio::spawn(async move {
+            let _ = inner.send_line(line, meta).await;
+        });
     }
 
     fn on_notification(&self, method: String, params: Option<Value>) {
@@ -1362,7 +1477,17 @@ impl Inner {
                 .or_else(|| token.as_str().and_then(|s| s.parse().ok()));
             let pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
             match n.and_then(|n| pending.get(&n)) {
-                Some(entry) => entry.progress.notify_one(),
+                Some(entry) if entry.wants_progress => entry.progress.notify_one(),
+                Some(entry) => {
+                    let method = entry.method.clone();
+                    drop(pending);
+                    self.finding(Finding::new(
+                        Severity::Warning,
+                        format!(
+                            "a progress notification names {method} (token {token}), which asked for no progress; it does not extend the timeout"
+                        ),
+                    ));
+                }
                 None => {
                     drop(pending);
                     self.finding(Finding::new(

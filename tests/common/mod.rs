@@ -134,7 +134,11 @@ pub fn run_limited(mut cmd: Command, max: Duration) -> Run {
     let out: Output = match rx.recv_timeout(max) {
         Ok(r) => r.expect("wait"),
         Err(_) => {
-            unsafe_kill(pid);
+            // Interrupt first: mcpdeck then stops and reaps its servers.
+            signal(pid, "-INT");
+            if rx.recv_timeout(Duration::from_secs(5)).is_err() {
+                signal(pid, "-9");
+            }
             panic!(
                 "mcpdeck {:?} did not finish within {:?}",
                 cmd.get_args().collect::<Vec<_>>(),
@@ -150,8 +154,8 @@ pub fn run_limited(mut cmd: Command, max: Duration) -> Run {
     }
 }
 
-fn unsafe_kill(pid: u32) {
-    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+fn signal(pid: u32, sig: &str) {
+    let _ = Command::new("kill").args([sig, &pid.to_string()]).status();
 }
 
 /// A unique marker to put on a server's command line, to find its processes.

@@ -22,6 +22,10 @@ then misbehaves per MODE:
   silent-probe    never answers server/discover (a legacy server that ignores unknown requests), serves the rest
   old-version     counter-offers protocolVersion 2024-11-05 to initialize
   bad-version     counter-offers protocolVersion 1999-01-01 to initialize
+  ping-flood      after tools/list: stops reading stdin for 1 s, then sends a ping and 1 MB of
+                  notifications (a client that answers the ping inline while its own write is
+                  blocked deadlocks)
+  progress-abuse  never answers tools/list, but sends a progress notification naming its id every 0.3 s
   server-request  after notifications/initialized sends `ping` (id 0) and `roots/list` (id "abc") to the
                   client; logs the answers to stderr; tool `answers` returns them as JSON text
 """
@@ -31,11 +35,12 @@ import json
 import os
 import sys
 import threading
+import time
 
 KNOWN = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 MODES = ("normal", "garbage", "wrong-ids", "big-line", "crash-mid-call", "silent-init", "exit-on-unknown",
          "stderr-flood", "paginate-loop", "paginate", "server-request", "silent-probe", "old-version",
-         "bad-version")
+         "bad-version", "ping-flood", "progress-abuse")
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 ECHO = {"name": "echo", "description": "Echo the text back.", "inputSchema": SCHEMA}
 EMPTY = {"type": "object", "properties": {}}
@@ -147,9 +152,22 @@ class Hostile:
                              "serverInfo": {"name": f"hostile-{self.mode}", "version": "0.1.0"}})
         elif method == "ping":
             self.reply(rid, {})
+        elif method == "tools/list" and self.mode == "progress-abuse":
+            def abuse():
+                while True:
+                    time.sleep(0.3)
+                    send({"jsonrpc": "2.0", "method": "notifications/progress",
+                          "params": {"progressToken": rid, "progress": 1}})
+            threading.Thread(target=abuse, daemon=True).start()
         elif method == "tools/list":
             result, error = self.tools(params.get("cursor"))
             self.reply(rid, result, error)
+            if self.mode == "ping-flood":
+                time.sleep(1.0)
+                send({"jsonrpc": "2.0", "id": 0, "method": "ping"})
+                for _ in range(2000):
+                    send({"jsonrpc": "2.0", "method": "notifications/message",
+                          "params": {"level": "info", "data": "x" * 500}})
         elif method == "tools/call":
             self.call(rid, params)
         elif method == "server/discover" and self.mode == "silent-probe":

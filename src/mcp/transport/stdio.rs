@@ -20,7 +20,7 @@ use super::{Inbound, TransportClosed};
 use crate::mcp::finding::{Finding, Severity};
 
 /// The longest stdout line accepted before it is dropped with a finding.
-pub const MAX_LINE: usize = 512 * 1024 * 1024;
+pub const MAX_LINE: usize = 256 * 1024 * 1024;
 /// The longest stderr line kept (the rest of the line is cut).
 pub const MAX_STDERR_LINE: usize = 4096;
 
@@ -36,6 +36,8 @@ pub struct StdioSpec {
     pub stderr_lines: usize,
     /// Time between closing stdin and SIGTERM, and between SIGTERM and SIGKILL.
     pub grace: Duration,
+    /// Where the running child is registered until it is reaped.
+    pub children: Option<Arc<Children>>,
 }
 
 impl StdioSpec {
@@ -47,6 +49,7 @@ impl StdioSpec {
             cwd: None,
             stderr_lines: 500,
             grace: Duration::from_secs(2),
+            children: None,
         }
     }
 
@@ -63,6 +66,88 @@ impl StdioSpec {
             })
             .collect::<Vec<_>>()
             .join(" ")
+    }
+}
+
+/// The children of one owner (a manager) that are not reaped yet, so that
+/// shutdown and signal handlers can make sure none outlives mcpdeck.
+#[derive(Debug, Default)]
+pub struct Children {
+    live: Mutex<std::collections::HashMap<u32, tokio::sync::watch::Receiver<bool>>>,
+}
+
+impl Children {
+    pub fn new() -> Arc<Children> {
+        Arc::new(Children::default())
+    }
+
+    fn register(&self, pid: u32, done: tokio::sync::watch::Receiver<bool>) {
+        self.live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(pid, done);
+    }
+
+    fn remove(&self, pid: u32) {
+        self.live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&pid);
+    }
+
+    /// How many children are not reaped yet.
+    pub fn count(&self) -> usize {
+        self.live.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Wait up to `grace` for every child to be reaped (their sessions are
+    /// closing them); SIGKILL the process groups of the rest and wait for
+    /// those a little longer.
+    pub async fn settle(&self, grace: Duration) {
+        let waiting: Vec<(u32, tokio::sync::watch::Receiver<bool>)> = self
+            .live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|(p, d)| (*p, d.clone()))
+            .collect();
+        let deadline = tokio::time::Instant::now() + grace;
+        let mut stubborn = Vec::new();
+        for (pid, mut done) in waiting {
+            if tokio::time::timeout_at(deadline, done.wait_for(|d| *d))
+                .await
+                .is_err()
+            {
+                stubborn.push((pid, done));
+            }
+        }
+        for (pid, _) in &stubborn {
+            signal_group(Some(*pid), libc::SIGKILL);
+        }
+        for (_, mut done) in stubborn {
+            let _ = tokio::time::timeout(Duration::from_secs(1), done.wait_for(|d| *d)).await;
+        }
+    }
+
+    /// SIGKILL every child's process group now (a second Ctrl-C).
+    pub fn kill_now(&self) {
+        for pid in self.live.lock().unwrap_or_else(|p| p.into_inner()).keys() {
+            signal_group(Some(*pid), libc::SIGKILL);
+        }
+    }
+}
+
+/// Send `sig` to the process group led by `pid`.
+fn signal_group(pid: Option<u32>, sig: i32) {
+    if let Some(pid) = pid
+        && let Ok(pid) = i32::try_from(pid)
+        && pid > 0
+    {
+        // SAFETY: kill(2) with a negative pid signals that process group;
+        // it has no memory-safety preconditions.
+        unsafe {
+            libc::kill(-pid, sig);
+        }
     }
 }
 
@@ -176,7 +261,11 @@ impl StdioTransport {
             tokio::spawn(read_stderr(pipe, buf, stderr_events))
         });
 
+        if let (Some(children), Some(pid)) = (&spec.children, pid) {
+            children.register(pid, done_rx.clone());
+        }
         let life = Lifecycle {
+            children: spec.children.clone(),
             child,
             pid,
             stdin: stdin.clone(),
@@ -185,9 +274,13 @@ impl StdioTransport {
             grace: spec.grace,
         };
         tokio::spawn(async move {
+            let children = life.children.clone();
             let report = life.run(close_rx, eof_rx).await;
             let _ = report_tx.send(report);
             let _ = done_tx.send(true);
+            if let (Some(children), Some(pid)) = (children, pid) {
+                children.remove(pid);
+            }
         });
 
         let reader = StdioReader {
@@ -247,6 +340,7 @@ impl StdioTransport {
 }
 
 struct Lifecycle {
+    children: Option<Arc<Children>>,
     child: Child,
     pid: Option<u32>,
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
@@ -256,6 +350,8 @@ struct Lifecycle {
 }
 
 pub(crate) enum End {
+    /// The process exited (its stdout may still be open elsewhere).
+    Exited,
     Eof,
     Closing,
     ReadError(String),
@@ -284,12 +380,30 @@ impl StdioReader {
         let end = match self.reader.as_mut() {
             None if self.report_rx.is_none() => return None,
             None => End::ReadError("no stdout pipe".into()),
-            Some(reader) => match read_line_capped(reader, &mut self.buf, &mut self.overflow).await
-            {
-                Ok(true) => return Some(take_line(&mut self.buf, &mut self.overflow)),
-                Ok(false) => End::Eof,
-                Err(e) => End::ReadError(e.to_string()),
-            },
+            Some(reader) => {
+                let report_rx = self.report_rx.as_mut()?;
+                tokio::select! {
+                    // Lines first: what the server wrote before it ended counts.
+                    biased;
+                    r = read_line_capped(reader, &mut self.buf, &mut self.overflow) => match r {
+                        Ok(true) => return Some(take_line(&mut self.buf, &mut self.overflow)),
+                        Ok(false) => End::Eof,
+                        Err(e) => End::ReadError(e.to_string()),
+                    },
+                    // The server is gone although something it started still
+                    // holds its stdout open.
+                    report = report_rx => {
+                        self.reader = None;
+                        self.report_rx = None;
+                        self.eof_tx = None;
+                        return Some(report.unwrap_or_else(|_| Inbound::Closed {
+                            description: "the server's connection ended".into(),
+                            requested: true,
+                            stderr_tail: Vec::new(),
+                        }));
+                    }
+                }
+            }
         };
         self.reader = None;
         if let Some(tx) = self.eof_tx.take() {
@@ -348,6 +462,8 @@ impl Lifecycle {
         let (end, requested) = tokio::select! {
             end = eof_rx => (end.unwrap_or(End::Closing), false),
             _ = close_rx => (End::Closing, true),
+            // It exited, whether or not its stdout is closed yet.
+            _ = self.child.wait() => (End::Exited, false),
         };
         let status = self.shutdown().await;
         // Let stderr drain so the tail holds the last words.
@@ -358,10 +474,12 @@ impl Lifecycle {
             Some(s) => format!("the server {}", describe_exit(s)),
             None => "the server could not be reaped".to_string(),
         };
-        if let End::ReadError(e) = &end {
-            description = format!("reading the server's stdout failed ({e}); {description}");
-        } else if !requested {
-            description = format!("the server closed its output: {description}");
+        match &end {
+            End::ReadError(e) => {
+                description = format!("reading the server's stdout failed ({e}); {description}")
+            }
+            End::Eof => description = format!("the server closed its output: {description}"),
+            End::Exited | End::Closing => {}
         }
         Inbound::Closed {
             description,
@@ -397,15 +515,7 @@ impl Lifecycle {
     }
 
     fn signal_group(&self, sig: i32) {
-        if let Some(pid) = self.pid
-            && let Ok(pid) = i32::try_from(pid)
-        {
-            // SAFETY: kill(2) with a negative pid signals that process group;
-            // it has no memory-safety preconditions.
-            unsafe {
-                libc::kill(-pid, sig);
-            }
-        }
+        signal_group(self.pid, sig);
     }
 
     fn group_alive(&self) -> bool {
