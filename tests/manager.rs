@@ -546,3 +546,36 @@ async fn a_list_change_announced_while_connecting_is_fetched_again() {
     assert_eq!(n, 2, "tools/list was sent {n} times");
     m.shutdown().await;
 }
+
+fn silent(name: &str, mark: &str) -> ServerConfig {
+    let py = common::py_v1().display().to_string();
+    ServerConfig::stdio(
+        name,
+        py,
+        &["-X", mark, "-c", "import time; time.sleep(300)"],
+    )
+}
+
+#[tokio::test]
+async fn disconnect_and_shutdown_while_connecting_leave_no_process() {
+    let (a, b) = (
+        common::marker("connecting-a"),
+        common::marker("connecting-b"),
+    );
+    let (m, mut rx) = start(settings(), vec![silent("a", &a), silent("b", &b)]);
+    let deadline = Instant::now() + common::limit(20);
+    while common::processes_with(&a).is_empty() || common::processes_with(&b).is_empty() {
+        assert!(Instant::now() < deadline, "the servers never started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    m.send(Command::Disconnect("a".into()));
+    assert_eq!(settled(&mut rx, "a").await, ServerStatus::Disconnected);
+    // Shutdown returns only once every server process is reaped.
+    m.shutdown().await;
+    assert!(
+        common::processes_with(&b).is_empty(),
+        "{:?}",
+        common::processes_with(&b)
+    );
+    common::assert_no_leak(&a);
+}

@@ -16,6 +16,9 @@ use super::model::{
     Config, HttpTransportKind, ProtocolPin, ServerConfig, Settings, TransportConfig,
 };
 
+/// The longest time any setting may name: longer is surely a typo.
+const MAX_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
+
 type Result<T> = std::result::Result<T, ConfigError>;
 
 /// How `${VAR}` references are resolved while parsing.
@@ -579,6 +582,16 @@ impl Parser<'_> {
         if duration.is_zero() && !allow_zero {
             return Err(self.error(span, format!("{ctx}`{key}` must be greater than zero")));
         }
+        if duration > MAX_DURATION {
+            return Err(self.error(
+                span.clone(),
+                format!(
+                    "{ctx}`{key}` must be at most {} seconds (a week), found {}",
+                    MAX_DURATION.as_secs(),
+                    self.written(&span)
+                ),
+            ));
+        }
         Ok(duration)
     }
 
@@ -899,6 +912,14 @@ mod tests {
 
         let d = parse_err("[settings]\nprobe_timeout = 0\n");
         assert_eq!(d.message(), "`probe_timeout` must be greater than zero");
+        let d = parse_err("[settings]\nrequest_timeout = 1.8e19\n");
+        assert!(
+            d.message().contains("at most 604800 seconds"),
+            "{}",
+            d.message()
+        );
+        let d = parse_err("[servers.x]\ncommand = \"x\"\ntimeout = 604801\n");
+        assert!(d.message().contains("at most"), "{}", d.message());
         let d = parse_err("[settings]\nframe_log = 1.5\n");
         assert_eq!(
             d.message(),

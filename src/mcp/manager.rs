@@ -532,15 +532,12 @@ impl Task {
         };
         let handle = self.tasks.spawn(async move {
             // A panic inside becomes a failure, not a server stuck pending.
-            let inner = tokio::spawn(attempt);
-            let _guard = AbortOnDrop(inner.abort_handle());
-            let result = match inner.await {
+            let result = match CatchUnwind(Box::pin(attempt)).await {
                 Ok(result) => result,
-                Err(e) if e.is_panic() => Err(ConnectError {
-                    message: format!("internal error while connecting: {}", panic_text(e)),
+                Err(panic) => Err(ConnectError {
+                    message: format!("internal error while connecting: {panic}"),
                     stderr_tail: Vec::new(),
                 }),
-                Err(_) => return,
             };
             let _ = msgs.send(Msg::Connected {
                 server,
@@ -708,13 +705,10 @@ impl Task {
                     }
                 }
             };
-            let inner = tokio::spawn(work);
-            let _guard = AbortOnDrop(inner.abort_handle());
-            let result = match inner.await {
+            let result = match CatchUnwind(Box::pin(work)).await {
                 Ok(r) => r.map_err(CallError::Request),
-                Err(e) => Err(CallError::Request(RequestError::Protocol(format!(
-                    "internal error during the call: {}",
-                    panic_text(e)
+                Err(panic) => Err(CallError::Request(RequestError::Protocol(format!(
+                    "internal error during the call: {panic}"
                 )))),
             };
             let event = Event::CallFinished {
@@ -931,23 +925,27 @@ impl Task {
     }
 }
 
-/// Aborts a task when dropped: an aborted outer task takes its inner one along.
-struct AbortOnDrop(AbortHandle);
+/// Runs a future, turning a panic inside it into `Err(message)` (without
+/// the cost of a separate task on the hot path of every call).
+struct CatchUnwind<F>(std::pin::Pin<Box<F>>);
 
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
+impl<F: std::future::Future> std::future::Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
 
-fn panic_text(e: tokio::task::JoinError) -> String {
-    match e.try_into_panic() {
-        Ok(p) => p
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| p.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".into()),
-        Err(e) => e.to_string(),
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(std::task::Poll::Ready(v)) => std::task::Poll::Ready(Ok(v)),
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Err(p) => std::task::Poll::Ready(Err(p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into()))),
+        }
     }
 }
 
