@@ -219,6 +219,7 @@ fn pagination_follows_cursors_and_stops_on_a_repeated_one() {
         "{}",
         r.stderr
     );
+    assert!(r.stderr.contains("listed more than once"), "{}", r.stderr);
 }
 
 #[test]

@@ -18,6 +18,9 @@ pub enum Id {
     Str(String),
     /// `null`, seen only on error responses to unparseable requests.
     Null,
+    /// A number that is not an i64 (a float, or too large): kept as sent,
+    /// so a request with it can still be answered.
+    Other(serde_json::Number),
 }
 
 impl Id {
@@ -26,12 +29,17 @@ impl Id {
             Id::Num(n) => json!(n),
             Id::Str(s) => json!(s),
             Id::Null => Value::Null,
+            Id::Other(n) => Value::Number(n.clone()),
         }
     }
 
     fn from_value(v: &Value) -> Option<Id> {
         match v {
-            Value::Number(n) => n.as_i64().map(Id::Num),
+            Value::Number(n) => Some(
+                n.as_i64()
+                    .map(Id::Num)
+                    .unwrap_or_else(|| Id::Other(n.clone())),
+            ),
             Value::String(s) => Some(Id::Str(s.clone())),
             Value::Null => Some(Id::Null),
             _ => None,
@@ -45,6 +53,7 @@ impl fmt::Display for Id {
             Id::Num(n) => write!(f, "{n}"),
             Id::Str(s) => write!(f, "{s:?}"),
             Id::Null => f.write_str("null"),
+            Id::Other(n) => write!(f, "{n}"),
         }
     }
 }
@@ -364,6 +373,7 @@ enum IdRef<'a> {
     Num(i64),
     Str(&'a str),
     Null(Option<()>),
+    Other(&'a serde_json::Number),
 }
 
 impl Out<'_> {
@@ -409,6 +419,7 @@ pub fn response(id: &Id, outcome: Result<Value, RpcError>) -> String {
         Id::Num(n) => IdRef::Num(*n),
         Id::Str(s) => IdRef::Str(s),
         Id::Null => IdRef::Null(None),
+        Id::Other(n) => IdRef::Other(n),
     };
     match outcome {
         Ok(v) => Out {
@@ -577,6 +588,16 @@ mod tests {
         assert_eq!(
             response(&Id::Num(0), Ok(json!({}))),
             r#"{"jsonrpc":"2.0","id":0,"result":{}}"#
+        );
+        // An odd id is echoed back as sent.
+        let (m, f) = one(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#);
+        assert!(f.is_empty());
+        let Message::Request { id, .. } = m else {
+            panic!("not a request")
+        };
+        assert_eq!(
+            response(&id, Ok(json!({}))),
+            r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#
         );
         assert_eq!(
             response(&Id::Null, Err(RpcError::new(-32700, "x"))),

@@ -698,6 +698,15 @@ impl Session {
         }
         *self.inner.wire.write().unwrap_or_else(|p| p.into_inner()) =
             Some((Era::Initialize, version.to_string()));
+        for key in ["serverInfo", "capabilities"] {
+            if !v.get(key).is_some_and(Value::is_object) {
+                self.inner.finding(Finding::frame(
+                    Severity::Warning,
+                    format!("the initialize result has no `{key}` object (required by the spec)"),
+                    &v.to_string(),
+                ));
+            }
+        }
         self.notify("notifications/initialized", None).await?;
         let detection = if version == offer {
             detection
@@ -1052,10 +1061,23 @@ impl Session {
     pub async fn list_tools(&self) -> Result<Vec<Tool>, RequestError> {
         let raw = self.list_all("tools/list", "tools").await?;
         let mut findings = Vec::new();
-        let tools = raw
+        let tools: Vec<Tool> = raw
             .iter()
             .filter_map(|t| Tool::parse(t, &mut findings))
             .collect();
+        let mut seen = HashSet::new();
+        for t in &tools {
+            if !seen.insert(t.name.as_str()) {
+                findings.push(Finding::frame(
+                    Severity::Warning,
+                    format!(
+                        "tool `{}` is listed more than once; calls go to the first",
+                        t.name
+                    ),
+                    &t.raw.to_string(),
+                ));
+            }
+        }
         for f in findings {
             self.inner.finding(f);
         }
@@ -1375,6 +1397,23 @@ impl Inner {
                 ));
                 Some((n, e))
             }
+            Id::Other(num) => {
+                // 3.0 for 3: matched, with a finding.
+                let f = num
+                    .as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)?;
+                let n = f as i64;
+                let e = pending.remove(&n)?;
+                drop(pending);
+                self.finding(Finding::frame(
+                    Severity::Warning,
+                    format!(
+                        "the response to request {n} came back with the id {num}; matched anyway"
+                    ),
+                    raw,
+                ));
+                Some((n, e))
+            }
             Id::Null => None,
         }
     }
@@ -1449,6 +1488,16 @@ impl Inner {
     /// task: the reader never waits on the server's input (a server blocked
     /// writing to us while we wait to write to it would be a deadlock).
     fn answer(self: &Arc<Self>, id: Id, method: &str, _params: Option<Value>) {
+        let stateless = matches!(
+            *self.wire.read().unwrap_or_else(|p| p.into_inner()),
+            Some((Era::Stateless, _))
+        );
+        if stateless {
+            self.finding(Finding::new(
+                Severity::Warning,
+                format!("the server sent a {method} request, but the stateless era has no server-to-client requests (servers ask for input with resultType input_required)"),
+            ));
+        }
         let outcome = match method {
             "ping" => Ok(json!({})),
             _ => Err(RpcError::new(
