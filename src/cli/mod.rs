@@ -159,8 +159,10 @@ pub fn run(cli: Cli) -> i32 {
         eprintln!("mcpdeck: {}", f.message);
         return f.code as i32;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread: the CLI waits on servers, it does not compute. On small
+    // machines idle worker threads would compete with the servers for CPU
+    // and add a thread hand-off to every message (see benches/core.rs).
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
