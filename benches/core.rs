@@ -53,6 +53,14 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    // For profiling: only the current-thread Session client, many calls.
+    if std::env::var("MCPDECK_BENCH_ONLY").as_deref() == Ok("session") {
+        let session = single.block_on(connect(&exe));
+        let rate = single.block_on(session_rate(&session, 0, 100_000));
+        println!("Session::call_tool, current-thread: {rate:.0} calls/s");
+        single.block_on(session.close());
+        return;
+    }
     let mut raw_client = RawClient::start(&exe);
     let session = rt.block_on(connect(&exe));
     let session1 = single.block_on(connect(&exe));
