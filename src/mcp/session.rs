@@ -817,6 +817,8 @@ impl Session {
     }
 
     /// After -32022 in the stateless era: adopt a supported version we know.
+    /// With 2026-07-28 the only stateless version, this fires only once a
+    /// later revision is added to `known`; the probe handles -32022 itself.
     fn switch_version(&self, error: &RpcError) -> bool {
         let mut wire = self.inner.wire.write().unwrap_or_else(|p| p.into_inner());
         let Some((Era::Stateless, current)) = wire.as_ref() else {
