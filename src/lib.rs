@@ -10,3 +10,4 @@ pub mod demo;
 pub mod mcp;
 pub mod sanitize;
 pub mod schema;
+pub mod tui;

@@ -1,0 +1,746 @@
+//! Keys map to named actions; panes never look at key codes. The defaults
+//! follow the usual terminal conventions (arrows and vim keys, `?`, `/`);
+//! any action can be rebound by name, and the help overlay and status bar
+//! are generated from the map, so they always tell the truth.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Everything a key can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    NextPane,
+    PrevPane,
+    Open,
+    Send,
+    Back,
+    ToggleServer,
+    ToggleDeny,
+    Reconnect,
+    Reload,
+    Filter,
+    AllTools,
+    ProtocolLog,
+    Copy,
+    Save,
+    ExternalEditor,
+    AddServer,
+    Help,
+    Quit,
+    ForceQuit,
+}
+
+/// Where an action is listed in the help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    Move,
+    Tools,
+    Servers,
+    View,
+    App,
+}
+
+impl Group {
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Move => "Move",
+            Group::Tools => "Tools and calls",
+            Group::Servers => "Servers",
+            Group::View => "View",
+            Group::App => "mcpdeck",
+        }
+    }
+}
+
+struct Spec {
+    action: Action,
+    name: &'static str,
+    help: &'static str,
+    group: Group,
+    keys: &'static [&'static str],
+}
+
+/// The defaults: one row per action, in help order.
+const SPECS: &[Spec] = &[
+    Spec {
+        action: Action::Up,
+        name: "up",
+        help: "move up",
+        group: Group::Move,
+        keys: &["up", "k"],
+    },
+    Spec {
+        action: Action::Down,
+        name: "down",
+        help: "move down",
+        group: Group::Move,
+        keys: &["down", "j"],
+    },
+    Spec {
+        action: Action::Left,
+        name: "left",
+        help: "move left / collapse",
+        group: Group::Move,
+        keys: &["left", "h"],
+    },
+    Spec {
+        action: Action::Right,
+        name: "right",
+        help: "move right / expand",
+        group: Group::Move,
+        keys: &["right", "l"],
+    },
+    Spec {
+        action: Action::PageUp,
+        name: "page_up",
+        help: "page up",
+        group: Group::Move,
+        keys: &["pgup"],
+    },
+    Spec {
+        action: Action::PageDown,
+        name: "page_down",
+        help: "page down",
+        group: Group::Move,
+        keys: &["pgdn"],
+    },
+    Spec {
+        action: Action::Home,
+        name: "home",
+        help: "first row",
+        group: Group::Move,
+        keys: &["home", "g"],
+    },
+    Spec {
+        action: Action::End,
+        name: "end",
+        help: "last row",
+        group: Group::Move,
+        keys: &["end", "G"],
+    },
+    Spec {
+        action: Action::NextPane,
+        name: "next_pane",
+        help: "next pane",
+        group: Group::Move,
+        keys: &["tab"],
+    },
+    Spec {
+        action: Action::PrevPane,
+        name: "prev_pane",
+        help: "previous pane",
+        group: Group::Move,
+        keys: &["shift-tab"],
+    },
+    Spec {
+        action: Action::Open,
+        name: "open",
+        help: "open the argument editor on a tool",
+        group: Group::Tools,
+        keys: &["enter"],
+    },
+    Spec {
+        action: Action::Send,
+        name: "send",
+        help: "send the call from the editor",
+        group: Group::Tools,
+        keys: &["ctrl-s", "f5"],
+    },
+    Spec {
+        action: Action::Back,
+        name: "back",
+        help: "go back, or cancel the call in flight",
+        group: Group::Tools,
+        keys: &["esc"],
+    },
+    Spec {
+        action: Action::ToggleDeny,
+        name: "toggle_deny",
+        help: "deny / allow the selected tool",
+        group: Group::Tools,
+        keys: &["d"],
+    },
+    Spec {
+        action: Action::Filter,
+        name: "filter",
+        help: "filter by name and description",
+        group: Group::Tools,
+        keys: &["/"],
+    },
+    Spec {
+        action: Action::AllTools,
+        name: "all_tools",
+        help: "tools of the selected server / of all servers",
+        group: Group::Tools,
+        keys: &["t"],
+    },
+    Spec {
+        action: Action::ExternalEditor,
+        name: "external_editor",
+        help: "edit the arguments in $EDITOR",
+        group: Group::Tools,
+        keys: &["ctrl-e"],
+    },
+    Spec {
+        action: Action::ToggleServer,
+        name: "toggle_server",
+        help: "enable / disable the selected server",
+        group: Group::Servers,
+        keys: &["space"],
+    },
+    Spec {
+        action: Action::Reconnect,
+        name: "reconnect",
+        help: "reconnect the selected server",
+        group: Group::Servers,
+        keys: &["r"],
+    },
+    Spec {
+        action: Action::Reload,
+        name: "reload",
+        help: "reload the config file",
+        group: Group::Servers,
+        keys: &["R"],
+    },
+    Spec {
+        action: Action::AddServer,
+        name: "add_server",
+        help: "add a server to the config",
+        group: Group::Servers,
+        keys: &["a"],
+    },
+    Spec {
+        action: Action::ProtocolLog,
+        name: "protocol_log",
+        help: "protocol log",
+        group: Group::View,
+        keys: &["L"],
+    },
+    Spec {
+        action: Action::Copy,
+        name: "copy",
+        help: "copy the selected result or frame",
+        group: Group::View,
+        keys: &["y"],
+    },
+    Spec {
+        action: Action::Save,
+        name: "save",
+        help: "save an image, audio or blob to a file",
+        group: Group::View,
+        keys: &["s"],
+    },
+    Spec {
+        action: Action::Help,
+        name: "help",
+        help: "this help",
+        group: Group::App,
+        keys: &["?"],
+    },
+    Spec {
+        action: Action::Quit,
+        name: "quit",
+        help: "quit (asks first if a call is in flight)",
+        group: Group::App,
+        keys: &["q"],
+    },
+    Spec {
+        action: Action::ForceQuit,
+        name: "force_quit",
+        help: "quit now",
+        group: Group::App,
+        keys: &["ctrl-c"],
+    },
+];
+
+fn spec(action: Action) -> &'static Spec {
+    SPECS
+        .iter()
+        .find(|s| s.action == action)
+        .unwrap_or(&SPECS[0])
+}
+
+impl Action {
+    /// The name used in the config's `[keys]` table.
+    pub fn name(self) -> &'static str {
+        spec(self).name
+    }
+
+    pub fn help(self) -> &'static str {
+        spec(self).help
+    }
+
+    pub fn group(self) -> Group {
+        spec(self).group
+    }
+
+    pub fn from_name(name: &str) -> Option<Action> {
+        SPECS.iter().find(|s| s.name == name).map(|s| s.action)
+    }
+
+    pub fn all() -> impl Iterator<Item = Action> {
+        SPECS.iter().map(|s| s.action)
+    }
+}
+
+/// One key with its modifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: KeyModifiers,
+}
+
+impl Key {
+    /// A key as the map sees it: for characters the case is in the
+    /// character itself, so SHIFT is dropped (`R`, not `Shift-r`).
+    pub fn normalize(code: KeyCode, mods: KeyModifiers) -> Key {
+        let mods = mods & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        match code {
+            KeyCode::Char(c) => Key {
+                code: KeyCode::Char(c),
+                mods: mods - KeyModifiers::SHIFT,
+            },
+            KeyCode::BackTab => Key {
+                code: KeyCode::BackTab,
+                mods: mods - KeyModifiers::SHIFT,
+            },
+            _ => Key { code, mods },
+        }
+    }
+
+    pub fn from_event(ev: &KeyEvent) -> Key {
+        Key::normalize(ev.code, ev.modifiers)
+    }
+
+    /// Parse `ctrl-s`, `Ctrl+S`, `shift-tab`, `f5`, `enter`, `space`, `?`, `R`…
+    pub fn parse(text: &str) -> Result<Key, String> {
+        let t = text.trim();
+        if t.is_empty() {
+            return Err("an empty key".into());
+        }
+        let mut mods = KeyModifiers::NONE;
+        let mut rest = t;
+        // A lone "-" or "+" is a key, not a separator.
+        while rest.len() > 1 {
+            let lower = rest.to_ascii_lowercase();
+            let prefix = [
+                "ctrl-", "ctrl+", "control-", "alt-", "alt+", "shift-", "shift+",
+            ]
+            .into_iter()
+            .find(|p| lower.starts_with(p));
+            let Some(p) = prefix else { break };
+            mods |= match &p[..p.len() - 1] {
+                "ctrl" | "control" => KeyModifiers::CONTROL,
+                "alt" => KeyModifiers::ALT,
+                _ => KeyModifiers::SHIFT,
+            };
+            rest = &rest[p.len()..];
+        }
+        let lower = rest.to_ascii_lowercase();
+        let code = match lower.as_str() {
+            "enter" | "return" => KeyCode::Enter,
+            "esc" | "escape" => KeyCode::Esc,
+            "tab" if mods.contains(KeyModifiers::SHIFT) => KeyCode::BackTab,
+            "tab" => KeyCode::Tab,
+            "backtab" => KeyCode::BackTab,
+            "space" => KeyCode::Char(' '),
+            "backspace" => KeyCode::Backspace,
+            "delete" | "del" => KeyCode::Delete,
+            "insert" | "ins" => KeyCode::Insert,
+            "up" => KeyCode::Up,
+            "down" => KeyCode::Down,
+            "left" => KeyCode::Left,
+            "right" => KeyCode::Right,
+            "pgup" | "pageup" => KeyCode::PageUp,
+            "pgdn" | "pgdown" | "pagedown" => KeyCode::PageDown,
+            "home" => KeyCode::Home,
+            "end" => KeyCode::End,
+            f if f.len() >= 2
+                && f.starts_with('f')
+                && f[1..].chars().all(|c| c.is_ascii_digit()) =>
+            {
+                let n: u8 = f[1..].parse().map_err(|_| format!("{t:?} is not a key"))?;
+                if !(1..=24).contains(&n) {
+                    return Err(format!("{t:?}: function keys go from F1 to F24"));
+                }
+                KeyCode::F(n)
+            }
+            _ => {
+                let mut chars = rest.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => {
+                        // Ctrl-S and Ctrl-s are the same key to a terminal.
+                        let c = if mods.contains(KeyModifiers::CONTROL) {
+                            c.to_ascii_lowercase()
+                        } else {
+                            c
+                        };
+                        KeyCode::Char(c)
+                    }
+                    _ => {
+                        return Err(format!(
+                            "{t:?} is not a key; write a character (`q`, `?`, `R`), a name (`enter`, `esc`, `tab`, `space`, `up`, `pgdn`, `home`, `f5`…) with optional `ctrl-`, `alt-`, `shift-`"
+                        ));
+                    }
+                }
+            }
+        };
+        Ok(Key::normalize(code, mods))
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.mods.contains(KeyModifiers::CONTROL) {
+            f.write_str("Ctrl-")?;
+        }
+        if self.mods.contains(KeyModifiers::ALT) {
+            f.write_str("Alt-")?;
+        }
+        if self.mods.contains(KeyModifiers::SHIFT) {
+            f.write_str("Shift-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("Space"),
+            KeyCode::Char(c) if self.mods.contains(KeyModifiers::CONTROL) => {
+                write!(f, "{}", c.to_ascii_uppercase())
+            }
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Enter => f.write_str("Enter"),
+            KeyCode::Esc => f.write_str("Esc"),
+            KeyCode::Tab => f.write_str("Tab"),
+            KeyCode::BackTab => f.write_str("Shift-Tab"),
+            KeyCode::Backspace => f.write_str("Backspace"),
+            KeyCode::Delete => f.write_str("Del"),
+            KeyCode::Insert => f.write_str("Ins"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::PageUp => f.write_str("PgUp"),
+            KeyCode::PageDown => f.write_str("PgDn"),
+            KeyCode::Home => f.write_str("Home"),
+            KeyCode::End => f.write_str("End"),
+            KeyCode::F(n) => write!(f, "F{n}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// Why a user keymap could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct KeymapError(pub String);
+
+/// The key → action map, with each action's keys in order (for help).
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    by_key: HashMap<Key, Action>,
+    keys: HashMap<Action, Vec<Key>>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        let mut map = Keymap {
+            by_key: HashMap::new(),
+            keys: HashMap::new(),
+        };
+        for s in SPECS {
+            let keys: Vec<Key> = s.keys.iter().filter_map(|k| Key::parse(k).ok()).collect();
+            for k in &keys {
+                map.by_key.insert(*k, s.action);
+            }
+            map.keys.insert(s.action, keys);
+        }
+        map
+    }
+}
+
+impl Keymap {
+    /// The defaults with the user's bindings on top: each override replaces
+    /// that action's keys; a key it takes is removed from the action that
+    /// had it by default. Unknown actions and unparseable keys are errors.
+    pub fn with_overrides(overrides: &[(String, Vec<String>)]) -> Result<Keymap, KeymapError> {
+        let mut map = Keymap::default();
+        let mut claimed: HashMap<Key, Action> = HashMap::new();
+        for (name, keys) in overrides {
+            let action = Action::from_name(name).ok_or_else(|| {
+                let hint = SPECS
+                    .iter()
+                    .map(|s| (strsim::jaro_winkler(s.name, name), s.name))
+                    .filter(|(score, _)| *score > 0.8)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .map(|(_, n)| format!("; did you mean `{n}`?"))
+                    .unwrap_or_else(|| {
+                        format!(
+                            "; the actions are: {}",
+                            SPECS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+                        )
+                    });
+                KeymapError(format!("unknown action `{name}` in [keys]{hint}"))
+            })?;
+            let mut parsed = Vec::new();
+            for k in keys {
+                let key = Key::parse(k).map_err(|e| KeymapError(format!("[keys] {name}: {e}")))?;
+                if let Some(other) = claimed.get(&key)
+                    && *other != action
+                {
+                    return Err(KeymapError(format!(
+                        "[keys]: {key} is bound to both `{}` and `{name}`; give it to one of them",
+                        other.name()
+                    )));
+                }
+                claimed.insert(key, action);
+                parsed.push(key);
+            }
+            // Release the action's old keys, then take the new ones.
+            if let Some(old) = map.keys.insert(action, parsed.clone()) {
+                for k in old {
+                    if map.by_key.get(&k) == Some(&action) {
+                        map.by_key.remove(&k);
+                    }
+                }
+            }
+            for k in parsed {
+                if let Some(prev) = map.by_key.insert(k, action)
+                    && prev != action
+                    && let Some(list) = map.keys.get_mut(&prev)
+                {
+                    list.retain(|x| *x != k);
+                }
+            }
+        }
+        Ok(map)
+    }
+
+    /// The action of a key press, if any.
+    pub fn action(&self, ev: &KeyEvent) -> Option<Action> {
+        self.by_key.get(&Key::from_event(ev)).copied()
+    }
+
+    /// The keys of an action, in order.
+    pub fn keys(&self, action: Action) -> &[Key] {
+        self.keys.get(&action).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The first key of an action, for hints (`None` if it has no key).
+    pub fn key_label(&self, action: Action) -> Option<String> {
+        self.keys(action).first().map(Key::to_string)
+    }
+
+    /// The help: per group, each action with all its keys.
+    pub fn help(&self) -> Vec<(Group, Vec<(String, &'static str)>)> {
+        let groups = [
+            Group::Move,
+            Group::Tools,
+            Group::Servers,
+            Group::View,
+            Group::App,
+        ];
+        groups
+            .into_iter()
+            .map(|g| {
+                let rows = SPECS
+                    .iter()
+                    .filter(|s| s.group == g)
+                    .map(|s| {
+                        let keys = self
+                            .keys(s.action)
+                            .iter()
+                            .map(Key::to_string)
+                            .collect::<Vec<_>>();
+                        let keys = if keys.is_empty() {
+                            "(unbound)".to_string()
+                        } else {
+                            keys.join(" ")
+                        };
+                        (keys, s.help)
+                    })
+                    .collect();
+                (g, rows)
+            })
+            .collect()
+    }
+
+    /// A status-bar hint for these actions: `q quit · ? help`.
+    pub fn hint(&self, actions: &[Action]) -> String {
+        actions
+            .iter()
+            .filter_map(|a| {
+                self.key_label(*a)
+                    .map(|k| format!("{k} {}", short_help(*a)))
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+}
+
+/// One or two words for the status bar.
+fn short_help(a: Action) -> &'static str {
+    match a {
+        Action::Open => "call",
+        Action::Send => "send",
+        Action::Back => "back",
+        Action::ToggleServer => "on/off",
+        Action::ToggleDeny => "deny",
+        Action::Reconnect => "reconnect",
+        Action::Reload => "reload",
+        Action::Filter => "filter",
+        Action::AllTools => "all tools",
+        Action::ProtocolLog => "log",
+        Action::Copy => "copy",
+        Action::Save => "save",
+        Action::ExternalEditor => "$EDITOR",
+        Action::AddServer => "add",
+        Action::Help => "help",
+        Action::Quit => "quit",
+        Action::ForceQuit => "quit now",
+        Action::NextPane | Action::PrevPane => "pane",
+        _ => a.help(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyEventKind;
+
+    fn ev(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
+        KeyEvent::new_with_kind(code, mods, KeyEventKind::Press)
+    }
+
+    #[test]
+    fn the_defaults_follow_the_issue() {
+        let m = Keymap::default();
+        let cases = [
+            (ev(KeyCode::Char('j'), KeyModifiers::NONE), Action::Down),
+            (ev(KeyCode::Down, KeyModifiers::NONE), Action::Down),
+            (ev(KeyCode::Char('k'), KeyModifiers::NONE), Action::Up),
+            (ev(KeyCode::Tab, KeyModifiers::NONE), Action::NextPane),
+            (ev(KeyCode::BackTab, KeyModifiers::SHIFT), Action::PrevPane),
+            (ev(KeyCode::Enter, KeyModifiers::NONE), Action::Open),
+            (ev(KeyCode::Char('s'), KeyModifiers::CONTROL), Action::Send),
+            (ev(KeyCode::F(5), KeyModifiers::NONE), Action::Send),
+            (ev(KeyCode::Esc, KeyModifiers::NONE), Action::Back),
+            (
+                ev(KeyCode::Char(' '), KeyModifiers::NONE),
+                Action::ToggleServer,
+            ),
+            (
+                ev(KeyCode::Char('d'), KeyModifiers::NONE),
+                Action::ToggleDeny,
+            ),
+            (
+                ev(KeyCode::Char('r'), KeyModifiers::NONE),
+                Action::Reconnect,
+            ),
+            // Terminals report R as Shift + 'R'.
+            (ev(KeyCode::Char('R'), KeyModifiers::SHIFT), Action::Reload),
+            (ev(KeyCode::Char('/'), KeyModifiers::NONE), Action::Filter),
+            (
+                ev(KeyCode::Char('L'), KeyModifiers::SHIFT),
+                Action::ProtocolLog,
+            ),
+            (ev(KeyCode::Char('y'), KeyModifiers::NONE), Action::Copy),
+            (ev(KeyCode::Char('q'), KeyModifiers::NONE), Action::Quit),
+            (
+                ev(KeyCode::Char('c'), KeyModifiers::CONTROL),
+                Action::ForceQuit,
+            ),
+            (ev(KeyCode::Char('?'), KeyModifiers::SHIFT), Action::Help),
+            (ev(KeyCode::PageDown, KeyModifiers::NONE), Action::PageDown),
+        ];
+        for (e, want) in cases {
+            assert_eq!(m.action(&e), Some(want), "{e:?}");
+        }
+        assert_eq!(m.action(&ev(KeyCode::Char('z'), KeyModifiers::NONE)), None);
+        // Every action has a key and a unique config name.
+        let mut names: Vec<&str> = Action::all().map(Action::name).collect();
+        assert!(Action::all().all(|a| !m.keys(a).is_empty()));
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), SPECS.len());
+    }
+
+    #[test]
+    fn keys_parse_and_print() {
+        let cases = [
+            ("ctrl-s", "Ctrl-S"),
+            ("Ctrl+S", "Ctrl-S"),
+            ("shift-tab", "Shift-Tab"),
+            ("f5", "F5"),
+            ("space", "Space"),
+            ("?", "?"),
+            ("R", "R"),
+            ("alt-x", "Alt-x"),
+            ("pgdn", "PgDn"),
+            ("-", "-"),
+        ];
+        for (text, shown) in cases {
+            assert_eq!(Key::parse(text).unwrap().to_string(), shown, "{text}");
+        }
+        for bad in ["", "ctrl-", "f99", "banana"] {
+            assert!(Key::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn overrides_replace_and_steal_keys() {
+        let m = Keymap::with_overrides(&[
+            ("quit".into(), vec!["x".into()]),
+            ("send".into(), vec!["ctrl-enter".into(), "f5".into()]),
+            ("help".into(), vec!["q".into()]),
+        ])
+        .unwrap();
+        assert_eq!(
+            m.action(&ev(KeyCode::Char('x'), KeyModifiers::NONE)),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            m.action(&ev(KeyCode::Char('q'), KeyModifiers::NONE)),
+            Some(Action::Help)
+        );
+        assert_eq!(
+            m.action(&ev(KeyCode::Char('?'), KeyModifiers::NONE)),
+            None,
+            "help's old key is released"
+        );
+        assert_eq!(
+            m.action(&ev(KeyCode::Char('s'), KeyModifiers::CONTROL)),
+            None
+        );
+        assert_eq!(
+            m.action(&ev(KeyCode::Enter, KeyModifiers::CONTROL)),
+            Some(Action::Send)
+        );
+        // Help and hints follow the overrides.
+        let help = m.help();
+        let app = &help.iter().find(|(g, _)| *g == Group::App).unwrap().1;
+        assert!(app.contains(&("x".to_string(), Action::Quit.help())));
+        assert_eq!(m.hint(&[Action::Quit, Action::Help]), "x quit · q help");
+    }
+
+    #[test]
+    fn bad_overrides_say_what_to_fix() {
+        let e = Keymap::with_overrides(&[("qiut".into(), vec!["x".into()])]).unwrap_err();
+        assert!(e.0.contains("did you mean `quit`"), "{e}");
+        let e = Keymap::with_overrides(&[("quit".into(), vec!["banana".into()])]).unwrap_err();
+        assert!(e.0.contains("\"banana\" is not a key"), "{e}");
+        let e = Keymap::with_overrides(&[
+            ("quit".into(), vec!["x".into()]),
+            ("help".into(), vec!["x".into()]),
+        ])
+        .unwrap_err();
+        assert!(e.0.contains("bound to both `quit` and `help`"), "{e}");
+    }
+}
