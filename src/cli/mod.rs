@@ -221,6 +221,11 @@ async fn dispatch(cli: Cli) -> Outcome {
     let trace = cli.trace;
     match cli.command {
         None => {
+            use std::io::IsTerminal;
+            let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+            if interactive && !config.servers.is_empty() {
+                return tui(&config).await;
+            }
             if cli.demo {
                 demo_tour(&config, trace).await
             } else if config.servers.is_empty() {
@@ -964,6 +969,17 @@ async fn call_connected(
             sanitize::strip(&e.to_string()).into_owned(),
         )),
     }
+}
+
+/// The interactive TUI on the configured (or demo) servers.
+async fn tui(config: &Config) -> Outcome {
+    // Frames are never printed in the TUI: stderr is the screen.
+    let (manager, rx) = start(config, config.servers.clone(), false);
+    let result = crate::tui::run::run(config.clone(), manager.clone(), rx).await;
+    manager.shutdown().await;
+    result
+        .map(|()| Exit::Ok)
+        .map_err(|e| Failure::new(Exit::Connect, format!("the terminal failed: {e}")))
 }
 
 /// `mcpdeck --demo` with no subcommand: a short headless tour.

@@ -1,5 +1,8 @@
-//! The interactive terminal UI (in progress: see the TUI issue). Built as
-//! pure state + update + render over the manager's events; this module
-//! never reaches into sessions directly.
+//! The interactive terminal UI. Pure state + update + render over the
+//! manager's events (see STYLE.md); this module never reaches into
+//! sessions directly.
 
+pub mod app;
 pub mod keymap;
+pub mod run;
+pub mod ui;

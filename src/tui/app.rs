@@ -1,0 +1,731 @@
+//! The TUI's state and its transitions. `update` is a pure function of the
+//! state and one message; it returns whether a redraw is needed and pushes
+//! effects (commands to the manager, config writes, quit) for the driver
+//! to carry out. No IO, no awaits: every transition is unit-testable.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use ratatui_textarea::TextArea;
+use serde_json::Value;
+
+use super::keymap::{Action, Keymap};
+use crate::config::ServerConfig;
+use crate::mcp::manager::{CallError, Command, Event, ServerStatus};
+use crate::mcp::session::{Lists, Negotiated};
+use crate::mcp::types::{CallResult, Tool};
+
+/// Lines of stderr and notifications kept per server in the UI.
+const KEEP_LINES: usize = 300;
+
+/// One server as the UI shows it.
+#[derive(Debug, Clone)]
+pub struct ServerView {
+    pub name: String,
+    pub enabled: bool,
+    pub status: ServerStatus,
+    pub negotiated: Option<Negotiated>,
+    pub lists: Arc<Lists>,
+    pub deny: Vec<String>,
+    /// Latency of the last call, for the servers pane.
+    pub last_latency: Option<Duration>,
+    pub stderr: VecDeque<String>,
+    pub notices: VecDeque<String>,
+    pub findings: usize,
+}
+
+impl ServerView {
+    pub fn new(config: &ServerConfig) -> Self {
+        ServerView {
+            name: config.name.clone(),
+            enabled: config.enabled,
+            status: if config.enabled {
+                ServerStatus::Pending
+            } else {
+                ServerStatus::Disabled
+            },
+            negotiated: None,
+            lists: Arc::new(Lists::default()),
+            deny: config.deny_tools.clone(),
+            last_latency: None,
+            stderr: VecDeque::new(),
+            notices: VecDeque::new(),
+            findings: 0,
+        }
+    }
+
+    pub fn denied(&self, tool: &str) -> bool {
+        self.deny.iter().any(|d| d == tool)
+    }
+}
+
+/// Which pane has the focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Servers,
+    Tools,
+    Detail,
+    Result,
+}
+
+impl Pane {
+    const ORDER: [Pane; 4] = [Pane::Servers, Pane::Tools, Pane::Detail, Pane::Result];
+
+    fn step(self, forward: bool) -> Pane {
+        let i = Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0);
+        let n = Pane::ORDER.len();
+        Pane::ORDER[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
+    }
+}
+
+/// What the keyboard is talking to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    /// Typing the tool filter.
+    Filter,
+    /// Editing a call's arguments.
+    Editor,
+    Help,
+    /// Quit asked while a call is in flight.
+    ConfirmQuit,
+}
+
+/// The argument editor on one tool.
+pub struct Editor {
+    pub server: String,
+    pub tool: String,
+    pub text: TextArea<'static>,
+    /// Problems with the arguments as they stand: JSON syntax, or schema
+    /// violations by path.
+    pub problems: Vec<String>,
+}
+
+/// A call in flight.
+#[derive(Debug, Clone)]
+pub struct InFlight {
+    pub tag: u64,
+    pub server: String,
+    pub tool: String,
+}
+
+/// The last call's outcome.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub server: String,
+    pub tool: String,
+    pub result: Result<CallResult, CallError>,
+    pub elapsed: Duration,
+    pub output_schema: Option<Value>,
+}
+
+/// Everything the UI shows. Plain data.
+pub struct State {
+    pub servers: Vec<ServerView>,
+    pub server_sel: usize,
+    /// Tools of every server rather than the selected one.
+    pub all_tools: bool,
+    pub filter: String,
+    /// Indices (server, tool) of the tools shown, after scope and filter.
+    pub visible: Vec<(usize, usize)>,
+    pub tool_sel: usize,
+    pub focus: Pane,
+    pub mode: Mode,
+    pub editor: Option<Editor>,
+    /// Each tool's last arguments, for this session.
+    pub last_args: HashMap<(String, String), String>,
+    pub inflight: Option<InFlight>,
+    pub outcome: Option<Outcome>,
+    pub result_scroll: usize,
+    pub detail_scroll: usize,
+    pub keymap: Keymap,
+    /// A one-line message for the status bar (errors of writes, hints).
+    pub status: Option<String>,
+    pub spinner: usize,
+    pub config_path: Option<PathBuf>,
+    next_tag: u64,
+}
+
+/// What the driver must do after an update.
+#[derive(Debug)]
+pub enum Effect {
+    Manager(Command),
+    /// Persist a server's enabled flag to the config file.
+    WriteEnabled {
+        server: String,
+        enabled: bool,
+    },
+    /// Persist a server's deny list to the config file.
+    WriteDeny {
+        server: String,
+        tools: Vec<String>,
+    },
+    Quit,
+}
+
+/// An input to `update`.
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Manager(Event),
+    /// The spinner ticks while something is pending.
+    Tick,
+    Resize,
+    /// The result of a config write (Err: a message for the status bar).
+    Written(Result<String, String>),
+}
+
+impl State {
+    pub fn new(servers: &[ServerConfig], keymap: Keymap, config_path: Option<PathBuf>) -> State {
+        let mut s = State {
+            servers: servers.iter().map(ServerView::new).collect(),
+            server_sel: 0,
+            all_tools: false,
+            filter: String::new(),
+            visible: Vec::new(),
+            tool_sel: 0,
+            focus: Pane::Servers,
+            mode: Mode::Normal,
+            editor: None,
+            last_args: HashMap::new(),
+            inflight: None,
+            outcome: None,
+            result_scroll: 0,
+            detail_scroll: 0,
+            keymap,
+            status: None,
+            spinner: 0,
+            config_path,
+            next_tag: 1,
+        };
+        s.refilter();
+        s
+    }
+
+    /// Whether anything animates (the spinner runs only then).
+    pub fn busy(&self) -> bool {
+        self.inflight.is_some()
+            || self
+                .servers
+                .iter()
+                .any(|s| s.status == ServerStatus::Pending)
+    }
+
+    pub fn selected_server(&self) -> Option<&ServerView> {
+        self.servers.get(self.server_sel)
+    }
+
+    /// The selected tool and its server.
+    pub fn selected_tool(&self) -> Option<(&ServerView, &Tool)> {
+        let (si, ti) = *self.visible.get(self.tool_sel)?;
+        let server = self.servers.get(si)?;
+        Some((server, server.lists.tools.get(ti)?))
+    }
+
+    /// Recompute the visible tools after a change of scope, filter or lists.
+    pub fn refilter(&mut self) {
+        let needle = self.filter.to_lowercase();
+        let keep = |t: &Tool| {
+            needle.is_empty()
+                || t.name.to_lowercase().contains(&needle)
+                || t.title
+                    .as_deref()
+                    .is_some_and(|x| x.to_lowercase().contains(&needle))
+                || t.description
+                    .as_deref()
+                    .is_some_and(|d| d.to_lowercase().contains(&needle))
+        };
+        let previous = self.visible.get(self.tool_sel).copied();
+        self.visible.clear();
+        for (si, s) in self.servers.iter().enumerate() {
+            if !self.all_tools && si != self.server_sel {
+                continue;
+            }
+            for (ti, t) in s.lists.tools.iter().enumerate() {
+                if keep(t) {
+                    self.visible.push((si, ti));
+                }
+            }
+        }
+        self.tool_sel = previous
+            .and_then(|p| self.visible.iter().position(|v| *v == p))
+            .unwrap_or(0)
+            .min(self.visible.len().saturating_sub(1));
+    }
+
+    fn next_tag(&mut self) -> u64 {
+        let t = self.next_tag;
+        self.next_tag += 1;
+        t
+    }
+}
+
+/// Apply one message. Returns true when the screen must be redrawn.
+pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
+    match msg {
+        Msg::Tick => {
+            s.spinner = s.spinner.wrapping_add(1);
+            true
+        }
+        Msg::Resize => true,
+        Msg::Written(Ok(note)) => {
+            s.status = Some(note);
+            true
+        }
+        Msg::Written(Err(e)) => {
+            s.status = Some(e);
+            true
+        }
+        Msg::Manager(ev) => on_event(s, ev),
+        Msg::Mouse(m) => on_mouse(s, m),
+        Msg::Key(k) => on_key(s, k, fx),
+    }
+}
+
+fn push_bounded(q: &mut VecDeque<String>, line: String) {
+    if q.len() == KEEP_LINES {
+        q.pop_front();
+    }
+    q.push_back(line);
+}
+
+fn on_event(s: &mut State, ev: Event) -> bool {
+    let find = |s: &mut State, name: &str| s.servers.iter().position(|v| v.name == name);
+    match ev {
+        Event::Servers(_) => false,
+        Event::Status {
+            server,
+            status,
+            negotiated,
+        } => {
+            if let Some(i) = find(s, &server) {
+                let v = &mut s.servers[i];
+                v.status = status;
+                if let Some(n) = negotiated {
+                    v.negotiated = Some(*n);
+                }
+                if matches!(v.status, ServerStatus::Disabled) {
+                    v.lists = Arc::new(Lists::default());
+                    s.refilter();
+                }
+            }
+            true
+        }
+        Event::Lists { server, lists } => {
+            if let Some(i) = find(s, &server) {
+                s.servers[i].lists = lists;
+                s.refilter();
+            }
+            true
+        }
+        Event::DenyList { server, tools } => {
+            if let Some(i) = find(s, &server) {
+                s.servers[i].deny = tools;
+            }
+            true
+        }
+        Event::CallStarted { .. } => false,
+        Event::CallFinished {
+            tag,
+            server,
+            tool,
+            result,
+            elapsed,
+        } => {
+            if s.inflight.as_ref().map(|c| c.tag) != Some(tag) {
+                return false;
+            }
+            s.inflight = None;
+            let output_schema = s
+                .servers
+                .iter()
+                .find(|v| v.name == server)
+                .and_then(|v| v.lists.tools.iter().find(|t| t.name == tool))
+                .and_then(|t| t.output_schema.clone());
+            if let Some(i) = find(s, &server) {
+                s.servers[i].last_latency = Some(elapsed);
+            }
+            s.outcome = Some(Outcome {
+                server,
+                tool,
+                result,
+                elapsed,
+                output_schema,
+            });
+            s.result_scroll = 0;
+            if s.mode == Mode::ConfirmQuit {
+                s.mode = Mode::Normal;
+            }
+            s.focus = Pane::Result;
+            true
+        }
+        Event::Finding { server, finding } => {
+            if let Some(i) = find(s, &server) {
+                s.servers[i].findings += 1;
+                let line = format!("{}: {}", finding.severity.label(), finding.message);
+                push_bounded(&mut s.servers[i].notices, line);
+            }
+            true
+        }
+        Event::Stderr { server, line } => {
+            if let Some(i) = find(s, &server) {
+                push_bounded(&mut s.servers[i].stderr, line);
+            }
+            // Only the failed server's pane shows stderr; redraw is cheap.
+            true
+        }
+        Event::Notification { server, method, .. } => {
+            if let Some(i) = find(s, &server) {
+                push_bounded(&mut s.servers[i].notices, method);
+            }
+            true
+        }
+    }
+}
+
+fn on_mouse(s: &mut State, m: MouseEvent) -> bool {
+    match m.kind {
+        MouseEventKind::ScrollDown => move_by(s, 3),
+        MouseEventKind::ScrollUp => move_by(s, -3),
+        _ => false,
+    }
+}
+
+fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    let action = s.keymap.action(&k);
+    if action == Some(Action::ForceQuit) {
+        fx.push(Effect::Quit);
+        return true;
+    }
+    match s.mode {
+        Mode::Help => {
+            // Any key closes the help.
+            s.mode = Mode::Normal;
+            true
+        }
+        Mode::ConfirmQuit => {
+            if matches!(k.code, KeyCode::Char('y') | KeyCode::Char('Y'))
+                || action == Some(Action::Quit)
+            {
+                fx.push(Effect::Quit);
+            } else {
+                s.mode = Mode::Normal;
+            }
+            true
+        }
+        Mode::Filter => filter_key(s, k, action),
+        Mode::Editor => editor_key(s, k, action, fx),
+        Mode::Normal => match action {
+            Some(a) => normal_action(s, a, fx),
+            None => false,
+        },
+    }
+}
+
+fn filter_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
+    match k.code {
+        KeyCode::Esc => {
+            s.filter.clear();
+            s.mode = Mode::Normal;
+        }
+        KeyCode::Enter => s.mode = Mode::Normal,
+        KeyCode::Backspace => {
+            s.filter.pop();
+        }
+        KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => s.filter.push(c),
+        KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown => {
+            if let Some(a) = action {
+                return move_action(s, a);
+            }
+        }
+        _ => return false,
+    }
+    s.refilter();
+    true
+}
+
+fn editor_key(s: &mut State, k: KeyEvent, action: Option<Action>, fx: &mut Vec<Effect>) -> bool {
+    match action {
+        Some(Action::Send) => {
+            send_call(s, fx);
+            return true;
+        }
+        Some(Action::Back) => {
+            // Keep what was typed for next time.
+            if let Some(e) = s.editor.take() {
+                s.last_args
+                    .insert((e.server, e.tool), e.text.lines().join("\n"));
+            }
+            s.mode = Mode::Normal;
+            return true;
+        }
+        _ => {}
+    }
+    let Some(editor) = s.editor.as_mut() else {
+        s.mode = Mode::Normal;
+        return true;
+    };
+    if editor.text.input(k) {
+        let schema = s
+            .servers
+            .iter()
+            .find(|v| v.name == editor.server)
+            .and_then(|v| v.lists.tools.iter().find(|t| t.name == editor.tool))
+            .and_then(|t| t.input_schema.clone());
+        editor.problems = problems(&editor.text.lines().join("\n"), schema.as_ref());
+    }
+    true
+}
+
+/// What is wrong with the arguments text: JSON syntax, then the schema.
+pub fn problems(text: &str, schema: Option<&Value>) -> Vec<String> {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return vec![format!("not valid JSON: {e}")],
+    };
+    if !value.is_object() {
+        return vec!["the arguments must be a JSON object".into()];
+    }
+    match schema {
+        None => Vec::new(),
+        Some(schema) => match crate::schema::check(schema, &value) {
+            Ok(v) => v.into_iter().map(|v| v.to_string()).collect(),
+            Err(e) => vec![format!("(not validated: {e})")],
+        },
+    }
+}
+
+fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
+    let Some(editor) = s.editor.as_ref() else {
+        return;
+    };
+    if s.inflight.is_some() {
+        s.status = Some("a call is already in flight; Esc cancels it".into());
+        return;
+    }
+    let text = editor.text.lines().join("\n");
+    let arguments: Value = match serde_json::from_str(&text) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => {
+            s.status = Some("fix the JSON before sending".into());
+            return;
+        }
+    };
+    let (server, tool) = (editor.server.clone(), editor.tool.clone());
+    s.last_args.insert((server.clone(), tool.clone()), text);
+    let tag = s.next_tag();
+    s.inflight = Some(InFlight {
+        tag,
+        server: server.clone(),
+        tool: tool.clone(),
+    });
+    s.editor = None;
+    s.mode = Mode::Normal;
+    s.focus = Pane::Result;
+    fx.push(Effect::Manager(Command::Call {
+        tag,
+        server,
+        tool,
+        arguments,
+    }));
+}
+
+fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
+    match a {
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Home
+        | Action::End => move_action(s, a),
+        Action::Left => {
+            s.focus = Pane::Servers;
+            true
+        }
+        Action::Right => {
+            s.focus = match s.focus {
+                Pane::Servers => Pane::Tools,
+                Pane::Tools => Pane::Detail,
+                other => other,
+            };
+            true
+        }
+        Action::NextPane | Action::PrevPane => {
+            s.focus = s.focus.step(a == Action::NextPane);
+            true
+        }
+        Action::Help => {
+            s.mode = Mode::Help;
+            true
+        }
+        Action::Quit => {
+            if s.inflight.is_some() {
+                s.mode = Mode::ConfirmQuit;
+            } else {
+                fx.push(Effect::Quit);
+            }
+            true
+        }
+        Action::Filter => {
+            s.mode = Mode::Filter;
+            s.focus = Pane::Tools;
+            true
+        }
+        Action::AllTools => {
+            s.all_tools = !s.all_tools;
+            s.tool_sel = 0;
+            s.refilter();
+            true
+        }
+        Action::Back => {
+            if let Some(c) = &s.inflight {
+                fx.push(Effect::Manager(Command::Cancel { tag: c.tag }));
+                s.status = Some(format!("cancelling {} on {}…", c.tool, c.server));
+            } else if !s.filter.is_empty() {
+                s.filter.clear();
+                s.refilter();
+            } else {
+                s.focus = Pane::Servers;
+            }
+            true
+        }
+        Action::Open => open_editor(s),
+        Action::ToggleServer => {
+            let Some(v) = s.servers.get_mut(s.server_sel) else {
+                return false;
+            };
+            v.enabled = !v.enabled;
+            let (server, enabled) = (v.name.clone(), v.enabled);
+            fx.push(Effect::Manager(Command::SetEnabled(
+                server.clone(),
+                enabled,
+            )));
+            fx.push(Effect::WriteEnabled { server, enabled });
+            true
+        }
+        Action::ToggleDeny => {
+            let Some((si, ti)) = s.visible.get(s.tool_sel).copied() else {
+                return false;
+            };
+            let v = &mut s.servers[si];
+            let Some(tool) = v.lists.tools.get(ti).map(|t| t.name.clone()) else {
+                return false;
+            };
+            if v.denied(&tool) {
+                v.deny.retain(|d| *d != tool);
+            } else {
+                v.deny.push(tool);
+            }
+            let (server, tools) = (v.name.clone(), v.deny.clone());
+            fx.push(Effect::Manager(Command::SetDenyList(
+                server.clone(),
+                tools.clone(),
+            )));
+            fx.push(Effect::WriteDeny { server, tools });
+            true
+        }
+        Action::Reconnect => {
+            let Some(v) = s.servers.get(s.server_sel) else {
+                return false;
+            };
+            fx.push(Effect::Manager(Command::Reconnect(v.name.clone())));
+            true
+        }
+        // Not yet: Reload, ProtocolLog, Copy, Save, ExternalEditor, AddServer, Send.
+        _ => {
+            s.status = Some(format!("`{}` is not available yet", a.name()));
+            true
+        }
+    }
+}
+
+fn open_editor(s: &mut State) -> bool {
+    let Some((server, tool)) = s.selected_tool() else {
+        return false;
+    };
+    if server.denied(&tool.name) {
+        s.status = Some(format!(
+            "{} is denied on {}; d allows it",
+            tool.name, server.name
+        ));
+        return true;
+    }
+    let key = (server.name.clone(), tool.name.clone());
+    let text = s.last_args.get(&key).cloned().unwrap_or_else(|| {
+        let skeleton = tool
+            .input_schema
+            .as_ref()
+            .map(crate::schema::skeleton)
+            .unwrap_or_else(|| serde_json::json!({}));
+        serde_json::to_string_pretty(&skeleton).unwrap_or_else(|_| "{}".into())
+    });
+    let problems = problems(&text, tool.input_schema.as_ref());
+    let mut area = TextArea::new(text.lines().map(str::to_string).collect());
+    area.set_tab_length(2);
+    s.editor = Some(Editor {
+        server: key.0,
+        tool: key.1,
+        text: area,
+        problems,
+    });
+    s.mode = Mode::Editor;
+    s.focus = Pane::Detail;
+    true
+}
+
+fn move_action(s: &mut State, a: Action) -> bool {
+    let page = 10;
+    match a {
+        Action::Up => move_by(s, -1),
+        Action::Down => move_by(s, 1),
+        Action::PageUp => move_by(s, -page),
+        Action::PageDown => move_by(s, page),
+        Action::Home => move_by(s, isize::MIN / 2),
+        Action::End => move_by(s, isize::MAX / 2),
+        _ => false,
+    }
+}
+
+fn step(value: usize, by: isize, len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let v = value as isize + by;
+    v.clamp(0, len as isize - 1) as usize
+}
+
+fn move_by(s: &mut State, by: isize) -> bool {
+    match s.focus {
+        Pane::Servers => {
+            let new = step(s.server_sel, by, s.servers.len());
+            if new == s.server_sel {
+                return false;
+            }
+            s.server_sel = new;
+            s.detail_scroll = 0;
+            if !s.all_tools {
+                s.tool_sel = 0;
+                s.refilter();
+            }
+        }
+        Pane::Tools => {
+            let new = step(s.tool_sel, by, s.visible.len());
+            if new == s.tool_sel {
+                return false;
+            }
+            s.tool_sel = new;
+            s.detail_scroll = 0;
+        }
+        Pane::Detail => s.detail_scroll = step(s.detail_scroll, by, usize::MAX / 4),
+        Pane::Result => s.result_scroll = step(s.result_scroll, by, usize::MAX / 4),
+    }
+    true
+}

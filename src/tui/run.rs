@@ -1,0 +1,159 @@
+//! The TUI driver: terminal setup and restore, the event loop, effects.
+//!
+//! Nothing is drawn unless something changed; bursts of events become one
+//! frame; the spinner ticks only while something is pending. So an idle
+//! mcpdeck uses no CPU.
+
+use std::io::Write;
+use std::time::Duration;
+
+use crossterm::event::{self, EventStream};
+use crossterm::{execute, terminal};
+use futures_util::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+use super::app::{self, Effect, Msg, State};
+use super::keymap::Keymap;
+use super::ui;
+use crate::config::{Config, ConfigEditor};
+use crate::mcp::manager::{Command, Manager};
+
+/// Restores the terminal when dropped: on return, on error, and when the
+/// future running the TUI is dropped (a signal). A panic hook does the same.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> std::io::Result<TerminalGuard> {
+        terminal::enable_raw_mode()?;
+        let mut out = std::io::stdout();
+        execute!(
+            out,
+            terminal::EnterAlternateScreen,
+            event::EnableMouseCapture
+        )?;
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+        Ok(TerminalGuard)
+    }
+}
+
+fn restore() {
+    let _ = terminal::disable_raw_mode();
+    let mut out = std::io::stdout();
+    let _ = execute!(
+        out,
+        event::DisableMouseCapture,
+        terminal::LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = out.flush();
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Run the TUI on these servers until the user quits.
+pub async fn run(
+    config: Config,
+    manager: Manager,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::manager::Event>,
+) -> std::io::Result<()> {
+    let mut state = State::new(&config.servers, Keymap::default(), config.path.clone());
+    let _guard = TerminalGuard::enter()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    terminal.clear()?;
+    let mut input = EventStream::new();
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut editor: Option<ConfigEditor> = None;
+    let mut effects = Vec::new();
+    let mut dirty = true;
+    loop {
+        if dirty {
+            terminal.draw(|f| ui::render(&state, f))?;
+            dirty = false;
+        }
+        let msg = tokio::select! {
+            ev = input.next() => match ev {
+                Some(Ok(event::Event::Key(k))) if k.kind != event::KeyEventKind::Release => Msg::Key(k),
+                Some(Ok(event::Event::Mouse(m))) => Msg::Mouse(m),
+                Some(Ok(event::Event::Resize(..))) => Msg::Resize,
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(e),
+                None => break,
+            },
+            Some(ev) = events.recv() => Msg::Manager(ev),
+            _ = tick.tick(), if state.busy() => Msg::Tick,
+        };
+        dirty |= app::update(&mut state, msg, &mut effects);
+        // A burst of manager events becomes one frame.
+        while let Ok(ev) = events.try_recv() {
+            dirty |= app::update(&mut state, Msg::Manager(ev), &mut effects);
+        }
+        let mut quit = false;
+        for e in effects.drain(..) {
+            match e {
+                Effect::Quit => quit = true,
+                Effect::Manager(cmd) => manager.send(cmd),
+                Effect::WriteEnabled { server, enabled } => {
+                    let r = write(&config, &mut editor, |ed| ed.set_enabled(&server, enabled));
+                    if r.is_err() && config.path.is_some() {
+                        // Keep the UI and the servers consistent with the file.
+                        manager.send(Command::SetEnabled(server.clone(), !enabled));
+                        if let Some(v) = state.servers.iter_mut().find(|v| v.name == server) {
+                            v.enabled = !enabled;
+                        }
+                    }
+                    let r = r.map(|()| {
+                        format!(
+                            "{server} {} (saved)",
+                            if enabled { "enabled" } else { "disabled" }
+                        )
+                    });
+                    pending_writes(&mut state, r, &mut dirty);
+                }
+                Effect::WriteDeny { server, tools } => {
+                    let r = write(&config, &mut editor, |ed| {
+                        ed.set_deny_tools(&server, &tools)
+                    })
+                    .map(|()| format!("deny list of {server} saved"));
+                    pending_writes(&mut state, r, &mut dirty);
+                }
+            }
+        }
+        if quit {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn pending_writes(state: &mut State, r: Result<String, String>, dirty: &mut bool) {
+    let mut sink = Vec::new();
+    *dirty |= app::update(state, Msg::Written(r), &mut sink);
+}
+
+/// Persist one edit through the comment-keeping, atomic config editor.
+fn write(
+    config: &Config,
+    editor: &mut Option<ConfigEditor>,
+    edit: impl FnOnce(&mut ConfigEditor) -> Result<(), crate::config::ConfigError>,
+) -> Result<(), String> {
+    let Some(path) = &config.path else {
+        return Err("not saved: this session has no config file (demo)".into());
+    };
+    if editor.is_none() {
+        *editor = Some(ConfigEditor::open(path).map_err(|e| e.summary())?);
+    }
+    let Some(ed) = editor.as_mut() else {
+        return Err("not saved".into());
+    };
+    edit(ed).map_err(|e| format!("not saved: {}", e.summary()))
+}

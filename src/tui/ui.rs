@@ -1,0 +1,573 @@
+//! Rendering: pure functions of `&State` into a ratatui frame. Everything a
+//! server sent goes through `sanitize::visible` before it is drawn.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph, Wrap};
+
+use super::app::{Mode, Pane, ServerView, State};
+use super::keymap::Action;
+use crate::mcp::manager::ServerStatus;
+use crate::mcp::types::Content;
+use crate::sanitize;
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+fn clean(s: &str) -> String {
+    sanitize::one_line(s)
+}
+
+fn block(title: String, focused: bool) -> Block<'static> {
+    let style = if focused {
+        Style::default()
+            .fg(Color::Cyan)
+            .add_modifier(Modifier::BOLD)
+    } else {
+        Style::default()
+    };
+    Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(title, style))
+        .border_style(style)
+}
+
+/// Draw the whole screen.
+pub fn render(s: &State, f: &mut Frame) {
+    let area = f.area();
+    let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    let left_width = (main.width / 3).clamp(24, 48);
+    let [left, right] =
+        Layout::horizontal([Constraint::Length(left_width), Constraint::Min(20)]).areas(main);
+    let servers_height = (s.servers.len() as u16 + 2).clamp(3, (left.height / 2).max(3));
+    let [servers, tools] =
+        Layout::vertical([Constraint::Length(servers_height), Constraint::Min(3)]).areas(left);
+    let [detail, result] =
+        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(right);
+
+    render_servers(s, f, servers);
+    render_tools(s, f, tools);
+    if s.mode == Mode::Editor {
+        render_editor(s, f, detail);
+    } else {
+        render_detail(s, f, detail);
+    }
+    render_result(s, f, result);
+    render_status(s, f, status);
+    match s.mode {
+        Mode::Help => render_help(s, f, area),
+        Mode::ConfirmQuit => render_confirm(f, area),
+        _ => {}
+    }
+}
+
+fn badge(s: &State, v: &ServerView) -> Span<'static> {
+    match &v.status {
+        ServerStatus::Pending => Span::styled(
+            SPINNER[s.spinner % SPINNER.len()].to_string(),
+            Style::default().fg(Color::Yellow),
+        ),
+        ServerStatus::Connected => Span::styled("●", Style::default().fg(Color::Green)),
+        ServerStatus::Failed { .. } => Span::styled("✗", Style::default().fg(Color::Red)),
+        ServerStatus::Disabled => Span::styled("○", Style::default().fg(Color::DarkGray)),
+        ServerStatus::Disconnected => Span::styled("◌", Style::default().fg(Color::DarkGray)),
+    }
+}
+
+fn render_servers(s: &State, f: &mut Frame, area: Rect) {
+    let items: Vec<ListItem> = s
+        .servers
+        .iter()
+        .map(|v| {
+            let era = v
+                .negotiated
+                .as_ref()
+                .map(|n| n.version.clone())
+                .unwrap_or_else(|| v.status.label().to_string());
+            let tools = if v.status == ServerStatus::Connected {
+                format!(" {}t", v.lists.tools.len())
+            } else {
+                String::new()
+            };
+            let latency = v
+                .last_latency
+                .map(|d| format!(" {}ms", d.as_millis()))
+                .unwrap_or_default();
+            ListItem::new(Line::from(vec![
+                badge(s, v),
+                Span::raw(" "),
+                Span::styled(
+                    clean(&v.name),
+                    Style::default().add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(
+                    format!(" {era}{tools}{latency}"),
+                    Style::default().fg(Color::DarkGray),
+                ),
+            ]))
+        })
+        .collect();
+    let mut state = ListState::default().with_selected(Some(s.server_sel));
+    let list = List::new(items)
+        .block(block(
+            format!("Servers ({})", s.servers.len()),
+            s.focus == Pane::Servers,
+        ))
+        .highlight_style(Style::default().add_modifier(Modifier::REVERSED));
+    f.render_stateful_widget(list, area, &mut state);
+}
+
+fn render_tools(s: &State, f: &mut Frame, area: Rect) {
+    let height = area.height.saturating_sub(2) as usize;
+    // Only the visible window is built: fast with 10 000 tools.
+    let offset = s.tool_sel.saturating_sub(height.saturating_sub(1));
+    let items: Vec<ListItem> = s
+        .visible
+        .iter()
+        .skip(offset)
+        .take(height.max(1))
+        .filter_map(|(si, ti)| {
+            let v = s.servers.get(*si)?;
+            let t = v.lists.tools.get(*ti)?;
+            let mut spans = Vec::new();
+            if s.all_tools {
+                spans.push(Span::styled(
+                    format!("{}__", clean(&v.name)),
+                    Style::default().fg(Color::DarkGray),
+                ));
+            }
+            let denied = v.denied(&t.name);
+            let name_style = if denied {
+                Style::default()
+                    .fg(Color::DarkGray)
+                    .add_modifier(Modifier::CROSSED_OUT)
+            } else {
+                Style::default()
+            };
+            spans.push(Span::styled(clean(&t.name), name_style));
+            for (on, label, color) in [
+                (t.read_only(), " ro", Color::Green),
+                (t.destructive(), " destructive", Color::Red),
+                (t.open_world(), " open", Color::Blue),
+                (denied, " denied", Color::Red),
+            ] {
+                if on {
+                    spans.push(Span::styled(label, Style::default().fg(color)));
+                }
+            }
+            Some(ListItem::new(Line::from(spans)))
+        })
+        .collect();
+    let mut state = ListState::default().with_selected(Some(s.tool_sel - offset.min(s.tool_sel)));
+    let scope = if s.all_tools {
+        "all servers".to_string()
+    } else {
+        s.selected_server()
+            .map(|v| clean(&v.name))
+            .unwrap_or_default()
+    };
+    let filter = if s.filter.is_empty() && s.mode != Mode::Filter {
+        String::new()
+    } else {
+        format!(" /{}", clean(&s.filter))
+    };
+    let title = format!("Tools · {scope} ({}){filter}", s.visible.len());
+    let list = List::new(items)
+        .block(block(title, s.focus == Pane::Tools))
+        .highlight_style(Style::default().add_modifier(Modifier::REVERSED));
+    f.render_stateful_widget(list, area, &mut state);
+}
+
+fn render_detail(s: &State, f: &mut Frame, area: Rect) {
+    let mut lines: Vec<Line> = Vec::new();
+    let title;
+    if s.focus == Pane::Servers
+        && let Some(v) = s.selected_server()
+    {
+        title = format!("Server · {}", clean(&v.name));
+        server_lines(v, &mut lines);
+    } else if let Some((_, t)) = s.selected_tool() {
+        title = format!("Tool · {}", clean(&t.name));
+        if let Some(x) = &t.title {
+            lines.push(Line::styled(
+                clean(x),
+                Style::default().add_modifier(Modifier::BOLD),
+            ));
+        }
+        if let Some(d) = &t.description {
+            for l in sanitize::visible(d).lines() {
+                lines.push(Line::raw(l.to_string()));
+            }
+        }
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "Arguments",
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+        match &t.input_schema {
+            None => lines.push(Line::styled(
+                "  (no inputSchema)",
+                Style::default().fg(Color::Yellow),
+            )),
+            Some(schema) => schema_lines(schema, &mut lines),
+        }
+        if let Some(out) = &t.output_schema {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "Output",
+                Style::default().add_modifier(Modifier::BOLD),
+            ));
+            schema_lines(out, &mut lines);
+        }
+    } else {
+        title = "Detail".into();
+        lines.push(Line::styled(
+            "No tool selected.",
+            Style::default().fg(Color::DarkGray),
+        ));
+    }
+    let p = Paragraph::new(lines)
+        .block(block(title, s.focus == Pane::Detail))
+        .wrap(Wrap { trim: false })
+        .scroll((s.detail_scroll.min(u16::MAX as usize) as u16, 0));
+    f.render_widget(p, area);
+}
+
+fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
+    lines.push(Line::raw(format!("status: {}", v.status.label())));
+    if let Some(n) = &v.negotiated {
+        lines.push(Line::raw(format!("era: {} ({})", n.era, n.version)));
+        lines.push(Line::raw(format!(
+            "server: {} {}",
+            clean(&n.server_info.name),
+            clean(&n.server_info.version)
+        )));
+        lines.push(Line::raw(format!("detected by: {}", clean(&n.detection))));
+    }
+    if let ServerStatus::Failed {
+        reason,
+        stderr_tail,
+    } = &v.status
+    {
+        lines.push(Line::styled(
+            format!("error: {}", clean(reason)),
+            Style::default().fg(Color::Red),
+        ));
+        if !stderr_tail.is_empty() {
+            lines.push(Line::styled(
+                "stderr:",
+                Style::default().add_modifier(Modifier::BOLD),
+            ));
+            for l in stderr_tail {
+                lines.push(Line::raw(format!("  {}", clean(l))));
+            }
+        }
+    }
+    if v.findings > 0 {
+        lines.push(Line::styled(
+            format!("{} findings", v.findings),
+            Style::default().fg(Color::Yellow),
+        ));
+    }
+    if !v.notices.is_empty() {
+        lines.push(Line::styled(
+            "recent:",
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+        for n in v.notices.iter().rev().take(8) {
+            lines.push(Line::raw(format!("  {}", clean(n))));
+        }
+    }
+}
+
+fn schema_lines(schema: &serde_json::Value, lines: &mut Vec<Line<'static>>) {
+    let rows = crate::schema::rows(schema);
+    if rows.is_empty() {
+        lines.push(Line::styled(
+            "  (none)",
+            Style::default().fg(Color::DarkGray),
+        ));
+    }
+    for r in rows {
+        let indent = "  ".repeat(r.depth + 1);
+        let mut spans = vec![
+            Span::raw(indent),
+            Span::styled(
+                clean(&r.name),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
+        ];
+        if r.required {
+            spans.push(Span::styled("*", Style::default().fg(Color::Red)));
+        }
+        spans.push(Span::styled(
+            format!("  {}", clean(&r.ty)),
+            Style::default().fg(Color::Cyan),
+        ));
+        if !r.details.is_empty() {
+            spans.push(Span::styled(
+                format!("  {}", clean(&r.details.join(", "))),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+        lines.push(Line::from(spans));
+        if let Some(d) = &r.description {
+            lines.push(Line::styled(
+                format!("{}  {}", "  ".repeat(r.depth + 1), clean(d)),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+    }
+}
+
+fn render_editor(s: &State, f: &mut Frame, area: Rect) {
+    let Some(e) = &s.editor else { return };
+    let problems = e.problems.len().clamp(1, 6) as u16;
+    let [text, below] =
+        Layout::vertical([Constraint::Min(3), Constraint::Length(problems + 2)]).areas(area);
+    let send = s.keymap.key_label(Action::Send).unwrap_or_default();
+    let title = format!(
+        "Arguments · {} on {} · {send} sends",
+        clean(&e.tool),
+        clean(&e.server)
+    );
+    let mut area_widget = e.text.clone();
+    area_widget.set_block(block(title, true));
+    f.render_widget(&area_widget, text);
+    let lines: Vec<Line> = if e.problems.is_empty() {
+        vec![Line::styled(
+            "✓ valid against the inputSchema",
+            Style::default().fg(Color::Green),
+        )]
+    } else {
+        e.problems
+            .iter()
+            .take(6)
+            .map(|p| Line::styled(format!("✗ {}", clean(p)), Style::default().fg(Color::Red)))
+            .collect()
+    };
+    f.render_widget(
+        Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title("Validation")),
+        below,
+    );
+}
+
+/// The result as lines (sanitized). Built per frame from the outcome; the
+/// large-result view (render only what is visible) is still to come.
+pub fn result_lines(s: &State) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let Some(o) = &s.outcome else {
+        if let Some(c) = &s.inflight {
+            lines.push(Line::raw(format!(
+                "{} calling {} on {}…",
+                SPINNER[s.spinner % SPINNER.len()],
+                clean(&c.tool),
+                clean(&c.server)
+            )));
+        } else {
+            lines.push(Line::styled(
+                "No call yet: select a tool and press Enter.",
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+        return lines;
+    };
+    match &o.result {
+        Err(e) => {
+            lines.push(Line::styled(
+                format!("✗ {}", clean(&e.to_string())),
+                Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+            ));
+        }
+        Ok(r) => {
+            if r.is_error {
+                lines.push(Line::styled(
+                    "✗ the tool reported an error (isError)",
+                    Style::default()
+                        .fg(Color::White)
+                        .bg(Color::Red)
+                        .add_modifier(Modifier::BOLD),
+                ));
+            }
+            for block in &r.content {
+                match block {
+                    Content::Text { text } => {
+                        for l in sanitize::visible(text).lines() {
+                            lines.push(Line::raw(l.to_string()));
+                        }
+                    }
+                    Content::Image { mime, data } => lines.push(Line::styled(
+                        format!(
+                            "[image] {}, {} bytes",
+                            clean(mime),
+                            Content::decoded_len(data)
+                        ),
+                        Style::default().fg(Color::Magenta),
+                    )),
+                    Content::Audio { mime, data } => lines.push(Line::styled(
+                        format!(
+                            "[audio] {}, {} bytes",
+                            clean(mime),
+                            Content::decoded_len(data)
+                        ),
+                        Style::default().fg(Color::Magenta),
+                    )),
+                    Content::ResourceLink { uri, name, .. } => lines.push(Line::styled(
+                        format!(
+                            "[link] {} {}",
+                            clean(uri),
+                            name.as_deref().map(clean).unwrap_or_default()
+                        ),
+                        Style::default().fg(Color::Blue),
+                    )),
+                    Content::Resource {
+                        uri, text, blob, ..
+                    } => {
+                        lines.push(Line::styled(
+                            format!("[resource] {}", clean(uri)),
+                            Style::default().fg(Color::Blue),
+                        ));
+                        if let Some(t) = text {
+                            for l in sanitize::visible(t).lines() {
+                                lines.push(Line::raw(format!("  {l}")));
+                            }
+                        } else if let Some(b) = blob {
+                            lines.push(Line::raw(format!(
+                                "  blob, {} bytes",
+                                Content::decoded_len(b)
+                            )));
+                        }
+                    }
+                    Content::Unknown { kind, .. } => lines.push(Line::styled(
+                        format!("[unknown content type {}]", clean(kind)),
+                        Style::default().fg(Color::Yellow),
+                    )),
+                }
+            }
+            if let Some(sc) = r.structured() {
+                lines.push(Line::styled(
+                    "structuredContent",
+                    Style::default().add_modifier(Modifier::BOLD),
+                ));
+                let pretty = serde_json::to_string_pretty(sc).unwrap_or_default();
+                for l in sanitize::visible(&pretty).lines() {
+                    lines.push(Line::styled(
+                        l.to_string(),
+                        Style::default().fg(Color::Cyan),
+                    ));
+                }
+                if let Some(schema) = &o.output_schema {
+                    match crate::schema::check(schema, sc) {
+                        Ok(v) if v.is_empty() => lines.push(Line::styled(
+                            "✓ matches the outputSchema",
+                            Style::default().fg(Color::Green),
+                        )),
+                        Ok(v) => {
+                            for x in v {
+                                lines.push(Line::styled(
+                                    format!("✗ {}", clean(&x.to_string())),
+                                    Style::default().fg(Color::Red),
+                                ));
+                            }
+                        }
+                        Err(e) => lines.push(Line::styled(
+                            format!("? {}", clean(&e)),
+                            Style::default().fg(Color::Yellow),
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    lines
+}
+
+fn render_result(s: &State, f: &mut Frame, area: Rect) {
+    let title = match &s.outcome {
+        Some(o) => format!(
+            "Result · {} on {} · {} ms",
+            clean(&o.tool),
+            clean(&o.server),
+            o.elapsed.as_millis()
+        ),
+        None => "Result".into(),
+    };
+    let lines = result_lines(s);
+    let p = Paragraph::new(lines)
+        .block(block(title, s.focus == Pane::Result))
+        .wrap(Wrap { trim: false })
+        .scroll((s.result_scroll.min(u16::MAX as usize) as u16, 0));
+    f.render_widget(p, area);
+}
+
+fn render_status(s: &State, f: &mut Frame, area: Rect) {
+    let k = &s.keymap;
+    let hint = match s.mode {
+        Mode::Editor => k.hint(&[Action::Send, Action::Back]),
+        Mode::Filter => "type to filter · Enter keep · Esc clear".to_string(),
+        Mode::Help => "any key closes the help".to_string(),
+        Mode::ConfirmQuit => "y quits, any other key stays".to_string(),
+        Mode::Normal => k.hint(&[
+            Action::Open,
+            Action::Filter,
+            Action::ToggleServer,
+            Action::ToggleDeny,
+            Action::Help,
+            Action::Quit,
+        ]),
+    };
+    let mut spans = vec![Span::styled(hint, Style::default().fg(Color::DarkGray))];
+    if let Some(msg) = &s.status {
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(clean(msg), Style::default().fg(Color::Yellow)));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+fn render_help(s: &State, f: &mut Frame, area: Rect) {
+    let mut lines = Vec::new();
+    for (group, rows) in s.keymap.help() {
+        lines.push(Line::styled(
+            group.title(),
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+        for (keys, help) in rows {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {keys:<16}"), Style::default().fg(Color::Cyan)),
+                Span::raw(help),
+            ]));
+        }
+    }
+    let popup = centered(area, 70, lines.len() as u16 + 2);
+    f.render_widget(Clear, popup);
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title("Keys (? closes)"),
+        ),
+        popup,
+    );
+}
+
+fn render_confirm(f: &mut Frame, area: Rect) {
+    let popup = centered(area, 44, 3);
+    f.render_widget(Clear, popup);
+    f.render_widget(
+        Paragraph::new("A call is in flight. Quit anyway? (y/n)")
+            .block(Block::default().borders(Borders::ALL).title("Quit")),
+        popup,
+    );
+}

@@ -1,0 +1,408 @@
+//! The TUI without a terminal: `update()` transitions, and snapshots of the
+//! whole screen rendered into ratatui's TestBackend.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use mcpdeck::config::ServerConfig;
+use mcpdeck::mcp::manager::{Command, Event, ServerStatus};
+use mcpdeck::mcp::session::{Lists, Negotiated};
+use mcpdeck::mcp::types::{CallResult, Era, ServerInfo, Tool};
+use mcpdeck::tui::app::{Effect, Mode, Msg, Pane, State, update};
+use mcpdeck::tui::keymap::Keymap;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new_with_kind(
+        code,
+        KeyModifiers::NONE,
+        KeyEventKind::Press,
+    ))
+}
+
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new_with_kind(
+        KeyCode::Char(c),
+        KeyModifiers::CONTROL,
+        KeyEventKind::Press,
+    ))
+}
+
+fn tools() -> Vec<Tool> {
+    let raw = [
+        json!({"name": "echo", "title": "Echo", "description": "Echo a message back as text.",
+               "inputSchema": {"type": "object", "properties": {"message": {"type": "string", "description": "What to echo"}}, "required": ["message"]},
+               "annotations": {"readOnlyHint": true}}),
+        json!({"name": "get_weather", "description": "Weather for a city.",
+               "inputSchema": {"type": "object", "properties": {
+                   "city": {"type": "string"},
+                   "units": {"type": "string", "enum": ["metric", "imperial"], "default": "metric"}},
+                   "required": ["city"]},
+               "outputSchema": {"type": "object", "properties": {"temperature": {"type": "number"}}, "required": ["temperature"]},
+               "annotations": {"openWorldHint": true}}),
+        json!({"name": "delete_everything", "description": "Deletes \u{1b}[31mall\u{1b}[0m data.",
+               "inputSchema": {"type": "object"}, "annotations": {"destructiveHint": true}}),
+    ];
+    let mut findings = Vec::new();
+    raw.iter()
+        .filter_map(|t| Tool::parse(t, &mut findings))
+        .collect()
+}
+
+fn negotiated(name: &str, era: Era, version: &str) -> Negotiated {
+    Negotiated {
+        era,
+        version: version.into(),
+        detection: "server/discover answered".into(),
+        server_info: ServerInfo {
+            name: name.into(),
+            title: None,
+            version: "1.0.0".into(),
+            raw: json!({}),
+        },
+        capabilities: json!({"tools": {}}),
+        instructions: None,
+        supported_versions: vec![],
+        connect_time: Duration::from_millis(5),
+    }
+}
+
+/// Four servers: connected, pending, failed, disabled.
+fn state() -> State {
+    let mut off = ServerConfig::stdio("off", "x", &[]);
+    off.enabled = false;
+    let configs = vec![
+        ServerConfig::stdio("demo", "x", &[]),
+        ServerConfig::stdio("slow", "x", &[]),
+        ServerConfig::stdio("broken", "x", &[]),
+        off,
+    ];
+    let mut s = State::new(&configs, Keymap::default(), None);
+    let mut fx = Vec::new();
+    let events = [
+        Event::Status {
+            server: "demo".into(),
+            status: ServerStatus::Connected,
+            negotiated: Some(Box::new(negotiated("demo", Era::Stateless, "2026-07-28"))),
+        },
+        Event::Lists {
+            server: "demo".into(),
+            lists: Arc::new(Lists {
+                tools: tools(),
+                ..Lists::default()
+            }),
+        },
+        Event::Status {
+            server: "broken".into(),
+            status: ServerStatus::Failed {
+                reason: "the server closed its output: the server exited with status 1".into(),
+                stderr_tail: vec!["Error: cannot open database".into()],
+            },
+            negotiated: None,
+        },
+    ];
+    for ev in events {
+        update(&mut s, Msg::Manager(ev), &mut fx);
+    }
+    assert!(fx.is_empty());
+    s
+}
+
+fn screen(s: &State, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| mcpdeck::tui::ui::render(s, f)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        let line: String = (0..buf.area.width)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect();
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn finish(s: &mut State, result: Result<Value, &str>) {
+    let mut fx = Vec::new();
+    let tag = s.inflight.as_ref().expect("a call in flight").tag;
+    let result = match result {
+        Ok(v) => {
+            let mut f = Vec::new();
+            Ok(CallResult::parse(v, &mut f))
+        }
+        Err(e) => Err(mcpdeck::mcp::manager::CallError::Request(
+            mcpdeck::mcp::session::RequestError::Protocol(e.into()),
+        )),
+    };
+    let (server, tool) = (
+        s.inflight.as_ref().unwrap().server.clone(),
+        s.inflight.as_ref().unwrap().tool.clone(),
+    );
+    update(
+        s,
+        Msg::Manager(Event::CallFinished {
+            tag,
+            server,
+            tool,
+            result,
+            elapsed: Duration::from_millis(12),
+        }),
+        &mut fx,
+    );
+}
+
+/// Open the editor on the selected tool and send it as is.
+fn call_selected(s: &mut State) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    update(s, key(KeyCode::Enter), &mut fx);
+    update(s, ctrl('s'), &mut fx);
+    fx
+}
+
+#[test]
+fn servers_in_every_state() {
+    let s = state();
+    insta::assert_snapshot!("servers_80x24", screen(&s, 80, 24));
+}
+
+#[test]
+fn failed_server_shows_reason_and_stderr() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    assert_eq!(s.server_sel, 2);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("error: the server closed its output"));
+    assert!(out.contains("Error: cannot open database"));
+    insta::assert_snapshot!("failed_server", out);
+}
+
+#[test]
+fn tool_list_with_a_filter_and_the_schema_view() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert_eq!(s.focus, Pane::Tools);
+    update(&mut s, key(KeyCode::Char('/')), &mut fx);
+    assert_eq!(s.mode, Mode::Filter);
+    for c in "weath".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.visible.len(), 1);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("/weath"));
+    assert!(out.contains("units"));
+    insta::assert_snapshot!("filtered_schema", out);
+}
+
+#[test]
+fn escape_sequences_from_a_server_are_shown_as_placeholders() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::End), &mut fx);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Deletes ␛[31mall␛[0m data."), "{out}");
+    assert!(!out.contains('\u{1b}'));
+}
+
+#[test]
+fn editor_prefilled_from_the_schema_validates_live() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.mode, Mode::Editor);
+    let e = s.editor.as_ref().unwrap();
+    let text = e.text.lines().join("\n");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["units"], "metric", "defaults fill the skeleton");
+    assert_eq!(v["city"], "");
+    // Break it: a number where a string goes.
+    let mut area = e.text.clone();
+    area.select_all();
+    area.cut();
+    area.insert_str(r#"{"city": 7}"#);
+    s.editor.as_mut().unwrap().text = area;
+    update(&mut s, key(KeyCode::Char(' ')), &mut fx);
+    let problems = &s.editor.as_ref().unwrap().problems;
+    assert!(problems.iter().any(|p| p.contains("/city")), "{problems:?}");
+    insta::assert_snapshot!("editor_errors", screen(&s, 100, 30));
+}
+
+#[test]
+fn sending_a_call_and_its_results() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let sent = call_selected(&mut s);
+    let call = sent.iter().find_map(|e| match e {
+        Effect::Manager(Command::Call {
+            server,
+            tool,
+            arguments,
+            ..
+        }) => Some((server.clone(), tool.clone(), arguments.clone())),
+        _ => None,
+    });
+    assert_eq!(
+        call,
+        Some(("demo".into(), "echo".into(), json!({"message": ""})))
+    );
+    assert!(s.busy());
+    finish(
+        &mut s,
+        Ok(json!({"content": [{"type": "text", "text": "echo: hello"}]})),
+    );
+    assert!(s.inflight.is_none());
+    assert_eq!(s.focus, Pane::Result);
+    insta::assert_snapshot!("text_result", screen(&s, 80, 24));
+
+    // Structured content is checked against the outputSchema.
+    s.focus = Pane::Tools;
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    let _ = call_selected(&mut s);
+    finish(
+        &mut s,
+        Ok(
+            json!({"content": [{"type": "text", "text": "{\"temperature\": \"warm\"}"}], "structuredContent": {"temperature": "warm"}}),
+        ),
+    );
+    let out = screen(&s, 100, 30);
+    assert!(
+        out.contains("structuredContent") && out.contains("/temperature"),
+        "{out}"
+    );
+    insta::assert_snapshot!("json_result", out);
+
+    // An image, and an isError result.
+    s.focus = Pane::Tools;
+    let _ = call_selected(&mut s);
+    finish(
+        &mut s,
+        Ok(
+            json!({"content": [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}, {"type": "text", "text": "it broke"}], "isError": true}),
+        ),
+    );
+    let out = screen(&s, 80, 24);
+    assert!(
+        out.contains("[image] image/png") && out.contains("isError"),
+        "{out}"
+    );
+    insta::assert_snapshot!("error_result", out);
+}
+
+#[test]
+fn last_arguments_are_remembered_per_tool() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let mut area = s.editor.as_ref().unwrap().text.clone();
+    area.select_all();
+    area.cut();
+    area.insert_str(r#"{"message": "again"}"#);
+    s.editor.as_mut().unwrap().text = area;
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(
+        s.editor.as_ref().unwrap().text.lines().join(""),
+        r#"{"message": "again"}"#
+    );
+}
+
+#[test]
+fn toggles_go_to_the_manager_and_the_config_file() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char(' ')), &mut fx);
+    assert!(matches!(&fx[0], Effect::Manager(Command::SetEnabled(n, false)) if n == "demo"));
+    assert!(matches!(&fx[1], Effect::WriteEnabled { server, enabled: false } if server == "demo"));
+    fx.clear();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Char('d')), &mut fx);
+    assert!(
+        matches!(&fx[1], Effect::WriteDeny { server, tools } if server == "demo" && tools == &["echo".to_string()])
+    );
+    // A denied tool does not open.
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    assert!(s.status.as_deref().unwrap_or("").contains("denied"));
+}
+
+#[test]
+fn quit_asks_while_a_call_is_in_flight_and_ctrl_c_always_quits() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    fx.clear();
+    let _ = call_selected(&mut s);
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('q')), &mut fx);
+    assert_eq!(s.mode, Mode::ConfirmQuit);
+    assert!(fx.is_empty());
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    // Esc cancels the call in flight.
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(matches!(fx[0], Effect::Manager(Command::Cancel { .. })));
+    update(&mut s, ctrl('c'), &mut fx);
+    assert!(matches!(fx.last(), Some(Effect::Quit)));
+}
+
+#[test]
+fn fifty_fast_downs_move_fifty_rows() {
+    let configs: Vec<ServerConfig> = (0..1)
+        .map(|_| ServerConfig::stdio("many", "x", &[]))
+        .collect();
+    let mut s = State::new(&configs, Keymap::default(), None);
+    let many: Vec<Tool> = (0..200)
+        .map(|i| {
+            Tool::parse(
+                &json!({"name": format!("tool_{i:04}"), "inputSchema": {"type": "object"}}),
+                &mut Vec::new(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let mut fx = Vec::new();
+    update(
+        &mut s,
+        Msg::Manager(Event::Lists {
+            server: "many".into(),
+            lists: Arc::new(Lists {
+                tools: many,
+                ..Lists::default()
+            }),
+        }),
+        &mut fx,
+    );
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    for _ in 0..50 {
+        update(&mut s, key(KeyCode::Down), &mut fx);
+    }
+    assert_eq!(s.tool_sel, 50);
+    assert!(screen(&s, 80, 24).contains("tool_0050"));
+}
+
+#[test]
+fn help_is_generated_from_the_keymap() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('?')), &mut fx);
+    assert_eq!(s.mode, Mode::Help);
+    let out = screen(&s, 100, 40);
+    assert!(
+        out.contains("Ctrl-S F5") && out.contains("send the call from the editor"),
+        "{out}"
+    );
+    insta::assert_snapshot!("help", out);
+}
