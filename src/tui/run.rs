@@ -68,7 +68,6 @@ pub async fn run(
     let mut state = State::new(&config.servers, Keymap::default(), config.path.clone());
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
-    terminal.clear()?;
     let mut input = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
