@@ -406,3 +406,83 @@ fn help_is_generated_from_the_keymap() {
     );
     insta::assert_snapshot!("help", out);
 }
+
+#[test]
+fn the_protocol_log_lists_frames_filters_them_and_marks_bad_ones() {
+    use mcpdeck::mcp::framelog::{Direction, FrameLog, FrameMeta};
+    let mut s = state();
+    let log = Arc::new(FrameLog::new(100));
+    let demo: Arc<str> = Arc::from("demo");
+    let broken: Arc<str> = Arc::from("broken");
+    let meta = |m: &str| FrameMeta {
+        method: Some(m.into()),
+        ..FrameMeta::default()
+    };
+    log.record(
+        &demo,
+        Direction::Out,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        meta("tools/list"),
+    );
+    log.record(
+        &demo,
+        Direction::In,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
+        meta("tools/list"),
+    );
+    log.record(
+        &broken,
+        Direction::In,
+        "Starting server on port 3000...",
+        FrameMeta::default(),
+    );
+    s.frames = Some(log.clone());
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('L')), &mut fx);
+    assert_eq!(s.mode, Mode::Log);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Protocol log · all servers (3)"), "{out}");
+    assert!(
+        out.contains("C->S tools/list #") || out.contains("C->S tools/list"),
+        "{out}"
+    );
+    assert!(out.contains("malformed"), "{out}");
+    assert!(
+        out.contains("Starting server on port 3000..."),
+        "the selected (newest) frame is shown: {out}"
+    );
+    // Up selects the previous frame, shown pretty-printed.
+    update(&mut s, key(KeyCode::Up), &mut fx);
+    assert!(screen(&s, 100, 30).contains("\"tools\": []"));
+    // Filter by method.
+    update(&mut s, key(KeyCode::Char('/')), &mut fx);
+    for c in "list".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.log_frames().len(), 2);
+    // With nothing pending, a tick redraws only when a frame arrived.
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "slow".into(),
+            status: ServerStatus::Disconnected,
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    update(&mut s, Msg::Tick, &mut fx);
+    assert!(
+        !update(&mut s, Msg::Tick, &mut fx),
+        "no new frame, no redraw"
+    );
+    log.record(
+        &demo,
+        Direction::Out,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        meta("tools/list"),
+    );
+    assert!(update(&mut s, Msg::Tick, &mut fx));
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+}

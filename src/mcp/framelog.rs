@@ -173,6 +173,12 @@ impl FrameLog {
             .collect()
     }
 
+    /// The sequence number of the newest frame (changes when one arrives).
+    pub fn last_seq(&self) -> Option<u64> {
+        let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.frames.back().map(|f| f.seq)
+    }
+
     pub fn len(&self) -> usize {
         self.inner
             .lock()

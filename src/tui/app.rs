@@ -96,6 +96,23 @@ pub enum Mode {
     Help,
     /// Quit asked while a call is in flight.
     ConfirmQuit,
+    /// The protocol log, full screen.
+    Log,
+    /// Typing the protocol log's method filter.
+    LogFilter,
+}
+
+/// The protocol log view.
+#[derive(Debug, Clone, Default)]
+pub struct LogView {
+    /// Index into the filtered frames; `None` follows the newest.
+    pub sel: Option<usize>,
+    /// Only the selected server's frames.
+    pub only_server: bool,
+    /// Only frames whose method contains this.
+    pub method: String,
+    /// The newest frame drawn, to redraw only when frames arrive.
+    pub seen: Option<u64>,
 }
 
 /// The argument editor on one tool.
@@ -150,6 +167,9 @@ pub struct State {
     pub status: Option<String>,
     pub spinner: usize,
     pub config_path: Option<PathBuf>,
+    /// The raw frames (shared with the sessions; read-only here).
+    pub frames: Option<Arc<crate::mcp::framelog::FrameLog>>,
+    pub log: LogView,
     next_tag: u64,
 }
 
@@ -204,6 +224,8 @@ impl State {
             status: None,
             spinner: 0,
             config_path,
+            frames: None,
+            log: LogView::default(),
             next_tag: 1,
         };
         s.refilter();
@@ -212,11 +234,43 @@ impl State {
 
     /// Whether anything animates (the spinner runs only then).
     pub fn busy(&self) -> bool {
+        self.animating() || self.in_log()
+    }
+
+    /// Whether the spinner has something to show.
+    fn animating(&self) -> bool {
         self.inflight.is_some()
             || self
                 .servers
                 .iter()
                 .any(|s| s.status == ServerStatus::Pending)
+    }
+
+    fn in_log(&self) -> bool {
+        matches!(self.mode, Mode::Log | Mode::LogFilter)
+    }
+
+    /// The frames the log shows, after its filters.
+    pub fn log_frames(&self) -> Vec<Arc<crate::mcp::framelog::Frame>> {
+        let Some(frames) = &self.frames else {
+            return Vec::new();
+        };
+        let server = self
+            .selected_server()
+            .map(|v| v.name.as_str())
+            .unwrap_or("");
+        let method = self.log.method.to_lowercase();
+        frames
+            .snapshot()
+            .into_iter()
+            .filter(|f| !self.log.only_server || &*f.server == server)
+            .filter(|f| {
+                method.is_empty()
+                    || f.method
+                        .as_deref()
+                        .is_some_and(|m| m.to_lowercase().contains(&method))
+            })
+            .collect()
     }
 
     pub fn selected_server(&self) -> Option<&ServerView> {
@@ -272,6 +326,13 @@ impl State {
 pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
     match msg {
         Msg::Tick => {
+            if s.in_log() && !s.animating() {
+                // Only new frames need a redraw.
+                let newest = s.frames.as_ref().and_then(|f| f.last_seq());
+                let changed = newest != s.log.seen;
+                s.log.seen = newest;
+                return changed;
+            }
             s.spinner = s.spinner.wrapping_add(1);
             true
         }
@@ -422,6 +483,25 @@ fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Mode::Filter => filter_key(s, k, action),
+        Mode::Log => log_key(s, action),
+        Mode::LogFilter => {
+            match k.code {
+                KeyCode::Esc => {
+                    s.log.method.clear();
+                    s.mode = Mode::Log;
+                }
+                KeyCode::Enter => s.mode = Mode::Log,
+                KeyCode::Backspace => {
+                    s.log.method.pop();
+                }
+                KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
+                    s.log.method.push(c)
+                }
+                _ => return false,
+            }
+            s.log.sel = None;
+            true
+        }
         Mode::Editor => editor_key(s, k, action, fx),
         Mode::Normal => match action {
             Some(a) => normal_action(s, a, fx),
@@ -481,6 +561,43 @@ fn editor_key(s: &mut State, k: KeyEvent, action: Option<Action>, fx: &mut Vec<E
             .and_then(|v| v.lists.tools.iter().find(|t| t.name == editor.tool))
             .and_then(|t| t.input_schema.clone());
         editor.problems = problems(&editor.text.lines().join("\n"), schema.as_ref());
+    }
+    true
+}
+
+fn log_key(s: &mut State, action: Option<Action>) -> bool {
+    let Some(a) = action else { return false };
+    let n = s.log_frames().len();
+    let current = s.log.sel.unwrap_or(n.saturating_sub(1));
+    let by = |d: isize| Some(step(current, d, n));
+    s.log.sel = match a {
+        Action::Back | Action::ProtocolLog | Action::Quit => {
+            s.mode = Mode::Normal;
+            return true;
+        }
+        Action::Help => {
+            s.mode = Mode::Help;
+            return true;
+        }
+        Action::Filter => {
+            s.mode = Mode::LogFilter;
+            return true;
+        }
+        Action::AllTools => {
+            s.log.only_server = !s.log.only_server;
+            None
+        }
+        Action::Up => by(-1),
+        Action::Down => by(1),
+        Action::PageUp => by(-10),
+        Action::PageDown => by(10),
+        Action::Home => Some(0),
+        // End follows the newest frames again.
+        Action::End => None,
+        _ => return false,
+    };
+    if s.log.sel == Some(n.saturating_sub(1)) && matches!(a, Action::Down | Action::PageDown) {
+        s.log.sel = None;
     }
     true
 }
@@ -639,7 +756,12 @@ fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             fx.push(Effect::Manager(Command::Reconnect(v.name.clone())));
             true
         }
-        // Not yet: Reload, ProtocolLog, Copy, Save, ExternalEditor, AddServer, Send.
+        Action::ProtocolLog => {
+            s.mode = Mode::Log;
+            s.log.seen = s.frames.as_ref().and_then(|f| f.last_seq());
+            true
+        }
+        // Not yet: Reload, Copy, Save, ExternalEditor, AddServer, Send.
         _ => {
             s.status = Some(format!("`{}` is not available yet", a.name()));
             true

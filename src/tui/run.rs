@@ -66,6 +66,7 @@ pub async fn run(
     mut events: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::manager::Event>,
 ) -> std::io::Result<()> {
     let mut state = State::new(&config.servers, Keymap::default(), config.path.clone());
+    state.frames = Some(manager.frames().clone());
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     let mut input = EventStream::new();
