@@ -141,6 +141,8 @@ pub struct Outcome {
     pub result: Result<CallResult, CallError>,
     pub elapsed: Duration,
     pub output_schema: Option<Value>,
+    /// The outcome prepared for display (sanitized, long lines chunked).
+    pub lines: Vec<ratatui::text::Line<'static>>,
 }
 
 /// Everything the UI shows. Plain data.
@@ -414,12 +416,14 @@ fn on_event(s: &mut State, ev: Event) -> bool {
             if let Some(i) = find(s, &server) {
                 s.servers[i].last_latency = Some(elapsed);
             }
+            let lines = super::result::lines(&result, output_schema.as_ref());
             s.outcome = Some(Outcome {
                 server,
                 tool,
                 result,
                 elapsed,
                 output_schema,
+                lines,
             });
             s.result_scroll = 0;
             if s.mode == Mode::ConfirmQuit {
@@ -847,7 +851,10 @@ fn move_by(s: &mut State, by: isize) -> bool {
             s.detail_scroll = 0;
         }
         Pane::Detail => s.detail_scroll = step(s.detail_scroll, by, usize::MAX / 4),
-        Pane::Result => s.result_scroll = step(s.result_scroll, by, usize::MAX / 4),
+        Pane::Result => {
+            let n = s.outcome.as_ref().map(|o| o.lines.len()).unwrap_or(0);
+            s.result_scroll = step(s.result_scroll, by, n);
+        }
     }
     true
 }

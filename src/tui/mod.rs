@@ -4,5 +4,6 @@
 
 pub mod app;
 pub mod keymap;
+pub mod result;
 pub mod run;
 pub mod ui;

@@ -10,7 +10,6 @@ use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragra
 use super::app::{Mode, Pane, ServerView, State};
 use super::keymap::Action;
 use crate::mcp::manager::ServerStatus;
-use crate::mcp::types::Content;
 use crate::sanitize;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -357,134 +356,20 @@ fn render_editor(s: &State, f: &mut Frame, area: Rect) {
     );
 }
 
-/// The result as lines (sanitized). Built per frame from the outcome; the
-/// large-result view (render only what is visible) is still to come.
-pub fn result_lines(s: &State) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    let Some(o) = &s.outcome else {
-        if let Some(c) = &s.inflight {
-            lines.push(Line::raw(format!(
-                "{} calling {} on {}…",
-                SPINNER[s.spinner % SPINNER.len()],
-                clean(&c.tool),
-                clean(&c.server)
-            )));
-        } else {
-            lines.push(Line::styled(
-                "No call yet: select a tool and press Enter.",
-                Style::default().fg(Color::DarkGray),
-            ));
-        }
-        return lines;
-    };
-    match &o.result {
-        Err(e) => {
-            lines.push(Line::styled(
-                format!("✗ {}", clean(&e.to_string())),
-                Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
-            ));
-        }
-        Ok(r) => {
-            if r.is_error {
-                lines.push(Line::styled(
-                    "✗ the tool reported an error (isError)",
-                    Style::default()
-                        .fg(Color::White)
-                        .bg(Color::Red)
-                        .add_modifier(Modifier::BOLD),
-                ));
-            }
-            for block in &r.content {
-                match block {
-                    Content::Text { text } => {
-                        for l in sanitize::visible(text).lines() {
-                            lines.push(Line::raw(l.to_string()));
-                        }
-                    }
-                    Content::Image { mime, data } => lines.push(Line::styled(
-                        format!(
-                            "[image] {}, {} bytes",
-                            clean(mime),
-                            Content::decoded_len(data)
-                        ),
-                        Style::default().fg(Color::Magenta),
-                    )),
-                    Content::Audio { mime, data } => lines.push(Line::styled(
-                        format!(
-                            "[audio] {}, {} bytes",
-                            clean(mime),
-                            Content::decoded_len(data)
-                        ),
-                        Style::default().fg(Color::Magenta),
-                    )),
-                    Content::ResourceLink { uri, name, .. } => lines.push(Line::styled(
-                        format!(
-                            "[link] {} {}",
-                            clean(uri),
-                            name.as_deref().map(clean).unwrap_or_default()
-                        ),
-                        Style::default().fg(Color::Blue),
-                    )),
-                    Content::Resource {
-                        uri, text, blob, ..
-                    } => {
-                        lines.push(Line::styled(
-                            format!("[resource] {}", clean(uri)),
-                            Style::default().fg(Color::Blue),
-                        ));
-                        if let Some(t) = text {
-                            for l in sanitize::visible(t).lines() {
-                                lines.push(Line::raw(format!("  {l}")));
-                            }
-                        } else if let Some(b) = blob {
-                            lines.push(Line::raw(format!(
-                                "  blob, {} bytes",
-                                Content::decoded_len(b)
-                            )));
-                        }
-                    }
-                    Content::Unknown { kind, .. } => lines.push(Line::styled(
-                        format!("[unknown content type {}]", clean(kind)),
-                        Style::default().fg(Color::Yellow),
-                    )),
-                }
-            }
-            if let Some(sc) = r.structured() {
-                lines.push(Line::styled(
-                    "structuredContent",
-                    Style::default().add_modifier(Modifier::BOLD),
-                ));
-                let pretty = serde_json::to_string_pretty(sc).unwrap_or_default();
-                for l in sanitize::visible(&pretty).lines() {
-                    lines.push(Line::styled(
-                        l.to_string(),
-                        Style::default().fg(Color::Cyan),
-                    ));
-                }
-                if let Some(schema) = &o.output_schema {
-                    match crate::schema::check(schema, sc) {
-                        Ok(v) if v.is_empty() => lines.push(Line::styled(
-                            "✓ matches the outputSchema",
-                            Style::default().fg(Color::Green),
-                        )),
-                        Ok(v) => {
-                            for x in v {
-                                lines.push(Line::styled(
-                                    format!("✗ {}", clean(&x.to_string())),
-                                    Style::default().fg(Color::Red),
-                                ));
-                            }
-                        }
-                        Err(e) => lines.push(Line::styled(
-                            format!("? {}", clean(&e)),
-                            Style::default().fg(Color::Yellow),
-                        )),
-                    }
-                }
-            }
-        }
+/// A placeholder for the result pane before any result.
+fn result_placeholder(s: &State) -> Line<'static> {
+    match &s.inflight {
+        Some(c) => Line::raw(format!(
+            "{} calling {} on {}… (Esc cancels)",
+            SPINNER[s.spinner % SPINNER.len()],
+            clean(&c.tool),
+            clean(&c.server)
+        )),
+        None => Line::styled(
+            "No call yet: select a tool and press Enter.",
+            Style::default().fg(Color::DarkGray),
+        ),
     }
-    lines
 }
 
 fn render_result(s: &State, f: &mut Frame, area: Rect) {
@@ -497,11 +382,36 @@ fn render_result(s: &State, f: &mut Frame, area: Rect) {
         ),
         None => "Result".into(),
     };
-    let lines = result_lines(s);
+    // Only the visible window of the prepared lines is handed to ratatui:
+    // a 10 MB result costs no more per frame than a short one.
+    let height = area.height.saturating_sub(2) as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    if let Some(c) = &s.inflight
+        && s.outcome.is_some()
+    {
+        lines.push(Line::styled(
+            format!(
+                "{} calling {} on {}… (Esc cancels)",
+                SPINNER[s.spinner % SPINNER.len()],
+                clean(&c.tool),
+                clean(&c.server)
+            ),
+            Style::default().fg(Color::Yellow),
+        ));
+    }
+    match &s.outcome {
+        None => lines.push(result_placeholder(s)),
+        Some(o) => lines.extend(
+            o.lines
+                .iter()
+                .skip(s.result_scroll)
+                .take(height.max(1))
+                .cloned(),
+        ),
+    }
     let p = Paragraph::new(lines)
         .block(block(title, s.focus == Pane::Result))
-        .wrap(Wrap { trim: false })
-        .scroll((s.result_scroll.min(u16::MAX as usize) as u16, 0));
+        .wrap(Wrap { trim: false });
     f.render_widget(p, area);
 }
 
