@@ -486,3 +486,49 @@ fn the_protocol_log_lists_frames_filters_them_and_marks_bad_ones() {
     update(&mut s, key(KeyCode::Esc), &mut fx);
     assert_eq!(s.mode, Mode::Normal);
 }
+
+#[test]
+fn copy_and_save_a_result() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let _ = call_selected(&mut s);
+    // PNG signature bytes, base64.
+    finish(
+        &mut s,
+        Ok(
+            json!({"content": [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}, {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}]}),
+        ),
+    );
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('s')), &mut fx);
+    match &fx[..] {
+        [Effect::Save(files)] => {
+            assert_eq!(files[0].0, "mcpdeck-echo-1.png");
+            assert_eq!(files[0].1, b"\x89PNG\r\n\x1a\n");
+            assert_eq!(files[1].0, "mcpdeck-echo-2.wav");
+            assert_eq!(files[1].1, b"RIFF");
+        }
+        other => panic!("{other:?}"),
+    }
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('y')), &mut fx);
+    match &fx[..] {
+        [Effect::Copy(text)] => {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(v["content"][0]["mimeType"], "image/png");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Too large for OSC 52: refused with a message.
+    s.focus = Pane::Tools;
+    let _ = call_selected(&mut s);
+    finish(
+        &mut s,
+        Ok(json!({"content": [{"type": "text", "text": "x".repeat(200_000)}]})),
+    );
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('y')), &mut fx);
+    assert!(fx.is_empty());
+    assert!(s.status.as_deref().unwrap().contains("too large to copy"));
+}

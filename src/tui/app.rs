@@ -189,8 +189,15 @@ pub enum Effect {
         server: String,
         tools: Vec<String>,
     },
+    /// Put text on the clipboard (OSC 52).
+    Copy(String),
+    /// Write files (name, bytes) into the current directory.
+    Save(Vec<(String, Vec<u8>)>),
     Quit,
 }
+
+/// The most OSC 52 carries reliably (terminals cap it around here).
+pub const COPY_LIMIT: usize = 100_000;
 
 /// An input to `update`.
 #[derive(Debug)]
@@ -487,7 +494,7 @@ fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Mode::Filter => filter_key(s, k, action),
-        Mode::Log => log_key(s, action),
+        Mode::Log => log_key(s, action, fx),
         Mode::LogFilter => {
             match k.code {
                 KeyCode::Esc => {
@@ -569,7 +576,83 @@ fn editor_key(s: &mut State, k: KeyEvent, action: Option<Action>, fx: &mut Vec<E
     true
 }
 
-fn log_key(s: &mut State, action: Option<Action>) -> bool {
+fn copy(s: &mut State, text: String, fx: &mut Vec<Effect>) {
+    if text.len() > COPY_LIMIT {
+        s.status = Some(format!(
+            "too large to copy ({} bytes; terminals take about {COPY_LIMIT} through OSC 52)",
+            text.len()
+        ));
+        return;
+    }
+    s.status = Some(format!("copied {} bytes (OSC 52)", text.len()));
+    fx.push(Effect::Copy(text));
+}
+
+/// Save the result's images, audio and blobs to files.
+fn save_media(s: &mut State, fx: &mut Vec<Effect>) {
+    use crate::mcp::types::Content;
+    use base64::Engine;
+    let Some(Outcome {
+        tool,
+        result: Ok(r),
+        ..
+    }) = &s.outcome
+    else {
+        s.status = Some("no result with media to save".into());
+        return;
+    };
+    let ext = |mime: &str| match mime {
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        "image/svg+xml" => "svg",
+        "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
+        "audio/mpeg" => "mp3",
+        "audio/ogg" => "ogg",
+        "application/json" => "json",
+        "application/pdf" => "pdf",
+        _ => "bin",
+    };
+    let safe: String = tool
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut files = Vec::new();
+    let mut bad = 0;
+    for (i, block) in r.content.iter().enumerate() {
+        let (mime, data) = match block {
+            Content::Image { mime, data } | Content::Audio { mime, data } => (mime.as_str(), data),
+            Content::Resource {
+                mime,
+                blob: Some(b),
+                ..
+            } => (mime.as_deref().unwrap_or(""), b),
+            _ => continue,
+        };
+        match base64::engine::general_purpose::STANDARD.decode(data.trim()) {
+            Ok(bytes) => files.push((format!("mcpdeck-{safe}-{}.{}", i + 1, ext(mime)), bytes)),
+            Err(_) => bad += 1,
+        }
+    }
+    if files.is_empty() {
+        s.status = Some(if bad > 0 {
+            "the media is not valid base64; nothing saved".into()
+        } else {
+            "this result has no image, audio or blob".into()
+        });
+        return;
+    }
+    fx.push(Effect::Save(files));
+}
+
+fn log_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool {
     let Some(a) = action else { return false };
     let n = s.log_frames().len();
     let current = s.log.sel.unwrap_or(n.saturating_sub(1));
@@ -585,6 +668,15 @@ fn log_key(s: &mut State, action: Option<Action>) -> bool {
         }
         Action::Filter => {
             s.mode = Mode::LogFilter;
+            return true;
+        }
+        Action::Copy => {
+            let frames = s.log_frames();
+            let sel = s.log.sel.unwrap_or(frames.len().saturating_sub(1));
+            if let Some(f) = frames.get(sel) {
+                let text = f.text.to_string();
+                copy(s, text, fx);
+            }
             return true;
         }
         Action::AllTools => {
@@ -760,12 +852,30 @@ fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             fx.push(Effect::Manager(Command::Reconnect(v.name.clone())));
             true
         }
+        Action::Copy => {
+            let text = match &s.outcome {
+                Some(o) => match &o.result {
+                    Ok(r) => serde_json::to_string_pretty(&r.raw).unwrap_or_default(),
+                    Err(e) => e.to_string(),
+                },
+                None => {
+                    s.status = Some("nothing to copy yet".into());
+                    return true;
+                }
+            };
+            copy(s, text, fx);
+            true
+        }
+        Action::Save => {
+            save_media(s, fx);
+            true
+        }
         Action::ProtocolLog => {
             s.mode = Mode::Log;
             s.log.seen = s.frames.as_ref().and_then(|f| f.last_seq());
             true
         }
-        // Not yet: Reload, Copy, Save, ExternalEditor, AddServer, Send.
+        // Not yet: Reload, ExternalEditor, AddServer, Send.
         _ => {
             s.status = Some(format!("`{}` is not available yet", a.name()));
             true

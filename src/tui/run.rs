@@ -101,6 +101,29 @@ pub async fn run(
         for e in effects.drain(..) {
             match e {
                 Effect::Quit => quit = true,
+                Effect::Copy(text) => {
+                    use base64::Engine;
+                    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+                    let mut out = std::io::stdout();
+                    // OSC 52: the terminal puts it on the system clipboard.
+                    let _ = write!(out, "\x1b]52;c;{b64}\x07");
+                    let _ = out.flush();
+                }
+                Effect::Save(files) => {
+                    let mut saved = Vec::new();
+                    let mut failed = None;
+                    for (name, bytes) in files {
+                        match std::fs::write(&name, &bytes) {
+                            Ok(()) => saved.push(format!("{name} ({} bytes)", bytes.len())),
+                            Err(e) => failed = Some(format!("could not write {name}: {e}")),
+                        }
+                    }
+                    let r = match failed {
+                        Some(e) => Err(e),
+                        None => Ok(format!("saved {}", saved.join(", "))),
+                    };
+                    pending_writes(&mut state, r, &mut dirty);
+                }
                 Effect::Manager(cmd) => manager.send(cmd),
                 Effect::WriteEnabled { server, enabled } => {
                     let r = write(&config, &mut editor, |ed| ed.set_enabled(&server, enabled));
