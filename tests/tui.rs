@@ -532,3 +532,51 @@ fn copy_and_save_a_result() {
     assert!(fx.is_empty());
     assert!(s.status.as_deref().unwrap().contains("too large to copy"));
 }
+
+#[test]
+fn reloading_keeps_known_servers_and_adds_new_ones() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    let mut demo = ServerConfig::stdio("demo", "x", &[]);
+    demo.deny_tools = vec!["echo".into()];
+    let fresh = vec![demo, ServerConfig::stdio("new", "y", &[])];
+    update(&mut s, Msg::Reloaded(Ok(fresh)), &mut fx);
+    let names: Vec<&str> = s.servers.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["demo", "new"]);
+    assert_eq!(
+        s.servers[0].status,
+        ServerStatus::Connected,
+        "a kept server keeps its state"
+    );
+    assert!(s.servers[0].denied("echo"), "its new deny list applies");
+    assert_eq!(s.servers[1].status, ServerStatus::Pending);
+    update(
+        &mut s,
+        Msg::Reloaded(Err("config.toml:3:1: unknown key".into())),
+        &mut fx,
+    );
+    assert!(s.status.as_deref().unwrap().contains("not reloaded"));
+}
+
+#[test]
+fn no_color_draws_without_colours() {
+    let mut s = state();
+    s.no_color = true;
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| mcpdeck::tui::ui::render(&s, f)).unwrap();
+    let buf = t.backend().buffer();
+    for cell in buf.content() {
+        assert_eq!(cell.fg, ratatui::style::Color::Reset);
+        assert_eq!(cell.bg, ratatui::style::Color::Reset);
+    }
+    // With colours, the same screen has some.
+    s.no_color = false;
+    t.draw(|f| mcpdeck::tui::ui::render(&s, f)).unwrap();
+    assert!(
+        t.backend()
+            .buffer()
+            .content()
+            .iter()
+            .any(|c| c.fg != ratatui::style::Color::Reset)
+    );
+}

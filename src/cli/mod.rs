@@ -129,6 +129,17 @@ impl Failure {
 
 type Outcome = Result<Exit, Failure>;
 
+/// `mcpdeck.log` in the user's state directory (created if needed).
+fn default_log_file() -> Option<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "mcpdeck")?;
+    let dir = dirs
+        .state_dir()
+        .unwrap_or_else(|| dirs.data_local_dir())
+        .to_path_buf();
+    std::fs::create_dir_all(&dir).ok()?;
+    Some(dir.join("mcpdeck.log"))
+}
+
 /// Send tracing output to a file, if one was asked for.
 fn init_logging(path: &std::path::Path) -> Result<(), Failure> {
     let file = std::fs::OpenOptions::new()
@@ -158,6 +169,13 @@ pub fn run(cli: Cli) -> i32 {
     {
         eprintln!("mcpdeck: {}", f.message);
         return f.code as i32;
+    }
+    // The TUI logs to a file by default (never to the screen).
+    if cli.log_file.is_none()
+        && cli.command.is_none()
+        && let Some(path) = default_log_file()
+    {
+        let _ = init_logging(&path);
     }
     // One thread: the CLI waits on servers, it does not compute. On small
     // machines idle worker threads would compete with the servers for CPU

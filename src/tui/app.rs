@@ -172,6 +172,8 @@ pub struct State {
     /// The raw frames (shared with the sessions; read-only here).
     pub frames: Option<Arc<crate::mcp::framelog::FrameLog>>,
     pub log: LogView,
+    /// `NO_COLOR` is set: draw without colours.
+    pub no_color: bool,
     next_tag: u64,
 }
 
@@ -193,6 +195,8 @@ pub enum Effect {
     Copy(String),
     /// Write files (name, bytes) into the current directory.
     Save(Vec<(String, Vec<u8>)>),
+    /// Read the config file again and hand the servers to the manager.
+    Reload,
     Quit,
 }
 
@@ -210,6 +214,8 @@ pub enum Msg {
     Resize,
     /// The result of a config write (Err: a message for the status bar).
     Written(Result<String, String>),
+    /// The config file was read again (Err: why not).
+    Reloaded(Result<Vec<ServerConfig>, String>),
 }
 
 impl State {
@@ -235,6 +241,7 @@ impl State {
             config_path,
             frames: None,
             log: LogView::default(),
+            no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             next_tag: 1,
         };
         s.refilter();
@@ -352,6 +359,31 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
         }
         Msg::Written(Err(e)) => {
             s.status = Some(e);
+            true
+        }
+        Msg::Reloaded(Err(e)) => {
+            s.status = Some(format!("not reloaded: {e}"));
+            true
+        }
+        Msg::Reloaded(Ok(servers)) => {
+            // Keep what is known of servers that stay (the manager keeps
+            // unchanged ones connected); new ones start pending.
+            let mut old: Vec<ServerView> = std::mem::take(&mut s.servers);
+            s.servers = servers
+                .iter()
+                .map(|c| match old.iter().position(|v| v.name == c.name) {
+                    Some(i) => {
+                        let mut v = old.remove(i);
+                        v.enabled = c.enabled;
+                        v.deny = c.deny_tools.clone();
+                        v
+                    }
+                    None => ServerView::new(c),
+                })
+                .collect();
+            s.server_sel = s.server_sel.min(s.servers.len().saturating_sub(1));
+            s.refilter();
+            s.status = Some(format!("config reloaded: {} servers", s.servers.len()));
             true
         }
         Msg::Manager(ev) => on_event(s, ev),
@@ -875,7 +907,15 @@ fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             s.log.seen = s.frames.as_ref().and_then(|f| f.last_seq());
             true
         }
-        // Not yet: Reload, ExternalEditor, AddServer, Send.
+        Action::Reload => {
+            if s.config_path.is_none() {
+                s.status = Some("nothing to reload: this session has no config file (demo)".into());
+            } else {
+                fx.push(Effect::Reload);
+            }
+            true
+        }
+        // Not yet: ExternalEditor, AddServer, Send.
         _ => {
             s.status = Some(format!("`{}` is not available yet", a.name()));
             true

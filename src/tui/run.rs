@@ -101,6 +101,21 @@ pub async fn run(
         for e in effects.drain(..) {
             match e {
                 Effect::Quit => quit = true,
+                Effect::Reload => {
+                    let msg = match config.path.as_deref().map(crate::config::load) {
+                        Some(Ok(fresh)) => {
+                            manager.send(Command::SetServers(fresh.servers.clone()));
+                            // Edits from now on start from the file as it is.
+                            if let Some(ed) = editor.as_mut() {
+                                let _ = ed.reload();
+                            }
+                            Msg::Reloaded(Ok(fresh.servers))
+                        }
+                        Some(Err(e)) => Msg::Reloaded(Err(e.summary())),
+                        None => Msg::Reloaded(Err("no config file".into())),
+                    };
+                    dirty |= app::update(&mut state, msg, &mut Vec::new());
+                }
                 Effect::Copy(text) => {
                     use base64::Engine;
                     let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());

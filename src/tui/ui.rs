@@ -32,8 +32,24 @@ fn block(title: String, focused: bool) -> Block<'static> {
         .border_style(style)
 }
 
-/// Draw the whole screen.
+/// Draw the whole screen. With `NO_COLOR` set, colours are taken out
+/// (bold, reverse and the like stay, so focus and selection still show).
 pub fn render(s: &State, f: &mut Frame) {
+    render_panes(s, f);
+    if s.no_color {
+        let area = f.area();
+        let buf = f.buffer_mut();
+        for y in area.top()..area.bottom() {
+            for x in area.left()..area.right() {
+                let cell = &mut buf[(x, y)];
+                cell.set_fg(Color::Reset);
+                cell.set_bg(Color::Reset);
+            }
+        }
+    }
+}
+
+fn render_panes(s: &State, f: &mut Frame) {
     let area = f.area();
     let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     let left_width = (main.width / 3).clamp(24, 48);
