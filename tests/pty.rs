@@ -44,6 +44,10 @@ struct Tui {
 
 impl Tui {
     fn start(config: &str) -> Tui {
+        Tui::start_with(config, &[])
+    }
+
+    fn start_with(config: &str, env: &[(&str, &str)]) -> Tui {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: 24,
@@ -55,6 +59,9 @@ impl Tui {
         let mut cmd = CommandBuilder::new(common::mcpdeck_bin());
         cmd.args(["--config", config]);
         cmd.env("TERM", "xterm-256color");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         let child = pty
             .slave
             .spawn_command(cmd)
@@ -268,4 +275,31 @@ fn escape_sequences_from_a_server_never_reach_the_terminal() {
     assert!(s.contains("Servers (1)"), "{s}");
     t.quit();
     assert_no_leak(&mark);
+}
+
+#[test]
+fn long_arguments_can_be_edited_in_the_users_editor() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = common::mcpdeck_bin().display().to_string();
+    let cfg = format!("[servers.demo]\ncommand = {exe:?}\nargs = [\"demo-server\"]\n");
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    // An "editor" that replaces the file's contents, as a person would.
+    let editor = write_file(
+        dir.path(),
+        "editor.sh",
+        "#!/bin/sh\nprintf '{\\n  \"message\": \"written in the editor\"\\n}\\n' > \"$1\"\n",
+    );
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut t = Tui::start_with(&path, &[("VISUAL", editor.to_str().unwrap())]);
+    t.wait_for("demo 2026-07-28", 30);
+    t.keys("\t");
+    t.keys("\r");
+    t.wait_for("Arguments · echo on demo", 10);
+    t.keys("\x05"); // Ctrl-E
+    t.wait_for("written in the editor", 10);
+    t.keys(CTRL_S);
+    t.wait_for("echo: written in the editor", 20);
+    t.quit();
 }

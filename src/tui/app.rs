@@ -197,6 +197,8 @@ pub enum Effect {
     Save(Vec<(String, Vec<u8>)>),
     /// Read the config file again and hand the servers to the manager.
     Reload,
+    /// Edit this text in $VISUAL / $EDITOR; answer with `Msg::EditorReturned`.
+    ExternalEditor(String),
     Quit,
 }
 
@@ -214,6 +216,8 @@ pub enum Msg {
     Resize,
     /// The result of a config write (Err: a message for the status bar).
     Written(Result<String, String>),
+    /// The external editor returned this text (Err: why not).
+    EditorReturned(Result<String, String>),
     /// The config file was read again (Err: why not).
     Reloaded(Result<Vec<ServerConfig>, String>),
 }
@@ -359,6 +363,26 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
         }
         Msg::Written(Err(e)) => {
             s.status = Some(e);
+            true
+        }
+        Msg::EditorReturned(Err(e)) => {
+            s.status = Some(e);
+            true
+        }
+        Msg::EditorReturned(Ok(text)) => {
+            let schema = s.editor.as_ref().and_then(|e| {
+                s.servers
+                    .iter()
+                    .find(|v| v.name == e.server)
+                    .and_then(|v| v.lists.tools.iter().find(|t| t.name == e.tool))
+                    .and_then(|t| t.input_schema.clone())
+            });
+            if let Some(e) = s.editor.as_mut() {
+                let text = text.trim_end().to_string();
+                e.problems = problems(&text, schema.as_ref());
+                e.text = TextArea::new(text.lines().map(str::to_string).collect());
+                e.text.set_tab_length(2);
+            }
             true
         }
         Msg::Reloaded(Err(e)) => {
@@ -579,6 +603,12 @@ fn editor_key(s: &mut State, k: KeyEvent, action: Option<Action>, fx: &mut Vec<E
     match action {
         Some(Action::Send) => {
             send_call(s, fx);
+            return true;
+        }
+        Some(Action::ExternalEditor) => {
+            if let Some(e) = &s.editor {
+                fx.push(Effect::ExternalEditor(e.text.lines().join("\n")));
+            }
             return true;
         }
         Some(Action::Back) => {

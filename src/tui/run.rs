@@ -41,6 +41,47 @@ impl TerminalGuard {
     }
 }
 
+impl TerminalGuard {
+    fn reenter() -> std::io::Result<()> {
+        terminal::enable_raw_mode()?;
+        execute!(
+            std::io::stdout(),
+            terminal::EnterAlternateScreen,
+            event::EnableMouseCapture
+        )
+    }
+}
+
+/// Edit `text` in $VISUAL, else $EDITOR, else vi; the edited text.
+async fn external_editor(text: &str) -> Result<String, String> {
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .find(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| "vi".into());
+    let mut words = editor.split_whitespace();
+    let program = words.next().unwrap_or("vi").to_string();
+    let path = std::env::temp_dir().join(format!("mcpdeck-args-{}.json", std::process::id()));
+    std::fs::write(&path, text).map_err(|e| format!("could not write {}: {e}", path.display()))?;
+    let status = tokio::process::Command::new(&program)
+        .args(words)
+        .arg(&path)
+        .status()
+        .await;
+    let result = match status {
+        Ok(s) if s.success() => std::fs::read_to_string(&path)
+            .map_err(|e| format!("could not read {}: {e}", path.display())),
+        Ok(s) => Err(format!(
+            "{program} exited with {s}; the arguments were left as they were"
+        )),
+        Err(e) => Err(format!(
+            "could not start {program} ($VISUAL / $EDITOR): {e}"
+        )),
+    };
+    let _ = std::fs::remove_file(&path);
+    result
+}
+
 fn restore() {
     let _ = terminal::disable_raw_mode();
     let mut out = std::io::stdout();
@@ -101,6 +142,18 @@ pub async fn run(
         for e in effects.drain(..) {
             match e {
                 Effect::Quit => quit = true,
+                Effect::ExternalEditor(text) => {
+                    // Hand the terminal over: stop reading keys, leave the
+                    // alternate screen, and take it back afterwards.
+                    drop(input);
+                    restore();
+                    let result = external_editor(&text).await;
+                    TerminalGuard::reenter()?;
+                    terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+                    input = EventStream::new();
+                    dirty = true;
+                    dirty |= app::update(&mut state, Msg::EditorReturned(result), &mut Vec::new());
+                }
                 Effect::Reload => {
                     let msg = match config.path.as_deref().map(crate::config::load) {
                         Some(Ok(fresh)) => {
