@@ -580,3 +580,37 @@ fn no_color_draws_without_colours() {
             .any(|c| c.fg != ratatui::style::Color::Reset)
     );
 }
+
+#[test]
+fn clicks_select_where_they_land_and_the_wheel_scrolls() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(80, 24), &mut fx);
+    let click = |x, y| {
+        Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: x,
+            row: y,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    // Servers: border on row 0, then one row per server.
+    update(&mut s, click(3, 3), &mut fx);
+    assert_eq!((s.focus, s.server_sel), (Pane::Servers, 2));
+    update(&mut s, click(3, 1), &mut fx);
+    assert_eq!(s.server_sel, 0);
+    // Tools start below the servers pane (4 servers + borders = rows 0..6).
+    update(&mut s, click(3, 8), &mut fx);
+    assert_eq!((s.focus, s.tool_sel), (Pane::Tools, 1));
+    assert!(screen(&s, 80, 24).contains("Tool · get_weather"));
+    // The wheel over the tools moves the selection.
+    let wheel = Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: 3,
+        row: 9,
+        modifiers: KeyModifiers::NONE,
+    });
+    update(&mut s, wheel, &mut fx);
+    assert_eq!(s.tool_sel, 2);
+}

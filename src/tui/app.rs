@@ -174,6 +174,8 @@ pub struct State {
     pub log: LogView,
     /// `NO_COLOR` is set: draw without colours.
     pub no_color: bool,
+    /// The terminal's size, for mapping mouse clicks to panes.
+    pub size: (u16, u16),
     next_tag: u64,
 }
 
@@ -213,7 +215,8 @@ pub enum Msg {
     Manager(Event),
     /// The spinner ticks while something is pending.
     Tick,
-    Resize,
+    /// The terminal's size (columns, rows).
+    Resize(u16, u16),
     /// The result of a config write (Err: a message for the status bar).
     Written(Result<String, String>),
     /// The external editor returned this text (Err: why not).
@@ -246,6 +249,7 @@ impl State {
             frames: None,
             log: LogView::default(),
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            size: (80, 24),
             next_tag: 1,
         };
         s.refilter();
@@ -356,7 +360,10 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             s.spinner = s.spinner.wrapping_add(1);
             true
         }
-        Msg::Resize => true,
+        Msg::Resize(w, h) => {
+            s.size = (w, h);
+            true
+        }
         Msg::Written(Ok(note)) => {
             s.status = Some(note);
             true
@@ -520,9 +527,62 @@ fn on_event(s: &mut State, ev: Event) -> bool {
 }
 
 fn on_mouse(s: &mut State, m: MouseEvent) -> bool {
+    use ratatui::layout::{Position, Rect};
+    if s.mode != Mode::Normal {
+        return false;
+    }
+    let screen = Rect::new(0, 0, s.size.0, s.size.1);
+    let a = super::ui::layout(screen, s.servers.len());
+    let at = Position::new(m.column, m.row);
+    let pane = [
+        (a.servers, Pane::Servers),
+        (a.tools, Pane::Tools),
+        (a.detail, Pane::Detail),
+        (a.result, Pane::Result),
+    ]
+    .into_iter()
+    .find(|(r, _)| r.contains(at));
     match m.kind {
-        MouseEventKind::ScrollDown => move_by(s, 3),
-        MouseEventKind::ScrollUp => move_by(s, -3),
+        MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+            if let Some((_, p)) = pane {
+                s.focus = p;
+            }
+            move_by(
+                s,
+                if m.kind == MouseEventKind::ScrollDown {
+                    3
+                } else {
+                    -3
+                },
+            )
+        }
+        MouseEventKind::Down(crossterm::event::MouseButton::Left) => {
+            let Some((rect, p)) = pane else { return false };
+            s.focus = p;
+            // The row under the pointer, inside the border.
+            let row = m.row.saturating_sub(rect.y + 1) as usize;
+            let height = rect.height.saturating_sub(2) as usize;
+            if m.row > rect.y && row < height {
+                match p {
+                    Pane::Servers if !s.servers.is_empty() => {
+                        let target = super::ui::list_offset(s.server_sel, height) + row;
+                        if target < s.servers.len() && target != s.server_sel {
+                            let by = target as isize - s.server_sel as isize;
+                            move_by(s, by);
+                        }
+                    }
+                    Pane::Tools if !s.visible.is_empty() => {
+                        let target = super::ui::list_offset(s.tool_sel, height) + row;
+                        if target < s.visible.len() {
+                            s.tool_sel = target;
+                            s.detail_scroll = 0;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            true
+        }
         _ => false,
     }
 }

@@ -110,6 +110,9 @@ pub async fn run(
     state.frames = Some(manager.frames().clone());
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    if let Ok(size) = terminal.size() {
+        state.size = (size.width, size.height);
+    }
     let mut input = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -125,7 +128,7 @@ pub async fn run(
             ev = input.next() => match ev {
                 Some(Ok(event::Event::Key(k))) if k.kind != event::KeyEventKind::Release => Msg::Key(k),
                 Some(Ok(event::Event::Mouse(m))) => Msg::Mouse(m),
-                Some(Ok(event::Event::Resize(..))) => Msg::Resize,
+                Some(Ok(event::Event::Resize(w, h))) => Msg::Resize(w, h),
                 Some(Ok(_)) => continue,
                 Some(Err(e)) => return Err(e),
                 None => break,

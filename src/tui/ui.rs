@@ -49,17 +49,52 @@ pub fn render(s: &State, f: &mut Frame) {
     }
 }
 
-fn render_panes(s: &State, f: &mut Frame) {
-    let area = f.area();
+/// Where each pane goes on a screen of this size (shared with the mouse
+/// handling, so a click lands where the eye sees it).
+pub struct Areas {
+    pub main: Rect,
+    pub status: Rect,
+    pub servers: Rect,
+    pub tools: Rect,
+    pub detail: Rect,
+    pub result: Rect,
+}
+
+pub fn layout(area: Rect, servers: usize) -> Areas {
     let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     let left_width = (main.width / 3).clamp(24, 48);
     let [left, right] =
         Layout::horizontal([Constraint::Length(left_width), Constraint::Min(20)]).areas(main);
-    let servers_height = (s.servers.len() as u16 + 2).clamp(3, (left.height / 2).max(3));
+    let servers_height = (servers as u16 + 2).clamp(3, (left.height / 2).max(3));
     let [servers, tools] =
         Layout::vertical([Constraint::Length(servers_height), Constraint::Min(3)]).areas(left);
     let [detail, result] =
         Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(right);
+    Areas {
+        main,
+        status,
+        servers,
+        tools,
+        detail,
+        result,
+    }
+}
+
+/// The first row a list shows, so that `sel` is visible in `height` rows.
+pub fn list_offset(sel: usize, height: usize) -> usize {
+    sel.saturating_sub(height.saturating_sub(1))
+}
+
+fn render_panes(s: &State, f: &mut Frame) {
+    let area = f.area();
+    let Areas {
+        main,
+        status,
+        servers,
+        tools,
+        detail,
+        result,
+    } = layout(area, s.servers.len());
 
     if matches!(s.mode, Mode::Log | Mode::LogFilter) {
         render_log(s, f, main);
@@ -140,7 +175,7 @@ fn render_servers(s: &State, f: &mut Frame, area: Rect) {
 fn render_tools(s: &State, f: &mut Frame, area: Rect) {
     let height = area.height.saturating_sub(2) as usize;
     // Only the visible window is built: fast with 10 000 tools.
-    let offset = s.tool_sel.saturating_sub(height.saturating_sub(1));
+    let offset = list_offset(s.tool_sel, height);
     let items: Vec<ListItem> = s
         .visible
         .iter()
