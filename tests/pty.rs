@@ -303,3 +303,27 @@ fn long_arguments_can_be_edited_in_the_users_editor() {
     t.wait_for("echo: written in the editor", 20);
     t.quit();
 }
+
+#[test]
+fn a_bad_key_binding_is_refused_before_the_screen_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = common::mcpdeck_bin().display().to_string();
+    let cfg = format!(
+        "[keys]\nqiut = \"x\"\n\n[servers.demo]\ncommand = {exe:?}\nargs = [\"demo-server\"]\n"
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let mut t = Tui::start(&path);
+    let s = t.wait_for("did you mean `quit`", 15);
+    assert!(s.contains("config.toml") && s.contains("[keys]"), "{s}");
+    let deadline = Instant::now() + limit(10);
+    let status = loop {
+        if let Ok(Some(status)) = t.child.try_wait() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "mcpdeck did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.exit_code(), 2);
+}

@@ -991,9 +991,17 @@ async fn call_connected(
 
 /// The interactive TUI on the configured (or demo) servers.
 async fn tui(config: &Config) -> Outcome {
+    let keymap = crate::tui::keymap::Keymap::with_overrides(&config.keys).map_err(|e| {
+        let file = config
+            .path
+            .as_ref()
+            .map(|p| format!("{}: ", p.display()))
+            .unwrap_or_default();
+        Failure::new(Exit::Usage, format!("{file}{e}"))
+    })?;
     // Frames are never printed in the TUI: stderr is the screen.
     let (manager, rx) = start(config, config.servers.clone(), false);
-    let result = crate::tui::run::run(config.clone(), manager.clone(), rx).await;
+    let result = crate::tui::run::run(config.clone(), keymap, manager.clone(), rx).await;
     manager.shutdown().await;
     result
         .map(|()| Exit::Ok)

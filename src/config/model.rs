@@ -17,6 +17,9 @@ pub struct Config {
     pub servers: Vec<ServerConfig>,
     /// The file the configuration was read from, if any.
     pub path: Option<PathBuf>,
+    /// Key bindings from `[keys]`: action name and its keys, in file
+    /// order. The TUI checks the names and keys when it starts.
+    pub keys: Vec<(String, Vec<String>)>,
 }
 
 impl Config {
@@ -26,6 +29,7 @@ impl Config {
             settings: Settings::default(),
             servers: Vec::new(),
             path,
+            keys: Vec::new(),
         }
     }
 

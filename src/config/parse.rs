@@ -32,7 +32,7 @@ pub(crate) enum Env<'a> {
 }
 
 /// Keys allowed at the top level.
-const TOP_LEVEL_KEYS: &[&str] = &["settings", "servers"];
+const TOP_LEVEL_KEYS: &[&str] = &["settings", "servers", "keys"];
 /// Keys allowed in `[settings]`.
 pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "request_timeout",
@@ -171,6 +171,7 @@ impl Parser<'_> {
             match key {
                 "settings" => config.settings = self.settings(item, key_span)?,
                 "servers" => config.servers = self.servers(item, key_span)?,
+                "keys" => config.keys = self.keys(item, key_span)?,
                 _ => return Err(self.unknown_top_level_key(key, key_span, item)),
             }
         }
@@ -196,6 +197,45 @@ impl Parser<'_> {
             key_span,
             unknown_key_message(key, "at the top level", TOP_LEVEL_KEYS),
         )
+    }
+
+    /// `[keys]`: `action = "key"` or `action = ["key", "key"]`.
+    fn keys(
+        &self,
+        item: &Item,
+        key_span: Option<Range<usize>>,
+    ) -> Result<Vec<(String, Vec<String>)>> {
+        let table = item.as_table_like().ok_or_else(|| {
+            self.error(
+                item.span().or(key_span.clone()),
+                format!("`keys` must be a table ([keys]), found {}", describe(item)),
+            )
+        })?;
+        let mut keys = Vec::new();
+        for (action, action_span, value) in entries(table) {
+            let ctx = "[keys] ";
+            let list = if value.as_str().is_some() {
+                vec![
+                    self.non_empty_string(ctx, action, (value, action_span))?
+                        .text,
+                ]
+            } else if value.as_array().is_some() {
+                self.string_array(ctx, action, (value, action_span))?
+                    .into_iter()
+                    .map(|raw| raw.text)
+                    .collect()
+            } else {
+                return Err(self.error(
+                    value.span().or(action_span),
+                    format!(
+                        "[keys] `{action}` must be a key like \"ctrl-s\" or a list of keys, found {}",
+                        describe(value)
+                    ),
+                ));
+            };
+            keys.push((action.to_string(), list));
+        }
+        Ok(keys)
     }
 
     fn settings(&self, item: &Item, key_span: Option<Range<usize>>) -> Result<Settings> {
@@ -912,6 +952,29 @@ mod tests {
 
         let d = parse_err("[settings]\nprobe_timeout = 0\n");
         assert_eq!(d.message(), "`probe_timeout` must be greater than zero");
+        let keys = parse(
+            "[keys]\nquit = \"x\"\nsend = [\"ctrl-enter\", \"f5\"]\n",
+            None,
+            Env::Lookup(&no_env),
+        )
+        .unwrap()
+        .keys;
+        assert_eq!(
+            keys,
+            vec![
+                ("quit".to_string(), vec!["x".to_string()]),
+                (
+                    "send".to_string(),
+                    vec!["ctrl-enter".to_string(), "f5".to_string()]
+                )
+            ]
+        );
+        let d = parse_err("[keys]\nquit = 5\n");
+        assert!(
+            d.message().contains("must be a key like"),
+            "{}",
+            d.message()
+        );
         let d = parse_err("[settings]\nrequest_timeout = 1.8e19\n");
         assert!(
             d.message().contains("at most 604800 seconds"),

@@ -103,10 +103,11 @@ impl Drop for TerminalGuard {
 /// Run the TUI on these servers until the user quits.
 pub async fn run(
     config: Config,
+    keymap: Keymap,
     manager: Manager,
     mut events: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::manager::Event>,
 ) -> std::io::Result<()> {
-    let mut state = State::new(&config.servers, Keymap::default(), config.path.clone());
+    let mut state = State::new(&config.servers, keymap, config.path.clone());
     state.frames = Some(manager.frames().clone());
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
