@@ -614,3 +614,65 @@ fn clicks_select_where_they_land_and_the_wheel_scrolls() {
     update(&mut s, wheel, &mut fx);
     assert_eq!(s.tool_sel, 2);
 }
+
+#[test]
+fn the_empty_state_and_adding_a_server() {
+    use mcpdeck::config::TransportConfig;
+    use mcpdeck::tui::app::split_command;
+    let mut s = State::new(
+        &[],
+        Keymap::default(),
+        Some("/home/me/.config/mcpdeck/config.toml".into()),
+    );
+    let out = screen(&s, 80, 24);
+    assert!(
+        out.contains("No servers yet") && out.contains("Press a to add one"),
+        "{out}"
+    );
+    insta::assert_snapshot!("empty_state", out);
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('a')), &mut fx);
+    assert_eq!(s.mode, Mode::AddServer);
+    for c in "my server".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    for c in r#"node "/opt/my server/index.js" --flag"#.chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    // A space is not allowed in a name: the form says so and stays.
+    assert_eq!(s.mode, Mode::AddServer);
+    assert!(s.add.error.as_deref().unwrap().contains("letters, digits"));
+    assert!(fx.is_empty());
+    assert_eq!(s.add.field, 0, "the cursor went back to the name");
+    for _ in 0.."my server".len() {
+        update(&mut s, key(KeyCode::Backspace), &mut fx);
+    }
+    for c in "mine".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    match &fx[..] {
+        [Effect::AddServer(server)] => {
+            assert_eq!(server.name, "mine");
+            match &server.transport {
+                TransportConfig::Stdio { command, args, .. } => {
+                    assert_eq!(command, "node");
+                    assert_eq!(
+                        args,
+                        &["/opt/my server/index.js".to_string(), "--flag".to_string()]
+                    );
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        split_command(r#"a 'b c' "d\"e" f\ g"#).unwrap(),
+        ["a", "b c", "d\"e", "f g"]
+    );
+    assert!(split_command("a 'b").is_err());
+}

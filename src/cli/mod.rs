@@ -241,7 +241,9 @@ async fn dispatch(cli: Cli) -> Outcome {
         None => {
             use std::io::IsTerminal;
             let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-            if interactive && !config.servers.is_empty() {
+            // On a terminal the TUI opens, with a welcome when there is
+            // nothing configured yet.
+            if interactive && (cli.demo || !config.servers.is_empty() || config.path.is_some()) {
                 return tui(&config).await;
             }
             if cli.demo {

@@ -100,6 +100,18 @@ pub enum Mode {
     Log,
     /// Typing the protocol log's method filter.
     LogFilter,
+    /// The add-server form.
+    AddServer,
+}
+
+/// The add-server form: a name and a command line.
+#[derive(Debug, Clone, Default)]
+pub struct AddForm {
+    pub name: String,
+    pub command: String,
+    /// Which field has the cursor: 0 name, 1 command.
+    pub field: usize,
+    pub error: Option<String>,
 }
 
 /// The protocol log view.
@@ -176,6 +188,7 @@ pub struct State {
     pub no_color: bool,
     /// The terminal's size, for mapping mouse clicks to panes.
     pub size: (u16, u16),
+    pub add: AddForm,
     next_tag: u64,
 }
 
@@ -201,6 +214,8 @@ pub enum Effect {
     Reload,
     /// Edit this text in $VISUAL / $EDITOR; answer with `Msg::EditorReturned`.
     ExternalEditor(String),
+    /// Add this server to the config file, then reload.
+    AddServer(ServerConfig),
     Quit,
 }
 
@@ -250,6 +265,7 @@ impl State {
             log: LogView::default(),
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             size: (80, 24),
+            add: AddForm::default(),
             next_tag: 1,
         };
         s.refilter();
@@ -611,6 +627,7 @@ fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         }
         Mode::Filter => filter_key(s, k, action),
         Mode::Log => log_key(s, action, fx),
+        Mode::AddServer => add_key(s, k, fx),
         Mode::LogFilter => {
             match k.code {
                 KeyCode::Esc => {
@@ -772,6 +789,112 @@ fn save_media(s: &mut State, fx: &mut Vec<Effect>) {
         return;
     }
     fx.push(Effect::Save(files));
+}
+
+/// Split a command line into words: spaces separate, quotes group, and a
+/// backslash escapes the next character.
+pub fn split_command(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (q, '\\') if q != Some('\'') => match chars.next() {
+                Some(n) => {
+                    word.push(n);
+                    in_word = true;
+                }
+                None => return Err("the command ends with a lone backslash".into()),
+            },
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (_, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err("a quote is not closed".into());
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+fn add_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    let form = &mut s.add;
+    let field = if form.field == 0 {
+        &mut form.name
+    } else {
+        &mut form.command
+    };
+    match k.code {
+        KeyCode::Esc => {
+            s.mode = Mode::Normal;
+            return true;
+        }
+        KeyCode::Tab | KeyCode::BackTab | KeyCode::Up | KeyCode::Down => {
+            form.field = 1 - form.field
+        }
+        KeyCode::Backspace => {
+            field.pop();
+        }
+        KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => field.push(c),
+        KeyCode::Enter if form.field == 0 => form.field = 1,
+        KeyCode::Enter => {
+            let name = form.name.trim().to_string();
+            let words = match split_command(&form.command) {
+                Ok(w) if !w.is_empty() => w,
+                Ok(_) => {
+                    form.error = Some("type the command that starts the server".into());
+                    return true;
+                }
+                Err(e) => {
+                    form.error = Some(e);
+                    return true;
+                }
+            };
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+                || name.contains("__")
+            {
+                form.error =
+                    Some("the name may use letters, digits, `_`, `.` and `-` (not `__`)".into());
+                form.field = 0;
+                return true;
+            }
+            if s.servers.iter().any(|v| v.name == name) {
+                form.error = Some(format!("there is already a server named {name:?}"));
+                form.field = 0;
+                return true;
+            }
+            let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+            fx.push(Effect::AddServer(ServerConfig::stdio(
+                name,
+                words[0].clone(),
+                &args,
+            )));
+            s.mode = Mode::Normal;
+        }
+        _ => return false,
+    }
+    s.add.error = None;
+    true
 }
 
 fn log_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool {
@@ -1005,7 +1128,12 @@ fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             }
             true
         }
-        // Not yet: ExternalEditor, AddServer, Send.
+        Action::AddServer => {
+            s.add = AddForm::default();
+            s.mode = Mode::AddServer;
+            true
+        }
+        // Send and the external editor belong to the editor.
         _ => {
             s.status = Some(format!("`{}` is not available yet", a.name()));
             true

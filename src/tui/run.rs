@@ -102,7 +102,7 @@ impl Drop for TerminalGuard {
 
 /// Run the TUI on these servers until the user quits.
 pub async fn run(
-    config: Config,
+    mut config: Config,
     keymap: Keymap,
     manager: Manager,
     mut events: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::manager::Event>,
@@ -158,19 +158,25 @@ pub async fn run(
                     dirty = true;
                     dirty |= app::update(&mut state, Msg::EditorReturned(result), &mut Vec::new());
                 }
-                Effect::Reload => {
-                    let msg = match config.path.as_deref().map(crate::config::load) {
-                        Some(Ok(fresh)) => {
-                            manager.send(Command::SetServers(fresh.servers.clone()));
-                            // Edits from now on start from the file as it is.
-                            if let Some(ed) = editor.as_mut() {
-                                let _ = ed.reload();
-                            }
-                            Msg::Reloaded(Ok(fresh.servers))
+                Effect::AddServer(server) => {
+                    let name = server.name.clone();
+                    let r = write(&config, &mut editor, |ed| ed.add_server(&server));
+                    let msg = match r.and_then(|()| reload(&config, &manager, &mut editor)) {
+                        Ok(servers) => {
+                            config.servers = servers.clone();
+                            dirty |= app::update(
+                                &mut state,
+                                Msg::Reloaded(Ok(servers)),
+                                &mut Vec::new(),
+                            );
+                            Msg::Written(Ok(format!("{name} added to the config")))
                         }
-                        Some(Err(e)) => Msg::Reloaded(Err(e.summary())),
-                        None => Msg::Reloaded(Err("no config file".into())),
+                        Err(e) => Msg::Written(Err(e)),
                     };
+                    dirty |= app::update(&mut state, msg, &mut Vec::new());
+                }
+                Effect::Reload => {
+                    let msg = Msg::Reloaded(reload(&config, &manager, &mut editor));
                     dirty |= app::update(&mut state, msg, &mut Vec::new());
                 }
                 Effect::Copy(text) => {
@@ -233,6 +239,24 @@ pub async fn run(
 fn pending_writes(state: &mut State, r: Result<String, String>, dirty: &mut bool) {
     let mut sink = Vec::new();
     *dirty |= app::update(state, Msg::Written(r), &mut sink);
+}
+
+/// Read the config file again and hand its servers to the manager.
+fn reload(
+    config: &Config,
+    manager: &Manager,
+    editor: &mut Option<ConfigEditor>,
+) -> Result<Vec<crate::config::ServerConfig>, String> {
+    let Some(path) = config.path.as_deref() else {
+        return Err("no config file".into());
+    };
+    let fresh = crate::config::load(path).map_err(|e| e.summary())?;
+    manager.send(Command::SetServers(fresh.servers.clone()));
+    // Edits from now on start from the file as it is.
+    if let Some(ed) = editor.as_mut() {
+        let _ = ed.reload();
+    }
+    Ok(fresh.servers)
 }
 
 /// Persist one edit through the comment-keeping, atomic config editor.

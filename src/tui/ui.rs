@@ -109,7 +109,11 @@ fn render_panes(s: &State, f: &mut Frame) {
         render_result(s, f, result);
     }
     render_status(s, f, status);
+    if s.servers.is_empty() && s.mode == Mode::Normal {
+        render_empty(s, f, area);
+    }
     match s.mode {
+        Mode::AddServer => render_add(s, f, area),
         Mode::Help => render_help(s, f, area),
         Mode::ConfirmQuit => render_confirm(f, area),
         _ => {}
@@ -478,6 +482,7 @@ fn render_status(s: &State, f: &mut Frame, area: Rect) {
             k.hint(&[Action::Up, Action::Down])
         ),
         Mode::LogFilter => "type a method · Enter keep · Esc clear".to_string(),
+        Mode::AddServer => "Tab next field · Enter add · Esc cancel".to_string(),
         Mode::Normal => k.hint(&[
             Action::Open,
             Action::Filter,
@@ -661,6 +666,82 @@ fn render_help(s: &State, f: &mut Frame, area: Rect) {
             Block::default()
                 .borders(Borders::ALL)
                 .title("Keys (? closes)"),
+        ),
+        popup,
+    );
+}
+
+fn render_empty(s: &State, f: &mut Frame, area: Rect) {
+    let path = s
+        .config_path
+        .as_ref()
+        .map(|p| clean(&p.display().to_string()))
+        .unwrap_or_else(|| "(no config file)".into());
+    let add = s
+        .keymap
+        .key_label(Action::AddServer)
+        .unwrap_or_else(|| "a".into());
+    let lines = vec![
+        Line::styled(
+            "No servers yet",
+            Style::default().add_modifier(Modifier::BOLD),
+        ),
+        Line::raw(""),
+        Line::raw(format!(
+            "Press {add} to add one: a name and the command that starts it."
+        )),
+        Line::raw(format!("It is written to {path}.")),
+        Line::raw(""),
+        Line::raw("Or write the file yourself: config.example.toml documents every option."),
+        Line::raw("To look around first: mcpdeck --demo"),
+    ];
+    let popup = centered(area, 76, lines.len() as u16 + 2);
+    f.render_widget(Clear, popup);
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title("Welcome to mcpdeck"),
+        ),
+        popup,
+    );
+}
+
+fn render_add(s: &State, f: &mut Frame, area: Rect) {
+    let form = &s.add;
+    let field = |label: &str, value: &str, active: bool| {
+        let style = if active {
+            Style::default().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::default()
+        };
+        let cursor = if active { "▏" } else { "" };
+        Line::from(vec![
+            Span::raw(format!("{label:<9}")),
+            Span::styled(format!("{}{cursor}", clean(value)), style),
+        ])
+    };
+    let mut lines = vec![
+        field("name", &form.name, form.field == 0),
+        field("command", &form.command, form.field == 1),
+        Line::styled(
+            "  e.g. npx -y @modelcontextprotocol/server-everything",
+            Style::default().fg(Color::DarkGray),
+        ),
+    ];
+    if let Some(e) = &form.error {
+        lines.push(Line::styled(
+            format!("✗ {}", clean(e)),
+            Style::default().fg(Color::Red),
+        ));
+    }
+    let popup = centered(area, 76, lines.len() as u16 + 2);
+    f.render_widget(Clear, popup);
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title("Add a server (Enter adds, Esc cancels)"),
         ),
         popup,
     );
