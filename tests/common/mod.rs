@@ -3,6 +3,8 @@
 //! limit, and checking that no server process outlives a test.
 #![allow(dead_code)]
 
+pub mod pty;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
