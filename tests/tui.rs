@@ -676,3 +676,14 @@ fn the_empty_state_and_adding_a_server() {
     );
     assert!(split_command("a 'b").is_err());
 }
+
+#[test]
+fn the_help_fits_80x24_in_two_columns() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('?')), &mut fx);
+    let out = screen(&s, 80, 24);
+    // The first and the last action are both on screen.
+    assert!(out.contains("move up") && out.contains("quit now"), "{out}");
+    insta::assert_snapshot!("help_80x24", out);
+}

@@ -357,6 +357,33 @@ pub fn demo_config() -> Config {
         server("demo-legacy", &["--era", "initialize", "--no-prompts"]),
         server("demo-stateless", &["--era", "stateless", "--no-resources"]),
     ];
+    // In a checkout where the test setup ran, the real servers join in.
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let everything =
+        repo.join("tests/deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    if everything.exists() {
+        let js = everything.display().to_string();
+        config.servers.push(ServerConfig::stdio(
+            "everything",
+            "node",
+            &[js.as_str(), "stdio"],
+        ));
+    }
+    for (name, venv, script) in [
+        ("python-sdk-1", ".deps/venv-v1", "py_v1_server.py"),
+        ("python-sdk-2", ".deps/venv-v2", "py_v2_server.py"),
+    ] {
+        let python = repo.join(venv).join("bin/python");
+        let script = repo.join("tests/servers").join(script);
+        if python.exists() && script.exists() {
+            let script = script.display().to_string();
+            config.servers.push(ServerConfig::stdio(
+                name,
+                python.display().to_string(),
+                &[script.as_str()],
+            ));
+        }
+    }
     config
 }
 

@@ -330,11 +330,24 @@ fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
     }
     if !v.notices.is_empty() {
         lines.push(Line::styled(
-            "recent:",
+            "notifications and findings (newest first):",
             Style::default().add_modifier(Modifier::BOLD),
         ));
         for n in v.notices.iter().rev().take(8) {
             lines.push(Line::raw(format!("  {}", clean(n))));
+        }
+    }
+    // A failed server's tail is shown above; a running server's stderr here.
+    if !matches!(v.status, ServerStatus::Failed { .. }) && !v.stderr.is_empty() {
+        lines.push(Line::styled(
+            "stderr (newest last):",
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+        for l in v.stderr.iter().skip(v.stderr.len().saturating_sub(12)) {
+            lines.push(Line::styled(
+                format!("  {}", clean(l)),
+                Style::default().fg(Color::DarkGray),
+            ));
         }
     }
 }
@@ -654,21 +667,34 @@ fn render_help(s: &State, f: &mut Frame, area: Rect) {
         ));
         for (keys, help) in rows {
             lines.push(Line::from(vec![
-                Span::styled(format!("  {keys:<16}"), Style::default().fg(Color::Cyan)),
+                Span::styled(format!("  {keys:<14}"), Style::default().fg(Color::Cyan)),
                 Span::raw(help),
             ]));
         }
     }
-    let popup = centered(area, 70, lines.len() as u16 + 2);
+    // Two columns when one does not fit (80×24 and the like).
+    let room = area.height.saturating_sub(4) as usize;
+    let columns = if lines.len() > room { 2 } else { 1 };
+    let per_column = lines.len().div_ceil(columns);
+    let width = if columns == 2 {
+        area.width.saturating_sub(2)
+    } else {
+        70
+    };
+    let popup = centered(area, width, per_column as u16 + 2);
     f.render_widget(Clear, popup);
-    f.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title("Keys (? closes)"),
-        ),
-        popup,
-    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title("Keys (any key closes)");
+    let inner = block.inner(popup);
+    f.render_widget(block, popup);
+    let parts =
+        Layout::horizontal(vec![Constraint::Ratio(1, columns as u32); columns]).split(inner);
+    for (i, chunk) in lines.chunks(per_column).enumerate() {
+        if let Some(part) = parts.get(i) {
+            f.render_widget(Paragraph::new(chunk.to_vec()), *part);
+        }
+    }
 }
 
 fn render_empty(s: &State, f: &mut Frame, area: Rect) {
