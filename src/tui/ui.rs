@@ -505,11 +505,13 @@ fn render_status(s: &State, f: &mut Frame, area: Rect) {
             Action::Quit,
         ]),
     };
-    let mut spans = vec![Span::styled(hint, Style::default().fg(Color::DarkGray))];
+    // The latest message first: on a narrow screen the hints give way.
+    let mut spans = Vec::new();
     if let Some(msg) = &s.status {
-        spans.push(Span::raw("  "));
         spans.push(Span::styled(clean(msg), Style::default().fg(Color::Yellow)));
+        spans.push(Span::raw(" · "));
     }
+    spans.push(Span::styled(hint, Style::default().fg(Color::DarkGray)));
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
