@@ -179,3 +179,44 @@ fn a_bad_key_binding_is_refused_before_the_screen_opens() {
     };
     assert_eq!(status.exit_code(), 2);
 }
+
+#[test]
+fn sigterm_restores_the_terminal_and_stops_the_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = marker("sigterm");
+    let cfg = format!(
+        "[servers.demo]\ncommand = {:?}\nargs = [\"-X\", {mark:?}, {:?}, \"--mode\", \"normal\"]\n",
+        py_v1().display().to_string(),
+        server_script("hostile.py").display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let mut t = Tui::start(&path);
+    t.wait_for("demo 2025-11-25", 30);
+    assert_eq!(
+        t.modes(),
+        (true, true),
+        "the TUI runs on the alternate screen with the mouse on"
+    );
+    let pid = t.pid().unwrap();
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    let deadline = Instant::now() + limit(15);
+    let status = loop {
+        if let Ok(Some(status)) = t.child.try_wait() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "mcpdeck did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.exit_code(), 143);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        t.modes(),
+        (false, false),
+        "the terminal was left in the TUI's modes"
+    );
+    assert_no_leak(&mark);
+}

@@ -155,6 +155,16 @@ impl Drop for Tui {
 }
 
 impl Tui {
+    /// Whether the program is on the alternate screen, and in mouse mode.
+    pub fn modes(&self) -> (bool, bool) {
+        let p = self.parser.lock().unwrap();
+        let screen = p.screen();
+        (
+            screen.alternate_screen(),
+            screen.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
+        )
+    }
+
     /// The process id of mcpdeck in the pty.
     pub fn pid(&self) -> Option<u32> {
         self.child.process_id()
