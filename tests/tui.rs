@@ -561,7 +561,7 @@ fn reloading_keeps_known_servers_and_adds_new_ones() {
 #[test]
 fn no_color_draws_without_colours() {
     let mut s = state();
-    s.no_color = true;
+    s.theme = mcpdeck::tui::theme::Theme::from_config(&[], true).unwrap();
     let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
     t.draw(|f| mcpdeck::tui::ui::render(&s, f)).unwrap();
     let buf = t.backend().buffer();
@@ -570,7 +570,7 @@ fn no_color_draws_without_colours() {
         assert_eq!(cell.bg, ratatui::style::Color::Reset);
     }
     // With colours, the same screen has some.
-    s.no_color = false;
+    s.theme = mcpdeck::tui::theme::Theme::default();
     t.draw(|f| mcpdeck::tui::ui::render(&s, f)).unwrap();
     assert!(
         t.backend()
@@ -686,4 +686,25 @@ fn the_help_fits_80x24_in_two_columns() {
     // The first and the last action are both on screen.
     assert!(out.contains("move up") && out.contains("quit now"), "{out}");
     insta::assert_snapshot!("help_80x24", out);
+}
+
+#[test]
+fn a_theme_remaps_the_palette() {
+    use mcpdeck::tui::theme::Theme;
+    let mut s = state();
+    s.theme = Theme::from_config(&[("ok".into(), "#00ff00".into())], false).unwrap();
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| mcpdeck::tui::ui::render(&s, f)).unwrap();
+    let colours: Vec<ratatui::style::Color> = t
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(|c| c.fg)
+        .collect();
+    assert!(
+        colours.contains(&ratatui::style::Color::Rgb(0, 255, 0)),
+        "the connected badge uses the theme's ok"
+    );
+    assert!(!colours.contains(&ratatui::style::Color::Green));
 }

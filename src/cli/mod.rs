@@ -1028,9 +1028,18 @@ async fn tui(config: &Config) -> Outcome {
             .unwrap_or_default();
         Failure::new(Exit::Usage, format!("{file}{e}"))
     })?;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let theme = crate::tui::theme::Theme::from_config(&config.theme, no_color).map_err(|e| {
+        let file = config
+            .path
+            .as_ref()
+            .map(|p| format!("{}: ", p.display()))
+            .unwrap_or_default();
+        Failure::new(Exit::Usage, format!("{file}{e}"))
+    })?;
     // Frames are never printed in the TUI: stderr is the screen.
     let (manager, rx) = start(config, config.servers.clone(), false);
-    let result = crate::tui::run::run(config.clone(), keymap, manager.clone(), rx).await;
+    let result = crate::tui::run::run(config.clone(), keymap, theme, manager.clone(), rx).await;
     manager.shutdown().await;
     result
         .map(|()| Exit::Ok)

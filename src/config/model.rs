@@ -20,6 +20,8 @@ pub struct Config {
     /// Key bindings from `[keys]`: action name and its keys, in file
     /// order. The TUI checks the names and keys when it starts.
     pub keys: Vec<(String, Vec<String>)>,
+    /// Colours from `[theme]`: role and colour, checked by the TUI.
+    pub theme: Vec<(String, String)>,
 }
 
 impl Config {
@@ -30,6 +32,7 @@ impl Config {
             servers: Vec::new(),
             path,
             keys: Vec::new(),
+            theme: Vec::new(),
         }
     }
 

@@ -32,7 +32,7 @@ pub(crate) enum Env<'a> {
 }
 
 /// Keys allowed at the top level.
-const TOP_LEVEL_KEYS: &[&str] = &["settings", "servers", "keys"];
+const TOP_LEVEL_KEYS: &[&str] = &["settings", "servers", "keys", "theme"];
 /// Keys allowed in `[settings]`.
 pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "request_timeout",
@@ -172,6 +172,7 @@ impl Parser<'_> {
                 "settings" => config.settings = self.settings(item, key_span)?,
                 "servers" => config.servers = self.servers(item, key_span)?,
                 "keys" => config.keys = self.keys(item, key_span)?,
+                "theme" => config.theme = self.theme(item, key_span)?,
                 _ => return Err(self.unknown_top_level_key(key, key_span, item)),
             }
         }
@@ -197,6 +198,25 @@ impl Parser<'_> {
             key_span,
             unknown_key_message(key, "at the top level", TOP_LEVEL_KEYS),
         )
+    }
+
+    /// `[theme]`: `role = "colour"`.
+    fn theme(&self, item: &Item, key_span: Option<Range<usize>>) -> Result<Vec<(String, String)>> {
+        let table = item.as_table_like().ok_or_else(|| {
+            self.error(
+                item.span().or(key_span.clone()),
+                format!(
+                    "`theme` must be a table ([theme]), found {}",
+                    describe(item)
+                ),
+            )
+        })?;
+        let mut theme = Vec::new();
+        for (role, role_span, value) in entries(table) {
+            let colour = self.non_empty_string("[theme] ", role, (value, role_span))?;
+            theme.push((role.to_string(), colour.text));
+        }
+        Ok(theme)
     }
 
     /// `[keys]`: `action = "key"` or `action = ["key", "key"]`.
@@ -969,6 +989,16 @@ mod tests {
                 )
             ]
         );
+        let theme = parse(
+            "[theme]\naccent = \"#ff8800\"\n",
+            None,
+            Env::Lookup(&no_env),
+        )
+        .unwrap()
+        .theme;
+        assert_eq!(theme, vec![("accent".to_string(), "#ff8800".to_string())]);
+        let d = parse_err("[theme]\naccent = 5\n");
+        assert!(d.message().contains("must be a string"), "{}", d.message());
         let d = parse_err("[keys]\nquit = 5\n");
         assert!(
             d.message().contains("must be a key like"),

@@ -184,8 +184,8 @@ pub struct State {
     /// The raw frames (shared with the sessions; read-only here).
     pub frames: Option<Arc<crate::mcp::framelog::FrameLog>>,
     pub log: LogView,
-    /// `NO_COLOR` is set: draw without colours.
-    pub no_color: bool,
+    /// The colours (`[theme]`, `NO_COLOR`).
+    pub theme: super::theme::Theme,
     /// The terminal's size, for mapping mouse clicks to panes.
     pub size: (u16, u16),
     pub add: AddForm,
@@ -263,7 +263,11 @@ impl State {
             config_path,
             frames: None,
             log: LogView::default(),
-            no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            theme: super::theme::Theme::from_config(
+                &[],
+                std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            )
+            .unwrap_or_default(),
             size: (80, 24),
             add: AddForm::default(),
             next_tag: 1,

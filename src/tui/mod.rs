@@ -6,4 +6,5 @@ pub mod app;
 pub mod keymap;
 pub mod result;
 pub mod run;
+pub mod theme;
 pub mod ui;

@@ -104,11 +104,13 @@ impl Drop for TerminalGuard {
 pub async fn run(
     mut config: Config,
     keymap: Keymap,
+    theme: super::theme::Theme,
     manager: Manager,
     mut events: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::manager::Event>,
 ) -> std::io::Result<()> {
     let mut state = State::new(&config.servers, keymap, config.path.clone());
     state.frames = Some(manager.frames().clone());
+    state.theme = theme;
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     if let Ok(size) = terminal.size() {

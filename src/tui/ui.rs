@@ -32,21 +32,10 @@ fn block(title: String, focused: bool) -> Block<'static> {
         .border_style(style)
 }
 
-/// Draw the whole screen. With `NO_COLOR` set, colours are taken out
-/// (bold, reverse and the like stay, so focus and selection still show).
+/// Draw the whole screen, then apply the theme (`[theme]` and `NO_COLOR`).
 pub fn render(s: &State, f: &mut Frame) {
     render_panes(s, f);
-    if s.no_color {
-        let area = f.area();
-        let buf = f.buffer_mut();
-        for y in area.top()..area.bottom() {
-            for x in area.left()..area.right() {
-                let cell = &mut buf[(x, y)];
-                cell.set_fg(Color::Reset);
-                cell.set_bg(Color::Reset);
-            }
-        }
-    }
+    s.theme.apply(f.buffer_mut());
 }
 
 /// Where each pane goes on a screen of this size (shared with the mouse
