@@ -36,6 +36,57 @@ fn push_text(lines: &mut Vec<Line<'static>>, text: &str, indent: &str, style: St
     }
 }
 
+/// Text that is a JSON object or array is shown pretty-printed with its
+/// keys and values coloured; other text as it is.
+fn push_text_or_json(lines: &mut Vec<Line<'static>>, text: &str) {
+    let t = text.trim_start();
+    // Very large JSON stays plain text (pretty-printing it costs too much).
+    if (t.starts_with('{') || t.starts_with('['))
+        && text.len() < 2 * 1024 * 1024
+        && let Ok(v) = serde_json::from_str::<Value>(text)
+        && let Ok(pretty) = serde_json::to_string_pretty(&v)
+    {
+        for l in sanitize::visible(&pretty).lines() {
+            lines.push(highlight_json_line(l));
+        }
+        return;
+    }
+    push_text(lines, text, "", Style::default());
+}
+
+/// Colour one line of pretty JSON: keys, strings, numbers and literals.
+fn highlight_json_line(line: &str) -> Line<'static> {
+    use ratatui::text::Span;
+    let indent = line.len() - line.trim_start().len();
+    let body = &line[indent..];
+    let mut spans = vec![Span::raw(line[..indent].to_string())];
+    let (key, rest) = match body
+        .strip_prefix('"')
+        .and_then(|b| b.find("\": ").map(|i| (i, b)))
+    {
+        Some((i, b)) => (Some(&body[..i + 2]), &b[i + 1..]),
+        None => (None, body),
+    };
+    if let Some(k) = key {
+        spans.push(Span::styled(
+            k.to_string(),
+            Style::default().fg(Color::Cyan),
+        ));
+    }
+    let value = rest.trim_end_matches(',');
+    let style = if value.starts_with('"') {
+        Style::default().fg(Color::Green)
+    } else if value == "true" || value == "false" || value == "null" {
+        Style::default().fg(Color::Magenta)
+    } else if value.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+        Style::default().fg(Color::Yellow)
+    } else {
+        Style::default()
+    };
+    spans.push(Span::styled(rest.to_string(), style));
+    Line::from(spans)
+}
+
 /// The lines of a call's outcome.
 pub fn lines(
     result: &Result<CallResult, CallError>,
@@ -61,7 +112,7 @@ pub fn lines(
             }
             for block in &r.content {
                 match block {
-                    Content::Text { text } => push_text(&mut lines, text, "", Style::default()),
+                    Content::Text { text } => push_text_or_json(&mut lines, text),
                     Content::Image { mime, data } => lines.push(Line::styled(
                         format!(
                             "[image] {}, {} bytes",

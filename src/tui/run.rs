@@ -225,8 +225,22 @@ pub async fn run(
                 Effect::WriteDeny { server, tools } => {
                     let r = write(&config, &mut editor, |ed| {
                         ed.set_deny_tools(&server, &tools)
-                    })
-                    .map(|()| format!("deny list of {server} saved"));
+                    });
+                    if r.is_err()
+                        && let Some(path) = &config.path
+                    {
+                        // Keep the UI and the manager consistent with the file.
+                        let on_file = crate::config::load(path)
+                            .ok()
+                            .and_then(|c| c.server(&server).map(|s| s.deny_tools.clone()));
+                        if let Some(previous) = on_file {
+                            manager.send(Command::SetDenyList(server.clone(), previous.clone()));
+                            if let Some(v) = state.servers.iter_mut().find(|v| v.name == server) {
+                                v.deny = previous;
+                            }
+                        }
+                    }
+                    let r = r.map(|()| format!("deny list of {server} saved"));
                     pending_writes(&mut state, r, &mut dirty);
                 }
             }

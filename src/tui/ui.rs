@@ -193,6 +193,12 @@ fn render_tools(s: &State, f: &mut Frame, area: Rect) {
                 Style::default()
             };
             spans.push(Span::styled(clean(&t.name), name_style));
+            if let Some(title) = t.title.as_deref().filter(|x| !x.is_empty() && *x != t.name) {
+                spans.push(Span::styled(
+                    format!(" {}", clean(title)),
+                    Style::default().fg(Color::DarkGray),
+                ));
+            }
             for (on, label, color) in [
                 (t.read_only(), " ro", Color::Green),
                 (t.destructive(), " destructive", Color::Red),
