@@ -465,7 +465,8 @@ fn on_event(s: &mut State, ev: Event) -> bool {
                 if let Some(n) = negotiated {
                     v.negotiated = Some(*n);
                 }
-                if matches!(v.status, ServerStatus::Disabled) {
+                // Only a connected server's tools can be called.
+                if v.status != ServerStatus::Connected && !v.lists.tools.is_empty() {
                     v.lists = Arc::new(Lists::default());
                     s.refilter();
                 }
