@@ -541,11 +541,13 @@ fn render_log(s: &State, f: &mut Frame, area: Rect) {
                 crate::mcp::framelog::Direction::Out => Style::default().fg(Color::Blue),
                 crate::mcp::framelog::Direction::In => Style::default().fg(Color::Green),
             };
-            let method = fr
-                .method
-                .as_deref()
-                .map(clean)
-                .unwrap_or_else(|| "(response)".into());
+            let method = fr.method.as_deref().map(clean).unwrap_or_else(|| {
+                if fr.id.is_some() {
+                    "(response)".into()
+                } else {
+                    "(no method)".into()
+                }
+            });
             let id = fr
                 .id
                 .as_ref()

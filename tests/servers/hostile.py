@@ -11,7 +11,8 @@ then misbehaves per MODE:
                   both result and error for unknown id 99998; tools/list has a tool without inputSchema;
                   echo adds a {"type": "hologram"} content block beside the text block
   wrong-ids       answers with the id as a string ("3" for 3); tools/call answers a different id entirely
-  big-line        tool `big` returns one 20 MiB text block (a single line)
+  big-line        tool `big` returns one 20 MiB text block (a single line); tool `huge` 100 MiB in
+                  lines of 80 characters
   crash-mid-call  tools/call: prints "about to crash" to stderr and exits 3 without answering
   silent-init     never answers anything (exits on stdin EOF)
   exit-on-unknown an unknown method (e.g. server/discover) before initialize: "unknown method" on stderr,
@@ -106,6 +107,7 @@ class Hostile:
             tools += [{"name": "no_schema", "description": "Has no inputSchema."}, {"name": "noop", "inputSchema": EMPTY}]
         if self.mode == "big-line":
             tools.append({"name": "big", "description": "Returns 20 MiB of text.", "inputSchema": EMPTY})
+            tools.append({"name": "huge", "description": "Returns 100 MiB of text.", "inputSchema": EMPTY})
         if self.mode == "escapes":
             tools.append({"name": "shout", "inputSchema": EMPTY,
                           "description": "Shouts\x1b[2J\x1b]0;pwned-title\x07 \x1b]52;c;cHduZWQ=\x07\u202eevil\x07"})
@@ -128,6 +130,9 @@ class Hostile:
         if name == "shout" and self.mode == "escapes":
             text = "\x1b[31mRED\x1b[0m \x1b[2J\x1b]0;pwned-title\x07\x1b[?1049l done"
             return self.reply(rid, {"content": [{"type": "text", "text": text}]})
+        if name == "huge" and self.mode == "big-line":
+            line = "y" * 79 + "\n"
+            return self.reply(rid, {"content": [{"type": "text", "text": line * (100 * 1024 * 1024 // 80)}]})
         if name == "big" and self.mode == "big-line":
             return self.reply(rid, {"content": [{"type": "text", "text": "x" * (20 * 1024 * 1024)}]})
         if name == "answers" and self.mode == "server-request":
