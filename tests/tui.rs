@@ -726,3 +726,22 @@ fn a_theme_remaps_the_palette() {
     );
     assert!(!colours.contains(&ratatui::style::Color::Green));
 }
+
+#[test]
+fn end_in_the_result_shows_the_last_page() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(80, 24), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let _ = call_selected(&mut s);
+    let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+    finish(
+        &mut s,
+        Ok(json!({"content": [{"type": "text", "text": text}]})),
+    );
+    update(&mut s, key(KeyCode::End), &mut fx);
+    let out = screen(&s, 80, 24);
+    assert!(out.contains("line 100") && out.contains("line 95"), "{out}");
+    update(&mut s, key(KeyCode::Home), &mut fx);
+    assert!(screen(&s, 80, 24).contains("line 1\n") || screen(&s, 80, 24).contains("│line 1 "));
+}

@@ -14,20 +14,102 @@ use crate::sanitize;
 /// would cost every frame).
 const CHUNK: usize = 2000;
 
+/// Styles of plain text rows (a byte per row instead of a `Style`).
+const TEXT_STYLES: [Style; 2] = [Style::new(), Style::new().fg(Color::Cyan)];
+const PLAIN: u8 = 0;
+const STRUCTURED: u8 = 1;
+
+/// One row of a prepared outcome: a range of `Prepared::text`, or a
+/// styled line. Twelve bytes, so a 100 MB result costs little beyond its
+/// text.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    /// Index into `styled` when `styled` is true, else a byte offset.
+    start: u32,
+    len: u32,
+    styled: bool,
+    style: u8,
+}
+
+/// A call's outcome, ready to draw: plain text kept as ranges into one
+/// string, and the few decorated lines as they are.
+#[derive(Debug, Clone, Default)]
+pub struct Prepared {
+    text: String,
+    styled: Vec<Line<'static>>,
+    rows: Vec<Row>,
+}
+
+impl Prepared {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Row `i` as a line (borrowing the text).
+    pub fn line(&self, i: usize) -> Option<Line<'_>> {
+        let r = self.rows.get(i)?;
+        if r.styled {
+            return self.styled.get(r.start as usize).cloned();
+        }
+        let text = self
+            .text
+            .get(r.start as usize..(r.start + r.len) as usize)?;
+        Some(Line::styled(text, TEXT_STYLES[r.style as usize]))
+    }
+
+    fn push(&mut self, line: Line<'static>) {
+        self.rows.push(Row {
+            start: self.styled.len() as u32,
+            len: 0,
+            styled: true,
+            style: PLAIN,
+        });
+        self.styled.push(line);
+    }
+
+    fn push_plain(&mut self, indent: &str, text: &str, style: u8) {
+        // Past 4 GiB of text, offsets would not fit: say so rather than wrap.
+        if self.text.len() + indent.len() + text.len() > u32::MAX as usize {
+            if self.rows.last().is_none_or(|r| !r.styled) {
+                self.push(Line::styled(
+                    "… (the rest is too large to show)",
+                    Style::default().fg(Color::Yellow),
+                ));
+            }
+            return;
+        }
+        let start = self.text.len() as u32;
+        self.text.push_str(indent);
+        self.text.push_str(text);
+        self.rows.push(Row {
+            start,
+            len: (indent.len() + text.len()) as u32,
+            styled: false,
+            style,
+        });
+    }
+}
+
 fn clean(s: &str) -> String {
     sanitize::one_line(s)
 }
 
 /// Push `text` as lines, sanitized, long lines chunked, with an indent.
-fn push_text(lines: &mut Vec<Line<'static>>, text: &str, indent: &str, style: Style) {
-    for l in sanitize::visible(text).lines() {
+fn push_text(lines: &mut Prepared, text: &str, indent: &str, style: u8) {
+    let text = sanitize::visible(text);
+    lines.text.reserve(text.len());
+    for l in text.lines() {
         let mut rest = l;
         loop {
             let mut end = rest.len().min(CHUNK);
             while !rest.is_char_boundary(end) {
                 end -= 1;
             }
-            lines.push(Line::styled(format!("{indent}{}", &rest[..end]), style));
+            lines.push_plain(indent, &rest[..end], style);
             rest = &rest[end..];
             if rest.is_empty() {
                 break;
@@ -38,7 +120,7 @@ fn push_text(lines: &mut Vec<Line<'static>>, text: &str, indent: &str, style: St
 
 /// Text that is a JSON object or array is shown pretty-printed with its
 /// keys and values coloured; other text as it is.
-fn push_text_or_json(lines: &mut Vec<Line<'static>>, text: &str) {
+fn push_text_or_json(lines: &mut Prepared, text: &str) {
     let t = text.trim_start();
     // Very large JSON stays plain text (pretty-printing it costs too much).
     if (t.starts_with('{') || t.starts_with('['))
@@ -51,7 +133,7 @@ fn push_text_or_json(lines: &mut Vec<Line<'static>>, text: &str) {
         }
         return;
     }
-    push_text(lines, text, "", Style::default());
+    push_text(lines, text, "", PLAIN);
 }
 
 /// Colour one line of pretty JSON: keys, strings, numbers and literals.
@@ -88,11 +170,8 @@ fn highlight_json_line(line: &str) -> Line<'static> {
 }
 
 /// The lines of a call's outcome.
-pub fn lines(
-    result: &Result<CallResult, CallError>,
-    output_schema: Option<&Value>,
-) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
+pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Value>) -> Prepared {
+    let mut lines = Prepared::default();
     match result {
         Err(e) => {
             lines.push(Line::styled(
@@ -145,7 +224,7 @@ pub fn lines(
                             Style::default().fg(Color::Blue),
                         ));
                         if let Some(t) = text {
-                            push_text(&mut lines, t, "  ", Style::default());
+                            push_text(&mut lines, t, "  ", PLAIN);
                         } else if let Some(b) = blob {
                             lines.push(Line::raw(format!(
                                 "  blob, {} bytes",
@@ -165,7 +244,7 @@ pub fn lines(
                     Style::default().add_modifier(Modifier::BOLD),
                 ));
                 let pretty = serde_json::to_string_pretty(sc).unwrap_or_default();
-                push_text(&mut lines, &pretty, "", Style::default().fg(Color::Cyan));
+                push_text(&mut lines, &pretty, "", STRUCTURED);
                 if let Some(schema) = output_schema {
                     match crate::schema::check(schema, sc) {
                         Ok(v) if v.is_empty() => lines.push(Line::styled(

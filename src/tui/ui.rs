@@ -465,11 +465,7 @@ fn render_result(s: &State, f: &mut Frame, area: Rect) {
     match &s.outcome {
         None => lines.push(result_placeholder(s)),
         Some(o) => lines.extend(
-            o.lines
-                .iter()
-                .skip(s.result_scroll)
-                .take(height.max(1))
-                .cloned(),
+            (s.result_scroll..s.result_scroll + height.max(1)).filter_map(|i| o.lines.line(i)),
         ),
     }
     let p = Paragraph::new(lines)
