@@ -1020,23 +1020,17 @@ async fn call_connected(
 
 /// The interactive TUI on the configured (or demo) servers.
 async fn tui(config: &Config) -> Outcome {
-    let keymap = crate::tui::keymap::Keymap::with_overrides(&config.keys).map_err(|e| {
-        let file = config
-            .path
-            .as_ref()
-            .map(|p| format!("{}: ", p.display()))
-            .unwrap_or_default();
-        Failure::new(Exit::Usage, format!("{file}{e}"))
-    })?;
+    // Problems with [keys] or [theme] name the file they are in.
+    let file = config
+        .path
+        .as_ref()
+        .map(|p| format!("{}: ", p.display()))
+        .unwrap_or_default();
+    let in_file = |e: String| Failure::new(Exit::Usage, format!("{file}{e}"));
+    let keymap = crate::tui::keymap::Keymap::with_overrides(&config.keys)
+        .map_err(|e| in_file(e.to_string()))?;
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let theme = crate::tui::theme::Theme::from_config(&config.theme, no_color).map_err(|e| {
-        let file = config
-            .path
-            .as_ref()
-            .map(|p| format!("{}: ", p.display()))
-            .unwrap_or_default();
-        Failure::new(Exit::Usage, format!("{file}{e}"))
-    })?;
+    let theme = crate::tui::theme::Theme::from_config(&config.theme, no_color).map_err(in_file)?;
     // Frames are never printed in the TUI: stderr is the screen.
     let (manager, rx) = start(config, config.servers.clone(), false);
     let result = crate::tui::run::run(config.clone(), keymap, theme, manager.clone(), rx).await;

@@ -716,16 +716,17 @@ fn render_empty(s: &State, f: &mut Frame, area: Rect) {
         Line::raw("Or write the file yourself: config.example.toml documents every option."),
         Line::raw("To look around first: mcpdeck --demo"),
     ];
-    let popup = centered(area, 76, lines.len() as u16 + 2);
-    f.render_widget(Clear, popup);
-    f.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title("Welcome to mcpdeck"),
-        ),
-        popup,
-    );
+    popup(f, area, 76, "Welcome to mcpdeck", lines);
+}
+
+/// A bordered box over the middle of the screen.
+fn popup(f: &mut Frame, area: Rect, width: u16, title: &str, lines: Vec<Line>) {
+    let rect = centered(area, width, lines.len() as u16 + 2);
+    f.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(title.to_string());
+    f.render_widget(Paragraph::new(lines).block(block), rect);
 }
 
 fn render_add(s: &State, f: &mut Frame, area: Rect) {
@@ -756,24 +757,15 @@ fn render_add(s: &State, f: &mut Frame, area: Rect) {
             Style::default().fg(Color::Red),
         ));
     }
-    let popup = centered(area, 76, lines.len() as u16 + 2);
-    f.render_widget(Clear, popup);
-    f.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title("Add a server (Enter adds, Esc cancels)"),
-        ),
-        popup,
-    );
+    popup(f, area, 76, "Add a server (Enter adds, Esc cancels)", lines);
 }
 
 fn render_confirm(f: &mut Frame, area: Rect) {
-    let popup = centered(area, 44, 3);
-    f.render_widget(Clear, popup);
-    f.render_widget(
-        Paragraph::new("A call is in flight. Quit anyway? (y/n)")
-            .block(Block::default().borders(Borders::ALL).title("Quit")),
-        popup,
+    popup(
+        f,
+        area,
+        44,
+        "Quit",
+        vec![Line::raw("A call is in flight. Quit anyway? (y/n)")],
     );
 }
