@@ -9,6 +9,16 @@ use std::time::{Duration, Instant};
 use common::pty::Tui;
 use common::{assert_no_leak, everything_js, limit, marker, py_v1, server_script, write_file};
 
+/// A config with one hostile.py server in `mode`, marked for the leak check.
+fn hostile_config(dir: &std::path::Path, name: &str, mark: &str, mode: &str) -> String {
+    let cfg = format!(
+        "[servers.{name}]\ncommand = {:?}\nargs = [\"-X\", {mark:?}, {:?}, \"--mode\", {mode:?}]\n",
+        py_v1().display().to_string(),
+        server_script("hostile.py").display().to_string()
+    );
+    write_file(dir, "config.toml", &cfg).display().to_string()
+}
+
 const DOWN: &str = "\x1b[B";
 const END: &str = "\x1b[F";
 const LEFT: &str = "\x1b[D";
@@ -102,14 +112,7 @@ fn a_crashing_server_shows_as_failed_with_its_stderr() {
 fn escape_sequences_from_a_server_never_reach_the_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let mark = marker("escapes");
-    let cfg = format!(
-        "[servers.evil]\ncommand = {:?}\nargs = [\"-X\", {mark:?}, {:?}, \"--mode\", \"escapes\"]\n",
-        py_v1().display().to_string(),
-        server_script("hostile.py").display().to_string()
-    );
-    let path = write_file(dir.path(), "config.toml", &cfg)
-        .display()
-        .to_string();
+    let path = hostile_config(dir.path(), "evil", &mark, "escapes");
     let mut t = Tui::start(&path);
     t.wait_for("evil 2025-11-25", 30);
     t.keys("\t");
@@ -185,14 +188,7 @@ fn a_bad_key_binding_is_refused_before_the_screen_opens() {
 fn sigterm_restores_the_terminal_and_stops_the_servers() {
     let dir = tempfile::tempdir().unwrap();
     let mark = marker("sigterm");
-    let cfg = format!(
-        "[servers.demo]\ncommand = {:?}\nargs = [\"-X\", {mark:?}, {:?}, \"--mode\", \"normal\"]\n",
-        py_v1().display().to_string(),
-        server_script("hostile.py").display().to_string()
-    );
-    let path = write_file(dir.path(), "config.toml", &cfg)
-        .display()
-        .to_string();
+    let path = hostile_config(dir.path(), "demo", &mark, "normal");
     let mut t = Tui::start(&path);
     t.wait_for("demo 2025-11-25", 30);
     assert_eq!(
