@@ -745,3 +745,56 @@ fn end_in_the_result_shows_the_last_page() {
     update(&mut s, key(KeyCode::Home), &mut fx);
     assert!(screen(&s, 80, 24).contains("line 1\n") || screen(&s, 80, 24).contains("│line 1 "));
 }
+
+#[test]
+fn any_terminal_size_renders_without_panicking() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let _ = call_selected(&mut s);
+    finish(
+        &mut s,
+        Ok(json!({"content": [{"type": "text", "text": "x".repeat(5000)}]})),
+    );
+    for (w, h) in [
+        (1, 1),
+        (2, 2),
+        (5, 3),
+        (10, 4),
+        (20, 6),
+        (40, 10),
+        (300, 100),
+        (500, 200),
+    ] {
+        update(&mut s, Msg::Resize(w, h), &mut fx);
+        for overlay in [Overlay::None, Overlay::Help, Overlay::Log] {
+            match overlay {
+                Overlay::None => {}
+                Overlay::Help => {
+                    update(&mut s, key(KeyCode::Char('?')), &mut fx);
+                }
+                Overlay::Log => {
+                    update(&mut s, key(KeyCode::Char('L')), &mut fx);
+                }
+            }
+            let _ = screen(&s, w, h);
+            update(&mut s, key(KeyCode::Esc), &mut fx);
+            // Mouse anywhere on a tiny screen.
+            let click = Msg::Mouse(crossterm::event::MouseEvent {
+                kind: crossterm::event::MouseEventKind::Down(crossterm::event::MouseButton::Left),
+                column: w.saturating_sub(1),
+                row: h.saturating_sub(1),
+                modifiers: KeyModifiers::NONE,
+            });
+            update(&mut s, click, &mut fx);
+            update(&mut s, key(KeyCode::End), &mut fx);
+            let _ = screen(&s, w, h);
+        }
+    }
+}
+
+enum Overlay {
+    None,
+    Help,
+    Log,
+}
