@@ -324,14 +324,18 @@ fn toggles_go_to_the_manager_and_the_config_file() {
     let mut s = state();
     let mut fx = Vec::new();
     update(&mut s, key(KeyCode::Char(' ')), &mut fx);
-    assert!(matches!(&fx[0], Effect::Manager(Command::SetEnabled(n, false)) if n == "demo"));
-    assert!(matches!(&fx[1], Effect::WriteEnabled { server, enabled: false } if server == "demo"));
+    // The file is written first; the driver tells the manager only then.
+    assert!(
+        matches!(&fx[..], [Effect::WriteEnabled { server, enabled: false }] if server == "demo")
+    );
     fx.clear();
     update(&mut s, key(KeyCode::Tab), &mut fx);
     update(&mut s, key(KeyCode::Char('d')), &mut fx);
-    assert!(
-        matches!(&fx[1], Effect::WriteDeny { server, tools } if server == "demo" && tools == &["echo".to_string()])
-    );
+    assert!(matches!(
+        &fx[..],
+        [Effect::WriteDeny { server, tools, previous }]
+            if server == "demo" && tools == &["echo".to_string()] && previous.is_empty()
+    ));
     // A denied tool does not open.
     update(&mut s, key(KeyCode::Enter), &mut fx);
     assert_eq!(s.mode, Mode::Normal);
@@ -797,4 +801,28 @@ enum Overlay {
     None,
     Help,
     Log,
+}
+
+#[test]
+fn the_selection_stays_on_the_same_tool_when_the_list_changes() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    assert_eq!(s.selected_tool().unwrap().1.name, "get_weather");
+    // The server drops the tool above: the selection must not slide onto another tool.
+    let mut rest = tools();
+    rest.remove(0);
+    update(
+        &mut s,
+        Msg::Manager(Event::Lists {
+            server: "demo".into(),
+            lists: Arc::new(Lists {
+                tools: rest,
+                ..Lists::default()
+            }),
+        }),
+        &mut fx,
+    );
+    assert_eq!(s.selected_tool().unwrap().1.name, "get_weather");
 }

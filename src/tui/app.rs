@@ -205,6 +205,8 @@ pub enum Effect {
     WriteDeny {
         server: String,
         tools: Vec<String>,
+        /// The list before, to go back to if the write fails.
+        previous: Vec<String>,
     },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
@@ -328,8 +330,21 @@ impl State {
         Some((server, server.lists.tools.get(ti)?))
     }
 
-    /// Recompute the visible tools after a change of scope, filter or lists.
+    /// The selected tool as (server name, tool name).
+    pub fn selected_names(&self) -> Option<(String, String)> {
+        let (v, t) = self.selected_tool()?;
+        Some((v.name.clone(), t.name.clone()))
+    }
+
+    /// Recompute the visible tools after a change of scope or filter.
     pub fn refilter(&mut self) {
+        let previous = self.selected_names();
+        self.refilter_to(previous);
+    }
+
+    /// Recompute the visible tools, keeping `previous` selected by name
+    /// (indices shift when lists change; names do not).
+    pub fn refilter_to(&mut self, previous: Option<(String, String)>) {
         let needle = self.filter.to_lowercase();
         let keep = |t: &Tool| {
             needle.is_empty()
@@ -341,7 +356,6 @@ impl State {
                     .as_deref()
                     .is_some_and(|d| d.to_lowercase().contains(&needle))
         };
-        let previous = self.visible.get(self.tool_sel).copied();
         self.visible.clear();
         for (si, s) in self.servers.iter().enumerate() {
             if !self.all_tools && si != self.server_sel {
@@ -353,8 +367,18 @@ impl State {
                 }
             }
         }
+        let servers = &self.servers;
         self.tool_sel = previous
-            .and_then(|p| self.visible.iter().position(|v| *v == p))
+            .and_then(|(sn, tn)| {
+                self.visible.iter().position(|&(si, ti)| {
+                    servers[si].name == sn
+                        && servers[si]
+                            .lists
+                            .tools
+                            .get(ti)
+                            .is_some_and(|t| t.name == tn)
+                })
+            })
             .unwrap_or(0)
             .min(self.visible.len().saturating_sub(1));
     }
@@ -474,9 +498,10 @@ fn on_event(s: &mut State, ev: Event) -> bool {
             true
         }
         Event::Lists { server, lists } => {
+            let previous = s.selected_names();
             if let Some(i) = find(s, &server) {
                 s.servers[i].lists = lists;
-                s.refilter();
+                s.refilter_to(previous);
             }
             true
         }
@@ -1067,10 +1092,6 @@ fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             };
             v.enabled = !v.enabled;
             let (server, enabled) = (v.name.clone(), v.enabled);
-            fx.push(Effect::Manager(Command::SetEnabled(
-                server.clone(),
-                enabled,
-            )));
             fx.push(Effect::WriteEnabled { server, enabled });
             true
         }
@@ -1082,17 +1103,18 @@ fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             let Some(tool) = v.lists.tools.get(ti).map(|t| t.name.clone()) else {
                 return false;
             };
+            let previous = v.deny.clone();
             if v.denied(&tool) {
                 v.deny.retain(|d| *d != tool);
             } else {
                 v.deny.push(tool);
             }
             let (server, tools) = (v.name.clone(), v.deny.clone());
-            fx.push(Effect::Manager(Command::SetDenyList(
-                server.clone(),
-                tools.clone(),
-            )));
-            fx.push(Effect::WriteDeny { server, tools });
+            fx.push(Effect::WriteDeny {
+                server,
+                tools,
+                previous,
+            });
             true
         }
         Action::Reconnect => {

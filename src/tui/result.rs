@@ -155,7 +155,7 @@ fn highlight_json_line(line: &str) -> Line<'static> {
             Style::default().fg(Color::Cyan),
         ));
     }
-    let value = rest.trim_end_matches(',');
+    let value = rest.trim_start_matches(": ").trim_end_matches(',');
     let style = if value.starts_with('"') {
         Style::default().fg(Color::Green)
     } else if value == "true" || value == "false" || value == "null" {

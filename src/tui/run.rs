@@ -157,6 +157,10 @@ pub async fn run(
                     TerminalGuard::reenter()?;
                     terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
                     input = EventStream::new();
+                    // The terminal may have been resized meanwhile.
+                    if let Ok(size) = terminal.size() {
+                        state.size = (size.width, size.height);
+                    }
                     dirty = true;
                     dirty |= app::update(&mut state, Msg::EditorReturned(result), &mut Vec::new());
                 }
@@ -207,12 +211,12 @@ pub async fn run(
                 Effect::Manager(cmd) => manager.send(cmd),
                 Effect::WriteEnabled { server, enabled } => {
                     let r = write(&config, &mut editor, |ed| ed.set_enabled(&server, enabled));
-                    if r.is_err() && config.path.is_some() {
-                        // Keep the UI and the servers consistent with the file.
-                        manager.send(Command::SetEnabled(server.clone(), !enabled));
-                        if let Some(v) = state.servers.iter_mut().find(|v| v.name == server) {
-                            v.enabled = !enabled;
-                        }
+                    if r.is_ok() || config.path.is_none() {
+                        // The file first: the manager follows once it is written.
+                        manager.send(Command::SetEnabled(server.clone(), enabled));
+                    } else if let Some(v) = state.servers.iter_mut().find(|v| v.name == server) {
+                        // Not written: the screen goes back to what the file says.
+                        v.enabled = !enabled;
                     }
                     let r = r.map(|()| {
                         format!(
@@ -222,23 +226,18 @@ pub async fn run(
                     });
                     pending_writes(&mut state, r, &mut dirty);
                 }
-                Effect::WriteDeny { server, tools } => {
+                Effect::WriteDeny {
+                    server,
+                    tools,
+                    previous,
+                } => {
                     let r = write(&config, &mut editor, |ed| {
                         ed.set_deny_tools(&server, &tools)
                     });
-                    if r.is_err()
-                        && let Some(path) = &config.path
-                    {
-                        // Keep the UI and the manager consistent with the file.
-                        let on_file = crate::config::load(path)
-                            .ok()
-                            .and_then(|c| c.server(&server).map(|s| s.deny_tools.clone()));
-                        if let Some(previous) = on_file {
-                            manager.send(Command::SetDenyList(server.clone(), previous.clone()));
-                            if let Some(v) = state.servers.iter_mut().find(|v| v.name == server) {
-                                v.deny = previous;
-                            }
-                        }
+                    if r.is_ok() || config.path.is_none() {
+                        manager.send(Command::SetDenyList(server.clone(), tools.clone()));
+                    } else if let Some(v) = state.servers.iter_mut().find(|v| v.name == server) {
+                        v.deny = previous;
                     }
                     let r = r.map(|()| format!("deny list of {server} saved"));
                     pending_writes(&mut state, r, &mut dirty);
