@@ -465,6 +465,8 @@ fn server_table(server: &ServerConfig) -> std::result::Result<Table, String> {
             url,
             headers,
             transport,
+            ca_file,
+            insecure,
         } => {
             put("url", Value::from(escape(url)));
             if !headers.is_empty() {
@@ -472,6 +474,19 @@ fn server_table(server: &ServerConfig) -> std::result::Result<Table, String> {
             }
             if *transport != HttpTransportKind::Auto {
                 put("transport", Value::from(transport.name()));
+            }
+            if let Some(ca) = ca_file {
+                let ca = ca.to_str().ok_or_else(|| {
+                    format!(
+                        "the ca_file {} of server \"{}\" is not valid UTF-8",
+                        ca.display(),
+                        server.name
+                    )
+                })?;
+                put("ca_file", Value::from(escape(ca)));
+            }
+            if *insecure {
+                put("insecure", Value::from(true));
             }
         }
     }
@@ -880,6 +895,8 @@ mod tests {
                 url: "https://example.org/mcp".into(),
                 headers: vec![("X-Key".into(), "v".into())],
                 transport: HttpTransportKind::Sse,
+                ca_file: None,
+                insecure: false,
             },
             protocol: ProtocolPin::Initialize,
             timeout: Some(Duration::from_secs(7)),

@@ -213,6 +213,8 @@ mod tests {
                         ("X-Client".into(), "mcpdeck".into()),
                     ],
                     transport: HttpTransportKind::StreamableHttp,
+                    ca_file: None,
+                    insecure: false,
                 },
                 enabled: false,
                 deny_tools: vec![],
@@ -227,6 +229,8 @@ mod tests {
                 url: "http://localhost:8080/sse".into(),
                 headers: vec![],
                 transport: HttpTransportKind::Sse,
+                ca_file: None,
+                insecure: false,
             }
         );
         assert_eq!(legacy.protocol, ProtocolPin::Initialize);
@@ -362,6 +366,8 @@ headers = { Authorization = "Bearer ${TOKEN}" }
                 url: "https://example.com/mcp".into(),
                 headers: vec![("Authorization".into(), "Bearer s3cret".into())],
                 transport: HttpTransportKind::Auto,
+                ca_file: None,
+                insecure: false,
             }
         );
 

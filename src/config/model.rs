@@ -128,6 +128,8 @@ impl ServerConfig {
                 url: url.into(),
                 headers: Vec::new(),
                 transport: HttpTransportKind::Auto,
+                ca_file: None,
+                insecure: false,
             },
         )
     }
@@ -177,6 +179,10 @@ pub enum TransportConfig {
         headers: Vec<(String, String)>,
         /// Which HTTP transport to use.
         transport: HttpTransportKind,
+        /// A PEM file of extra trusted CA certificates (`ca_file`).
+        ca_file: Option<PathBuf>,
+        /// Skip TLS certificate verification (`insecure = true`).
+        insecure: bool,
     },
 }
 

@@ -51,6 +51,8 @@ pub(crate) const SERVER_KEYS: &[&str] = &[
     "url",
     "headers",
     "transport",
+    "ca_file",
+    "insecure",
     "enabled",
     "deny_tools",
     "protocol",
@@ -141,6 +143,8 @@ struct ServerFields {
     url: Option<Field<Raw>>,
     headers: Option<Field<Vec<(String, Raw)>>>,
     transport: Option<Field<HttpTransportKind>>,
+    ca_file: Option<Field<Raw>>,
+    insecure: Option<Field<bool>>,
     enabled: Option<bool>,
     deny_tools: Option<Vec<String>>,
     protocol: Option<ProtocolPin>,
@@ -395,6 +399,15 @@ impl Parser<'_> {
                     })?;
                     fields.transport = Some(Field::new(kind, &key_span));
                 }
+                "ca_file" => {
+                    fields.ca_file = Some(Field::new(
+                        self.non_empty_string(ctx, key, value)?,
+                        &key_span,
+                    ))
+                }
+                "insecure" => {
+                    fields.insecure = Some(Field::new(self.boolean(ctx, key, value)?, &key_span))
+                }
                 "enabled" => fields.enabled = Some(self.boolean(ctx, key, value)?),
                 "deny_tools" => {
                     let tools = self.string_array(ctx, key, value)?;
@@ -458,6 +471,8 @@ impl Parser<'_> {
         let http_only = [
             ("headers", fields.headers.as_ref().map(|f| &f.key_span)),
             ("transport", fields.transport.as_ref().map(|f| &f.key_span)),
+            ("ca_file", fields.ca_file.as_ref().map(|f| &f.key_span)),
+            ("insecure", fields.insecure.as_ref().map(|f| &f.key_span)),
         ];
         let misplaced = |keys: &[(&str, Option<&Option<Range<usize>>>)], needs: &str| {
             keys.iter().find_map(|(key, span)| {
@@ -539,6 +554,19 @@ impl Parser<'_> {
                     Some(headers) => self.expand_pairs(ctx, "headers", &headers.value)?,
                     None => Vec::new(),
                 };
+                let ca_file = match &fields.ca_file {
+                    Some(ca) => {
+                        let p = PathBuf::from(self.expand(ctx, "ca_file", &ca.value)?);
+                        // Relative to the config file's folder.
+                        Some(match self.path.and_then(Path::parent) {
+                            Some(dir) if p.is_relative() && !dir.as_os_str().is_empty() => {
+                                dir.join(p)
+                            }
+                            _ => p,
+                        })
+                    }
+                    None => None,
+                };
                 Ok(TransportConfig::Http {
                     url: expanded,
                     headers,
@@ -546,6 +574,8 @@ impl Parser<'_> {
                         .transport
                         .as_ref()
                         .map_or(HttpTransportKind::Auto, |f| f.value),
+                    ca_file,
+                    insecure: fields.insecure.as_ref().is_some_and(|f| f.value),
                 })
             }
         }

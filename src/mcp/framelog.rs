@@ -72,6 +72,8 @@ struct Inner {
 /// The bounded, shared frame log.
 pub struct FrameLog {
     inner: Mutex<Inner>,
+    /// HTTP exchanges, beside the frames they carried.
+    net: Arc<super::netlog::NetLog>,
     max_frames: usize,
     max_bytes: usize,
     per_frame: usize,
@@ -95,6 +97,7 @@ impl FrameLog {
                 bytes: 0,
                 next_seq: 0,
             }),
+            net: Arc::new(super::netlog::NetLog::new(max_frames.clamp(1, 10_000))),
             max_frames: max_frames.max(1),
             max_bytes,
             per_frame,
@@ -107,6 +110,11 @@ impl FrameLog {
     pub fn with_tap(mut self, tap: Tap) -> Self {
         self.tap = Some(tap);
         self
+    }
+
+    /// The log of HTTP exchanges (empty for stdio servers).
+    pub fn net(&self) -> &Arc<super::netlog::NetLog> {
+        &self.net
     }
 
     pub fn start(&self) -> Instant {

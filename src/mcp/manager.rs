@@ -11,14 +11,16 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use super::finding::Finding;
 use super::framelog::FrameLog;
+use super::session::{ClientPolicy, TransportSpec};
 use super::session::{
     ConnectError, EventSink, Lists, Negotiated, Pin, RequestError, Session, SessionEvent,
     SessionSpec, Tagged,
 };
 use super::transport::StdioSpec;
+use super::transport::http::{HttpKind, HttpSpec};
 use super::transport::stdio::Children;
 use super::types::{CallResult, Tool};
-use crate::config::{ProtocolPin, ServerConfig, Settings, TransportConfig};
+use crate::config::{HttpTransportKind, ProtocolPin, ServerConfig, Settings, TransportConfig};
 
 /// Separator of qualified tool names: `server__tool`.
 pub const QUALIFIER: &str = "__";
@@ -33,6 +35,10 @@ pub enum ServerStatus {
         reason: String,
         stderr_tail: Vec<String>,
     },
+    /// The server answered 401 or 403: it needs credentials.
+    NeedsAuth {
+        reason: String,
+    },
     Disabled,
     /// Enabled but not connected (after a disconnect command).
     Disconnected,
@@ -44,6 +50,7 @@ impl ServerStatus {
             ServerStatus::Pending => "pending",
             ServerStatus::Connected => "connected",
             ServerStatus::Failed { .. } => "failed",
+            ServerStatus::NeedsAuth { .. } => "needs auth",
             ServerStatus::Disabled => "disabled",
             ServerStatus::Disconnected => "disconnected",
         }
@@ -192,13 +199,13 @@ pub fn session_spec(
     settings: &Settings,
     children: Option<Arc<Children>>,
 ) -> Result<SessionSpec, ConnectError> {
-    let stdio = match &config.transport {
+    let transport = match &config.transport {
         TransportConfig::Stdio {
             command,
             args,
             env,
             cwd,
-        } => StdioSpec {
+        } => TransportSpec::Stdio(StdioSpec {
             command: command.clone(),
             args: args.clone(),
             env: env.clone(),
@@ -206,15 +213,25 @@ pub fn session_spec(
             stderr_lines: settings.stderr_lines,
             grace: settings.shutdown_grace,
             children,
-        },
-        TransportConfig::Http { url, .. } => {
-            return Err(ConnectError {
-                message: format!(
-                    "{url}: the HTTP transport is not available in this version of mcpdeck yet; use a stdio server (`command`)"
-                ),
-                stderr_tail: Vec::new(),
-            });
-        }
+        }),
+        TransportConfig::Http {
+            url,
+            headers,
+            transport,
+            ca_file,
+            insecure,
+        } => TransportSpec::Http(HttpSpec {
+            url: url.clone(),
+            headers: headers.clone(),
+            kind: match transport {
+                HttpTransportKind::Auto => HttpKind::Auto,
+                HttpTransportKind::StreamableHttp => HttpKind::StreamableHttp,
+                HttpTransportKind::Sse => HttpKind::Sse,
+            },
+            ca_file: ca_file.clone(),
+            insecure: *insecure,
+            connect_timeout: settings.connect_timeout,
+        }),
     };
     let pin = match &config.protocol {
         ProtocolPin::Auto => Pin::Auto,
@@ -224,7 +241,8 @@ pub fn session_spec(
     };
     Ok(SessionSpec {
         name: Arc::from(config.name.as_str()),
-        stdio,
+        transport,
+        client: ClientPolicy::default(),
         pin,
         request_timeout: config.request_timeout(settings),
         connect_timeout: settings.connect_timeout,
@@ -524,6 +542,7 @@ impl Task {
                         ),
                     };
                     Err(ConnectError {
+                        needs_auth: false,
                         message,
                         stderr_tail: tail,
                     })
@@ -535,6 +554,7 @@ impl Task {
             let result = match CatchUnwind(Box::pin(attempt)).await {
                 Ok(result) => result,
                 Err(panic) => Err(ConnectError {
+                    needs_auth: false,
                     message: format!("internal error while connecting: {panic}"),
                     stderr_tail: Vec::new(),
                 }),
@@ -887,6 +907,9 @@ impl Task {
                 if relist {
                     self.relist(&server);
                 }
+            }
+            Err(e) if e.needs_auth => {
+                self.set_status(&server, ServerStatus::NeedsAuth { reason: e.message });
             }
             Err(e) => {
                 self.set_status(

@@ -10,11 +10,14 @@ pub mod finding;
 pub mod framelog;
 pub mod jsonrpc;
 pub mod manager;
+pub mod netlog;
 pub mod session;
 pub mod transport;
 pub mod types;
 
 pub use finding::{Finding, Severity};
 pub use framelog::{Direction, Frame, FrameLog};
-pub use session::{ConnectError, Negotiated, Pin, RequestError, Session, SessionSpec};
+pub use session::{
+    ClientPolicy, ConnectError, Negotiated, Pin, RequestError, Session, SessionSpec,
+};
 pub use types::{CallResult, Content, Era, Tool};

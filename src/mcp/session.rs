@@ -13,7 +13,11 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use super::finding::{Finding, Severity};
 use super::framelog::{Direction, FrameLog, FrameMeta};
 use super::jsonrpc::{self, Id, Message, RpcError, codes};
-use super::transport::{Inbound, Reader, StderrBuffer, StdioSpec, StdioTransport, Transport};
+use super::transport::http::{HttpKind, HttpSpec, HttpTransport};
+use super::transport::legacy::LegacySseTransport;
+use super::transport::{
+    HttpFailure, Inbound, Reader, StderrBuffer, StdioSpec, StdioTransport, Transport,
+};
 use super::types::{
     CallResult, Era, INITIALIZE_VERSIONS, STATELESS_VERSION, ServerInfo, Tool, client_info,
 };
@@ -31,11 +35,119 @@ pub enum Pin {
     Version(String),
 }
 
+/// How to reach a server.
+#[derive(Debug, Clone)]
+pub enum TransportSpec {
+    Stdio(StdioSpec),
+    Http(HttpSpec),
+}
+
+impl TransportSpec {
+    /// The command line or URL, as it may be shown.
+    pub fn display(&self) -> String {
+        match self {
+            TransportSpec::Stdio(s) => format!("`{}`", s.display()),
+            TransportSpec::Http(h) => h.display(),
+        }
+    }
+}
+
+/// How mcpdeck answers the server's own requests, and which client
+/// capabilities it declares for that. The default offers nothing: every
+/// server request but `ping` is refused.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClientPolicy {
+    /// Offer `roots` and answer `roots/list` with these roots
+    /// (`{"uri": "file://…", "name": …}`).
+    pub roots: Option<Vec<Value>>,
+    /// Offer form elicitation and accept every request with the requested
+    /// schema's defaults (required fields without one get a value of their
+    /// type). URL-mode elicitation is declined.
+    pub elicitation_defaults: bool,
+}
+
+impl ClientPolicy {
+    /// The automatic policies of `mcpdeck smoke`: roots is the current
+    /// directory, elicitation is accepted with defaults, sampling is declined.
+    pub fn automatic() -> Self {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
+        let uri = url::Url::from_directory_path(&cwd)
+            .map(|u| u.to_string())
+            .unwrap_or_else(|_| format!("file://{}", cwd.display()));
+        let name = cwd
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "/".into());
+        ClientPolicy {
+            roots: Some(vec![json!({"uri": uri, "name": name})]),
+            elicitation_defaults: true,
+        }
+    }
+
+    /// The `capabilities` object to declare.
+    pub fn capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        if self.roots.is_some() {
+            caps.insert("roots".into(), json!({"listChanged": false}));
+        }
+        if self.elicitation_defaults {
+            caps.insert("elicitation".into(), json!({"form": {}}));
+        }
+        Value::Object(caps)
+    }
+
+    /// The answer to a server request (other than ping).
+    pub fn answer(&self, method: &str, params: Option<&Value>) -> Result<Value, RpcError> {
+        match method {
+            "roots/list" => match &self.roots {
+                Some(roots) => Ok(json!({"roots": roots})),
+                None => Err(RpcError::new(
+                    codes::METHOD_NOT_FOUND,
+                    "mcpdeck did not declare the roots capability for this server",
+                )),
+            },
+            "elicitation/create" if self.elicitation_defaults => {
+                let mode = params
+                    .and_then(|p| p.get("mode"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("form");
+                if mode != "form" {
+                    return Ok(json!({"action": "decline"}));
+                }
+                let schema = params
+                    .and_then(|p| p.get("requestedSchema"))
+                    .cloned()
+                    .unwrap_or_else(|| json!({"type": "object"}));
+                let content = crate::schema::skeleton(&schema);
+                let content = if content.is_object() {
+                    content
+                } else {
+                    json!({})
+                };
+                Ok(json!({"action": "accept", "content": content}))
+            }
+            "elicitation/create" => Err(RpcError::new(
+                codes::METHOD_NOT_FOUND,
+                "mcpdeck did not declare the elicitation capability for this server",
+            )),
+            "sampling/createMessage" => Err(RpcError::new(
+                -1,
+                "sampling declined: mcpdeck does not offer sampling here",
+            )),
+            _ => Err(RpcError::new(
+                codes::METHOD_NOT_FOUND,
+                format!("mcpdeck does not support {method}"),
+            )),
+        }
+    }
+}
+
 /// Everything needed to open a session.
 #[derive(Debug, Clone)]
 pub struct SessionSpec {
     pub name: Arc<str>,
-    pub stdio: StdioSpec,
+    pub transport: TransportSpec,
+    pub client: ClientPolicy,
     pub pin: Pin,
     pub request_timeout: Duration,
     pub connect_timeout: Duration,
@@ -89,12 +201,21 @@ pub enum RequestError {
     },
     #[error("{0}")]
     Protocol(String),
+    #[error("{}", .0.message)]
+    Http(HttpFailure),
 }
 
 impl RequestError {
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {
             RequestError::Rpc { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    pub fn http(&self) -> Option<&HttpFailure> {
+        match self {
+            RequestError::Http(f) => Some(f),
             _ => None,
         }
     }
@@ -113,13 +234,16 @@ impl RequestError {
 pub struct ConnectError {
     pub message: String,
     pub stderr_tail: Vec<String>,
+    /// The server answered 401 or 403: it needs credentials.
+    pub needs_auth: bool,
 }
 
 impl ConnectError {
-    fn new(message: impl Into<String>) -> Self {
+    pub fn new(message: impl Into<String>) -> Self {
         ConnectError {
             message: message.into(),
             stderr_tail: Vec::new(),
+            needs_auth: false,
         }
     }
 }
@@ -197,6 +321,13 @@ struct Inner {
     /// Flips to true once `closed` is set.
     closed_signal: tokio::sync::watch::Sender<bool>,
     request_timeout: Duration,
+    /// How server requests are answered.
+    client: ClientPolicy,
+    /// Streamable HTTP with the transport not forced: an endpoint that
+    /// refuses initialize may be legacy HTTP+SSE.
+    legacy_fallback: bool,
+    /// One re-initialization at a time (after the server expired the session).
+    reinit: tokio::sync::Mutex<()>,
 }
 
 /// A live session. Cheap to clone. Call [`Session::close`] when done; if
@@ -221,10 +352,15 @@ pub struct PendingRequest {
     method: String,
     rx: oneshot::Receiver<Result<Value, RequestError>>,
     progress: Arc<Notify>,
+    /// What was asked, kept to ask again once after the server expired
+    /// the HTTP session.
+    params: Option<Value>,
+    with_progress: bool,
+    retried: bool,
 }
 
 impl Session {
-    /// Spawn the server and negotiate the era.
+    /// Start (or reach) the server and negotiate the era.
     pub async fn connect(
         spec: &SessionSpec,
         frames: Arc<FrameLog>,
@@ -234,80 +370,105 @@ impl Session {
         let deadline = started
             .checked_add(spec.connect_timeout)
             .unwrap_or_else(|| started + Duration::from_secs(100 * 365 * 24 * 3600));
-        let session = Session::spawn(spec, frames.clone(), events.clone())?;
-        let result = match tokio::time::timeout_at(
-            deadline.into(),
-            session.negotiate(spec, started),
-        )
-        .await
-        {
-            Ok(Ok(n)) => Ok(n),
-            Ok(Err(Restart(detection))) => {
-                // The server exited on the probe: start it again, straight into initialize.
-                session.close().await;
-                let fresh = Session::spawn(spec, frames, events)?;
-                let r = tokio::time::timeout_at(
-                    deadline.into(),
-                    fresh.initialize(None, detection, started),
-                )
-                .await;
-                return match r {
-                    Ok(Ok(n)) => {
-                        fresh.set_negotiated(n);
-                        Ok(fresh)
-                    }
-                    Ok(Err(e)) => {
-                        fresh.close().await;
-                        Err(fresh.connect_error(e))
-                    }
-                    Err(_) => {
-                        let e = fresh.timeout_error(spec, "initialize");
-                        fresh.close().await;
-                        Err(e)
-                    }
-                };
-            }
-            Ok(Err(Fail(e))) => Err(e),
-            Err(_) => Err(session.timeout_error(spec, "the handshake")),
-        };
-        match result {
-            Ok(n) => {
+        let legacy_first =
+            matches!(&spec.transport, TransportSpec::Http(h) if h.kind == HttpKind::Sse);
+        let session =
+            Session::open(spec, frames.clone(), events.clone(), legacy_first, deadline).await?;
+        let outcome =
+            tokio::time::timeout_at(deadline.into(), session.negotiate(spec, started)).await;
+        let (legacy, detection) = match outcome {
+            Ok(Ok(n)) => {
                 session.set_negotiated(n);
-                Ok(session)
+                return Ok(session);
             }
-            Err(e) => {
+            // The server exited on the probe: start it again, straight into initialize.
+            Ok(Err(Restart(detection))) => (false, detection),
+            // The endpoint refused streamable HTTP: try legacy HTTP+SSE.
+            Ok(Err(Legacy(detection))) => (true, detection),
+            Ok(Err(Fail(mut e))) => {
                 session.close().await;
-                let mut e = e;
                 if e.stderr_tail.is_empty() {
                     e.stderr_tail = session.stderr_tail(20);
                 }
+                return Err(e);
+            }
+            Err(_) => {
+                let e = session.timeout_error(spec, "the handshake");
+                session.close().await;
+                return Err(e);
+            }
+        };
+        session.close().await;
+        let fresh = Session::open(spec, frames, events, legacy, deadline).await?;
+        let r =
+            tokio::time::timeout_at(deadline.into(), fresh.initialize(None, detection, started))
+                .await;
+        match r {
+            Ok(Ok(n)) => {
+                fresh.set_negotiated(n);
+                Ok(fresh)
+            }
+            Ok(Err(e)) => {
+                fresh.close().await;
+                Err(fresh.connect_error(e))
+            }
+            Err(_) => {
+                let e = fresh.timeout_error(spec, "initialize");
+                fresh.close().await;
                 Err(e)
             }
         }
     }
 
-    fn spawn(
+    /// Start the process, or set up the HTTP client (for legacy HTTP+SSE:
+    /// open the stream and wait for its endpoint).
+    async fn open(
         spec: &SessionSpec,
         frames: Arc<FrameLog>,
         events: EventSink,
+        legacy: bool,
+        deadline: Instant,
     ) -> Result<Session, ConnectError> {
-        let (err_tx, mut err_rx) = mpsc::channel::<String>(1024);
-        let (transport, reader) =
-            StdioTransport::spawn(&spec.stdio, Some(err_tx)).map_err(|e| {
-                let hint = if e.kind() == std::io::ErrorKind::NotFound {
-                    "; check `command` in the config, or that it is on PATH"
-                } else {
-                    ""
-                };
-                ConnectError::new(format!(
-                    "could not start `{}`: {e}{hint}",
-                    spec.stdio.display()
-                ))
-            })?;
+        let mut err_rx = None;
+        let mut legacy_fallback = false;
+        let (transport, reader) = match &spec.transport {
+            TransportSpec::Stdio(stdio) => {
+                let (err_tx, rx) = mpsc::channel::<String>(1024);
+                err_rx = Some(rx);
+                let (t, r) = StdioTransport::spawn(stdio, Some(err_tx)).map_err(|e| {
+                    let hint = if e.kind() == std::io::ErrorKind::NotFound {
+                        "; check `command` in the config, or that it is on PATH"
+                    } else {
+                        ""
+                    };
+                    ConnectError::new(format!("could not start `{}`: {e}{hint}", stdio.display()))
+                })?;
+                (Transport::Stdio(t), Reader::Stdio(r))
+            }
+            TransportSpec::Http(http) if legacy => {
+                let wait = deadline.saturating_duration_since(Instant::now());
+                let (t, r) =
+                    LegacySseTransport::open(http, spec.name.clone(), frames.net().clone(), wait)
+                        .await
+                        .map_err(|m| {
+                            let mut e = ConnectError::new(m);
+                            e.needs_auth =
+                                e.message.contains("HTTP 401") || e.message.contains("HTTP 403");
+                            e
+                        })?;
+                (Transport::LegacySse(t), Reader::Channel(r))
+            }
+            TransportSpec::Http(http) => {
+                legacy_fallback = http.kind == HttpKind::Auto;
+                let (t, r) = HttpTransport::open(http, spec.name.clone(), frames.net().clone())
+                    .map_err(ConnectError::new)?;
+                (Transport::Http(t), Reader::Channel(r))
+            }
+        };
         let inner = Arc::new(Inner {
             id: SESSION_IDS.fetch_add(1, Ordering::Relaxed),
             name: spec.name.clone(),
-            transport: Transport::Stdio(transport),
+            transport,
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(1),
             negotiated: RwLock::new(None),
@@ -318,22 +479,27 @@ impl Session {
             closed: Mutex::new(None),
             closed_signal: tokio::sync::watch::Sender::new(false),
             request_timeout: spec.request_timeout,
+            client: spec.client.clone(),
+            legacy_fallback,
+            reinit: tokio::sync::Mutex::new(()),
         });
         // stderr lines become events.
-        let tag = (inner.id, inner.name.clone(), inner.events.clone());
-        tokio::spawn(async move {
-            while let Some(line) = err_rx.recv().await {
-                (tag.2)(Tagged {
-                    session: tag.0,
-                    server: tag.1.clone(),
-                    event: SessionEvent::Stderr(line),
-                });
-            }
-        });
+        if let Some(mut err_rx) = err_rx {
+            let tag = (inner.id, inner.name.clone(), inner.events.clone());
+            tokio::spawn(async move {
+                while let Some(line) = err_rx.recv().await {
+                    (tag.2)(Tagged {
+                        session: tag.0,
+                        server: tag.1.clone(),
+                        event: SessionEvent::Stderr(line),
+                    });
+                }
+            });
+        }
         // The reader holds only a weak handle, so dropping every Session
         // handle shuts the server down.
         let weak: Weak<Inner> = Arc::downgrade(&inner);
-        let mut inbound = Reader::Stdio(reader);
+        let mut inbound = reader;
         tokio::spawn(async move {
             while let Some(item) = inbound.next().await {
                 let Some(inner) = weak.upgrade() else { break };
@@ -347,6 +513,34 @@ impl Session {
         Ok(Session { inner })
     }
 
+    /// The transport in use: `stdio`, `http` or `sse`.
+    pub fn transport_kind(&self) -> &'static str {
+        self.inner.transport.kind()
+    }
+
+    /// The HTTP session id (initialize era over streamable HTTP).
+    pub fn http_session_id(&self) -> Option<String> {
+        self.inner
+            .transport
+            .http()
+            .and_then(HttpTransport::session_id)
+    }
+
+    /// An initialize that failed: over streamable HTTP with the transport
+    /// not forced, an endpoint that refuses it may speak legacy HTTP+SSE.
+    fn init_failed(&self, e: RequestError) -> Negotiation {
+        if self.inner.legacy_fallback
+            && let RequestError::Http(f) = &e
+            && f.refused()
+        {
+            return Legacy(format!(
+                "streamable HTTP refused ({}); trying the legacy HTTP+SSE transport",
+                f.message
+            ));
+        }
+        Fail(self.connect_error(e))
+    }
+
     fn set_negotiated(&self, n: Negotiated) {
         *self.inner.wire.write().unwrap_or_else(|p| p.into_inner()) =
             Some((n.era, n.version.clone()));
@@ -358,13 +552,18 @@ impl Session {
     }
 
     fn timeout_error(&self, spec: &SessionSpec, what: &str) -> ConnectError {
+        let kind = match &spec.transport {
+            TransportSpec::Stdio(_) => "an MCP server on stdio",
+            TransportSpec::Http(_) => "an MCP endpoint",
+        };
         ConnectError {
             message: format!(
-                "`{}` did not complete {what} within {} (connect_timeout); is it an MCP server on stdio?",
-                spec.stdio.display(),
+                "{} did not complete {what} within {} (connect_timeout); is it {kind}?",
+                spec.transport.display(),
                 fmt_duration(spec.connect_timeout)
             ),
             stderr_tail: self.stderr_tail(20),
+            needs_auth: false,
         }
     }
 
@@ -375,6 +574,7 @@ impl Session {
             e.stderr_tail().to_vec()
         };
         ConnectError {
+            needs_auth: e.http().is_some_and(HttpFailure::needs_auth),
             message: e.to_string(),
             stderr_tail: tail,
         }
@@ -385,11 +585,35 @@ impl Session {
         spec: &SessionSpec,
         started: Instant,
     ) -> Result<Negotiated, Negotiation> {
+        if matches!(self.inner.transport, Transport::LegacySse(_)) {
+            // The legacy transport predates the stateless era.
+            return match &spec.pin {
+                Pin::Stateless => Err(Fail(ConnectError::new(format!(
+                    "the stateless era is pinned, but transport = \"sse\" is the legacy HTTP+SSE transport, which has no stateless era; use transport = \"http\""
+                )))),
+                Pin::Version(v) if INITIALIZE_VERSIONS.contains(&v.as_str()) => self
+                    .initialize(
+                        Some(v.clone()),
+                        format!("version {v} pinned; legacy HTTP+SSE transport"),
+                        started,
+                    )
+                    .await
+                    .map_err(|e| Fail(self.connect_error(e))),
+                _ => self
+                    .initialize(
+                        None,
+                        "legacy HTTP+SSE transport (transport = \"sse\")".into(),
+                        started,
+                    )
+                    .await
+                    .map_err(|e| Fail(self.connect_error(e))),
+            };
+        }
         match &spec.pin {
             Pin::Initialize => self
                 .initialize(None, "initialize era pinned in the config".into(), started)
                 .await
-                .map_err(|e| Fail(self.connect_error(e))),
+                .map_err(|e| self.init_failed(e)),
             Pin::Version(v) if INITIALIZE_VERSIONS.contains(&v.as_str()) => self
                 .initialize(
                     Some(v.clone()),
@@ -397,7 +621,7 @@ impl Session {
                     started,
                 )
                 .await
-                .map_err(|e| Fail(self.connect_error(e))),
+                .map_err(|e| self.init_failed(e)),
             Pin::Version(v) if v != STATELESS_VERSION => Err(Fail(ConnectError::new(format!(
                 "protocol version {v} is not one mcpdeck speaks ({STATELESS_VERSION}, {})",
                 INITIALIZE_VERSIONS.join(", ")
@@ -409,6 +633,7 @@ impl Session {
                     .map_err(|e| Fail(self.connect_error(e)))?;
                 let v = probe.wait(self, None).await.map_err(|e| {
                     Fail(ConnectError {
+                        needs_auth: e.http().is_some_and(HttpFailure::needs_auth),
                         message: format!("the stateless era ({STATELESS_VERSION}) is pinned in the config, but {e}"),
                         stderr_tail: if e.stderr_tail().is_empty() { self.stderr_tail(20) } else { e.stderr_tail().to_vec() },
                     })
@@ -444,6 +669,14 @@ impl Session {
             Err(RequestError::Closed { description, .. }) => Err(Restart(format!(
                 "the server exited on the server/discover probe ({description}); restarted straight into initialize"
             ))),
+            Err(RequestError::Http(f)) if f.refused() => self
+                .initialize(
+                    None,
+                    format!("server/discover: {}; fell back to initialize", f.message),
+                    started,
+                )
+                .await
+                .map_err(|e| self.init_failed(e)),
             Err(e) => Err(Fail(self.connect_error(e))),
         }
     }
@@ -478,7 +711,7 @@ impl Session {
                     started,
                 )
                 .await
-                .map_err(|e| Fail(self.connect_error(e)));
+                .map_err(|e| self.init_failed(e));
         }
         if versions
             .iter()
@@ -491,7 +724,7 @@ impl Session {
                     started,
                 )
                 .await
-                .map_err(|e| Fail(self.connect_error(e)));
+                .map_err(|e| self.init_failed(e));
         }
         Err(Fail(ConnectError::new(format!(
             "the server supports protocol versions {versions:?}; mcpdeck speaks {STATELESS_VERSION} and {}",
@@ -514,7 +747,7 @@ impl Session {
                     return self
                         .initialize(None, format!("server/discover answered -32022, supported {supported:?}; fell back to initialize"), started)
                         .await
-                        .map_err(|e| Fail(self.connect_error(e)));
+                        .map_err(|e| self.init_failed(e));
                 }
                 Err(Fail(ConnectError::new(format!(
                     "the server does not support protocol version {STATELESS_VERSION} (it supports {supported:?}), and no version mcpdeck speaks"
@@ -544,7 +777,7 @@ impl Session {
                     started,
                 )
                 .await
-                .map_err(|e| Fail(self.connect_error(e))),
+                .map_err(|e| self.init_failed(e)),
         }
     }
 
@@ -561,7 +794,11 @@ impl Session {
         );
         let offer = INITIALIZE_VERSIONS[0].to_string();
         let mut init = match self
-            .start_request("initialize", Some(initialize_params(&offer)), false)
+            .start_request(
+                "initialize",
+                Some(initialize_params(&offer, &self.inner.client)),
+                false,
+            )
             .await
         {
             Ok(init) => init,
@@ -607,6 +844,14 @@ impl Session {
                     return Err(Restart(format!(
                         "{silent}, and the server exited ({p}); restarted straight into initialize"
                     )));
+                }
+                if let RequestError::Http(f) = i
+                    && f.refused()
+                {
+                    return Err(self.init_failed(i.clone()));
+                }
+                if i.http().is_some_and(HttpFailure::needs_auth) {
+                    return Err(Fail(self.connect_error(i.clone())));
                 }
                 return Err(Fail(ConnectError::new(format!(
                     "the server refused both eras: {p}; {i}"
@@ -660,7 +905,10 @@ impl Session {
             .clone()
             .unwrap_or_else(|| INITIALIZE_VERSIONS[0].to_string());
         let v = self
-            .request("initialize", Some(initialize_params(&offer)))
+            .request(
+                "initialize",
+                Some(initialize_params(&offer, &self.inner.client)),
+            )
             .await?;
         self.finish_initialize(&v, &offer, pinned.is_some(), detection, started)
             .await
@@ -698,6 +946,9 @@ impl Session {
         }
         *self.inner.wire.write().unwrap_or_else(|p| p.into_inner()) =
             Some((Era::Initialize, version.to_string()));
+        if let Some(h) = self.inner.transport.http() {
+            h.set_protocol(Era::Initialize, version);
+        }
         for key in ["serverInfo", "capabilities"] {
             if !v.get(key).is_some_and(Value::is_object) {
                 self.inner.finding(Finding::frame(
@@ -708,6 +959,11 @@ impl Session {
             }
         }
         self.notify("notifications/initialized", None).await?;
+        if let Some(h) = self.inner.transport.http() {
+            // Server-initiated messages (and requests such as elicitation
+            // that some servers send only there) arrive on the GET stream.
+            h.listen();
+        }
         let detection = if version == offer {
             detection
         } else {
@@ -848,8 +1104,13 @@ impl Session {
         method: &str,
         params: Option<Value>,
     ) -> Result<PendingRequest, RequestError> {
-        self.start_request(method, Some(envelope(params, STATELESS_VERSION)), false)
-            .await
+        let caps = self.inner.client.capabilities();
+        self.start_request(
+            method,
+            Some(envelope_with(params, STATELESS_VERSION, caps)),
+            false,
+        )
+        .await
     }
 
     /// Send a request without waiting. `progress_token` asks the server for
@@ -864,6 +1125,11 @@ impl Session {
             return Err(e);
         }
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let original = if self.inner.transport.http().is_some() {
+            params.clone()
+        } else {
+            None
+        };
         let mut params = params;
         if with_progress {
             let p = params.get_or_insert_with(|| json!({}));
@@ -881,7 +1147,11 @@ impl Session {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         if let Some((Era::Stateless, version)) = wire {
-            params = Some(envelope(params, &version));
+            params = Some(envelope_with(
+                params,
+                &version,
+                self.inner.client.capabilities(),
+            ));
         }
         let (tx, rx) = oneshot::channel();
         let progress = Arc::new(Notify::new());
@@ -938,6 +1208,13 @@ impl Session {
             method: method.to_string(),
             rx,
             progress,
+            params: if self.inner.transport.http().is_some() {
+                original
+            } else {
+                None
+            },
+            with_progress,
+            retried: false,
         })
     }
 
@@ -979,6 +1256,62 @@ impl Session {
             })
     }
 
+    /// The server answered 404 to the HTTP session `expired`: initialize a
+    /// new one (once, however many requests noticed), with the version
+    /// negotiated before.
+    async fn recover_session(&self, expired: &str, why: &str) -> Result<(), RequestError> {
+        let Some(h) = self.inner.transport.http() else {
+            return Err(RequestError::Protocol(why.to_string()));
+        };
+        let _one = self.inner.reinit.lock().await;
+        if !h.reset_session(expired) {
+            return Ok(()); // another request already started a new session
+        }
+        let version = self
+            .negotiated()
+            .map(|n| n.version)
+            .unwrap_or_else(|| INITIALIZE_VERSIONS[0].to_string());
+        // Not through `request`: that would wait here again (recursion).
+        let pending = self
+            .start_request(
+                "initialize",
+                Some(initialize_params(&version, &self.inner.client)),
+                false,
+            )
+            .await?;
+        let limit = self.inner.request_timeout;
+        let v = match tokio::time::timeout(limit, pending.rx).await {
+            Ok(r) => r.unwrap_or_else(|_| Err(self.closed_error()))?,
+            Err(_) => {
+                return Err(RequestError::Timeout {
+                    method: "initialize".into(),
+                    after: limit,
+                });
+            }
+        };
+        let n = self
+            .finish_initialize(
+                &v,
+                &version,
+                true,
+                "re-initialized after the server expired the session".into(),
+                Instant::now(),
+            )
+            .await?;
+        let new_id = h.session_id().unwrap_or_else(|| "(none)".into());
+        self.inner.finding(Finding::new(
+            Severity::Info,
+            format!("the server expired HTTP session {expired:?} ({why}); initialized session {new_id:?} and sent the request again"),
+        ));
+        let keep = self.negotiated().map(|old| old.connect_time);
+        let mut n = n;
+        if let Some(t) = keep {
+            n.connect_time = t;
+        }
+        self.set_negotiated(n);
+        Ok(())
+    }
+
     /// Cancel a request: its waiter gets `Cancelled` at once, and the server
     /// is told with `notifications/cancelled`. Returns false if it was no
     /// longer pending.
@@ -990,6 +1323,11 @@ impl Session {
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id);
         let Some(entry) = entry else { return false };
+        if let Some(h) = self.inner.transport.http() {
+            // Dropping the POST's stream; in the stateless era this is
+            // the cancellation itself.
+            h.abort(id);
+        }
         let method = entry.method.clone();
         let _ = entry.tx.send(Err(RequestError::Cancelled {
             method: method.clone(),
@@ -1082,6 +1420,17 @@ impl Session {
         }
         for f in findings {
             self.inner.finding(f);
+        }
+        if let Some(h) = self.inner.transport.http() {
+            h.set_tool_headers(
+                tools
+                    .iter()
+                    .filter_map(|t| {
+                        let p = super::transport::http::param_headers(t.input_schema.as_ref()?);
+                        (!p.is_empty()).then(|| (t.name.clone(), p))
+                    })
+                    .collect(),
+            );
         }
         Ok(tools)
     }
@@ -1190,6 +1539,25 @@ impl PendingRequest {
                 biased;
                 r = &mut self.rx => {
                     let r = r.unwrap_or_else(|_| Err(session.closed_error()));
+                    if let Err(RequestError::Http(f)) = &r
+                        && let Some(expired) = &f.session_expired
+                        && !self.retried
+                        && self.method != "initialize"
+                    {
+                        // The server forgot the session: initialize again
+                        // and ask once more.
+                        let (expired, why) = (expired.clone(), f.message.clone());
+                        session.recover_session(&expired, &why).await?;
+                        let again = session
+                            .start_request(&self.method, self.params.take(), self.with_progress)
+                            .await?;
+                        self.id = again.id;
+                        self.rx = again.rx;
+                        self.progress = again.progress;
+                        self.retried = true;
+                        deadline = deadline_after(timeout);
+                        continue;
+                    }
                     return r.and_then(|v| session.inner.check_result(&self.method, v));
                 }
                 _ = self.progress.notified() => {
@@ -1228,8 +1596,10 @@ enum Negotiation {
     Fail(ConnectError),
     /// Start the process again and go straight to initialize.
     Restart(String),
+    /// Start again on the legacy HTTP+SSE transport, straight into initialize.
+    Legacy(String),
 }
-use Negotiation::{Fail, Restart};
+use Negotiation::{Fail, Legacy, Restart};
 
 fn supported_versions(v: &Value) -> Vec<String> {
     strings(v.get("supportedVersions"))
@@ -1247,12 +1617,17 @@ fn strings(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn initialize_params(version: &str) -> Value {
-    json!({"protocolVersion": version, "capabilities": {}, "clientInfo": client_info()})
+fn initialize_params(version: &str, client: &ClientPolicy) -> Value {
+    json!({"protocolVersion": version, "capabilities": client.capabilities(), "clientInfo": client_info()})
 }
 
 /// Add the 2026-07-28 `_meta` envelope to request params.
 pub fn envelope(params: Option<Value>, version: &str) -> Value {
+    envelope_with(params, version, json!({}))
+}
+
+/// [`envelope`] with the client capabilities to declare.
+pub fn envelope_with(params: Option<Value>, version: &str, capabilities: Value) -> Value {
     let mut params = match params {
         Some(Value::Object(m)) => m,
         _ => Map::new(),
@@ -1265,7 +1640,7 @@ pub fn envelope(params: Option<Value>, version: &str) -> Value {
         );
         m.insert(
             "io.modelcontextprotocol/clientCapabilities".into(),
-            json!({}),
+            capabilities,
         );
         m.insert("io.modelcontextprotocol/clientInfo".into(), client_info());
     }
@@ -1336,6 +1711,29 @@ impl Inner {
                 self.handle_line(&line).await;
             }
             Inbound::Finding(f) => self.finding(f),
+            Inbound::Failed { id, failure } => {
+                let entry = self
+                    .pending
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&id);
+                if let Some(body) = &failure.body {
+                    // Every byte the server sent can be seen.
+                    self.frames.record(
+                        &self.name,
+                        Direction::In,
+                        body,
+                        FrameMeta {
+                            method: entry.as_ref().map(|e| e.method.clone()),
+                            id: Some(Id::Num(id)),
+                            latency: entry.as_ref().map(|e| e.sent.elapsed()),
+                        },
+                    );
+                }
+                if let Some(e) = entry {
+                    let _ = e.tx.send(Err(RequestError::Http(failure)));
+                }
+            }
             Inbound::Closed {
                 description,
                 requested,
@@ -1489,7 +1887,7 @@ impl Inner {
     /// Answer a request from the server. The answer is written by its own
     /// task: the reader never waits on the server's input (a server blocked
     /// writing to us while we wait to write to it would be a deadlock).
-    fn answer(self: &Arc<Self>, id: Id, method: &str, _params: Option<Value>) {
+    fn answer(self: &Arc<Self>, id: Id, method: &str, params: Option<Value>) {
         let stateless = matches!(
             *self.wire.read().unwrap_or_else(|p| p.into_inner()),
             Some((Era::Stateless, _))
@@ -1502,10 +1900,7 @@ impl Inner {
         }
         let outcome = match method {
             "ping" => Ok(json!({})),
-            _ => Err(RpcError::new(
-                codes::METHOD_NOT_FOUND,
-                format!("mcpdeck does not support {method} yet"),
-            )),
+            _ => self.client.answer(method, params.as_ref()),
         };
         let line = jsonrpc::response(&id, outcome);
         let meta = FrameMeta {

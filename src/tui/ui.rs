@@ -117,6 +117,7 @@ fn badge(s: &State, v: &ServerView) -> Span<'static> {
         ),
         ServerStatus::Connected => Span::styled("●", Style::default().fg(Color::Green)),
         ServerStatus::Failed { .. } => Span::styled("✗", Style::default().fg(Color::Red)),
+        ServerStatus::NeedsAuth { .. } => Span::styled("🔒", Style::default().fg(Color::Yellow)),
         ServerStatus::Disabled => Span::styled("○", Style::default().fg(Color::DarkGray)),
         ServerStatus::Disconnected => Span::styled("◌", Style::default().fg(Color::DarkGray)),
     }
@@ -297,6 +298,12 @@ fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
             clean(&n.server_info.version)
         )));
         lines.push(Line::raw(format!("detected by: {}", clean(&n.detection))));
+    }
+    if let ServerStatus::NeedsAuth { reason } = &v.status {
+        lines.push(Line::styled(
+            format!("needs auth: {}", clean(reason)),
+            Style::default().fg(Color::Yellow),
+        ));
     }
     if let ServerStatus::Failed {
         reason,

@@ -1,0 +1,336 @@
+//! The network log: one entry per HTTP exchange (POST, GET stream, DELETE)
+//! with the JSON-RPC method it carried, status, headers (secrets masked),
+//! and timing. Kept beside the frame log in a bounded ring; the TUI's
+//! network view and `--trace` read it.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+/// One HTTP exchange, updated as it progresses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exchange {
+    pub seq: u64,
+    pub server: Arc<str>,
+    pub at: SystemTime,
+    /// Time since the log was created.
+    pub elapsed: Duration,
+    /// `POST`, `GET`, `DELETE`.
+    pub http_method: &'static str,
+    /// The URL, with secret query values masked.
+    pub url: String,
+    /// What it carried: a JSON-RPC method, `response`, `GET stream`, …
+    pub label: String,
+    /// Request headers as sent, secrets masked.
+    pub request_headers: Vec<(String, String)>,
+    /// The response status, once headers arrived.
+    pub status: Option<u16>,
+    pub response_headers: Vec<(String, String)>,
+    /// Time until the response headers.
+    pub headers_after: Option<Duration>,
+    /// Time until the body or stream ended.
+    pub total: Option<Duration>,
+    /// Body bytes received so far.
+    pub bytes: u64,
+    /// SSE events received (for event streams).
+    pub events: u64,
+    /// Why it failed, if it did (connection refused, TLS, …).
+    pub error: Option<String>,
+    /// A note: "redirected to …", "resumed with Last-Event-ID …".
+    pub note: Option<String>,
+}
+
+impl Exchange {
+    /// Finished (with a status and a total time, or an error).
+    pub fn done(&self) -> bool {
+        self.total.is_some() || self.error.is_some()
+    }
+
+    /// One line for a person: `POST 200 tools/call 12 ms 1.2 KB`.
+    pub fn summary(&self) -> String {
+        let status = match (self.status, &self.error) {
+            (Some(s), _) => s.to_string(),
+            (None, Some(_)) => "ERR".into(),
+            (None, None) => "…".into(),
+        };
+        let time = match (self.total, self.headers_after) {
+            (Some(t), _) => crate::mcp::session::fmt_duration(t),
+            (None, Some(h)) => format!("{} (open)", crate::mcp::session::fmt_duration(h)),
+            (None, None) => "…".into(),
+        };
+        format!("{} {status} {} {time}", self.http_method, self.label)
+    }
+}
+
+/// A cheap handle that updates one exchange in the log.
+#[derive(Clone)]
+pub struct ExchangeHandle {
+    log: Arc<NetLog>,
+    seq: u64,
+    started: Instant,
+}
+
+impl ExchangeHandle {
+    pub fn update(&self, f: impl FnOnce(&mut Exchange)) {
+        self.log.update(self.seq, f);
+    }
+
+    pub fn response(&self, status: u16, headers: Vec<(String, String)>) {
+        let after = self.started.elapsed();
+        self.update(|e| {
+            e.status = Some(status);
+            e.response_headers = headers;
+            e.headers_after = Some(after);
+        });
+    }
+
+    pub fn add_bytes(&self, n: usize, events: u64) {
+        self.update(|e| {
+            e.bytes += n as u64;
+            e.events += events;
+        });
+    }
+
+    pub fn finish(&self) {
+        let t = self.started.elapsed();
+        self.update(|e| {
+            if e.total.is_none() {
+                e.total = Some(t);
+            }
+        });
+    }
+
+    pub fn fail(&self, error: String) {
+        let t = self.started.elapsed();
+        self.update(|e| {
+            e.error = Some(error);
+            e.total = Some(t);
+        });
+    }
+
+    pub fn note(&self, note: String) {
+        self.update(|e| e.note = Some(note));
+    }
+}
+
+struct Inner {
+    entries: VecDeque<Exchange>,
+    next_seq: u64,
+}
+
+/// The bounded log of exchanges.
+pub struct NetLog {
+    inner: Mutex<Inner>,
+    max: usize,
+    start: Instant,
+}
+
+impl std::fmt::Debug for NetLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetLog").field("max", &self.max).finish()
+    }
+}
+
+impl NetLog {
+    pub fn new(max: usize) -> Self {
+        NetLog {
+            inner: Mutex::new(Inner {
+                entries: VecDeque::new(),
+                next_seq: 0,
+            }),
+            max: max.max(1),
+            start: Instant::now(),
+        }
+    }
+
+    /// Record the start of an exchange.
+    pub fn begin(
+        self: &Arc<Self>,
+        server: &Arc<str>,
+        http_method: &'static str,
+        url: String,
+        label: String,
+        request_headers: Vec<(String, String)>,
+    ) -> ExchangeHandle {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let seq = inner.next_seq;
+        inner.next_seq += 1;
+        inner.entries.push_back(Exchange {
+            seq,
+            server: server.clone(),
+            at: SystemTime::now(),
+            elapsed: self.start.elapsed(),
+            http_method,
+            url,
+            label,
+            request_headers,
+            status: None,
+            response_headers: Vec::new(),
+            headers_after: None,
+            total: None,
+            bytes: 0,
+            events: 0,
+            error: None,
+            note: None,
+        });
+        while inner.entries.len() > self.max {
+            inner.entries.pop_front();
+        }
+        ExchangeHandle {
+            log: self.clone(),
+            seq,
+            started: Instant::now(),
+        }
+    }
+
+    fn update(&self, seq: u64, f: impl FnOnce(&mut Exchange)) {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(first) = inner.entries.front().map(|e| e.seq) else {
+            return;
+        };
+        if seq < first {
+            return; // already dropped from the ring
+        }
+        if let Some(e) = inner.entries.get_mut((seq - first) as usize) {
+            f(e);
+        }
+    }
+
+    pub fn snapshot(&self) -> Vec<Exchange> {
+        let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.entries.iter().cloned().collect()
+    }
+
+    /// A number that changes whenever an exchange begins (for redraws).
+    pub fn next_seq(&self) -> u64 {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .next_seq
+    }
+
+    pub fn len(&self) -> usize {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entries
+            .len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Header names whose values are secrets: never shown or logged.
+pub fn is_secret_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    matches!(
+        n.as_str(),
+        "authorization" | "proxy-authorization" | "cookie" | "set-cookie"
+    ) || [
+        "token",
+        "secret",
+        "key",
+        "password",
+        "passwd",
+        "auth",
+        "credential",
+        "signature",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
+/// A secret header's value as it may be shown: the auth scheme (`Bearer`)
+/// when there is one, never any character of the secret itself.
+pub fn mask_value(value: &str) -> String {
+    let value = value.trim();
+    if let Some((scheme, rest)) = value.split_once(' ')
+        && !rest.trim().is_empty()
+        && scheme.len() <= 16
+        && scheme.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+    {
+        return format!("{scheme} ••••••");
+    }
+    "••••••".into()
+}
+
+/// A header as it may be shown.
+pub fn shown_header(name: &str, value: &str) -> (String, String) {
+    if is_secret_header(name) {
+        (name.to_string(), mask_value(value))
+    } else {
+        (name.to_string(), crate::sanitize::one_line(value))
+    }
+}
+
+/// A URL as it may be shown: user info and the values of query parameters
+/// that look like secrets are masked.
+pub fn shown_url(url: &str) -> String {
+    let Ok(mut u) = url::Url::parse(url) else {
+        return crate::sanitize::one_line(url);
+    };
+    if !u.username().is_empty() || u.password().is_some() {
+        let _ = u.set_username("••••••");
+        let _ = u.set_password(None);
+    }
+    let secret_query = u.query_pairs().any(|(k, _)| is_secret_header(&k));
+    if secret_query {
+        let pairs: Vec<(String, String)> = u
+            .query_pairs()
+            .map(|(k, v)| {
+                let v = if is_secret_header(&k) {
+                    "••••••".to_string()
+                } else {
+                    v.into_owned()
+                };
+                (k.into_owned(), v)
+            })
+            .collect();
+        u.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    crate::sanitize::one_line(u.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_masked() {
+        assert_eq!(
+            shown_header("Authorization", "Bearer sk-abc123"),
+            ("Authorization".into(), "Bearer ••••••".into())
+        );
+        assert_eq!(shown_header("X-API-Key", "abc").1, "••••••");
+        assert_eq!(shown_header("x-auth-token", "Token abc").1, "Token ••••••");
+        assert_eq!(
+            shown_header("Accept", "text/event-stream").1,
+            "text/event-stream"
+        );
+        let u = shown_url("https://user:pw@example.com/mcp?api_key=s3cret&x=1");
+        assert!(
+            !u.contains("s3cret") && !u.contains("pw") && !u.contains("user"),
+            "{u}"
+        );
+        assert!(u.contains("x=1"));
+    }
+
+    #[test]
+    fn ring_is_bounded_and_updates_find_their_entry() {
+        let log = Arc::new(NetLog::new(2));
+        let name: Arc<str> = Arc::from("s");
+        let a = log.begin(&name, "POST", "u".into(), "a".into(), vec![]);
+        let b = log.begin(&name, "POST", "u".into(), "b".into(), vec![]);
+        let c = log.begin(&name, "POST", "u".into(), "c".into(), vec![]);
+        a.response(200, vec![]); // dropped: no effect
+        b.response(404, vec![]);
+        c.fail("refused".into());
+        let snap = log.snapshot();
+        assert_eq!(snap.len(), 2);
+        assert_eq!(snap[0].status, Some(404));
+        assert_eq!(snap[1].error.as_deref(), Some("refused"));
+        assert!(snap[1].done());
+    }
+}
