@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod output;
+pub mod smoke;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -97,6 +98,21 @@ pub enum Cmd {
         /// An ad-hoc stdio server
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
+    },
+    /// Smoke-test a server: connect, list, call every non-destructive tool with
+    /// arguments from its schema, read static resources, get prompts; exit 0 only if nothing failed
+    Smoke {
+        #[command(flatten)]
+        target: TargetArgs,
+        /// Print the report as JSON
+        #[arg(long)]
+        json: bool,
+        /// Also call tools annotated destructive
+        #[arg(long)]
+        destructive: bool,
+        /// Per-request timeout in seconds (default: the config's request_timeout)
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<f64>,
     },
     /// Run the built-in demo MCP server on stdio
     DemoServer(crate::demo::DemoArgs),
@@ -304,6 +320,30 @@ async fn dispatch(cli: Cli) -> Outcome {
                 json,
             };
             call_tool(&config, &target, &call, trace).await
+        }
+        Some(Cmd::Smoke {
+            target,
+            json,
+            destructive,
+            timeout,
+        }) => {
+            let timeout = match timeout {
+                Some(t) if !(t.is_finite() && t > 0.0 && t <= 7.0 * 86_400.0) => {
+                    return Err(Failure::new(
+                        Exit::Usage,
+                        format!(
+                            "--timeout {t}: give a number of seconds above 0 and at most a week"
+                        ),
+                    ));
+                }
+                t => t.map(Duration::from_secs_f64),
+            };
+            let args = smoke::SmokeArgs {
+                json,
+                destructive,
+                timeout,
+            };
+            smoke::smoke(&config, &target, &args, trace).await
         }
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),
     }
@@ -593,6 +633,17 @@ async fn connect_one(
         .find(|s| s.config.name == name);
     match snap {
         Some(s) if s.status == ServerStatus::Connected => Ok((manager, rx, s)),
+        Some(ServerSnapshot {
+            status: ServerStatus::NeedsAuth { reason },
+            ..
+        }) => {
+            manager.shutdown().await;
+            drain(&mut rx);
+            Err(Failure::new(
+                Exit::Auth,
+                format!("{name} needs authorization: {}", sanitize::strip(&reason)),
+            ))
+        }
         Some(ServerSnapshot {
             status:
                 ServerStatus::Failed {
