@@ -220,3 +220,138 @@ pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&p, text).expect("write");
     p
 }
+
+/// A free TCP port on 127.0.0.1 (bound and released; the OS hands out
+/// ports in sequence, so a race with another test is unlikely).
+pub fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    l.local_addr().expect("local addr").port()
+}
+
+/// A test HTTP server process: killed (its whole process group) and reaped
+/// on drop.
+pub struct HttpServer {
+    child: std::process::Child,
+    pub port: u16,
+    pub url: String,
+}
+
+impl HttpServer {
+    /// Start `cmd` (in its own process group) and wait until `port` accepts.
+    pub fn start(mut cmd: Command, port: u16, path: &str) -> HttpServer {
+        use std::os::unix::process::CommandExt;
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0);
+        let child = cmd.spawn().expect("spawn test HTTP server");
+        let server = HttpServer {
+            child,
+            port,
+            url: format!("http://127.0.0.1:{port}{path}"),
+        };
+        server.wait_ready();
+        server
+    }
+
+    /// Start a server that prints `PORT <n>` as its first stdout line.
+    pub fn start_announced(mut cmd: Command, path: &str) -> HttpServer {
+        use std::io::BufRead;
+        use std::os::unix::process::CommandExt;
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0);
+        let mut child = cmd.spawn().expect("spawn test HTTP server");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(limit(20)).unwrap_or_default();
+        let port: u16 = match line
+            .trim()
+            .strip_prefix("PORT ")
+            .and_then(|p| p.parse().ok())
+        {
+            Some(p) => p,
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the test server did not announce its port (got {line:?})");
+            }
+        };
+        let server = HttpServer {
+            child,
+            port,
+            url: format!("http://127.0.0.1:{port}{path}"),
+        };
+        server.wait_ready();
+        server
+    }
+
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + limit(30);
+        while Instant::now() < deadline {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!(
+            "the test HTTP server on port {} did not start listening",
+            self.port
+        );
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        // The whole group: npm-style wrappers and worker processes too.
+        let _ = Command::new("kill")
+            .args(["-9", &format!("-{}", self.child.id())])
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// server-everything over HTTP (`streamableHttp` or `sse`), on 127.0.0.1.
+pub fn everything_http(mode: &str) -> HttpServer {
+    let port = free_port();
+    let mut cmd = Command::new("node");
+    cmd.arg("--require")
+        .arg(server_script("loopback.cjs"))
+        .arg(everything_js())
+        .arg(mode)
+        .env("PORT", port.to_string());
+    let path = if mode == "sse" { "/sse" } else { "/mcp" };
+    HttpServer::start(cmd, port, path)
+}
+
+/// A Python SDK test server (`py_v1()` or `py_v2()`) over streamable HTTP.
+pub fn python_http(python: PathBuf, script: &str) -> HttpServer {
+    let port = free_port();
+    let mut cmd = Command::new(python);
+    cmd.arg(server_script(script))
+        .arg("--http")
+        .arg(port.to_string());
+    HttpServer::start(cmd, port, "/mcp")
+}
+
+/// The rmcp test server over streamable HTTP.
+pub fn rmcp_http() -> HttpServer {
+    let port = free_port();
+    let mut cmd = Command::new(rmcp_server());
+    cmd.arg("--http").arg(port.to_string());
+    HttpServer::start(cmd, port, "/mcp")
+}
+
+/// tests/servers/fake_http.py in `mode`.
+pub fn fake_http(mode: &str, extra: &[&str]) -> HttpServer {
+    let mut cmd = Command::new("python3");
+    cmd.arg(server_script("fake_http.py")).arg(mode).args(extra);
+    HttpServer::start_announced(cmd, "/mcp")
+}

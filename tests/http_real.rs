@@ -1,0 +1,268 @@
+//! Real servers over HTTP (server-everything in streamableHttp and sse
+//! modes, the Python SDK 2.3.0 and 1.30.0 servers, the rmcp server), and the
+//! official client conformance suite driving `mcpdeck smoke`.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn json(run: &common::Run) -> Value {
+    serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\nstderr:\n{}", run.stdout, run.stderr))
+}
+
+/// `mcpdeck smoke --json URL`, which must pass; returns the report.
+fn smoke_ok(url: &str) -> Value {
+    let run = common::mcpdeck(
+        &["smoke", "--json", "--timeout", "20", url],
+        common::limit(120),
+    );
+    let report = json(&run);
+    assert_eq!(run.code, 0, "smoke failed:\n{}", run.stdout);
+    assert_eq!(report["ok"], true);
+    assert!(report["summary"]["failed"] == 0);
+    report
+}
+
+fn check<'a>(report: &'a Value, kind: &str, name: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == kind && c["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} check {name:?} in {report:#}"))
+}
+
+#[test]
+fn server_everything_streamable_http() {
+    let server = common::everything_http("streamableHttp");
+    let report = smoke_ok(&server.url);
+    assert_eq!(report["server"]["transport"], "http");
+    assert_eq!(report["server"]["era"], "initialize");
+    assert_eq!(report["server"]["protocolVersion"], "2025-11-25");
+    // Calls that exercise server requests and progress over the POST's SSE
+    // stream and the GET stream.
+    for tool in [
+        "echo",
+        "get-roots-list",
+        "trigger-elicitation-request",
+        "trigger-long-running-operation",
+    ] {
+        assert_eq!(
+            check(&report, "tool", tool)["status"],
+            "pass",
+            "{tool}: {report:#}"
+        );
+    }
+    assert_eq!(
+        check(&report, "server request", "elicitation/create")["status"],
+        "info"
+    );
+    assert_eq!(
+        check(&report, "tool", "simulate-research-query")["status"],
+        "skip"
+    );
+
+    let run = common::mcpdeck(
+        &["call", &server.url, "echo", r#"{"message":"über http"}"#],
+        common::limit(60),
+    );
+    run.ok();
+    assert!(run.stdout.contains("Echo: über http"), "{}", run.stdout);
+}
+
+#[test]
+fn server_everything_legacy_sse_is_detected() {
+    let server = common::everything_http("sse");
+    let run = common::mcpdeck(&["info", "--json", &server.url], common::limit(60));
+    run.ok();
+    let info = json(&run);
+    assert_eq!(info["era"], "initialize");
+    let detection = info["detection"].as_str().unwrap();
+    assert!(detection.contains("legacy HTTP+SSE"), "{detection}");
+    let report = smoke_ok(&server.url);
+    assert_eq!(report["server"]["transport"], "sse");
+    assert_eq!(check(&report, "tool", "echo")["status"], "pass");
+
+    // Forced with transport = "sse": straight to the legacy transport.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = common::write_file(
+        dir.path(),
+        "c.toml",
+        &format!(
+            "[servers.legacy]\nurl = \"{}\"\ntransport = \"sse\"\n",
+            server.url
+        ),
+    );
+    let run = common::mcpdeck(
+        &[
+            "--config",
+            cfg.to_str().unwrap(),
+            "info",
+            "--json",
+            "legacy",
+        ],
+        common::limit(60),
+    );
+    run.ok();
+    let info = json(&run);
+    assert!(
+        info["detection"]
+            .as_str()
+            .unwrap()
+            .contains("transport = \"sse\""),
+        "{info}"
+    );
+}
+
+#[test]
+fn python_sdk_2_3_stateless_over_http() {
+    let server = common::python_http(common::py_v2(), "py_v2_server.py");
+    let run = common::mcpdeck(&["info", "--json", &server.url], common::limit(60));
+    run.ok();
+    let info = json(&run);
+    assert_eq!(info["era"], "stateless");
+    assert_eq!(info["version"], "2026-07-28");
+    // get_weather's `city` is annotated x-mcp-header: the SDK checks the
+    // Mcp-Param-City header against the argument (base64 for non-ASCII).
+    let run = common::mcpdeck(
+        &[
+            "call",
+            "--json",
+            &server.url,
+            "get_weather",
+            r#"{"city":"Zürich"}"#,
+        ],
+        common::limit(60),
+    );
+    run.ok();
+    let v = json(&run);
+    assert_eq!(v["structuredContent"]["city"], "Zürich");
+    let report = smoke_ok(&server.url);
+    assert_eq!(report["server"]["era"], "stateless");
+    assert_eq!(check(&report, "tool", "echo")["status"], "pass");
+}
+
+#[test]
+fn python_sdk_1_30_initialize_era_over_http() {
+    let server = common::python_http(common::py_v1(), "py_v1_server.py");
+    let run = common::mcpdeck(&["info", "--json", &server.url], common::limit(60));
+    run.ok();
+    let info = json(&run);
+    assert_eq!(info["era"], "initialize");
+    // The 400 to server/discover carries a fresh Mcp-Session-Id: it must not
+    // be taken for the session.
+    assert!(
+        info["detection"].as_str().unwrap().contains("HTTP 400"),
+        "{info}"
+    );
+    let report = smoke_ok(&server.url);
+    assert_eq!(report["server"]["era"], "initialize");
+    assert_eq!(check(&report, "tool", "get_weather")["status"], "pass");
+}
+
+#[test]
+fn rmcp_over_http() {
+    let server = common::rmcp_http();
+    let report = smoke_ok(&server.url);
+    assert_eq!(report["server"]["era"], "stateless");
+    assert_eq!(check(&report, "tool", "add")["status"], "pass");
+    // The failing tool is reported, not fatal.
+    assert_eq!(check(&report, "tool", "fail")["status"], "warn");
+}
+
+// ---------------------------------------------------------------- conformance
+
+fn node_modules() -> PathBuf {
+    std::env::var_os("MCPDECK_TEST_NODE_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::repo().join("tests/deps/node_modules"))
+}
+
+/// Run one client scenario of the official conformance suite against
+/// `mcpdeck smoke`; every check must be SUCCESS.
+fn conformance(scenario: &str, expected: &[&str]) {
+    let nm = node_modules();
+    // The suite needs Node 22: the npm package `node` carries it.
+    let node = nm.join("node/bin/node");
+    let suite = nm.join("@modelcontextprotocol/conformance/dist/index.js");
+    assert!(
+        node.exists() && suite.exists(),
+        "run scripts/test.sh to install the conformance suite"
+    );
+    let out = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(node);
+    cmd.arg(suite)
+        .args(["client", "--command"])
+        .arg(format!("{} smoke", common::mcpdeck_bin().display()))
+        .args(["--scenario", scenario, "-o"])
+        .arg(out.path())
+        .env(
+            "MCPDECK_CONFIG",
+            common::repo().join("tests/fixtures/empty.toml"),
+        );
+    let run = common::run_limited(cmd, common::limit(90));
+    assert_eq!(run.code, 0, "{scenario}:\n{}\n{}", run.stdout, run.stderr);
+    let dir = std::fs::read_dir(out.path())
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with(scenario))
+        .unwrap_or_else(|| panic!("no result folder for {scenario}"));
+    let text = std::fs::read_to_string(dir.path().join("checks.json")).unwrap();
+    let checks: Vec<Value> = serde_json::from_str(&text).unwrap();
+    for c in &checks {
+        let status = c["status"].as_str().unwrap_or("?");
+        assert!(
+            status == "SUCCESS" || status == "INFO",
+            "{scenario}: check {} is {status}: {c:#}",
+            c["id"]
+        );
+    }
+    for id in expected {
+        assert!(
+            checks
+                .iter()
+                .any(|c| c["id"] == *id && c["status"] == "SUCCESS"),
+            "{scenario}: no SUCCESS check {id} in {text}"
+        );
+    }
+}
+
+#[test]
+fn conformance_initialize() {
+    conformance("initialize", &["mcp-client-initialization"]);
+}
+
+#[test]
+fn conformance_tools_call() {
+    conformance("tools_call", &["tool-add-numbers"]);
+}
+
+#[test]
+fn conformance_elicitation_defaults() {
+    conformance(
+        "elicitation-sep1034-client-defaults",
+        &[
+            "client-elicitation-sep1034-string-default",
+            "client-elicitation-sep1034-integer-default",
+            "client-elicitation-sep1034-number-default",
+            "client-elicitation-sep1034-enum-default",
+            "client-elicitation-sep1034-boolean-default",
+        ],
+    );
+}
+
+#[test]
+fn conformance_sse_retry() {
+    conformance(
+        "sse-retry",
+        &[
+            "client-sse-graceful-reconnect",
+            "client-sse-retry-timing",
+            "client-sse-last-event-id",
+        ],
+    );
+}
