@@ -471,11 +471,26 @@ fn frame_log(settings: &Settings, trace: bool) -> Arc<FrameLog> {
 /// Every server process this run starts, so a signal can reap them all.
 static CHILDREN: std::sync::LazyLock<Arc<Children>> = std::sync::LazyLock::new(Children::new);
 
+/// Say on stderr when TLS verification is off for a server.
+fn warn_insecure(servers: &[ServerConfig]) {
+    for s in servers {
+        if s.enabled
+            && let config::TransportConfig::Http { insecure: true, .. } = &s.transport
+        {
+            eprintln!(
+                "mcpdeck: warning: TLS certificates are not verified for server {:?} (insecure = true)",
+                s.name
+            );
+        }
+    }
+}
+
 fn start(
     config: &Config,
     servers: Vec<ServerConfig>,
     trace: bool,
 ) -> (Manager, UnboundedReceiver<Event>) {
+    warn_insecure(&servers);
     Manager::start_with_children(
         config.settings.clone(),
         servers,

@@ -98,6 +98,7 @@ pub struct SmokeArgs {
 
 pub async fn smoke(config: &Config, target: &TargetArgs, args: &SmokeArgs, trace: bool) -> Outcome {
     let server = target_config(config, target)?;
+    super::warn_insecure(std::slice::from_ref(&server));
     let shown_target = match &server.transport {
         crate::config::TransportConfig::Http { url, .. } => crate::mcp::netlog::shown_url(url),
         crate::config::TransportConfig::Stdio { command, args, .. } => sanitize::one_line(

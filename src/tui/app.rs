@@ -13,8 +13,9 @@ use ratatui_textarea::TextArea;
 use serde_json::Value;
 
 use super::keymap::{Action, Keymap};
-use crate::config::ServerConfig;
+use crate::config::{HttpTransportKind, ServerConfig, TransportConfig};
 use crate::mcp::manager::{CallError, Command, Event, ServerStatus};
+use crate::mcp::netlog::Exchange;
 use crate::mcp::session::{Lists, Negotiated};
 use crate::mcp::types::{CallResult, Tool};
 
@@ -35,6 +36,55 @@ pub struct ServerView {
     pub stderr: VecDeque<String>,
     pub notices: VecDeque<String>,
     pub findings: usize,
+    /// For an HTTP server: its settings as they may be shown.
+    pub http: Option<HttpView>,
+}
+
+/// An HTTP server's settings as the UI may show them. Secrets are masked
+/// when the view is built, so the state never holds them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpView {
+    /// The URL, secret query values and user info masked.
+    pub url: String,
+    pub kind: HttpTransportKind,
+    /// The configured headers, secret values masked.
+    pub headers: Vec<(String, String)>,
+    pub ca_file: Option<String>,
+    /// TLS certificates are not verified (`insecure = true`).
+    pub insecure: bool,
+}
+
+impl HttpView {
+    pub fn from_config(transport: &TransportConfig) -> Option<HttpView> {
+        use crate::mcp::netlog::{shown_header, shown_url};
+        match transport {
+            TransportConfig::Http {
+                url,
+                headers,
+                transport,
+                ca_file,
+                insecure,
+            } => Some(HttpView {
+                url: shown_url(url),
+                kind: *transport,
+                headers: headers.iter().map(|(n, v)| shown_header(n, v)).collect(),
+                ca_file: ca_file
+                    .as_ref()
+                    .map(|p| crate::sanitize::one_line(&p.display().to_string())),
+                insecure: *insecure,
+            }),
+            TransportConfig::Stdio { .. } => None,
+        }
+    }
+
+    /// The transport in words.
+    pub fn kind_label(&self) -> &'static str {
+        match self.kind {
+            HttpTransportKind::Auto => "HTTP, auto (streamable HTTP, else legacy HTTP+SSE)",
+            HttpTransportKind::StreamableHttp => "streamable HTTP",
+            HttpTransportKind::Sse => "legacy HTTP+SSE",
+        }
+    }
 }
 
 impl ServerView {
@@ -54,6 +104,7 @@ impl ServerView {
             stderr: VecDeque::new(),
             notices: VecDeque::new(),
             findings: 0,
+            http: HttpView::from_config(&config.transport),
         }
     }
 
@@ -102,6 +153,8 @@ pub enum Mode {
     LogFilter,
     /// The add-server form.
     AddServer,
+    /// The network view: HTTP exchanges, full screen.
+    Net,
 }
 
 /// The add-server form: a name and a command line.
@@ -125,6 +178,22 @@ pub struct LogView {
     pub method: String,
     /// The newest frame drawn, to redraw only when frames arrive.
     pub seen: Option<u64>,
+}
+
+/// The network view.
+#[derive(Debug, Clone, Default)]
+pub struct NetView {
+    /// The selected exchange by sequence number (stable while the ring
+    /// drops old entries); `None` follows the newest.
+    pub sel: Option<u64>,
+    /// Only the selected server's exchanges.
+    pub only_server: bool,
+    /// What the screen shows, to redraw only when it changes: the log's
+    /// next sequence number and a fingerprint of the visible exchanges.
+    pub seen: Option<(u64, u64)>,
+    /// Whether a visible exchange was still open at the last look (then
+    /// it may progress without a new one starting).
+    pub open: bool,
 }
 
 /// The argument editor on one tool.
@@ -184,6 +253,7 @@ pub struct State {
     /// The raw frames (shared with the sessions; read-only here).
     pub frames: Option<Arc<crate::mcp::framelog::FrameLog>>,
     pub log: LogView,
+    pub net: NetView,
     /// The colours (`[theme]`, `NO_COLOR`).
     pub theme: super::theme::Theme,
     /// The terminal's size, for mapping mouse clicks to panes.
@@ -265,6 +335,7 @@ impl State {
             config_path,
             frames: None,
             log: LogView::default(),
+            net: NetView::default(),
             theme: super::theme::Theme::from_config(
                 &[],
                 std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
@@ -280,7 +351,7 @@ impl State {
 
     /// Whether anything animates (the spinner runs only then).
     pub fn busy(&self) -> bool {
-        self.animating() || self.in_log()
+        self.animating() || self.in_log() || self.mode == Mode::Net
     }
 
     /// Whether the spinner has something to show.
@@ -317,6 +388,35 @@ impl State {
                         .is_some_and(|m| m.to_lowercase().contains(&method))
             })
             .collect()
+    }
+
+    /// The HTTP exchanges the network view shows, oldest first.
+    pub fn net_exchanges(&self) -> Vec<Exchange> {
+        let Some(frames) = &self.frames else {
+            return Vec::new();
+        };
+        let mut all = frames.net().snapshot();
+        if self.net.only_server {
+            let server = self
+                .selected_server()
+                .map(|v| v.name.as_str())
+                .unwrap_or("");
+            all.retain(|e| &*e.server == server);
+        }
+        all
+    }
+
+    /// The index of the selected exchange in `list` (the newest when
+    /// following, the next one when the selected one is gone).
+    pub fn net_index(&self, list: &[Exchange]) -> Option<usize> {
+        if list.is_empty() {
+            return None;
+        }
+        let last = list.len() - 1;
+        Some(match self.net.sel {
+            None => last,
+            Some(seq) => list.iter().position(|e| e.seq >= seq).unwrap_or(last),
+        })
     }
 
     pub fn selected_server(&self) -> Option<&ServerView> {
@@ -394,7 +494,12 @@ impl State {
 pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
     match msg {
         Msg::Tick => {
-            if s.in_log() && !s.animating() {
+            if s.mode == Mode::Net {
+                let changed = net_poll(s);
+                if !s.animating() {
+                    return changed;
+                }
+            } else if s.in_log() && !s.animating() {
                 // Only new frames need a redraw.
                 let newest = s.frames.as_ref().and_then(|f| f.last_seq());
                 let changed = newest != s.log.seen;
@@ -451,6 +556,7 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
                         let mut v = old.remove(i);
                         v.enabled = c.enabled;
                         v.deny = c.deny_tools.clone();
+                        v.http = HttpView::from_config(&c.transport);
                         v
                     }
                     None => ServerView::new(c),
@@ -657,6 +763,7 @@ fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         }
         Mode::Filter => filter_key(s, k, action),
         Mode::Log => log_key(s, action, fx),
+        Mode::Net => net_key(s, action, fx),
         Mode::AddServer => add_key(s, k, fx),
         Mode::LogFilter => {
             match k.code {
@@ -937,6 +1044,10 @@ fn log_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool 
             s.mode = Mode::Normal;
             return true;
         }
+        Action::Network => {
+            open_net(s);
+            return true;
+        }
         Action::Help => {
             s.mode = Mode::Help;
             return true;
@@ -971,6 +1082,116 @@ fn log_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool 
         s.log.sel = None;
     }
     true
+}
+
+/// Open the network view, following the newest exchange.
+fn open_net(s: &mut State) {
+    s.mode = Mode::Net;
+    s.net.sel = None;
+    s.net.seen = None;
+    net_poll(s);
+}
+
+/// Look at the net log: true when what the view shows has changed since
+/// the last look. Cheap when nothing is open and nothing began.
+fn net_poll(s: &mut State) -> bool {
+    use std::hash::{Hash, Hasher};
+    let Some(next) = s.frames.as_ref().map(|f| f.net().next_seq()) else {
+        return false;
+    };
+    if !s.net.open && s.net.seen.is_some_and(|(n, _)| n == next) {
+        return false;
+    }
+    let list = s.net_exchanges();
+    let mut h = std::hash::DefaultHasher::new();
+    for e in &list {
+        (e.seq, e.status, e.bytes, e.events).hash(&mut h);
+        (e.headers_after, e.total, &e.error, &e.note).hash(&mut h);
+        e.response_headers.len().hash(&mut h);
+    }
+    let print = h.finish();
+    s.net.open = list.iter().any(|e| !e.done());
+    let changed = s.net.seen.map(|(_, p)| p) != Some(print);
+    s.net.seen = Some((next, print));
+    changed
+}
+
+fn net_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool {
+    let Some(a) = action else { return false };
+    let list = s.net_exchanges();
+    let n = list.len();
+    let current = s.net_index(&list).unwrap_or(0);
+    let to = |i: usize| list.get(i).map(|e| e.seq);
+    let by = |d: isize| to(step(current, d, n));
+    s.net.sel = match a {
+        Action::Back | Action::Network | Action::Quit => {
+            s.mode = Mode::Normal;
+            return true;
+        }
+        Action::ProtocolLog => {
+            s.mode = Mode::Log;
+            s.log.seen = s.frames.as_ref().and_then(|f| f.last_seq());
+            return true;
+        }
+        Action::Help => {
+            s.mode = Mode::Help;
+            return true;
+        }
+        Action::Copy => {
+            match list.get(current) {
+                Some(e) => copy(s, exchange_text(e), fx),
+                None => s.status = Some("no exchange to copy".into()),
+            }
+            return true;
+        }
+        Action::AllTools => {
+            s.net.only_server = !s.net.only_server;
+            s.net.sel = None;
+            net_poll(s);
+            return true;
+        }
+        Action::Up => by(-1),
+        Action::Down => by(1),
+        Action::PageUp => by(-10),
+        Action::PageDown => by(10),
+        Action::Home => to(0),
+        // End follows the newest exchanges again.
+        Action::End => None,
+        _ => return false,
+    };
+    // Moving down past the newest follows again.
+    if n > 0 && s.net.sel == to(n - 1) && matches!(a, Action::Down | Action::PageDown) {
+        s.net.sel = None;
+    }
+    true
+}
+
+/// An exchange as text, for the clipboard: secrets stay masked.
+pub fn exchange_text(e: &Exchange) -> String {
+    use crate::mcp::netlog::{shown_header, shown_url};
+    use std::fmt::Write;
+    let mut t = String::new();
+    let _ = writeln!(t, "{} {}", e.http_method, shown_url(&e.url));
+    let _ = writeln!(t, "# {} · {}", e.server, e.summary());
+    if let Some(n) = &e.note {
+        let _ = writeln!(t, "# note: {n}");
+    }
+    if let Some(err) = &e.error {
+        let _ = writeln!(t, "# error: {err}");
+    }
+    for (name, value) in &e.request_headers {
+        let (name, value) = shown_header(name, value);
+        let _ = writeln!(t, "{name}: {value}");
+    }
+    t.push('\n');
+    if let Some(status) = e.status {
+        let _ = writeln!(t, "HTTP {status}");
+    }
+    for (name, value) in &e.response_headers {
+        let (name, value) = shown_header(name, value);
+        let _ = writeln!(t, "{name}: {value}");
+    }
+    crate::sanitize::strip(&t).into_owned()
 }
 
 /// What is wrong with the arguments text: JSON syntax, then the schema.
@@ -1145,6 +1366,10 @@ fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
         Action::ProtocolLog => {
             s.mode = Mode::Log;
             s.log.seen = s.frames.as_ref().and_then(|f| f.last_seq());
+            true
+        }
+        Action::Network => {
+            open_net(s);
             true
         }
         Action::Reload => {

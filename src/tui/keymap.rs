@@ -31,6 +31,7 @@ pub enum Action {
     Filter,
     AllTools,
     ProtocolLog,
+    Network,
     Copy,
     Save,
     ExternalEditor,
@@ -225,6 +226,13 @@ const SPECS: &[Spec] = &[
         help: "protocol log",
         group: Group::View,
         keys: &["L"],
+    },
+    Spec {
+        action: Action::Network,
+        name: "network",
+        help: "HTTP network view",
+        group: Group::View,
+        keys: &["n"],
     },
     Spec {
         action: Action::Copy,
@@ -598,6 +606,7 @@ fn short_help(a: Action) -> &'static str {
         Action::Filter => "filter",
         Action::AllTools => "all tools",
         Action::ProtocolLog => "log",
+        Action::Network => "network",
         Action::Copy => "copy",
         Action::Save => "save",
         Action::ExternalEditor => "$EDITOR",
@@ -651,6 +660,7 @@ mod tests {
                 ev(KeyCode::Char('L'), KeyModifiers::SHIFT),
                 Action::ProtocolLog,
             ),
+            (ev(KeyCode::Char('n'), KeyModifiers::NONE), Action::Network),
             (ev(KeyCode::Char('y'), KeyModifiers::NONE), Action::Copy),
             (ev(KeyCode::Char('q'), KeyModifiers::NONE), Action::Quit),
             (

@@ -296,7 +296,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def _handle(self):
         try:
-            body = self._read_body()
+            try:
+                body = self._read_body()
+            except ValueError:
+                self.close_connection = True
+                return self.send_text(400, "Bad Request: malformed body framing")
             url = urlsplit(self.path)
             path = url.path
             if path == "/_log" and self.command == "GET":

@@ -232,6 +232,12 @@ impl SseParser {
         }
         let mut data = std::mem::take(&mut self.data);
         data.pop(); // the last LF
+        if data.is_empty() {
+            // `data:` with nothing in it: a priming event, no message (a
+            // browser would dispatch an empty message; MCP has none).
+            self.event.clear();
+            return;
+        }
         let data = match String::from_utf8(data) {
             Ok(s) => s,
             Err(e) => {
