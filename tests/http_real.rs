@@ -81,6 +81,7 @@ fn server_everything_legacy_sse_is_detected() {
     run.ok();
     let info = json(&run);
     assert_eq!(info["era"], "initialize");
+    assert_eq!(info["transport"], "sse");
     let detection = info["detection"].as_str().unwrap();
     assert!(detection.contains("legacy HTTP+SSE"), "{detection}");
     let report = smoke_ok(&server.url);
@@ -126,6 +127,7 @@ fn python_sdk_2_3_stateless_over_http() {
     let info = json(&run);
     assert_eq!(info["era"], "stateless");
     assert_eq!(info["version"], "2026-07-28");
+    assert_eq!(info["transport"], "http");
     // get_weather's `city` is annotated x-mcp-header: the SDK checks the
     // Mcp-Param-City header against the argument (base64 for non-ASCII).
     let run = common::mcpdeck(

@@ -67,6 +67,7 @@ fn negotiated(name: &str, era: Era, version: &str) -> Negotiated {
         instructions: None,
         supported_versions: vec![],
         connect_time: Duration::from_millis(5),
+        transport: "stdio",
     }
 }
 
@@ -117,9 +118,14 @@ fn screen(s: &State, w: u16, h: u16) -> String {
     let buf = t.backend().buffer().clone();
     let mut out = String::new();
     for y in 0..buf.area.height {
-        let line: String = (0..buf.area.width)
-            .map(|x| buf[(x, y)].symbol().to_string())
-            .collect();
+        // A wide symbol (🔒) covers the next cell, as on a terminal.
+        let mut line = String::new();
+        let mut x = 0;
+        while x < buf.area.width {
+            let symbol = buf[(x, y)].symbol();
+            line.push_str(symbol);
+            x += ratatui::text::Span::raw(symbol).width().max(1) as u16;
+        }
         out.push_str(line.trim_end());
         out.push('\n');
     }
@@ -753,6 +759,7 @@ fn end_in_the_result_shows_the_last_page() {
 #[test]
 fn any_terminal_size_renders_without_panicking() {
     let mut s = state();
+    s.frames = Some(net_log());
     let mut fx = Vec::new();
     update(&mut s, key(KeyCode::Tab), &mut fx);
     let _ = call_selected(&mut s);
@@ -771,7 +778,7 @@ fn any_terminal_size_renders_without_panicking() {
         (500, 200),
     ] {
         update(&mut s, Msg::Resize(w, h), &mut fx);
-        for overlay in [Overlay::None, Overlay::Help, Overlay::Log] {
+        for overlay in [Overlay::None, Overlay::Help, Overlay::Log, Overlay::Net] {
             match overlay {
                 Overlay::None => {}
                 Overlay::Help => {
@@ -779,6 +786,9 @@ fn any_terminal_size_renders_without_panicking() {
                 }
                 Overlay::Log => {
                     update(&mut s, key(KeyCode::Char('L')), &mut fx);
+                }
+                Overlay::Net => {
+                    update(&mut s, key(KeyCode::Char('n')), &mut fx);
                 }
             }
             let _ = screen(&s, w, h);
@@ -801,6 +811,7 @@ enum Overlay {
     None,
     Help,
     Log,
+    Net,
 }
 
 #[test]
@@ -825,4 +836,391 @@ fn the_selection_stays_on_the_same_tool_when_the_list_changes() {
         &mut fx,
     );
     assert_eq!(s.selected_tool().unwrap().1.name, "get_weather");
+}
+
+/// A net log filled by hand, as the HTTP transport would fill it (secrets
+/// masked by the core), with fixed times so snapshots are stable.
+fn net_log() -> Arc<mcpdeck::mcp::framelog::FrameLog> {
+    use mcpdeck::mcp::netlog::shown_header;
+    let log = Arc::new(mcpdeck::mcp::framelog::FrameLog::new(100));
+    let net = log.net();
+    let remote: Arc<str> = Arc::from("remote");
+    let local: Arc<str> = Arc::from("local");
+    let url = "https://mcp.example.com/mcp".to_string();
+    let ms = Duration::from_millis;
+    let h = |n: &str, v: &str| (n.to_string(), v.to_string());
+    let request = vec![
+        // As the core records it: masked.
+        shown_header("Authorization", "Bearer sk-live-123"),
+        h("Accept", "application/json, text/event-stream"),
+        h("Content-Type", "application/json"),
+        h("Mcp-Protocol-Version", "2025-06-18"),
+    ];
+    // initialize: 200.
+    let e = net.begin(
+        &remote,
+        "POST",
+        url.clone(),
+        "initialize".into(),
+        request.clone(),
+    );
+    e.update(|x| {
+        x.elapsed = ms(100);
+        x.status = Some(200);
+        x.response_headers = vec![
+            h("content-type", "application/json"),
+            h("mcp-session-id", "4f2c9a"),
+        ];
+        x.headers_after = Some(ms(12));
+        x.total = Some(ms(15));
+        x.bytes = 1234;
+    });
+    // The GET stream the server does not offer: 405.
+    let e = net.begin(
+        &remote,
+        "GET",
+        url.clone(),
+        "GET stream".into(),
+        request.clone(),
+    );
+    e.update(|x| {
+        x.elapsed = ms(130);
+        x.status = Some(405);
+        x.headers_after = Some(ms(3));
+        x.total = Some(ms(3));
+    });
+    // A call on a session the server forgot: 404.
+    let e = net.begin(
+        &remote,
+        "POST",
+        url.clone(),
+        "tools/call".into(),
+        request.clone(),
+    );
+    e.update(|x| {
+        x.elapsed = ms(2_500);
+        x.status = Some(404);
+        x.response_headers = vec![h("content-type", "text/plain")];
+        x.headers_after = Some(ms(8));
+        x.total = Some(ms(9));
+        x.bytes = 9;
+        x.note = Some("the server no longer knows the session".into());
+    });
+    // A server that is not there: an error, no status. Its label carries
+    // an escape sequence, which must be shown, not obeyed.
+    let e = net.begin(
+        &local,
+        "POST",
+        "http://127.0.0.1:9/mcp".into(),
+        "tools/list\u{1b}[2J".into(),
+        vec![h("Accept", "application/json, text/event-stream")],
+    );
+    e.update(|x| {
+        x.elapsed = ms(3_000);
+        x.total = Some(ms(2));
+        x.error = Some("connection refused (127.0.0.1:9)".into());
+    });
+    // A server error: 500.
+    let e = net.begin(
+        &remote,
+        "POST",
+        url.clone(),
+        "tools/call".into(),
+        request.clone(),
+    );
+    e.update(|x| {
+        x.elapsed = ms(4_200);
+        x.status = Some(500);
+        x.headers_after = Some(ms(40));
+        x.total = Some(ms(41));
+        x.bytes = 57;
+    });
+    // A resumed event stream, still open.
+    let e = net.begin(&remote, "GET", url, "resume".into(), request);
+    e.update(|x| {
+        x.elapsed = ms(12_345);
+        x.status = Some(200);
+        x.response_headers = vec![h("content-type", "text/event-stream")];
+        x.headers_after = Some(ms(5));
+        x.bytes = 420;
+        x.events = 3;
+        x.note = Some("resumed with Last-Event-ID 17".into());
+    });
+    log
+}
+
+#[test]
+fn the_network_key_opens_and_closes_the_view() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "slow".into(),
+            status: ServerStatus::Disconnected,
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    assert!(!s.busy());
+    assert!(update(&mut s, key(KeyCode::Char('n')), &mut fx));
+    assert_eq!(s.mode, Mode::Net);
+    assert!(s.busy(), "the view polls the net log");
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    // The same key closes it, and q goes back rather than quitting.
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    update(&mut s, key(KeyCode::Char('q')), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(!s.busy());
+    // From the protocol log and back.
+    update(&mut s, key(KeyCode::Char('L')), &mut fx);
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    assert_eq!(s.mode, Mode::Net);
+    update(&mut s, key(KeyCode::Char('L')), &mut fx);
+    assert_eq!(s.mode, Mode::Log);
+    // The help lists it.
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    update(&mut s, key(KeyCode::Char('?')), &mut fx);
+    let out = screen(&s, 100, 40);
+    assert!(out.contains("n             HTTP network view"), "{out}");
+}
+
+#[test]
+fn the_network_view_lists_exchanges_with_masked_secrets() {
+    let mut s = state();
+    s.frames = Some(net_log());
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    let out = screen(&s, 80, 24);
+    assert!(
+        out.contains("Network · all servers (6) · following"),
+        "{out}"
+    );
+    // Newest at the bottom and selected: the open stream.
+    assert!(
+        out.contains("still open") && out.contains("3 SSE events"),
+        "{out}"
+    );
+    assert!(out.contains(" 404 ") && out.contains(" ERR "), "{out}");
+    assert!(out.contains("tools/list␛[2J"), "{out}");
+    // Home: the initialize exchange, with its headers.
+    update(&mut s, key(KeyCode::Home), &mut fx);
+    let out = screen(&s, 80, 24);
+    assert!(out.contains("Authorization: Bearer ••••••"), "{out}");
+    assert!(!out.contains("sk-live"), "{out}");
+    assert!(!out.contains('\u{1b}'));
+    insta::assert_snapshot!("network_80x24", out);
+
+    // Wider: request and response side by side; the failed exchange.
+    for _ in 0..3 {
+        update(&mut s, key(KeyCode::Down), &mut fx);
+    }
+    let out = screen(&s, 120, 40);
+    assert!(
+        out.contains("error: connection refused (127.0.0.1:9)"),
+        "{out}"
+    );
+    insta::assert_snapshot!("network_120x40", out);
+
+    // Tab: the keys scroll the details; Tab again: back to the list.
+    update(&mut s, key(KeyCode::Home), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert!(s.net.detail_focus);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    assert_eq!(s.net.detail_scroll, 2);
+    let out = screen(&s, 80, 24);
+    assert!(
+        !out.contains("│POST https://mcp.example.com/mcp") && out.contains("Request headers"),
+        "scrolled past the URL: {out}"
+    );
+    assert!(out.contains("scroll · Tab list"), "{out}");
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    assert_eq!(s.net.detail_scroll, 0, "a new selection starts at the top");
+
+    // Down past the newest follows again; t keeps the selected server only.
+    update(&mut s, key(KeyCode::End), &mut fx);
+    assert_eq!(s.net.sel, None);
+    update(&mut s, key(KeyCode::Up), &mut fx);
+    assert!(s.net.sel.is_some());
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    assert_eq!(s.net.sel, None);
+    update(&mut s, key(KeyCode::Char('t')), &mut fx);
+    assert!(s.net_exchanges().is_empty(), "no exchange of demo");
+    assert!(screen(&s, 80, 24).contains("t shows all servers"));
+    update(&mut s, key(KeyCode::Char('t')), &mut fx);
+    assert_eq!(s.net_exchanges().len(), 6);
+
+    // Copy: the selected exchange as text, still masked.
+    update(&mut s, key(KeyCode::Home), &mut fx);
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('y')), &mut fx);
+    match &fx[..] {
+        [Effect::Copy(text)] => {
+            assert!(
+                text.starts_with("POST https://mcp.example.com/mcp\n"),
+                "{text}"
+            );
+            assert!(text.contains("Authorization: Bearer ••••••"), "{text}");
+            assert!(!text.contains("sk-live"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_network_view_masks_a_secret_even_if_the_core_did_not() {
+    let mut s = state();
+    let log = Arc::new(mcpdeck::mcp::framelog::FrameLog::new(10));
+    let demo: Arc<str> = Arc::from("demo");
+    let e = log.net().begin(
+        &demo,
+        "POST",
+        "https://u:pw@example.com/mcp?api_key=s3cret".into(),
+        "ping".into(),
+        vec![
+            ("Authorization".into(), "Bearer s3cret".into()),
+            ("X-Api-Key".into(), "s3cret".into()),
+        ],
+    );
+    e.response(200, vec![("Set-Cookie".into(), "sid=s3cret".into())]);
+    e.finish();
+    s.frames = Some(log);
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let out = screen(&s, w, h);
+        assert!(!out.contains("s3cret") && !out.contains("pw@"), "{out}");
+        assert!(out.contains("Bearer ••••••"), "{out}");
+    }
+}
+
+#[test]
+fn the_network_view_empty_state() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    let out = screen(&s, 80, 24);
+    assert!(
+        out.contains("No HTTP exchanges yet: network traffic of HTTP servers appears here"),
+        "{out}"
+    );
+    insta::assert_snapshot!("network_empty", out);
+}
+
+#[test]
+fn the_network_view_redraws_only_when_exchanges_change() {
+    let mut s = state();
+    // Nothing pending, so only the net log can ask for a redraw.
+    let mut fx = Vec::new();
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "slow".into(),
+            status: ServerStatus::Disconnected,
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    let log = net_log();
+    s.frames = Some(log.clone());
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    // The open stream receives an event: redraw; nothing more: none.
+    let demo: Arc<str> = Arc::from("demo");
+    assert!(!update(&mut s, Msg::Tick, &mut fx), "nothing changed yet");
+    let a = log
+        .net()
+        .begin(&demo, "POST", "u".into(), "ping".into(), vec![]);
+    assert!(update(&mut s, Msg::Tick, &mut fx), "a new exchange");
+    assert!(!update(&mut s, Msg::Tick, &mut fx));
+    a.response(200, vec![]);
+    assert!(update(&mut s, Msg::Tick, &mut fx), "headers arrived");
+    a.add_bytes(10, 1);
+    assert!(update(&mut s, Msg::Tick, &mut fx), "bytes arrived");
+    a.finish();
+    assert!(update(&mut s, Msg::Tick, &mut fx), "finished");
+    assert!(!update(&mut s, Msg::Tick, &mut fx));
+    // An open but idle stream (the resumed GET of net_log()) asks for
+    // nothing; once every exchange is done, the view stops looking closely.
+    assert!(s.net.open);
+    let quiet = Arc::new(mcpdeck::mcp::framelog::FrameLog::new(10));
+    let b = quiet
+        .net()
+        .begin(&demo, "DELETE", "u".into(), "end session".into(), vec![]);
+    s.frames = Some(quiet);
+    assert!(update(&mut s, Msg::Tick, &mut fx));
+    b.fail("connection reset".into());
+    assert!(update(&mut s, Msg::Tick, &mut fx), "the last one ended");
+    assert!(!s.net.open);
+    assert!(!update(&mut s, Msg::Tick, &mut fx));
+}
+
+#[test]
+fn an_insecure_http_server_shows_a_badge_and_masked_headers() {
+    use mcpdeck::config::{HttpTransportKind, TransportConfig};
+    let mut remote = ServerConfig::http("remote", "https://mcp.example.com/mcp?api_key=s3cret&x=1");
+    if let TransportConfig::Http {
+        headers,
+        transport,
+        insecure,
+        ..
+    } = &mut remote.transport
+    {
+        *headers = vec![
+            ("Authorization".into(), "Bearer sk-live-123".into()),
+            ("X-Team".into(), "blue".into()),
+        ];
+        *transport = HttpTransportKind::StreamableHttp;
+        *insecure = true;
+    }
+    let configs = vec![
+        remote,
+        ServerConfig::http("locked", "https://locked.example.com/mcp"),
+        ServerConfig::stdio("demo", "x", &[]),
+    ];
+    let mut s = State::new(&configs, Keymap::default(), None);
+    let mut fx = Vec::new();
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "locked".into(),
+            status: ServerStatus::NeedsAuth {
+                reason:
+                    "POST https://locked.example.com/mcp answered 401 Unauthorized to initialize"
+                        .into(),
+            },
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("remote ⚠ insecure"), "{out}");
+    assert!(out.contains("transport: streamable HTTP"), "{out}");
+    assert!(
+        out.contains("header: Authorization: Bearer ••••••"),
+        "{out}"
+    );
+    assert!(out.contains("header: X-Team: blue"), "{out}");
+    assert!(
+        out.contains("⚠ insecure: TLS certificates are not verified (insecure = true)"),
+        "{out}"
+    );
+    assert!(out.contains("n network"), "the hint names the view: {out}");
+    assert!(!out.contains("s3cret") && !out.contains("sk-live"), "{out}");
+    insta::assert_snapshot!("insecure_server", out);
+    // The server that needs auth: the same words in the list and the detail.
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("🔒 locked needs auth"), "{out}");
+    assert!(out.contains("status: 🔒 needs auth"), "{out}");
+    assert!(
+        out.contains("reason: POST https://locked.example.com/mcp answered 401"),
+        "{out}"
+    );
 }

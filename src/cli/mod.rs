@@ -831,6 +831,7 @@ async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> 
             "era": n.era.label(),
             "version": n.version,
             "detection": n.detection,
+            "transport": n.transport,
             "serverInfo": n.server_info.raw,
             "capabilities": n.capabilities,
             "instructions": n.instructions,
@@ -853,6 +854,7 @@ async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> 
         sanitize::strip(&info.version)
     );
     let _ = writeln!(out, "era:          {} ({})", n.era, n.version);
+    let _ = writeln!(out, "transport:    {}", n.transport);
     let _ = writeln!(out, "detected by:  {}", sanitize::strip(&n.detection));
     if !n.supported_versions.is_empty() {
         let _ = writeln!(

@@ -272,6 +272,8 @@ pub struct Negotiated {
     pub supported_versions: Vec<String>,
     /// Spawn to ready.
     pub connect_time: Duration,
+    /// `stdio`, `http` (streamable) or `sse` (legacy HTTP+SSE).
+    pub transport: &'static str,
 }
 
 impl Negotiated {
@@ -588,9 +590,9 @@ impl Session {
         if matches!(self.inner.transport, Transport::LegacySse(_)) {
             // The legacy transport predates the stateless era.
             return match &spec.pin {
-                Pin::Stateless => Err(Fail(ConnectError::new(format!(
-                    "the stateless era is pinned, but transport = \"sse\" is the legacy HTTP+SSE transport, which has no stateless era; use transport = \"http\""
-                )))),
+                Pin::Stateless => Err(Fail(ConnectError::new(
+                    "the stateless era is pinned, but transport = \"sse\" is the legacy HTTP+SSE transport, which has no stateless era; use transport = \"http\"",
+                ))),
                 Pin::Version(v) if INITIALIZE_VERSIONS.contains(&v.as_str()) => self
                     .initialize(
                         Some(v.clone()),
@@ -891,6 +893,7 @@ impl Session {
                 .map(str::to_string),
             supported_versions: supported_versions(v),
             connect_time: started.elapsed(),
+            transport: self.inner.transport.kind(),
         })
     }
 
@@ -984,6 +987,7 @@ impl Session {
                 .map(str::to_string),
             supported_versions: Vec::new(),
             connect_time: started.elapsed(),
+            transport: self.inner.transport.kind(),
         })
     }
 

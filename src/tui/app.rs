@@ -194,6 +194,9 @@ pub struct NetView {
     /// Whether a visible exchange was still open at the last look (then
     /// it may progress without a new one starting).
     pub open: bool,
+    /// The keys scroll the details rather than move the selection.
+    pub detail_focus: bool,
+    pub detail_scroll: usize,
 }
 
 /// The argument editor on one tool.
@@ -1089,6 +1092,8 @@ fn open_net(s: &mut State) {
     s.mode = Mode::Net;
     s.net.sel = None;
     s.net.seen = None;
+    s.net.detail_focus = false;
+    s.net.detail_scroll = 0;
     net_poll(s);
 }
 
@@ -1110,6 +1115,10 @@ fn net_poll(s: &mut State) -> bool {
         e.response_headers.len().hash(&mut h);
     }
     let print = h.finish();
+    if s.net.sel.is_none() && s.net.seen.is_some_and(|(n, _)| n != next) {
+        // Following: a new exchange is shown from its top.
+        s.net.detail_scroll = 0;
+    }
     s.net.open = list.iter().any(|e| !e.done());
     let changed = s.net.seen.map(|(_, p)| p) != Some(print);
     s.net.seen = Some((next, print));
@@ -1121,6 +1130,33 @@ fn net_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool 
     let list = s.net_exchanges();
     let n = list.len();
     let current = s.net_index(&list).unwrap_or(0);
+    if s.net.detail_focus {
+        // The details are a few dozen lines at most: a rough bound will do.
+        let rows = list.get(current).map_or(0, |e| {
+            8 + e.request_headers.len() + e.response_headers.len()
+        });
+        let scroll = &mut s.net.detail_scroll;
+        match a {
+            Action::Up => *scroll = step(*scroll, -1, rows),
+            Action::Down => *scroll = step(*scroll, 1, rows),
+            Action::PageUp => *scroll = step(*scroll, -10, rows),
+            Action::PageDown => *scroll = step(*scroll, 10, rows),
+            Action::Home => *scroll = 0,
+            Action::End => *scroll = rows.saturating_sub(1),
+            _ => {}
+        }
+        if matches!(
+            a,
+            Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Home
+                | Action::End
+        ) {
+            return true;
+        }
+    }
     let to = |i: usize| list.get(i).map(|e| e.seq);
     let by = |d: isize| to(step(current, d, n));
     s.net.sel = match a {
@@ -1147,7 +1183,16 @@ fn net_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool 
         Action::AllTools => {
             s.net.only_server = !s.net.only_server;
             s.net.sel = None;
+            s.net.detail_scroll = 0;
             net_poll(s);
+            return true;
+        }
+        Action::NextPane | Action::PrevPane | Action::Left | Action::Right => {
+            s.net.detail_focus = match a {
+                Action::Left => false,
+                Action::Right => true,
+                _ => !s.net.detail_focus,
+            };
             return true;
         }
         Action::Up => by(-1),
@@ -1163,15 +1208,22 @@ fn net_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool 
     if n > 0 && s.net.sel == to(n - 1) && matches!(a, Action::Down | Action::PageDown) {
         s.net.sel = None;
     }
+    s.net.detail_scroll = 0;
     true
+}
+
+/// A URL as it may be shown: masked (again: a no-op on a masked URL) and
+/// with the mask readable (the URL parser percent-encodes `•`).
+pub fn url_text(url: &str) -> String {
+    crate::mcp::netlog::shown_url(url).replace("%E2%80%A2", "•")
 }
 
 /// An exchange as text, for the clipboard: secrets stay masked.
 pub fn exchange_text(e: &Exchange) -> String {
-    use crate::mcp::netlog::{shown_header, shown_url};
+    use crate::mcp::netlog::shown_header;
     use std::fmt::Write;
     let mut t = String::new();
-    let _ = writeln!(t, "{} {}", e.http_method, shown_url(&e.url));
+    let _ = writeln!(t, "{} {}", e.http_method, url_text(&e.url));
     let _ = writeln!(t, "# {} · {}", e.server, e.summary());
     if let Some(n) = &e.note {
         let _ = writeln!(t, "# note: {n}");

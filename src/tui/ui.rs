@@ -7,8 +7,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph, Wrap};
 
-use super::app::{Mode, Pane, ServerView, State};
+use super::app::{Mode, Pane, ServerView, State, url_text};
 use super::keymap::Action;
+use crate::config::HttpTransportKind;
 use crate::mcp::manager::ServerStatus;
 use crate::mcp::netlog::Exchange;
 use crate::sanitize;
@@ -322,7 +323,13 @@ fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
         lines.push(Line::raw(format!("status: {}", v.status.label())));
     }
     if let Some(h) = &v.http {
-        lines.push(Line::raw(format!("transport: {}", h.kind_label())));
+        // With `auto`, the connection tells which one answered.
+        let kind = match (h.kind, v.negotiated.as_ref().map(|n| n.transport)) {
+            (HttpTransportKind::Auto, Some("http")) => "streamable HTTP (auto-detected)",
+            (HttpTransportKind::Auto, Some("sse")) => "legacy HTTP+SSE (auto-detected)",
+            _ => h.kind_label(),
+        };
+        lines.push(Line::raw(format!("transport: {kind}")));
         lines.push(Line::raw(format!("url: {}", url_text(&h.url))));
         for (name, value) in &h.headers {
             // Masked when the view was built; shown_header again is a no-op
@@ -542,14 +549,22 @@ fn render_status(s: &State, f: &mut Frame, area: Rect) {
         Mode::LogFilter => "type a method · Enter keep · Esc clear".to_string(),
         Mode::Net => {
             let label = |a: Action| k.key_label(a).unwrap_or_default();
-            format!(
-                "{} · {} this server / all · {} follow · {} copy · {} back",
-                k.hint(&[Action::Up, Action::Down]),
-                label(Action::AllTools),
-                label(Action::End),
+            let (up, down, tab, copy, back) = (
+                label(Action::Up),
+                label(Action::Down),
+                label(Action::NextPane),
                 label(Action::Copy),
                 label(Action::Back),
-            )
+            );
+            if s.net.detail_focus {
+                format!("{up}/{down} scroll · {tab} list · {copy} copy · {back} back")
+            } else {
+                format!(
+                    "{up}/{down} move · {} server/all · {} follow · {tab} details · {copy} copy · {back} back",
+                    label(Action::AllTools),
+                    label(Action::End),
+                )
+            }
         }
         Mode::AddServer => "Tab next field · Enter add · Esc cancel".to_string(),
         Mode::Normal => {
@@ -727,12 +742,6 @@ fn status_style(e: &Exchange) -> Style {
     Style::default().fg(color)
 }
 
-/// A URL as it may be shown: masked (again: a no-op on a masked URL) and
-/// with the mask readable (the URL parser percent-encodes `•`).
-pub fn url_text(url: &str) -> String {
-    crate::mcp::netlog::shown_url(url).replace("%E2%80%A2", "•")
-}
-
 /// Cut to `width` characters, with `…` when cut.
 fn fit(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
@@ -816,7 +825,7 @@ fn render_net(s: &State, f: &mut Frame, area: Rect) {
     let list_height = (list.len() as u16 + 3).clamp(4, (area.height / 2).max(4));
     let [list_area, detail_area] =
         Layout::vertical([Constraint::Length(list_height), Constraint::Min(0)]).areas(area);
-    let outer = block(title, true);
+    let outer = block(title, !s.net.detail_focus);
     let inner = outer.inner(list_area);
     f.render_widget(outer, list_area);
 
@@ -824,8 +833,8 @@ fn render_net(s: &State, f: &mut Frame, area: Rect) {
         .iter()
         .map(|e| e.server.chars().count())
         .max()
-        .unwrap_or(4)
-        .clamp(4, 16);
+        .unwrap_or(6)
+        .clamp(6, 16);
     // time, server, method, status, (label), headers, total, size.
     let fixed = 10 + (name_width + 1) + 7 + 4 + 1 + 16 + 8;
     // Capped, so the numbers stay next to what they measure.
@@ -893,14 +902,14 @@ fn render_net(s: &State, f: &mut Frame, area: Rect) {
     f.render_stateful_widget(rows, rows_area, &mut state);
 
     if let Some(e) = list.get(sel) {
-        render_exchange(e, f, detail_area);
+        render_exchange(s, e, f, detail_area);
     }
 }
 
 /// The selected exchange: URL, what it carried, timing, note, error, and
 /// both sets of headers (masked by the core; `shown_header` again is a
 /// no-op on masked values and sanitizes the rest).
-fn render_exchange(e: &Exchange, f: &mut Frame, area: Rect) {
+fn render_exchange(s: &State, e: &Exchange, f: &mut Frame, area: Rect) {
     use crate::mcp::netlog::shown_header;
     use crate::mcp::session::fmt_duration;
     let bold = Style::default().add_modifier(Modifier::BOLD);
@@ -967,16 +976,18 @@ fn render_exchange(e: &Exchange, f: &mut Frame, area: Rect) {
     let response = header_lines(
         "Response headers",
         &e.response_headers,
-        if e.status.is_some() {
+        if e.status.is_some() || e.done() {
             "(none)"
         } else {
             "(none yet)"
         },
     );
     let title = format!("Exchange #{}", e.seq);
+    let focused = s.net.detail_focus;
+    let scroll = (s.net.detail_scroll.min(u16::MAX as usize) as u16, 0);
     if area.width >= 100 {
         // Wide: the request on the left, the response on the right.
-        let outer = block(title, false);
+        let outer = block(title, focused);
         let inner = outer.inner(area);
         f.render_widget(outer, area);
         let [left, right] =
@@ -985,16 +996,27 @@ fn render_exchange(e: &Exchange, f: &mut Frame, area: Rect) {
                 .areas(inner);
         overview.push(Line::raw(""));
         overview.extend(request);
-        f.render_widget(Paragraph::new(overview).wrap(Wrap { trim: false }), left);
-        f.render_widget(Paragraph::new(response).wrap(Wrap { trim: false }), right);
+        f.render_widget(
+            Paragraph::new(overview)
+                .wrap(Wrap { trim: false })
+                .scroll(scroll),
+            left,
+        );
+        f.render_widget(
+            Paragraph::new(response)
+                .wrap(Wrap { trim: false })
+                .scroll(scroll),
+            right,
+        );
     } else {
         // Narrow: one column, no blank lines (the bold titles separate).
         overview.extend(request);
         overview.extend(response);
         f.render_widget(
             Paragraph::new(overview)
-                .block(block(title, false))
-                .wrap(Wrap { trim: false }),
+                .block(block(title, focused))
+                .wrap(Wrap { trim: false })
+                .scroll(scroll),
             area,
         );
     }

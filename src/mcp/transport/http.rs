@@ -421,6 +421,13 @@ impl HttpTransport {
         match out.id {
             Some(id) => {
                 let shared = self.shared.clone();
+                // Held across the spawn, so the task's own removal comes
+                // after the insertion even on a multi-thread runtime.
+                let mut requests = self
+                    .shared
+                    .requests
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
                 let task = tokio::spawn(async move {
                     shared.post(body, out).await;
                     shared
@@ -429,11 +436,7 @@ impl HttpTransport {
                         .unwrap_or_else(|p| p.into_inner())
                         .remove(&id);
                 });
-                self.shared
-                    .requests
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(id, task.abort_handle());
+                requests.insert(id, task.abort_handle());
             }
             None => self.shared.post(body, out).await,
         }
