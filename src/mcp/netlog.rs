@@ -121,6 +121,8 @@ struct Inner {
 /// The bounded log of exchanges.
 pub struct NetLog {
     inner: Mutex<Inner>,
+    /// Bumped on every change, so a viewer can tell cheaply.
+    version: std::sync::atomic::AtomicU64,
     max: usize,
     start: Instant,
 }
@@ -138,6 +140,7 @@ impl NetLog {
                 entries: VecDeque::new(),
                 next_seq: 0,
             }),
+            version: std::sync::atomic::AtomicU64::new(0),
             max: max.max(1),
             start: Instant::now(),
         }
@@ -176,6 +179,7 @@ impl NetLog {
         while inner.entries.len() > self.max {
             inner.entries.pop_front();
         }
+        self.bump();
         ExchangeHandle {
             log: self.clone(),
             seq,
@@ -193,7 +197,18 @@ impl NetLog {
         }
         if let Some(e) = inner.entries.get_mut((seq - first) as usize) {
             f(e);
+            self.bump();
         }
+    }
+
+    fn bump(&self) {
+        self.version
+            .fetch_add(1, std::sync::atomic::Ordering::Release);
+    }
+
+    /// A number that changes whenever an exchange begins or changes.
+    pub fn version(&self) -> u64 {
+        self.version.load(std::sync::atomic::Ordering::Acquire)
     }
 
     pub fn snapshot(&self) -> Vec<Exchange> {
@@ -266,31 +281,40 @@ pub fn shown_header(name: &str, value: &str) -> (String, String) {
 }
 
 /// A URL as it may be shown: user info and the values of query parameters
-/// that look like secrets are masked.
+/// that look like secrets are masked (the rest is kept as written).
 pub fn shown_url(url: &str) -> String {
-    let Ok(mut u) = url::Url::parse(url) else {
+    const MASK: &str = "••••••";
+    let Ok(u) = url::Url::parse(url) else {
         return crate::sanitize::one_line(url);
     };
+    let mut text = u.as_str().to_string();
     if !u.username().is_empty() || u.password().is_some() {
-        let _ = u.set_username("••••••");
-        let _ = u.set_password(None);
+        // scheme://user:pw@host… -> scheme://••••••@host…
+        if let Some(start) = text.find("://").map(|i| i + 3)
+            && let Some(at) = text[start..].find('@').map(|i| start + i)
+        {
+            text.replace_range(start..at, MASK);
+        }
     }
-    let secret_query = u.query_pairs().any(|(k, _)| is_secret_header(&k));
-    if secret_query {
-        let pairs: Vec<(String, String)> = u
-            .query_pairs()
-            .map(|(k, v)| {
-                let v = if is_secret_header(&k) {
-                    "••••••".to_string()
-                } else {
-                    v.into_owned()
-                };
-                (k.into_owned(), v)
+    if let Some(q) = text.find('?') {
+        let end = text[q..].find('#').map_or(text.len(), |i| q + i);
+        let masked: Vec<String> = text[q + 1..end]
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((k, _)) if is_secret_header(&url_decode(k)) => format!("{k}={MASK}"),
+                _ => pair.to_string(),
             })
             .collect();
-        u.query_pairs_mut().clear().extend_pairs(pairs);
+        text.replace_range(q + 1..end, &masked.join("&"));
     }
-    crate::sanitize::one_line(u.as_str())
+    crate::sanitize::one_line(&text)
+}
+
+fn url_decode(s: &str) -> String {
+    url::form_urlencoded::parse(format!("k={s}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

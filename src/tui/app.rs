@@ -1100,29 +1100,23 @@ fn open_net(s: &mut State) {
 /// Look at the net log: true when what the view shows has changed since
 /// the last look. Cheap when nothing is open and nothing began.
 fn net_poll(s: &mut State) -> bool {
-    use std::hash::{Hash, Hasher};
-    let Some(next) = s.frames.as_ref().map(|f| f.net().next_seq()) else {
+    let Some((next, version)) = s
+        .frames
+        .as_ref()
+        .map(|f| (f.net().next_seq(), f.net().version()))
+    else {
         return false;
     };
-    if !s.net.open && s.net.seen.is_some_and(|(n, _)| n == next) {
+    if s.net.seen.is_some_and(|(_, v)| v == version) {
         return false;
     }
-    let list = s.net_exchanges();
-    let mut h = std::hash::DefaultHasher::new();
-    for e in &list {
-        (e.seq, e.status, e.bytes, e.events).hash(&mut h);
-        (e.headers_after, e.total, &e.error, &e.note).hash(&mut h);
-        e.response_headers.len().hash(&mut h);
-    }
-    let print = h.finish();
     if s.net.sel.is_none() && s.net.seen.is_some_and(|(n, _)| n != next) {
         // Following: a new exchange is shown from its top.
         s.net.detail_scroll = 0;
     }
-    s.net.open = list.iter().any(|e| !e.done());
-    let changed = s.net.seen.map(|(_, p)| p) != Some(print);
-    s.net.seen = Some((next, print));
-    changed
+    s.net.open = s.net_exchanges().iter().any(|e| !e.done());
+    s.net.seen = Some((next, version));
+    true
 }
 
 fn net_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool {
@@ -1212,10 +1206,9 @@ fn net_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool 
     true
 }
 
-/// A URL as it may be shown: masked (again: a no-op on a masked URL) and
-/// with the mask readable (the URL parser percent-encodes `•`).
+/// A URL as it may be shown: masked (again: a no-op on a masked URL).
 pub fn url_text(url: &str) -> String {
-    crate::mcp::netlog::shown_url(url).replace("%E2%80%A2", "•")
+    crate::mcp::netlog::shown_url(url)
 }
 
 /// An exchange as text, for the clipboard: secrets stay masked.
