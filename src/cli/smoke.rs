@@ -126,11 +126,11 @@ pub async fn smoke(config: &Config, target: &TargetArgs, args: &SmokeArgs, trace
     let session = match Session::connect(&spec, frames.clone(), sink).await {
         Ok(s) => s,
         Err(e) => {
-            let mut message = sanitize::strip(&e.message).into_owned();
+            let mut message = sanitize::one_line(&e.message);
             if !e.stderr_tail.is_empty() {
                 message.push_str(&format!(
                     "; server stderr: {}",
-                    sanitize::strip(&e.stderr_tail.join(" | "))
+                    sanitize::one_line(&e.stderr_tail.join(" | "))
                 ));
             }
             let status_code = if e.needs_auth {
@@ -157,7 +157,7 @@ pub async fn smoke(config: &Config, target: &TargetArgs, args: &SmokeArgs, trace
                     n.era.label(),
                     n.version,
                     session.transport_kind(),
-                    sanitize::strip(&n.detection)
+                    sanitize::one_line(&n.detection)
                 ),
             )
             .took(n.connect_time),
@@ -189,7 +189,7 @@ pub async fn smoke(config: &Config, target: &TargetArgs, args: &SmokeArgs, trace
                 "list",
                 "tools, resources, prompts",
                 Status::Fail,
-                sanitize::strip(&e.to_string()),
+                sanitize::one_line(&e.to_string()),
             ));
             Lists::default()
         }
@@ -245,7 +245,7 @@ fn finding_check(f: &Finding) -> Check {
         Severity::Warning => Status::Warn,
         Severity::Info => Status::Info,
     };
-    let mut message = sanitize::strip(&f.message).into_owned();
+    let mut message = sanitize::one_line(&f.message);
     if let Some(raw) = &f.raw {
         let cut: String = raw.chars().take(200).collect();
         message.push_str(&format!(" — frame: {}", sanitize::one_line(&cut)));
@@ -389,7 +389,7 @@ async fn call_check(
                 status,
                 format!(
                     "{} (arguments {shown_args})",
-                    sanitize::strip(&e.to_string())
+                    sanitize::one_line(&e.to_string())
                 ),
             )
         }
@@ -468,7 +468,7 @@ async fn read_check(session: &Session, r: &Value) -> Check {
             "resource",
             name,
             Status::Fail,
-            sanitize::strip(&e.to_string()),
+            sanitize::one_line(&e.to_string()),
         )
         .took(started.elapsed()),
     }
@@ -530,7 +530,7 @@ async fn prompt_check(session: &Session, p: &Value) -> Check {
             "prompt",
             name,
             Status::Fail,
-            sanitize::strip(&e.to_string()),
+            sanitize::one_line(&e.to_string()),
         )
         .took(started.elapsed()),
     }

@@ -201,6 +201,24 @@ impl NetLog {
         }
     }
 
+    /// Mark the unfinished exchanges of `server` as ended (streams dropped
+    /// when the session closed).
+    pub fn finish_open(&self, server: &str, note: &str) {
+        let now = self.start.elapsed();
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        for e in inner.entries.iter_mut() {
+            if &*e.server == server && !e.done() {
+                e.total = Some(now.saturating_sub(e.elapsed));
+                e.note = Some(match e.note.take() {
+                    Some(n) => format!("{n}; {note}"),
+                    None => note.to_string(),
+                });
+            }
+        }
+        drop(inner);
+        self.bump();
+    }
+
     fn bump(&self) {
         self.version
             .fetch_add(1, std::sync::atomic::Ordering::Release);
@@ -285,7 +303,21 @@ pub fn shown_header(name: &str, value: &str) -> (String, String) {
 pub fn shown_url(url: &str) -> String {
     const MASK: &str = "••••••";
     let Ok(u) = url::Url::parse(url) else {
-        return crate::sanitize::one_line(url);
+        // Not a URL: mask everything that could hold a secret (the
+        // authority and the query) rather than guess.
+        let mut text = url.to_string();
+        if let Some(start) = text.find("://").map(|i| i + 3) {
+            let end = text[start..]
+                .find(['/', '?', '#'])
+                .map_or(text.len(), |i| start + i);
+            if text[start..end].contains('@') {
+                text.replace_range(start..end, MASK);
+            }
+        }
+        if let Some(q) = text.find('?') {
+            text.replace_range(q + 1.., MASK);
+        }
+        return crate::sanitize::one_line(&text);
     };
     let mut text = u.as_str().to_string();
     if !u.username().is_empty() || u.password().is_some() {

@@ -1339,7 +1339,14 @@ impl Session {
         // The spec forbids cancelling initialize. The notification is sent
         // in the background: a server that is not reading its input must
         // not hold up the one who cancels.
-        if method != "initialize" {
+        // Over HTTP in the stateless era, dropping the stream (above) is
+        // the cancellation; no notification is expected.
+        let stateless_http = self.inner.transport.http().is_some()
+            && matches!(
+                *self.inner.wire.read().unwrap_or_else(|p| p.into_inner()),
+                Some((Era::Stateless, _))
+            );
+        if method != "initialize" && !stateless_http {
             let session = self.clone();
             let params = json!({"requestId": id, "reason": reason});
             tokio::spawn(async move {

@@ -96,7 +96,7 @@ pub fn client(spec: &HttpSpec) -> Result<reqwest::Client, String> {
         .user_agent(concat!("mcpdeck/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(spec.connect_timeout)
         .tcp_nodelay(true)
-        .redirect(reqwest::redirect::Policy::limited(10));
+        .redirect(redirect_policy(&spec.headers));
     if let Some(path) = &spec.ca_file {
         let pem = std::fs::read(path)
             .map_err(|e| format!("cannot read ca_file {}: {e}", path.display()))?;
@@ -121,6 +121,29 @@ pub fn client(spec: &HttpSpec) -> Result<reqwest::Client, String> {
     }
     b.build()
         .map_err(|e| format!("cannot set up the HTTP client: {}", error_chain(&e)))
+}
+
+/// Redirects are followed (307/308 keep the method and body), but when
+/// secret headers are configured, not to another origin: reqwest strips only
+/// Authorization and cookies there, not `X-API-Key` and the like.
+fn redirect_policy(headers: &[(String, String)]) -> reqwest::redirect::Policy {
+    let secrets = headers
+        .iter()
+        .any(|(k, _)| crate::mcp::netlog::is_secret_header(k));
+    reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() >= 10 {
+            return attempt.error("more than 10 redirects");
+        }
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_none_or(|first| first.origin() == attempt.url().origin());
+        if secrets && !same_origin {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    })
 }
 
 /// The user's headers, checked.
@@ -333,6 +356,8 @@ struct Shared {
     /// Other background tasks (the GET stream).
     background: Mutex<Vec<AbortHandle>>,
     closed: AtomicBool,
+    /// How long a notification or response POST may take.
+    notify_timeout: Duration,
 }
 
 /// The sending half of a streamable HTTP connection.
@@ -381,6 +406,33 @@ impl ChannelReader {
     }
 }
 
+impl Drop for HttpTransport {
+    /// A session dropped without `close()` (an aborted connect) leaves no
+    /// task behind: the GET stream and the requests stop.
+    fn drop(&mut self) {
+        self.shared.closed.store(true, Ordering::Release);
+        for (_, h) in self
+            .shared
+            .requests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain()
+        {
+            h.abort();
+        }
+        for h in self
+            .shared
+            .background
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
+            h.abort();
+        }
+        self.shared.net.finish_open(&self.shared.name, "closed");
+    }
+}
+
 impl HttpTransport {
     pub fn open(
         spec: &HttpSpec,
@@ -405,6 +457,7 @@ impl HttpTransport {
             requests: Mutex::new(HashMap::new()),
             background: Mutex::new(Vec::new()),
             closed: AtomicBool::new(false),
+            notify_timeout: spec.connect_timeout,
         });
         Ok((HttpTransport { shared }, ChannelReader::new(rx)))
     }
@@ -438,7 +491,27 @@ impl HttpTransport {
                 });
                 requests.insert(id, task.abort_handle());
             }
-            None => self.shared.post(body, out).await,
+            None => {
+                // Bounded: a server that never answers a notification must
+                // not hold up the session (a re-initialize waits on this).
+                let label = out.label();
+                let limit = self.shared.notify_timeout;
+                if tokio::time::timeout(limit, self.shared.post(body, out))
+                    .await
+                    .is_err()
+                {
+                    self.shared
+                        .finding(
+                            Severity::Warning,
+                            format!(
+                                "POST {}: no answer to {label} within {limit:?}; dropped",
+                                self.shared.shown_url
+                            ),
+                            None,
+                        )
+                        .await;
+                }
+            }
         }
         Ok(())
     }
@@ -548,6 +621,7 @@ impl HttpTransport {
         {
             h.abort();
         }
+        self.shared.net.finish_open(&self.shared.name, "closed");
         let sid = self.session_id();
         if let Some(sid) = sid {
             self.shared.delete_session(&sid).await;
@@ -713,8 +787,16 @@ impl Shared {
         }
         let ctype = content_type(resp.headers());
         if out.id.is_none() {
-            // A notification or a response: 202 (or any 2xx) is all we need.
-            let _ = read_body(resp, MAX_ERROR_BODY, &ex).await;
+            // A notification or a response: 202 (or any 2xx) is all we
+            // need. A short JSON body is drained (so the connection can be
+            // reused); an event stream is not read at all.
+            if ctype != "text/event-stream" {
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(5),
+                    read_body(resp, MAX_ERROR_BODY, &ex),
+                )
+                .await;
+            }
             ex.finish();
             return;
         }
@@ -726,8 +808,8 @@ impl Shared {
                 Ok(text) => {
                     ex.finish();
                     let id = out.id.unwrap_or_default();
-                    let answers = answers_request(&text, id) || is_batch(&text);
-                    if !answers && !text.trim().is_empty() {
+                    let answers = answers_request(&text, id) || batch_answers(&text, id);
+                    if !answers {
                         let m = format!(
                             "POST {} answered {} to request {id} ({}) with a JSON body that is not its response: {}",
                             self.shown_url,
@@ -820,9 +902,13 @@ impl Shared {
             .await
             .unwrap_or_default();
         ex.finish();
+        let code = status.as_u16();
+        let session_expired = code == 404 && sent_session.is_some();
         // A JSON-RPC error that answers this very request is a real answer
-        // (stateless servers send modern errors with HTTP 4xx).
+        // (stateless servers send modern errors with HTTP 4xx), except a
+        // 404 to a session, which always means a new session is needed.
         if let Some(id) = out.id
+            && !session_expired
             && let Ok(v) = serde_json::from_str::<Value>(&text)
             && v.get("id").and_then(Value::as_i64) == Some(id)
             && v.get("error").is_some()
@@ -830,8 +916,6 @@ impl Shared {
             self.deliver(Inbound::Line(text)).await;
             return;
         }
-        let code = status.as_u16();
-        let session_expired = code == 404 && sent_session.is_some();
         let mut message = format!(
             "POST {} answered {} to {}",
             self.shown_url,
@@ -850,6 +934,11 @@ impl Shared {
         if !text.trim().is_empty() {
             message.push_str(&format!(": {}", excerpt(&text)));
         }
+        if status.is_redirection() {
+            message.push_str(
+                "; the redirect leads to another origin and was not followed, so that the configured secret headers stay with the server they are meant for: point `url` at the new location",
+            );
+        }
         if matches!(code, 401 | 403) {
             message.push_str(
                 "; the server needs authorization: add the credentials under `headers` (e.g. Authorization = \"Bearer ${TOKEN}\")",
@@ -863,18 +952,6 @@ impl Shared {
     }
 
     async fn deliver_json(&self, text: String) {
-        if text.trim().is_empty() {
-            self.finding(
-                Severity::Error,
-                format!(
-                    "{} answered a request with an empty JSON body",
-                    self.shown_url
-                ),
-                None,
-            )
-            .await;
-            return;
-        }
         self.deliver(Inbound::Line(text)).await;
     }
 
@@ -893,12 +970,14 @@ impl Shared {
             if self.closed.load(Ordering::Acquire) {
                 return;
             }
-            let stateful = self
-                .state
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .session_id
-                .is_some();
+            let (stateful, session) = {
+                let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                // The stateless era has no resumption.
+                (
+                    !matches!(st.protocol, Some((Era::Stateless, _))),
+                    st.session_id.clone(),
+                )
+            };
             let Some(last) = parser.last_event_id().map(str::to_string) else {
                 let m = format!(
                     "the event stream of {} ended before the response to request {id}{} and gave no event id to resume from",
@@ -919,7 +998,7 @@ impl Shared {
                     if stateful {
                         format!("gave up after {MAX_RESUMES} resumptions")
                     } else {
-                        "no session to resume it in".to_string()
+                        "the stateless era has no resumption".to_string()
                     }
                 );
                 self.fail(Some(id), HttpFailure::new(None, m)).await;
@@ -929,12 +1008,16 @@ impl Shared {
             tokio::time::sleep(wait).await;
             let (resp, gex) = match self.get(Some(&last), "resume").await {
                 Ok(r) => r,
-                Err(f) => {
+                Err(mut f) => {
+                    if f.status == Some(404) && session.is_some() {
+                        f.session_expired = session;
+                    }
                     self.fail(Some(id), f).await;
                     return;
                 }
             };
             gex.note(format!("resumes request {id} with Last-Event-ID {last:?}"));
+            parser.new_connection();
             let before = parser.events();
             got = self.pump(resp, &mut parser, want, &gex).await;
             if parser.events() > before {
@@ -1037,6 +1120,7 @@ impl Shared {
                     return;
                 }
             };
+            parser.new_connection();
             let before = parser.events();
             let started = tokio::time::Instant::now();
             let got = self.pump(resp, &mut parser, None, &ex).await;
@@ -1200,8 +1284,20 @@ fn answers_request(data: &str, id: i64) -> bool {
     }
 }
 
-fn is_batch(text: &str) -> bool {
-    text.trim_start().starts_with('[')
+/// Whether a JSON array body holds the response to request `id`.
+fn batch_answers(text: &str, id: i64) -> bool {
+    if !text.trim_start().starts_with('[') {
+        return false;
+    }
+    serde_json::from_str::<Vec<Value>>(text)
+        .map(|items| {
+            items.iter().any(|i| {
+                i.get("method").is_none()
+                    && (i.get("result").is_some() || i.get("error").is_some())
+                    && i.get("id").and_then(Value::as_i64) == Some(id)
+            })
+        })
+        .unwrap_or(false)
 }
 
 pub fn content_type(h: &HeaderMap) -> String {

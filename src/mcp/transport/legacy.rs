@@ -47,6 +47,14 @@ fn shown(h: &HeaderMap) -> Vec<(String, String)> {
         .collect()
 }
 
+impl Drop for LegacySseTransport {
+    fn drop(&mut self) {
+        self.closed.store(true, Ordering::Release);
+        self.reader_task.abort();
+        self.net.finish_open(&self.name, "closed");
+    }
+}
+
 impl LegacySseTransport {
     /// Open the SSE stream and wait (up to `wait`) for the `endpoint` event.
     pub async fn open(
@@ -152,15 +160,12 @@ impl LegacySseTransport {
         };
         let (tx, rx) = mpsc::channel(1024);
         if endpoint.origin() != url.origin() {
-            let _ = tx
-                .send(Inbound::Finding(Finding::new(
-                    Severity::Warning,
-                    format!(
-                        "the SSE endpoint event points to another origin ({}); messages are posted there",
-                        shown_url(endpoint.as_str())
-                    ),
-                )))
-                .await;
+            // The configured headers (credentials) would go to another
+            // host: refuse, as the official SDKs do.
+            return Err(format!(
+                "GET {shown_sse}: the `endpoint` event points to another origin ({}); mcpdeck posts only to the origin of `url`",
+                shown_url(endpoint.as_str())
+            ));
         }
         let closed = Arc::new(AtomicBool::new(false));
         let reader = {
@@ -299,6 +304,7 @@ impl LegacySseTransport {
             return;
         }
         self.reader_task.abort();
+        self.net.finish_open(&self.name, "closed");
         let _ = self
             .tx
             .send(Inbound::Closed {

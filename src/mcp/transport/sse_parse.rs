@@ -35,6 +35,10 @@ pub struct SseParser {
     line: Vec<u8>,
     data: Vec<u8>,
     data_dropped: bool,
+    /// The current line is over the limit (it is skipped to its end).
+    line_overflow: bool,
+    /// Bytes held at the start of a connection until the BOM is decided.
+    bom: Vec<u8>,
     event: String,
     id: Option<String>,
     last_id: Option<String>,
@@ -64,16 +68,40 @@ impl SseParser {
         self.events
     }
 
+    /// A new connection (a resumed stream) starts: forget any partial line
+    /// or event, keep the last event id and the retry time.
+    pub fn new_connection(&mut self) {
+        self.line.clear();
+        self.data.clear();
+        self.data_dropped = false;
+        self.line_overflow = false;
+        self.bom.clear();
+        self.event.clear();
+        self.id = None;
+        self.started = false;
+        self.after_cr = false;
+    }
+
     /// Parse a chunk; complete events and oddities are appended to `out`.
-    pub fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<SseItem>) {
-        if !self.started && !chunk.is_empty() {
-            // A UTF-8 byte order mark may start the stream (possibly split;
-            // the common case is whole).
-            if chunk.starts_with(b"\xEF\xBB\xBF") {
-                chunk = &chunk[3..];
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseItem>) {
+        if !self.started {
+            // A UTF-8 byte order mark may start the stream, possibly split
+            // across chunks: hold the first bytes until it is decided.
+            const BOM: &[u8] = b"\xEF\xBB\xBF";
+            self.bom.extend_from_slice(chunk);
+            if self.bom.len() < 3 && BOM.starts_with(&self.bom) {
+                return;
             }
             self.started = true;
+            let held = std::mem::take(&mut self.bom);
+            let rest = held.strip_prefix(BOM).unwrap_or(&held);
+            self.feed_bytes(rest, out);
+            return;
         }
+        self.feed_bytes(chunk, out);
+    }
+
+    fn feed_bytes(&mut self, chunk: &[u8], out: &mut Vec<SseItem>) {
         let mut start = 0;
         let mut i = 0;
         while i < chunk.len() {
@@ -107,17 +135,24 @@ impl SseParser {
     /// The stream ended: an event not ended by a blank line is dropped (as
     /// the spec says), with an oddity when it had data.
     pub fn finish(&mut self, out: &mut Vec<SseItem>) {
-        if !self.line.is_empty() {
-            let line = std::mem::take(&mut self.line);
-            self.line_done(&line, out);
+        if !self.started && !self.bom.is_empty() {
+            self.started = true;
+            let held = std::mem::take(&mut self.bom);
+            self.feed_bytes(&held, out);
         }
-        if !self.data.is_empty() {
+        // An incomplete last line is discarded (WHATWG), not taken as a field.
+        let partial = !self.line.is_empty();
+        self.line.clear();
+        self.line_overflow = false;
+        self.after_cr = false;
+        if !self.data.is_empty() || (partial && !self.data_dropped) {
             out.push(SseItem::Oddity(format!(
                 "the stream ended inside an event ({} bytes of data without the blank line that ends an event); dropped",
                 self.data.len()
             )));
         }
         self.data.clear();
+        self.data_dropped = false;
         self.event.clear();
         self.id = None;
     }
@@ -126,20 +161,28 @@ impl SseParser {
         if part.is_empty() {
             return;
         }
+        if self.line_overflow {
+            return;
+        }
         if self.line.len() + part.len() > MAX_EVENT + 16 {
-            if !self.data_dropped {
-                out.push(SseItem::Oddity(format!(
-                    "an event stream line is longer than {} MiB; dropped",
-                    MAX_EVENT / (1024 * 1024)
-                )));
+            out.push(SseItem::Oddity(format!(
+                "an event stream line is longer than {} MiB; dropped",
+                MAX_EVENT / (1024 * 1024)
+            )));
+            if self.line.starts_with(b"data") {
+                self.data_dropped = true;
             }
-            self.data_dropped = true;
+            self.line.clear();
+            self.line_overflow = true;
             return;
         }
         self.line.extend_from_slice(part);
     }
 
     fn line_done(&mut self, line: &[u8], out: &mut Vec<SseItem>) {
+        if std::mem::take(&mut self.line_overflow) {
+            return; // reported when it overflowed
+        }
         if line.is_empty() {
             self.dispatch(out);
             return;
@@ -333,6 +376,33 @@ mod tests {
         assert!(matches!(&out[2], SseItem::Oddity(m) if m.contains("UTF-8")));
         assert!(matches!(&out[3], SseItem::Event { data, .. } if data.contains('\u{FFFD}')));
         assert_eq!(out[4], ev("message", "ok", None));
+    }
+
+    #[test]
+    fn split_bom_resumed_connection_and_long_comment() {
+        let (out, _) = parse_chunks(&[b"\xEF", b"\xBB\xBFdata: x\n\n"]);
+        assert_eq!(out, vec![ev("message", "x", None)]);
+        let mut p = SseParser::new();
+        let mut out = Vec::new();
+        p.feed(b"id: 1\nretry: 10000\n\ndata: half", &mut out);
+        p.finish(&mut out);
+        p.new_connection();
+        p.feed(b"\xEF\xBB\xBFdata: whole\n\n", &mut out);
+        assert!(matches!(&out[0], SseItem::Oddity(_)));
+        assert_eq!(out[1], ev("message", "whole", None));
+        assert_eq!(p.last_event_id(), Some("1"));
+        assert_eq!(p.retry(), Some(Duration::from_secs(10)));
+        // A truncated `retry:` at the end is not taken.
+        let (_, p) = parse_chunks(&[b"retry: 10"]);
+        assert_eq!(p.retry(), None);
+        // An oversized comment drops only itself.
+        let mut long = b"data: a\n:".to_vec();
+        long.extend(std::iter::repeat_n(b'x', MAX_EVENT + 100));
+        long.extend_from_slice(b"\n\n");
+        let mut p = SseParser::new();
+        let mut out = Vec::new();
+        p.feed(&long, &mut out);
+        assert!(out.contains(&ev("message", "a", None)), "{:?}", out.len());
     }
 
     #[test]
