@@ -309,10 +309,17 @@ impl HttpServer {
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
-        // The whole group: npm-style wrappers and worker processes too.
-        let _ = Command::new("kill")
-            .args(["-9", &format!("-{}", self.child.id())])
-            .status();
+        // The whole group (worker processes too). Through kill(2), not the
+        // kill(1) program: procps' `kill -9 -PGID` can signal every process.
+        if let Ok(pgid) = i32::try_from(self.child.id())
+            && pgid > 1
+        {
+            // SAFETY: kill(2) has no memory-safety preconditions; a negative
+            // pid names the server's own process group (process_group(0)).
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

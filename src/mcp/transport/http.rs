@@ -96,6 +96,10 @@ pub fn client(spec: &HttpSpec) -> Result<reqwest::Client, String> {
         .user_agent(concat!("mcpdeck/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(spec.connect_timeout)
         .tcp_nodelay(true)
+        // Below the common 5 s keep-alive of servers (uvicorn): a pooled
+        // connection the server already closed would fail a POST, which is
+        // not retried.
+        .pool_idle_timeout(Duration::from_secs(4))
         .redirect(redirect_policy(&spec.headers));
     if let Some(path) = &spec.ca_file {
         let pem = std::fs::read(path)
