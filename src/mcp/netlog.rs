@@ -98,6 +98,7 @@ impl ExchangeHandle {
                 e.total = Some(t);
             }
         });
+        self.log.tapped(self.seq);
     }
 
     pub fn fail(&self, error: String) {
@@ -106,6 +107,7 @@ impl ExchangeHandle {
             e.error = Some(error);
             e.total = Some(t);
         });
+        self.log.tapped(self.seq);
     }
 
     pub fn note(&self, note: String) {
@@ -118,9 +120,14 @@ struct Inner {
     next_seq: u64,
 }
 
+/// A callback for ended exchanges.
+pub type NetTap = Box<dyn Fn(&Exchange) + Send + Sync>;
+
 /// The bounded log of exchanges.
 pub struct NetLog {
     inner: Mutex<Inner>,
+    /// Called with each exchange as it ends (`--trace`).
+    tap: std::sync::OnceLock<NetTap>,
     /// Bumped on every change, so a viewer can tell cheaply.
     version: std::sync::atomic::AtomicU64,
     max: usize,
@@ -141,6 +148,7 @@ impl NetLog {
                 next_seq: 0,
             }),
             version: std::sync::atomic::AtomicU64::new(0),
+            tap: std::sync::OnceLock::new(),
             max: max.max(1),
             start: Instant::now(),
         }
@@ -184,6 +192,25 @@ impl NetLog {
             log: self.clone(),
             seq,
             started: Instant::now(),
+        }
+    }
+
+    /// Call `tap` with every exchange as it ends (set once).
+    pub fn set_tap(&self, tap: NetTap) {
+        let _ = self.tap.set(tap);
+    }
+
+    fn tapped(&self, seq: u64) {
+        let Some(tap) = self.tap.get() else { return };
+        let entry = {
+            let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            let first = inner.entries.front().map(|e| e.seq);
+            first
+                .filter(|f| seq >= *f)
+                .and_then(|f| inner.entries.get((seq - f) as usize).cloned())
+        };
+        if let Some(e) = entry {
+            tap(&e);
         }
     }
 
