@@ -477,7 +477,7 @@ fn frame_log(settings: &Settings, trace: bool) -> Arc<FrameLog> {
             };
             let total = e
                 .total
-                .map(|t| crate::mcp::session::fmt_duration(t))
+                .map(crate::mcp::session::fmt_duration)
                 .unwrap_or_default();
             let _ = writeln!(
                 err,
