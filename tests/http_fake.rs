@@ -329,3 +329,85 @@ fn a_secret_in_the_url_query_is_masked() {
     assert!(!run.stderr.contains("sup3rsecret"), "{}", run.stderr);
     assert!(run.stderr.contains("api_key="), "{}", run.stderr);
 }
+
+#[test]
+fn tls_with_a_private_ca_and_insecure() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = std::process::Command::new(common::py_v2())
+        .arg(common::server_script("make_certs.py"))
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let cert = dir.path().join("server.pem");
+    let key = dir.path().join("server.key");
+    let server = common::fake_http(
+        "basic",
+        &["--tls", cert.to_str().unwrap(), key.to_str().unwrap()],
+    );
+    let url = format!("https://127.0.0.1:{}/mcp", server.port);
+
+    // Not trusted: a TLS error naming the URL and the fix.
+    let run = common::mcpdeck(&["info", &url], common::limit(30));
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("TLS failed"), "{}", run.stderr);
+    assert!(run.stderr.contains(&url), "{}", run.stderr);
+    assert!(run.stderr.contains("ca_file"), "{}", run.stderr);
+
+    // Trusted through ca_file (relative to the config file), or not
+    // verified at all with insecure = true, which warns.
+    std::fs::rename(dir.path().join("ca.pem"), dir.path().join("company-ca.pem")).unwrap();
+    let cfg = common::write_file(
+        dir.path(),
+        "c.toml",
+        &format!(
+            "[servers.trusted]\nurl = \"{url}\"\nca_file = \"company-ca.pem\"\n\n[servers.unchecked]\nurl = \"{url}\"\ninsecure = true\n"
+        ),
+    );
+    let cfg = cfg.to_str().unwrap();
+    let run = common::mcpdeck(
+        &[
+            "--config",
+            cfg,
+            "call",
+            "trusted",
+            "echo",
+            r#"{"text":"tls"}"#,
+        ],
+        common::limit(30),
+    );
+    run.ok();
+    assert!(run.stdout.contains("echo: tls"));
+    assert!(!run.stderr.contains("not verified"), "{}", run.stderr);
+    let run = common::mcpdeck(
+        &[
+            "--config",
+            cfg,
+            "call",
+            "unchecked",
+            "echo",
+            r#"{"text":"tls"}"#,
+        ],
+        common::limit(30),
+    );
+    run.ok();
+    assert!(
+        run.stderr
+            .contains("TLS certificates are not verified for server \"unchecked\""),
+        "{}",
+        run.stderr
+    );
+    // A missing ca_file is named.
+    let cfg2 = common::write_file(
+        dir.path(),
+        "d.toml",
+        &format!("[servers.t]\nurl = \"{url}\"\nca_file = \"nope.pem\"\n"),
+    );
+    let run = common::mcpdeck(
+        &["--config", cfg2.to_str().unwrap(), "info", "t"],
+        common::limit(30),
+    );
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("cannot read ca_file"), "{}", run.stderr);
+    assert!(run.stderr.contains("nope.pem"), "{}", run.stderr);
+}

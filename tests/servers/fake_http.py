@@ -599,9 +599,18 @@ def main():
     parser = argparse.ArgumentParser(description="misbehaving MCP Streamable HTTP server for tests")
     parser.add_argument("mode", choices=MODES)
     parser.add_argument("--delay", type=float, default=30.0, help="slow-headers: seconds before answering")
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS with this certificate and key")
     args = parser.parse_args()
 
     server = Server(("127.0.0.1", 0), Handler)
+    if args.tls:
+        import ssl
+
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls[0], args.tls[1])
+        # The handshake happens on accept; a client that refuses the
+        # certificate only fails its own connection.
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     server.state = State(args.mode, args.delay)
     server.state.port = server.server_address[1]
 

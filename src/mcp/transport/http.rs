@@ -201,7 +201,7 @@ pub fn describe_send_error(verb: &str, url: &str, e: &reqwest::Error) -> String 
     {
         (
             "TLS failed for",
-            "for a private CA set `ca_file`; `insecure = true` skips verification (not recommended)",
+            "for a private CA set `ca_file`; `insecure = true` skips verification, which is not recommended",
         )
     } else if lower.contains("connection refused") {
         (
