@@ -698,6 +698,24 @@ fn the_empty_state_and_adding_a_server() {
         }
         other => panic!("{other:?}"),
     }
+    // A URL adds an HTTP server.
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('a')), &mut fx);
+    for c in "remote".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    for c in "https://example.com/mcp".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    match &fx[..] {
+        [Effect::AddServer(server)] => match &server.transport {
+            TransportConfig::Http { url, .. } => assert_eq!(url, "https://example.com/mcp"),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
     assert_eq!(
         split_command(r#"a 'b c' "d\"e" f\ g"#).unwrap(),
         ["a", "b c", "d\"e", "f g"]

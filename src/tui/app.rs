@@ -1023,12 +1023,18 @@ fn add_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
                 form.field = 0;
                 return true;
             }
-            let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
-            fx.push(Effect::AddServer(ServerConfig::stdio(
-                name,
-                words[0].clone(),
-                &args,
-            )));
+            let is_url = |w: &str| {
+                let w = w.to_ascii_lowercase();
+                w.starts_with("http://") || w.starts_with("https://")
+            };
+            let server = if words.len() == 1 && is_url(&words[0]) {
+                // A URL: an HTTP server (the transport is detected).
+                ServerConfig::http(name, words[0].clone())
+            } else {
+                let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+                ServerConfig::stdio(name, words[0].clone(), &args)
+            };
+            fx.push(Effect::AddServer(server));
             s.mode = Mode::Normal;
         }
         _ => return false,

@@ -1125,7 +1125,7 @@ fn render_add(s: &State, f: &mut Frame, area: Rect) {
     };
     let mut lines = vec![
         field("name", &form.name, form.field == 0),
-        field("command", &form.command, form.field == 1),
+        field("command or URL", &form.command, form.field == 1),
         Line::styled(
             "  e.g. npx -y @modelcontextprotocol/server-everything",
             Style::default().fg(Color::DarkGray),
