@@ -1242,3 +1242,131 @@ fn an_insecure_http_server_shows_a_badge_and_masked_headers() {
         "{out}"
     );
 }
+
+#[test]
+fn progress_notifications_drive_the_progress_bar() {
+    let mut s = state();
+    s.focus = Pane::Tools;
+    let fx = call_selected(&mut s);
+    let tag = match &fx[..] {
+        [Effect::Manager(Command::Call { tag, .. })] => *tag,
+        other => panic!("{other:?}"),
+    };
+    let mut fx = Vec::new();
+    let tool = s.inflight.as_ref().unwrap().tool.clone();
+    update(
+        &mut s,
+        Msg::Manager(Event::CallStarted {
+            tag,
+            server: "demo".into(),
+            tool,
+            request_id: 7,
+        }),
+        &mut fx,
+    );
+    let progress = |p: f64, token: Value| {
+        Msg::Manager(Event::Notification {
+            server: "demo".into(),
+            method: "notifications/progress".into(),
+            params: Some(
+                json!({"progressToken": token, "progress": p, "total": 4, "message": "step\u{1b}[31m"}),
+            ),
+        })
+    };
+    // Another request's token changes nothing.
+    update(&mut s, progress(1.0, json!(8)), &mut fx);
+    assert!(s.inflight.as_ref().unwrap().progress.is_none());
+    update(&mut s, progress(1.0, json!(7)), &mut fx);
+    update(&mut s, progress(3.0, json!("7")), &mut fx);
+    let p = s.inflight.as_ref().unwrap().progress.clone().unwrap();
+    assert_eq!(p.progress, 3.0);
+    assert_eq!(p.ratio(), Some(0.75));
+    assert!(
+        p.text().starts_with("3/4 (75%) · step␛[31m"),
+        "{}",
+        p.text()
+    );
+    let out = screen(&s, 120, 30);
+    assert!(out.contains("███████████████░░░░░ 3/4 (75%)"), "{out}");
+    assert!(!out.contains('\u{1b}'));
+    assert!(fx.is_empty());
+}
+
+#[test]
+fn ping_log_level_log_messages_and_a_tool_diff() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    s.focus = Pane::Servers;
+    update(&mut s, key(KeyCode::Char('p')), &mut fx);
+    assert!(matches!(&fx[..], [Effect::Manager(Command::Ping(n))] if n == "demo"));
+    fx.clear();
+    update(
+        &mut s,
+        Msg::Manager(Event::Ping {
+            server: "demo".into(),
+            result: Ok(Duration::from_millis(3)),
+        }),
+        &mut fx,
+    );
+    assert_eq!(s.servers[0].ping, Some(Duration::from_millis(3)));
+    // v cycles the log level: debug first, then the next one.
+    update(&mut s, key(KeyCode::Char('v')), &mut fx);
+    assert!(
+        matches!(&fx[..], [Effect::Manager(Command::SetLogLevel(n, l))] if n == "demo" && l == "debug")
+    );
+    fx.clear();
+    update(
+        &mut s,
+        Msg::Manager(Event::LogLevel {
+            server: "demo".into(),
+            level: "debug".into(),
+            result: Ok(()),
+        }),
+        &mut fx,
+    );
+    update(&mut s, key(KeyCode::Char('v')), &mut fx);
+    assert!(matches!(&fx[..], [Effect::Manager(Command::SetLogLevel(_, l))] if l == "info"));
+    fx.clear();
+    update(
+        &mut s,
+        Msg::Manager(Event::Notification {
+            server: "demo".into(),
+            method: "notifications/message".into(),
+            params: Some(json!({"level": "error", "logger": "db", "data": "disk full"})),
+        }),
+        &mut fx,
+    );
+    // The tool list changes: one added, one removed, one changed.
+    let mut new_tools = tools();
+    let removed = new_tools.remove(0).name;
+    new_tools[0].raw["description"] = json!("changed");
+    let mut f = Vec::new();
+    new_tools.push(
+        Tool::parse(
+            &json!({"name": "fresh", "inputSchema": {"type": "object"}}),
+            &mut f,
+        )
+        .unwrap(),
+    );
+    let changed = new_tools[0].name.clone();
+    update(
+        &mut s,
+        Msg::Manager(Event::Lists {
+            server: "demo".into(),
+            lists: Arc::new(Lists {
+                tools: new_tools,
+                ..Lists::default()
+            }),
+        }),
+        &mut fx,
+    );
+    let status = s.status.clone().unwrap();
+    assert!(status.contains("+fresh"), "{status}");
+    assert!(status.contains(&format!("-{removed}")), "{status}");
+    assert!(status.contains(&format!("~{changed}")), "{status}");
+    let out = screen(&s, 120, 40);
+    assert!(out.contains("latency: ping 3 ms"), "{out}");
+    assert!(out.contains("log level: debug and above"), "{out}");
+    assert!(out.contains("[error] db: disk full"), "{out}");
+    insta::assert_snapshot!("ping_log_and_diff", out);
+}

@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod output;
+pub mod resources;
 pub mod smoke;
 
 use std::io::Write;
@@ -92,6 +93,10 @@ pub enum Cmd {
         /// Send the arguments even if they do not match the inputSchema
         #[arg(long)]
         no_validate: bool,
+        /// Ask the server for log messages at LEVEL and above during the call
+        /// (debug, info, notice, warning, error, critical, alert, emergency); they go to stderr
+        #[arg(long, value_name = "LEVEL")]
+        log_level: Option<String>,
         /// Print the result object as received
         #[arg(long)]
         json: bool,
@@ -114,6 +119,19 @@ pub enum Cmd {
         #[arg(long, value_name = "SECS")]
         timeout: Option<f64>,
     },
+    /// All resources of a server (every page): uri, name, title, mimeType, size, description
+    Resources(resources::ListArgs),
+    /// The resource templates of a server, with each template's variables
+    Templates(resources::ListArgs),
+    /// Read a resource: `read TARGET URI`, or `read URI -- CMD ARGS…`; a URI
+    /// with `{…}` is an RFC 6570 template, expanded with --var
+    Read(resources::ReadArgs),
+    /// All prompts of a server, with their arguments (required ones marked *)
+    Prompts(resources::ListArgs),
+    /// Get a prompt: `prompt TARGET NAME`, or `prompt NAME -- CMD ARGS…`
+    Prompt(resources::PromptArgs),
+    /// Ask for completions of a prompt argument or a resource template variable
+    Complete(resources::CompleteArgs),
     /// Run the built-in demo MCP server on stdio
     DemoServer(crate::demo::DemoArgs),
 }
@@ -278,6 +296,7 @@ async fn dispatch(cli: Cli) -> Outcome {
             words,
             args,
             no_validate,
+            log_level,
             json,
             command,
         }) => {
@@ -318,6 +337,7 @@ async fn dispatch(cli: Cli) -> Outcome {
                 pairs: args,
                 no_validate,
                 json,
+                log_level,
             };
             call_tool(&config, &target, &call, trace).await
         }
@@ -345,6 +365,12 @@ async fn dispatch(cli: Cli) -> Outcome {
             };
             smoke::smoke(&config, &target, &args, trace).await
         }
+        Some(Cmd::Resources(a)) => resources::resources(&config, &a, trace).await,
+        Some(Cmd::Templates(a)) => resources::templates(&config, &a, trace).await,
+        Some(Cmd::Read(a)) => resources::read(&config, &a, trace).await,
+        Some(Cmd::Prompts(a)) => resources::prompts(&config, &a, trace).await,
+        Some(Cmd::Prompt(a)) => resources::prompt(&config, &a, trace).await,
+        Some(Cmd::Complete(a)) => resources::complete(&config, &a, trace).await,
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),
     }
 }
@@ -569,6 +595,34 @@ impl Signals {
 
 /// Print what deserves the user's attention while we wait.
 fn report(ev: &Event) {
+    if let Event::Notification {
+        server,
+        method,
+        params: Some(p),
+    } = ev
+    {
+        let mut err = std::io::stderr().lock();
+        match method.as_str() {
+            "notifications/progress" => {
+                let _ = writeln!(
+                    err,
+                    "mcpdeck: [{}] progress {}",
+                    sanitize::one_line(server),
+                    progress_text(p)
+                );
+            }
+            "notifications/message" => {
+                let _ = writeln!(
+                    err,
+                    "mcpdeck: [{}] {}",
+                    sanitize::one_line(server),
+                    crate::tui::app::log_line(p)
+                );
+            }
+            _ => {}
+        }
+        return;
+    }
     if let Event::Finding { server, finding } = ev {
         let mut err = std::io::stderr().lock();
         let _ = writeln!(
@@ -671,6 +725,40 @@ fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfig, F
             ))
         }
     }
+}
+
+/// A progress notification as text: `3/10 (30%) · step 3 of 10`.
+fn progress_text(p: &Value) -> String {
+    let num = |v: &Value| {
+        v.as_f64().map(|f| {
+            if f.fract() == 0.0 && f.abs() < 1e15 {
+                format!("{}", f as i64)
+            } else {
+                format!("{f:.2}")
+            }
+        })
+    };
+    let progress = p
+        .get("progress")
+        .and_then(|v| num(v))
+        .unwrap_or_else(|| "?".into());
+    let mut t = match (
+        p.get("total").and_then(|v| num(v)),
+        p.get("total").and_then(Value::as_f64),
+        p.get("progress").and_then(Value::as_f64),
+    ) {
+        (Some(total), Some(tf), Some(pf)) if tf > 0.0 => {
+            format!(
+                "{progress}/{total} ({:.0}%)",
+                (pf / tf * 100.0).clamp(0.0, 100.0)
+            )
+        }
+        _ => progress,
+    };
+    if let Some(m) = p.get("message").and_then(Value::as_str) {
+        t.push_str(&format!(" · {}", sanitize::one_line(m)));
+    }
+    t
 }
 
 /// Connect one server; on failure, the reason and its stderr tail.
@@ -981,6 +1069,7 @@ struct CallArgs {
     pairs: Vec<String>,
     no_validate: bool,
     json: bool,
+    log_level: Option<String>,
 }
 
 async fn call_tool(config: &Config, target: &TargetArgs, call: &CallArgs, trace: bool) -> Outcome {
@@ -1043,6 +1132,19 @@ async fn call_connected(
                 "mcpdeck: not validating the arguments: the tool's inputSchema is broken ({})",
                 sanitize::strip(&e)
             ),
+        }
+    }
+    if let Some(level) = &call.log_level {
+        manager.send(Command::SetLogLevel(server.clone(), level.clone()));
+        loop {
+            let Some(ev) = rx.recv().await else { break };
+            report(&ev);
+            if let Event::LogLevel { result, .. } = ev {
+                if let Err(e) = result {
+                    eprintln!("mcpdeck: warning: {}", sanitize::one_line(&e));
+                }
+                break;
+            }
         }
     }
     let tag = 1;
@@ -1173,6 +1275,7 @@ async fn demo_tour(config: &Config, trace: bool) -> Outcome {
             pairs: Vec::new(),
             no_validate: false,
             json: false,
+            log_level: None,
         };
         if let Err(f) = call_tool(config, &target, &call, trace).await {
             eprintln!("mcpdeck: {}", f.message);

@@ -74,6 +74,10 @@ pub enum Command {
     SetDenyList(String, Vec<String>),
     /// List tools, resources and prompts again.
     Refresh(String),
+    /// Ping the server now.
+    Ping(String),
+    /// Ask the server for log messages at this level and above.
+    SetLogLevel(String, String),
     Call {
         tag: u64,
         server: String,
@@ -145,6 +149,17 @@ pub enum Event {
         server: String,
         method: String,
         params: Option<Value>,
+    },
+    /// The answer to [`Command::Ping`]: the round trip, or why it failed.
+    Ping {
+        server: String,
+        result: Result<Duration, String>,
+    },
+    /// The answer to [`Command::SetLogLevel`].
+    LogLevel {
+        server: String,
+        level: String,
+        result: Result<(), String>,
     },
 }
 
@@ -609,6 +624,35 @@ impl Task {
                 }
             }
             Command::Refresh(name) => self.relist(&name),
+            Command::Ping(name) => {
+                let session = self.live_session(&name);
+                let events = self.events.clone();
+                self.tasks.spawn(async move {
+                    let result = match session {
+                        Ok(s) => s.ping().await.map_err(|e| e.to_string()),
+                        Err(e) => Err(e),
+                    };
+                    let _ = events.send(Event::Ping {
+                        server: name,
+                        result,
+                    });
+                });
+            }
+            Command::SetLogLevel(name, level) => {
+                let session = self.live_session(&name);
+                let events = self.events.clone();
+                self.tasks.spawn(async move {
+                    let result = match session {
+                        Ok(s) => s.set_log_level(&level).await.map_err(|e| e.to_string()),
+                        Err(e) => Err(e),
+                    };
+                    let _ = events.send(Event::LogLevel {
+                        server: name,
+                        level,
+                        result,
+                    });
+                });
+            }
             Command::Call {
                 tag,
                 server,
@@ -659,6 +703,19 @@ impl Task {
                 result,
             });
         });
+    }
+
+    /// The session of a connected server, or why there is none.
+    fn live_session(&self, name: &str) -> Result<Session, String> {
+        let slot = self
+            .slots
+            .iter()
+            .find(|s| s.config.name == name)
+            .ok_or_else(|| format!("there is no server named {name:?}"))?;
+        slot.session
+            .clone()
+            .filter(|_| slot.status == ServerStatus::Connected)
+            .ok_or_else(|| format!("server {name:?} is {}", slot.status.label()))
     }
 
     fn call(&mut self, tag: u64, server: String, tool: String, arguments: Value) {

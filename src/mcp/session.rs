@@ -330,6 +330,8 @@ struct Inner {
     legacy_fallback: bool,
     /// One re-initialization at a time (after the server expired the session).
     reinit: tokio::sync::Mutex<()>,
+    /// The stateless era's per-request log level (`_meta`), once set.
+    log_level: RwLock<Option<String>>,
 }
 
 /// A live session. Cheap to clone. Call [`Session::close`] when done; if
@@ -484,6 +486,7 @@ impl Session {
             client: spec.client.clone(),
             legacy_fallback,
             reinit: tokio::sync::Mutex::new(()),
+            log_level: RwLock::new(None),
         });
         // stderr lines become events.
         if let Some(mut err_rx) = err_rx {
@@ -1151,11 +1154,19 @@ impl Session {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         if let Some((Era::Stateless, version)) = wire {
-            params = Some(envelope_with(
-                params,
-                &version,
-                self.inner.client.capabilities(),
-            ));
+            let mut p = envelope_with(params, &version, self.inner.client.capabilities());
+            let level = self
+                .inner
+                .log_level
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+            if let Some(level) = level
+                && let Some(meta) = p.get_mut("_meta").and_then(Value::as_object_mut)
+            {
+                meta.insert("io.modelcontextprotocol/logLevel".into(), json!(level));
+            }
+            params = Some(p);
         }
         let (tx, rx) = oneshot::channel();
         let progress = Arc::new(Notify::new());
@@ -1314,6 +1325,45 @@ impl Session {
         }
         self.set_negotiated(n);
         Ok(())
+    }
+
+    /// Ping the server; the round trip time.
+    pub async fn ping(&self) -> Result<Duration, RequestError> {
+        let started = Instant::now();
+        self.request("ping", None).await?;
+        Ok(started.elapsed())
+    }
+
+    /// Ask the server for log messages at `level` and above: `logging/setLevel`
+    /// in the initialize era, the per-request `logLevel` in the stateless era
+    /// (from now on, on every request).
+    pub async fn set_log_level(&self, level: &str) -> Result<(), RequestError> {
+        if !LOG_LEVELS.contains(&level) {
+            return Err(RequestError::Protocol(format!(
+                "unknown log level {level:?}; use one of {}",
+                LOG_LEVELS.join(", ")
+            )));
+        }
+        let n = self
+            .negotiated()
+            .ok_or_else(|| RequestError::Protocol("not connected".into()))?;
+        if n.era == Era::Stateless {
+            *self
+                .inner
+                .log_level
+                .write()
+                .unwrap_or_else(|p| p.into_inner()) = Some(level.to_string());
+            return Ok(());
+        }
+        if !n.has_capability("logging") {
+            return Err(RequestError::Protocol(
+                "the server does not declare the logging capability, so it takes no log level"
+                    .into(),
+            ));
+        }
+        self.request("logging/setLevel", Some(json!({"level": level})))
+            .await
+            .map(|_| ())
     }
 
     /// Cancel a request: its waiter gets `Cancelled` at once, and the server
@@ -1590,6 +1640,18 @@ impl PendingRequest {
         }
     }
 }
+
+/// The syslog levels MCP uses, least severe first.
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
 
 /// Progress notifications restart a request's timeout, but a request never
 /// runs longer than this many timeouts in all.

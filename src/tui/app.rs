@@ -33,6 +33,10 @@ pub struct ServerView {
     pub deny: Vec<String>,
     /// Latency of the last call, for the servers pane.
     pub last_latency: Option<Duration>,
+    /// The last ping's round trip.
+    pub ping: Option<Duration>,
+    /// The log level asked of the server, once set.
+    pub log_level: Option<String>,
     pub stderr: VecDeque<String>,
     pub notices: VecDeque<String>,
     pub findings: usize,
@@ -101,6 +105,8 @@ impl ServerView {
             lists: Arc::new(Lists::default()),
             deny: config.deny_tools.clone(),
             last_latency: None,
+            ping: None,
+            log_level: None,
             stderr: VecDeque::new(),
             notices: VecDeque::new(),
             findings: 0,
@@ -215,6 +221,58 @@ pub struct InFlight {
     pub tag: u64,
     pub server: String,
     pub tool: String,
+    /// The request id (also its progressToken), once sent.
+    pub request_id: Option<i64>,
+    /// The last progress notification, if any.
+    pub progress: Option<ProgressView>,
+}
+
+/// A call's progress as the server reported it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressView {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+    /// Units per second since the first notification.
+    pub rate: Option<f64>,
+    /// When the first notification came, and its progress value.
+    pub first: (std::time::Instant, f64),
+}
+
+impl ProgressView {
+    /// `3/10 (30%) · step 3 · 2.0/s`
+    pub fn text(&self) -> String {
+        let num = |v: f64| {
+            if v.fract() == 0.0 && v.abs() < 1e15 {
+                format!("{}", v as i64)
+            } else {
+                format!("{v:.2}")
+            }
+        };
+        let mut t = match self.total {
+            Some(total) if total > 0.0 => format!(
+                "{}/{} ({:.0}%)",
+                num(self.progress),
+                num(total),
+                (self.progress / total * 100.0).clamp(0.0, 100.0)
+            ),
+            _ => num(self.progress),
+        };
+        if let Some(m) = &self.message {
+            t.push_str(&format!(" · {m}"));
+        }
+        if let Some(r) = self.rate {
+            t.push_str(&format!(" · {r:.1}/s"));
+        }
+        t
+    }
+
+    /// The fraction done, when the total is known.
+    pub fn ratio(&self) -> Option<f64> {
+        self.total
+            .filter(|t| *t > 0.0)
+            .map(|t| (self.progress / t).clamp(0.0, 1.0))
+    }
 }
 
 /// The last call's outcome.
@@ -609,7 +667,16 @@ fn on_event(s: &mut State, ev: Event) -> bool {
         Event::Lists { server, lists } => {
             let previous = s.selected_names();
             if let Some(i) = find(s, &server) {
-                s.servers[i].lists = lists;
+                let old = std::mem::replace(&mut s.servers[i].lists, lists);
+                // A changed list (list_changed, refresh) is shown as a diff.
+                if s.servers[i].status == ServerStatus::Connected && !old.tools.is_empty() {
+                    let diff = tool_diff(&old.tools, &s.servers[i].lists.tools);
+                    if !diff.is_empty() {
+                        let line = format!("tools changed: {diff}");
+                        s.status = Some(format!("{}: {line}", server));
+                        push_bounded(&mut s.servers[i].notices, line);
+                    }
+                }
                 s.refilter_to(previous);
             }
             true
@@ -620,7 +687,45 @@ fn on_event(s: &mut State, ev: Event) -> bool {
             }
             true
         }
-        Event::CallStarted { .. } => false,
+        Event::CallStarted {
+            tag, request_id, ..
+        } => {
+            if let Some(c) = s.inflight.as_mut().filter(|c| c.tag == tag) {
+                c.request_id = Some(request_id);
+            }
+            false
+        }
+        Event::Ping { server, result } => {
+            match result {
+                Ok(d) => {
+                    if let Some(i) = find(s, &server) {
+                        s.servers[i].ping = Some(d);
+                    }
+                    s.status = Some(format!(
+                        "{server}: ping {}",
+                        crate::mcp::session::fmt_duration(d)
+                    ));
+                }
+                Err(e) => s.status = Some(format!("{server}: ping failed: {e}")),
+            }
+            true
+        }
+        Event::LogLevel {
+            server,
+            level,
+            result,
+        } => {
+            match result {
+                Ok(()) => {
+                    if let Some(i) = find(s, &server) {
+                        s.servers[i].log_level = Some(level.clone());
+                    }
+                    s.status = Some(format!("{server}: log level {level}"));
+                }
+                Err(e) => s.status = Some(format!("{server}: log level not set: {e}")),
+            }
+            true
+        }
         Event::CallFinished {
             tag,
             server,
@@ -672,13 +777,83 @@ fn on_event(s: &mut State, ev: Event) -> bool {
             // Only the failed server's pane shows stderr; redraw is cheap.
             true
         }
-        Event::Notification { server, method, .. } => {
+        Event::Notification {
+            server,
+            method,
+            params,
+        } => {
+            if method == "notifications/progress" {
+                let p = params.clone().unwrap_or_default();
+                let token = p.get("progressToken").and_then(|t| {
+                    t.as_i64()
+                        .or_else(|| t.as_str().and_then(|s| s.parse().ok()))
+                });
+                if let Some(c) = s.inflight.as_mut()
+                    && c.server == server
+                    && token.is_some()
+                    && c.request_id == token
+                {
+                    let progress = p.get("progress").and_then(Value::as_f64).unwrap_or(0.0);
+                    let now = std::time::Instant::now();
+                    let first = c.progress.as_ref().map_or((now, progress), |v| v.first);
+                    let secs = now.duration_since(first.0).as_secs_f64();
+                    c.progress = Some(ProgressView {
+                        progress,
+                        total: p.get("total").and_then(Value::as_f64),
+                        message: p
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .map(crate::sanitize::one_line),
+                        rate: (secs > 0.05).then(|| (progress - first.1) / secs),
+                        first,
+                    });
+                    return true;
+                }
+            }
             if let Some(i) = find(s, &server) {
-                push_bounded(&mut s.servers[i].notices, method);
+                let line = match (method.as_str(), &params) {
+                    ("notifications/message", Some(p)) => log_line(p),
+                    _ => method,
+                };
+                push_bounded(&mut s.servers[i].notices, line);
             }
             true
         }
     }
+}
+
+/// A `notifications/message` as one line: `[level] logger: data`.
+pub fn log_line(p: &Value) -> String {
+    let level = p.get("level").and_then(Value::as_str).unwrap_or("info");
+    let logger = p
+        .get("logger")
+        .and_then(Value::as_str)
+        .map(|l| format!("{l}: "))
+        .unwrap_or_default();
+    let data = match p.get("data") {
+        Some(Value::String(t)) => t.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    crate::sanitize::one_line(&format!("[{level}] {logger}{data}"))
+}
+
+/// What changed between two tool lists: `+added -removed ~changed`.
+pub fn tool_diff(old: &[Tool], new: &[Tool]) -> String {
+    let mut parts = Vec::new();
+    for t in new {
+        match old.iter().find(|o| o.name == t.name) {
+            None => parts.push(format!("+{}", t.name)),
+            Some(o) if o.raw != t.raw => parts.push(format!("~{}", t.name)),
+            Some(_) => {}
+        }
+    }
+    for o in old {
+        if !new.iter().any(|t| t.name == o.name) {
+            parts.push(format!("-{}", o.name));
+        }
+    }
+    crate::sanitize::one_line(&parts.join(" "))
 }
 
 fn on_mouse(s: &mut State, m: MouseEvent) -> bool {
@@ -1286,6 +1461,8 @@ fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
         tag,
         server: server.clone(),
         tool: tool.clone(),
+        request_id: None,
+        progress: None,
     });
     s.editor = None;
     s.mode = Mode::Normal;
@@ -1394,6 +1571,32 @@ fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
                 return false;
             };
             fx.push(Effect::Manager(Command::Reconnect(v.name.clone())));
+            true
+        }
+        Action::Ping => {
+            let Some(v) = s.servers.get(s.server_sel) else {
+                return false;
+            };
+            fx.push(Effect::Manager(Command::Ping(v.name.clone())));
+            s.status = Some(format!("{}: ping…", v.name));
+            true
+        }
+        Action::LogLevel => {
+            let Some(v) = s.servers.get(s.server_sel) else {
+                return false;
+            };
+            use crate::mcp::session::LOG_LEVELS;
+            let next = match v.log_level.as_deref() {
+                Some(l) => LOG_LEVELS
+                    .iter()
+                    .position(|x| *x == l)
+                    .map_or(0, |i| (i + 1) % LOG_LEVELS.len()),
+                None => 0,
+            };
+            fx.push(Effect::Manager(Command::SetLogLevel(
+                v.name.clone(),
+                LOG_LEVELS[next].to_string(),
+            )));
             true
         }
         Action::Copy => {

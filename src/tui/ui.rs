@@ -359,6 +359,22 @@ fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
         )));
         lines.push(Line::raw(format!("detected by: {}", clean(&n.detection))));
     }
+    let mut latency = Vec::new();
+    if let Some(d) = v.ping {
+        latency.push(format!("ping {}", crate::mcp::session::fmt_duration(d)));
+    }
+    if let Some(d) = v.last_latency {
+        latency.push(format!(
+            "last call {}",
+            crate::mcp::session::fmt_duration(d)
+        ));
+    }
+    if !latency.is_empty() {
+        lines.push(Line::raw(format!("latency: {}", latency.join(" · "))));
+    }
+    if let Some(l) = &v.log_level {
+        lines.push(Line::raw(format!("log level: {l} and above")));
+    }
     if let ServerStatus::Failed {
         reason,
         stderr_tail,
@@ -390,7 +406,7 @@ fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
             Style::default().add_modifier(Modifier::BOLD),
         ));
         for n in v.notices.iter().rev().take(8) {
-            lines.push(Line::raw(format!("  {}", clean(n))));
+            lines.push(Line::styled(format!("  {}", clean(n)), level_style(n)));
         }
     }
     // A failed server's tail is shown above; a running server's stderr here.
@@ -483,17 +499,59 @@ fn render_editor(s: &State, f: &mut Frame, area: Rect) {
 /// A placeholder for the result pane before any result.
 fn result_placeholder(s: &State) -> Line<'static> {
     match &s.inflight {
-        Some(c) => Line::raw(format!(
-            "{} calling {} on {}… (Esc cancels)",
-            SPINNER[s.spinner % SPINNER.len()],
-            clean(&c.tool),
-            clean(&c.server)
-        )),
+        Some(c) => inflight_line(s, c),
         None => Line::styled(
             "No call yet: select a tool and press Enter.",
             Style::default().fg(Color::DarkGray),
         ),
     }
+}
+
+/// The colour of a notice by its log level (`[error] …`).
+fn level_style(notice: &str) -> Style {
+    let level = notice
+        .strip_prefix('[')
+        .and_then(|r| r.split_once(']'))
+        .map(|(l, _)| l);
+    match level {
+        Some("debug") => Style::default().fg(Color::DarkGray),
+        Some("info" | "notice") => Style::default(),
+        Some("warning") => Style::default().fg(Color::Yellow),
+        Some("error" | "critical" | "alert" | "emergency") => Style::default().fg(Color::Red),
+        _ if notice.starts_with("error:") => Style::default().fg(Color::Red),
+        _ if notice.starts_with("warning:") => Style::default().fg(Color::Yellow),
+        _ => Style::default(),
+    }
+}
+
+/// The in-flight line: spinner, tool, server, and the progress bar when
+/// the server reports progress.
+fn inflight_line(s: &State, c: &crate::tui::app::InFlight) -> Line<'static> {
+    let head = format!(
+        "{} calling {} on {}… (Esc cancels)",
+        SPINNER[s.spinner % SPINNER.len()],
+        clean(&c.tool),
+        clean(&c.server)
+    );
+    let Some(p) = &c.progress else {
+        return Line::raw(head);
+    };
+    let mut spans = vec![Span::raw(head), Span::raw("  ")];
+    if let Some(r) = p.ratio() {
+        let cells = 20usize;
+        let done = (r * cells as f64).round() as usize;
+        spans.push(Span::styled(
+            "█".repeat(done),
+            Style::default().fg(Color::Green),
+        ));
+        spans.push(Span::styled(
+            "░".repeat(cells - done),
+            Style::default().fg(Color::DarkGray),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::raw(clean(&p.text())));
+    Line::from(spans)
 }
 
 fn render_result(s: &State, f: &mut Frame, area: Rect) {
@@ -513,15 +571,7 @@ fn render_result(s: &State, f: &mut Frame, area: Rect) {
     if let Some(c) = &s.inflight
         && s.outcome.is_some()
     {
-        lines.push(Line::styled(
-            format!(
-                "{} calling {} on {}… (Esc cancels)",
-                SPINNER[s.spinner % SPINNER.len()],
-                clean(&c.tool),
-                clean(&c.server)
-            ),
-            Style::default().fg(Color::Yellow),
-        ));
+        lines.push(inflight_line(s, c).style(Style::default().fg(Color::Yellow)));
     }
     match &s.outcome {
         None => lines.push(result_placeholder(s)),
