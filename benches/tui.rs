@@ -124,6 +124,8 @@ fn render_figures(frames: usize) {
         tag: 1,
         server: "many".into(),
         tool: "tool_00001".into(),
+        request_id: None,
+        progress: None,
     });
     let mut findings = Vec::new();
     let result = CallResult::parse(

@@ -11,3 +11,4 @@ pub mod mcp;
 pub mod sanitize;
 pub mod schema;
 pub mod tui;
+pub mod uritemplate;

@@ -740,10 +740,10 @@ fn progress_text(p: &Value) -> String {
     };
     let progress = p
         .get("progress")
-        .and_then(|v| num(v))
+        .and_then(num)
         .unwrap_or_else(|| "?".into());
     let mut t = match (
-        p.get("total").and_then(|v| num(v)),
+        p.get("total").and_then(num),
         p.get("total").and_then(Value::as_f64),
         p.get("progress").and_then(Value::as_f64),
     ) {

@@ -1,0 +1,242 @@
+//! RFC 6570 URI templates (levels 1–4, string values), for MCP resource
+//! templates such as `demo://resource/dynamic/text/{resourceId}`.
+//!
+//! Parsing and expansion are `iri-string`'s; this module adds what mcpdeck
+//! needs on top: the variable names of a template, and an expansion that
+//! refuses to leave a variable out (RFC 6570 would expand an undefined
+//! variable to nothing, which for a resource URI is almost always a mistake).
+
+use iri_string::spec::UriSpec;
+use iri_string::template::UriTemplateStr;
+use iri_string::template::context::{Context, Visitor};
+
+/// Whether `s` has an expression (`{…}`) and so is a template, not a URI.
+pub fn is_template(s: &str) -> bool {
+    s.find('{').is_some_and(|open| s[open..].contains('}'))
+}
+
+/// Check that `template` is a valid RFC 6570 template.
+pub fn validate(template: &str) -> Result<(), String> {
+    UriTemplateStr::new(template)
+        .map(|_| ())
+        .map_err(|e| format!("{template:?} is not a valid URI template: {e}"))
+}
+
+/// The variable names of `template`, each once, in order of first use.
+/// Empty when the template is not valid (see [`validate`]).
+pub fn variables(template: &str) -> Vec<String> {
+    let Ok(t) = UriTemplateStr::new(template) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = Vec::new();
+    for v in t.variables() {
+        if !names.iter().any(|n| n == v.as_str()) {
+            names.push(v.as_str().to_string());
+        }
+    }
+    names
+}
+
+/// Expand `template` with string `values` (name, value). Every variable of
+/// the template needs a value: the error names the missing ones. Values for
+/// names the template does not use are ignored. The result is a URI:
+/// characters outside the operator's allowed set are percent-encoded (UTF-8).
+pub fn expand<N: AsRef<str>, V: AsRef<str>>(
+    template: &str,
+    values: &[(N, V)],
+) -> Result<String, String> {
+    let t = UriTemplateStr::new(template)
+        .map_err(|e| format!("{template:?} is not a valid URI template: {e}"))?;
+    let missing: Vec<String> = variables(template)
+        .into_iter()
+        .filter(|n| !values.iter().any(|(k, _)| k.as_ref() == n))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "no value for the template variable{} {}",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", ")
+        ));
+    }
+    let context = Values(values);
+    t.expand::<UriSpec, _>(&context)
+        .map(|e| e.to_string())
+        .map_err(|e| format!("cannot expand {template:?}: {e}"))
+}
+
+/// The values as an `iri-string` context: the first value given for a name wins.
+struct Values<'a, N, V>(&'a [(N, V)]);
+
+impl<N: AsRef<str>, V: AsRef<str>> Context for Values<'_, N, V> {
+    fn visit<T: Visitor>(&self, visitor: T) -> T::Result {
+        let name = visitor.var_name().as_str();
+        match self.0.iter().find(|(k, _)| k.as_ref() == name) {
+            Some((_, v)) => visitor.visit_string(v.as_ref()),
+            None => visitor.visit_undefined(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The string variables of RFC 6570 section 3.2 (lists and maps left out).
+    const VARS: &[(&str, &str)] = &[
+        ("var", "value"),
+        ("hello", "Hello World!"),
+        ("path", "/foo/bar"),
+        ("empty", ""),
+        ("x", "1024"),
+        ("y", "768"),
+        ("half", "50%"),
+        ("semi", ";"),
+        ("dub", "me/too"),
+        ("base", "http://example.com/home/"),
+        ("v", "6"),
+        ("who", "fred"),
+    ];
+
+    fn check(cases: &[(&str, &str)]) {
+        for (template, want) in cases {
+            assert_eq!(
+                expand(template, VARS).as_deref(),
+                Ok(*want),
+                "expanding {template}"
+            );
+        }
+    }
+
+    #[test]
+    fn level_1_simple_strings() {
+        // RFC 6570 1.2 and 3.2.2.
+        check(&[
+            ("{var}", "value"),
+            ("{hello}", "Hello%20World%21"),
+            ("{half}", "50%25"),
+            ("O{empty}X", "OX"),
+            ("{semi}", "%3B"),
+            ("{dub}", "me%2Ftoo"),
+            (
+                "demo://resource/dynamic/text/{x}",
+                "demo://resource/dynamic/text/1024",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn level_2_reserved_and_fragment() {
+        // RFC 6570 1.2, 3.2.3 and 3.2.4.
+        check(&[
+            ("{+var}", "value"),
+            ("{+hello}", "Hello%20World!"),
+            ("{+half}", "50%25"),
+            ("{base}index", "http%3A%2F%2Fexample.com%2Fhome%2Findex"),
+            ("{+base}index", "http://example.com/home/index"),
+            ("O{+empty}X", "OX"),
+            ("{+path}/here", "/foo/bar/here"),
+            ("here?ref={+path}", "here?ref=/foo/bar"),
+            ("up{+path}{var}/here", "up/foo/barvalue/here"),
+            ("X{#var}", "X#value"),
+            ("X{#hello}", "X#Hello%20World!"),
+            ("{#half}", "#50%25"),
+        ]);
+    }
+
+    #[test]
+    fn level_3_every_operator_with_several_variables() {
+        // RFC 6570 1.2 and 3.2.5–3.2.9.
+        check(&[
+            ("map?{x,y}", "map?1024,768"),
+            ("{x,hello,y}", "1024,Hello%20World%21,768"),
+            ("{+x,hello,y}", "1024,Hello%20World!,768"),
+            ("{+path,x}/here", "/foo/bar,1024/here"),
+            ("{#x,hello,y}", "#1024,Hello%20World!,768"),
+            ("{#path,x}/here", "#/foo/bar,1024/here"),
+            ("X{.var}", "X.value"),
+            ("X{.x,y}", "X.1024.768"),
+            ("www{.dub}", "www.me%2Ftoo"),
+            ("{/var}", "/value"),
+            ("{/var,x}/here", "/value/1024/here"),
+            ("{/who,dub}", "/fred/me%2Ftoo"),
+            ("{;x,y}", ";x=1024;y=768"),
+            ("{;x,y,empty}", ";x=1024;y=768;empty"),
+            ("{;v,empty,who}", ";v=6;empty;who=fred"),
+            ("{?x,y}", "?x=1024&y=768"),
+            ("{?x,y,empty}", "?x=1024&y=768&empty="),
+            ("?fixed=yes{&x}", "?fixed=yes&x=1024"),
+            ("{&x,y,empty}", "&x=1024&y=768&empty="),
+        ]);
+    }
+
+    #[test]
+    fn level_4_prefixes_and_explode_on_strings() {
+        // RFC 6570 1.2 and 3.2; explode has no effect on a string value.
+        check(&[
+            ("{var:3}", "val"),
+            ("{var:30}", "value"),
+            ("{+path:6}/here", "/foo/b/here"),
+            ("{#path:6}/here", "#/foo/b/here"),
+            ("X{.var:3}", "X.val"),
+            ("{/var:1,var}", "/v/value"),
+            ("{;hello:5}", ";hello=Hello"),
+            ("{?var:3}", "?var=val"),
+            ("{&var:3}", "&var=val"),
+            ("{var*}", "value"),
+            ("{/var*}", "/value"),
+            ("{?x*}", "?x=1024"),
+        ]);
+    }
+
+    #[test]
+    fn non_ascii_values_are_utf8_percent_encoded() {
+        assert_eq!(
+            expand("{?q}", &[("q", "Zürich")]).unwrap(),
+            "?q=Z%C3%BCrich"
+        );
+        assert_eq!(expand("{+q}", &[("q", "a b")]).unwrap(), "a%20b");
+    }
+
+    #[test]
+    fn variables_are_listed_once_in_order() {
+        assert_eq!(
+            variables("foo{/bar*,baz:4}{?qux}{&bar*}"),
+            vec!["bar", "baz", "qux"]
+        );
+        assert_eq!(
+            variables("demo://resource/dynamic/text/{resourceId}"),
+            vec!["resourceId"]
+        );
+        assert!(variables("demo://static/plain").is_empty());
+        assert!(variables("{unclosed").is_empty());
+    }
+
+    #[test]
+    fn missing_variables_are_named_and_extra_values_ignored() {
+        let e = expand("{/a,b}{?c}", &[("b", "1")]).unwrap_err();
+        assert!(e.contains("variables a, c"), "{e}");
+        let e = expand("x/{id}", &[("other", "1")]).unwrap_err();
+        assert!(e.contains("variable id"), "{e}");
+        assert_eq!(
+            expand("x/{id}", &[("id", "7"), ("other", "1")]).unwrap(),
+            "x/7"
+        );
+        assert_eq!(
+            expand("x/{id}", &[("id", "7"), ("id", "8")]).unwrap(),
+            "x/7",
+            "the first value wins"
+        );
+    }
+
+    #[test]
+    fn invalid_templates_are_errors() {
+        for t in ["{unclosed", "{bad name}", "{=reserved_op}", "x}{"] {
+            assert!(validate(t).is_err(), "{t} should be invalid");
+            assert!(expand(t, VARS).is_err(), "{t} should not expand");
+        }
+        assert!(validate("demo://x/{id}").is_ok());
+        assert!(is_template("demo://x/{id}"));
+        assert!(!is_template("demo://x/id"));
+        assert!(!is_template("demo://x/}{"));
+    }
+}
