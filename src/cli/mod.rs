@@ -1244,7 +1244,14 @@ async fn tui(config: &Config) -> Outcome {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let theme = crate::tui::theme::Theme::from_config(&config.theme, no_color).map_err(in_file)?;
     // Frames are never printed in the TUI: stderr is the screen.
-    let (manager, rx) = start(config, config.servers.clone(), false);
+    // The TUI answers the servers' sampling and elicitation requests.
+    let (manager, rx) = Manager::start_full(
+        config.settings.clone(),
+        config.servers.clone(),
+        frame_log(&config.settings, false),
+        CHILDREN.clone(),
+        true,
+    );
     let result = crate::tui::run::run(config.clone(), keymap, theme, manager.clone(), rx).await;
     manager.shutdown().await;
     result

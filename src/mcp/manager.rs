@@ -11,7 +11,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use super::finding::Finding;
 use super::framelog::FrameLog;
-use super::session::{ClientPolicy, TransportSpec};
+use super::session::{Asker, ClientPolicy, ServerRequest, TransportSpec};
 use super::session::{
     ConnectError, EventSink, Lists, Negotiated, Pin, RequestError, Session, SessionEvent,
     SessionSpec, Tagged,
@@ -78,6 +78,12 @@ pub enum Command {
     Ping(String),
     /// Ask the server for log messages at this level and above.
     SetLogLevel(String, String),
+    /// The person's answer to [`Event::ServerRequest`] `id`: a result
+    /// (`{"action": "accept", "content": …}`, a sampling result) or an error.
+    AnswerServerRequest {
+        id: u64,
+        result: Result<Value, super::jsonrpc::RpcError>,
+    },
     Call {
         tag: u64,
         server: String,
@@ -154,6 +160,14 @@ pub enum Event {
     Ping {
         server: String,
         result: Result<Duration, String>,
+    },
+    /// The server asks the person (sampling, elicitation): answer with
+    /// [`Command::AnswerServerRequest`].
+    ServerRequest {
+        id: u64,
+        server: String,
+        method: String,
+        params: Value,
     },
     /// The answer to [`Command::SetLogLevel`].
     LogLevel {
@@ -292,8 +306,50 @@ impl Manager {
         frames: Arc<FrameLog>,
         children: Arc<Children>,
     ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+        Self::start_full(settings, servers, frames, children, false)
+    }
+
+    /// Like [`Manager::start_with_children`]; `interactive` declares the
+    /// sampling, elicitation and roots capabilities and hands every
+    /// sampling and elicitation request to the UI as
+    /// [`Event::ServerRequest`], to be answered with
+    /// [`Command::AnswerServerRequest`] (the TUI does this).
+    pub fn start_full(
+        settings: Settings,
+        servers: Vec<ServerConfig>,
+        frames: Arc<FrameLog>,
+        children: Arc<Children>,
+        interactive: bool,
+    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+        let asks: Asks = Arc::new(std::sync::Mutex::new((0, HashMap::new())));
+        let client = if interactive {
+            let (events, asks) = (ev_tx.clone(), asks.clone());
+            let ask = Asker(Arc::new(move |req: ServerRequest| {
+                let (reply, rx) = oneshot::channel();
+                let id = {
+                    let mut a = asks.lock().unwrap_or_else(|p| p.into_inner());
+                    a.0 += 1;
+                    let id = a.0;
+                    a.1.insert(id, reply);
+                    id
+                };
+                let _ = events.send(Event::ServerRequest {
+                    id,
+                    server: req.server.to_string(),
+                    method: req.method,
+                    params: req.params,
+                });
+                rx
+            }));
+            let mut policy = ClientPolicy::automatic();
+            policy.elicitation_defaults = false;
+            policy.ask = Some(ask);
+            policy
+        } else {
+            ClientPolicy::default()
+        };
         let (msg_tx, msg_rx) = mpsc::unbounded_channel();
         let sink_tx = msg_tx.clone();
         let sink: EventSink = Arc::new(move |t| {
@@ -313,6 +369,8 @@ impl Manager {
             closing: JoinSet::new(),
             tasks: JoinSet::new(),
             early_list_changed: HashSet::new(),
+            client,
+            asks,
         };
         tokio::spawn(task.run(servers, rx, msg_rx));
         (
@@ -406,7 +464,19 @@ struct Task {
     tasks: JoinSet<()>,
     /// Sessions that announced a list change while connecting.
     early_list_changed: HashSet<u64>,
+    /// How server requests are answered (declared capabilities).
+    client: ClientPolicy,
+    /// Server requests waiting for the UI's answer.
+    asks: Asks,
 }
+
+/// The server requests handed to the UI, by id: (last id, senders).
+type Asks = Arc<
+    std::sync::Mutex<(
+        u64,
+        HashMap<u64, oneshot::Sender<Result<Value, super::jsonrpc::RpcError>>>,
+    )>,
+>;
 
 impl Task {
     async fn run(
@@ -539,8 +609,10 @@ impl Task {
         let children = self.children.clone();
         let msgs = self.msgs.clone();
         let server = name.to_string();
+        let client = self.client.clone();
         let attempt = async move {
-            let spec = session_spec(&config, &settings, Some(children))?;
+            let mut spec = session_spec(&config, &settings, Some(children))?;
+            spec.client = client;
             let session = Session::connect(&spec, frames, sink).await?;
             let listed =
                 tokio::time::timeout(settings.connect_timeout, session.list_everything()).await;
@@ -624,6 +696,17 @@ impl Task {
                 }
             }
             Command::Refresh(name) => self.relist(&name),
+            Command::AnswerServerRequest { id, result } => {
+                let reply = self
+                    .asks
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .1
+                    .remove(&id);
+                if let Some(reply) = reply {
+                    let _ = reply.send(result);
+                }
+            }
             Command::Ping(name) => {
                 let session = self.live_session(&name);
                 let events = self.events.clone();

@@ -52,11 +52,43 @@ impl TransportSpec {
     }
 }
 
+/// A request from the server that a person answers (sampling, elicitation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerRequest {
+    pub server: Arc<str>,
+    /// `sampling/createMessage` or `elicitation/create`.
+    pub method: String,
+    pub params: Value,
+}
+
+/// Hands a server request to whoever answers it (the UI, through the
+/// manager); the answer comes back on the receiver. A dropped sender is a
+/// refusal.
+#[derive(Clone)]
+pub struct Asker(
+    pub Arc<dyn Fn(ServerRequest) -> oneshot::Receiver<Result<Value, RpcError>> + Send + Sync>,
+);
+
+impl std::fmt::Debug for Asker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Asker")
+    }
+}
+
+impl PartialEq for Asker {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// How mcpdeck answers the server's own requests, and which client
 /// capabilities it declares for that. The default offers nothing: every
 /// server request but `ping` is refused.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClientPolicy {
+    /// Ask a person: sampling and elicitation (form and URL mode) are
+    /// declared and every such request goes to the asker.
+    pub ask: Option<Asker>,
     /// Offer `roots` and answer `roots/list` with these roots
     /// (`{"uri": "file://…", "name": …}`).
     pub roots: Option<Vec<Value>>,
@@ -79,6 +111,7 @@ impl ClientPolicy {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "/".into());
         ClientPolicy {
+            ask: None,
             roots: Some(vec![json!({"uri": uri, "name": name})]),
             elicitation_defaults: true,
         }
@@ -90,10 +123,18 @@ impl ClientPolicy {
         if self.roots.is_some() {
             caps.insert("roots".into(), json!({"listChanged": false}));
         }
-        if self.elicitation_defaults {
+        if self.ask.is_some() {
+            caps.insert("sampling".into(), json!({}));
+            caps.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+        } else if self.elicitation_defaults {
             caps.insert("elicitation".into(), json!({"form": {}}));
         }
         Value::Object(caps)
+    }
+
+    /// Whether `method` goes to the person (through [`ClientPolicy::ask`]).
+    pub fn asks(&self, method: &str) -> bool {
+        self.ask.is_some() && matches!(method, "sampling/createMessage" | "elicitation/create")
     }
 
     /// The answer to a server request (other than ping).
@@ -361,6 +402,8 @@ pub struct PendingRequest {
     params: Option<Value>,
     with_progress: bool,
     retried: bool,
+    /// input_required rounds so far (stateless era).
+    input_rounds: u32,
 }
 
 impl Session {
@@ -1132,7 +1175,13 @@ impl Session {
             return Err(e);
         }
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let original = if self.inner.transport.http().is_some() {
+        // Kept to send again: after a session expiry (HTTP), or with
+        // inputResponses (the stateless era's input_required).
+        let stateless = matches!(
+            *self.inner.wire.read().unwrap_or_else(|p| p.into_inner()),
+            Some((Era::Stateless, _))
+        );
+        let original = if self.inner.transport.http().is_some() || stateless {
             params.clone()
         } else {
             None
@@ -1223,13 +1272,10 @@ impl Session {
             method: method.to_string(),
             rx,
             progress,
-            params: if self.inner.transport.http().is_some() {
-                original
-            } else {
-                None
-            },
+            params: original,
             with_progress,
             retried: false,
+            input_rounds: 0,
         })
     }
 
@@ -1325,6 +1371,56 @@ impl Session {
         }
         self.set_negotiated(n);
         Ok(())
+    }
+
+    /// Answer the `inputRequests` of an input_required result, as server
+    /// requests are answered (the person, or the automatic policy).
+    async fn input_responses(
+        &self,
+        method: &str,
+        v: &Value,
+    ) -> Result<Map<String, Value>, RequestError> {
+        let mut answers = Map::new();
+        let requests = v.get("inputRequests").and_then(Value::as_object);
+        if requests.is_none_or(|r| r.is_empty()) && v.get("requestState").is_none() {
+            return Err(RequestError::Protocol(format!(
+                "{method}: the server answered input_required with neither inputRequests nor requestState"
+            )));
+        }
+        for (key, req) in requests.into_iter().flatten() {
+            let asked = req.get("method").and_then(Value::as_str).unwrap_or("");
+            let params = req.get("params").cloned();
+            let outcome = if let Some(asker) = self
+                .inner
+                .client
+                .ask
+                .clone()
+                .filter(|_| self.inner.client.asks(asked))
+            {
+                let rx = (asker.0)(ServerRequest {
+                    server: self.inner.name.clone(),
+                    method: asked.to_string(),
+                    params: params.unwrap_or_else(|| json!({})),
+                });
+                rx.await
+                    .unwrap_or_else(|_| Err(RpcError::new(-1, format!("{asked} was not answered"))))
+            } else if asked == "ping" {
+                Ok(json!({}))
+            } else {
+                self.inner.client.answer(asked, params.as_ref())
+            };
+            match outcome {
+                Ok(answer) => {
+                    answers.insert(key.clone(), answer);
+                }
+                Err(e) => {
+                    return Err(RequestError::Protocol(format!(
+                        "{method}: the server needs {asked} ({key}) first, and it was refused: {e}"
+                    )));
+                }
+            }
+        }
+        Ok(answers)
     }
 
     /// Ping the server; the round trip time.
@@ -1619,7 +1715,41 @@ impl PendingRequest {
                         deadline = deadline_after(timeout);
                         continue;
                     }
-                    return r.and_then(|v| session.inner.check_result(&self.method, v));
+                    let v = r?;
+                    if v.get("resultType").and_then(Value::as_str) == Some("input_required")
+                        && self.input_rounds < MAX_INPUT_ROUNDS
+                    {
+                        // The server needs input (elicitation, sampling,
+                        // roots) first: answer each request, then ask again
+                        // with the answers and the opaque requestState.
+                        let mut params = self.params.clone().unwrap_or_else(|| json!({}));
+                        let answers = session.input_responses(&self.method, &v).await?;
+                        if answers.is_empty() {
+                            // Only requestState: the server is not ready yet.
+                            let wait = 50u64 << self.input_rounds.min(3);
+                            tokio::time::sleep(Duration::from_millis(wait.min(250))).await;
+                        }
+                        if let Some(obj) = params.as_object_mut() {
+                            if !answers.is_empty() {
+                                obj.insert("inputResponses".into(), Value::Object(answers));
+                            }
+                            if let Some(state) = v.get("requestState") {
+                                obj.insert("requestState".into(), state.clone());
+                            }
+                        }
+                        let keep = self.params.take();
+                        let again = session
+                            .start_request(&self.method, Some(params), self.with_progress)
+                            .await?;
+                        self.id = again.id;
+                        self.rx = again.rx;
+                        self.progress = again.progress;
+                        self.params = keep;
+                        self.input_rounds += 1;
+                        deadline = deadline_after(timeout);
+                        continue;
+                    }
+                    return session.inner.check_result(&self.method, v);
                 }
                 _ = self.progress.notified() => {
                     deadline = deadline_after(timeout).min(hard);
@@ -1652,6 +1782,9 @@ pub const LOG_LEVELS: [&str; 8] = [
     "alert",
     "emergency",
 ];
+
+/// The most input_required rounds one request may take.
+pub const MAX_INPUT_ROUNDS: u32 = 16;
 
 /// Progress notifications restart a request's timeout, but a request never
 /// runs longer than this many timeouts in all.
@@ -1971,16 +2104,37 @@ impl Inner {
                 format!("the server sent a {method} request, but the stateless era has no server-to-client requests (servers ask for input with resultType input_required)"),
             ));
         }
+        let meta = FrameMeta {
+            method: Some(method.to_string()),
+            id: Some(id.clone()),
+            latency: None,
+        };
+        if let Some(asker) = self.client.ask.clone().filter(|_| self.client.asks(method)) {
+            // A person answers: the reader goes on meanwhile.
+            let rx = (asker.0)(ServerRequest {
+                server: self.name.clone(),
+                method: method.to_string(),
+                params: params.unwrap_or_else(|| json!({})),
+            });
+            let inner = self.clone();
+            let method = method.to_string();
+            tokio::spawn(async move {
+                let outcome = rx.await.unwrap_or_else(|_| {
+                    Err(RpcError::new(
+                        -1,
+                        format!("{method} was not answered (mcpdeck closed the request)"),
+                    ))
+                });
+                let line = jsonrpc::response(&id, outcome);
+                let _ = inner.send_line(line, meta).await;
+            });
+            return;
+        }
         let outcome = match method {
             "ping" => Ok(json!({})),
             _ => self.client.answer(method, params.as_ref()),
         };
         let line = jsonrpc::response(&id, outcome);
-        let meta = FrameMeta {
-            method: Some(method.to_string()),
-            id: Some(id),
-            latency: None,
-        };
         let inner = self.clone();
         tokio::spawn(async move {
             let _ = inner.send_line(line, meta).await;

@@ -227,6 +227,16 @@ pub struct InFlight {
     pub progress: Option<ProgressView>,
 }
 
+/// A server request waiting for the person (sampling, elicitation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AskView {
+    /// The manager's id, for `Command::AnswerServerRequest`.
+    pub id: u64,
+    pub server: String,
+    pub method: String,
+    pub params: Value,
+}
+
 /// A call's progress as the server reported it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProgressView {
@@ -303,6 +313,8 @@ pub struct State {
     /// Each tool's last arguments, for this session.
     pub last_args: HashMap<(String, String), String>,
     pub inflight: Option<InFlight>,
+    /// Server requests waiting for an answer, oldest first.
+    pub asks: VecDeque<AskView>,
     pub outcome: Option<Outcome>,
     pub result_scroll: usize,
     pub detail_scroll: usize,
@@ -387,6 +399,7 @@ impl State {
             editor: None,
             last_args: HashMap::new(),
             inflight: None,
+            asks: VecDeque::new(),
             outcome: None,
             result_scroll: 0,
             detail_scroll: 0,
@@ -694,6 +707,21 @@ fn on_event(s: &mut State, ev: Event) -> bool {
                 c.request_id = Some(request_id);
             }
             false
+        }
+        Event::ServerRequest {
+            id,
+            server,
+            method,
+            params,
+        } => {
+            s.status = Some(format!("{server} asks: {method}"));
+            s.asks.push_back(AskView {
+                id,
+                server,
+                method,
+                params,
+            });
+            true
         }
         Event::Ping { server, result } => {
             match result {

@@ -18,7 +18,22 @@ import warnings
 import anyio
 from pydantic import BaseModel
 
-from mcp.server.mcpserver import Context, MCPServer
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, Elicit, ListRoots, MCPServer, Resolve
+
+
+class Person(BaseModel):
+    name: str = "Ada"
+    age: int = 36
+
+
+def ask_person() -> Elicit[Person]:
+    return Elicit("Who is asking?", Person)
+
+
+def ask_roots() -> ListRoots:
+    return ListRoots()
 
 
 class Weather(BaseModel):
@@ -39,6 +54,18 @@ def build() -> MCPServer:
         await ctx.info(f"echo called with {text!r}")
         await ctx.notify_resource_updated("config://app")
         return "echo: " + text
+
+    @mcp.tool(
+        description="Asks the client for a person (elicitation) and its roots; in the stateless era "
+        "through resultType input_required, in the initialize era through server requests.",
+        structured_output=False,
+    )
+    async def whoami(
+        person: Annotated[Person, Resolve(ask_person)],
+        roots: Annotated[object, Resolve(ask_roots)],
+    ) -> str:
+        uris = [str(r.uri) for r in getattr(roots, "roots", [])]
+        return f"hello {person.name} ({person.age}); roots {uris}"
 
     @mcp.tool(description="Add two integers (structured output).")
     def add(a: int, b: int) -> int:

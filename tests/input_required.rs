@@ -1,0 +1,175 @@
+//! Server requests answered by mcpdeck's client side, in both eras, with
+//! the Python SDK 2.3.0 server's `whoami` tool (an elicitation and a roots
+//! request): in the stateless era through resultType input_required
+//! (inputRequests, then inputResponses and requestState on the retry), in
+//! the initialize era through server-to-client requests.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpdeck::mcp::framelog::Direction;
+use mcpdeck::mcp::jsonrpc::RpcError;
+use mcpdeck::mcp::session::{
+    Asker, ClientPolicy, EventSink, Pin, ServerRequest, Session, SessionSpec, TransportSpec,
+};
+use mcpdeck::mcp::transport::StdioSpec;
+use mcpdeck::mcp::{Era, FrameLog};
+use serde_json::{Value, json};
+
+fn spec(extra: &[&str], client: ClientPolicy) -> SessionSpec {
+    let mut args = vec![
+        common::server_script("py_v2_server.py")
+            .to_string_lossy()
+            .into_owned(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    SessionSpec {
+        name: Arc::from("py"),
+        transport: TransportSpec::Stdio(StdioSpec::new(
+            common::py_v2().to_string_lossy().into_owned(),
+            args,
+        )),
+        client,
+        pin: Pin::Auto,
+        request_timeout: common::limit(30),
+        connect_timeout: common::limit(30),
+        probe_timeout: Duration::from_secs(2),
+    }
+}
+
+async fn whoami(extra: &[&str], client: ClientPolicy) -> (String, Era, Arc<FrameLog>) {
+    let frames = Arc::new(FrameLog::new(1000));
+    let sink: EventSink = Arc::new(|_| {});
+    let s = Session::connect(&spec(extra, client), frames.clone(), sink)
+        .await
+        .expect("connect");
+    let era = s.negotiated().unwrap().era;
+    let r = s.call_tool("whoami", json!({})).await.expect("whoami");
+    s.close().await;
+    let text = r.raw["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    (text, era, frames)
+}
+
+fn tool_calls(frames: &FrameLog) -> Vec<Value> {
+    frames
+        .snapshot()
+        .iter()
+        .filter(|f| f.dir == Direction::Out && f.method.as_deref() == Some("tools/call"))
+        .map(|f| serde_json::from_str(&f.text).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn stateless_input_required_with_the_automatic_policy() {
+    let (text, era, frames) = whoami(&[], ClientPolicy::automatic()).await;
+    assert_eq!(era, Era::Stateless);
+    let cwd = url::Url::from_directory_path(std::env::current_dir().unwrap()).unwrap();
+    assert_eq!(text, format!("hello Ada (36); roots ['{cwd}']"));
+    let calls = tool_calls(&frames);
+    assert!(calls.len() >= 2, "{calls:#?}");
+    let retry = &calls[calls.len() - 1]["params"];
+    let answers = retry["inputResponses"].as_object().expect("inputResponses");
+    assert!(
+        answers
+            .values()
+            .any(|a| a["action"] == "accept" && a["content"]["name"] == "Ada")
+    );
+    assert!(
+        answers
+            .values()
+            .any(|a| a["roots"][0]["uri"] == cwd.as_str())
+    );
+    assert!(retry.get("requestState").is_some(), "{retry:#}");
+    // Each round is a new request with a new id.
+    assert_ne!(calls[0]["id"], calls[calls.len() - 1]["id"]);
+}
+
+/// A person answering through the asker: the elicitation gets "Grace", 41.
+fn person() -> (ClientPolicy, Arc<Mutex<Vec<ServerRequest>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let ask = Asker(Arc::new(move |req: ServerRequest| {
+        log.lock().unwrap().push(req.clone());
+        let (tx, rx) = tokio::sync::oneshot::channel::<Result<Value, RpcError>>();
+        let _ = tx.send(Ok(
+            json!({"action": "accept", "content": {"name": "Grace", "age": 41}}),
+        ));
+        rx
+    }));
+    let mut policy = ClientPolicy::automatic();
+    policy.elicitation_defaults = false;
+    policy.ask = Some(ask);
+    (policy, seen)
+}
+
+#[tokio::test]
+async fn stateless_input_required_answered_by_a_person() {
+    let (policy, seen) = person();
+    let (text, era, _) = whoami(&[], policy).await;
+    assert_eq!(era, Era::Stateless);
+    assert!(
+        text.starts_with("hello Grace (41); roots ['file://"),
+        "{text}"
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen.len(),
+        1,
+        "only the elicitation goes to the person: {seen:?}"
+    );
+    assert_eq!(seen[0].method, "elicitation/create");
+    assert_eq!(seen[0].params["message"], "Who is asking?");
+}
+
+#[tokio::test]
+async fn initialize_era_server_requests_answered_by_a_person() {
+    let (policy, seen) = person();
+    let (text, era, frames) = whoami(&["--legacy-only"], policy).await;
+    assert_eq!(era, Era::Initialize);
+    assert!(
+        text.starts_with("hello Grace (41); roots ['file://"),
+        "{text}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    // The server asked with requests of its own; no inputResponses.
+    assert!(
+        tool_calls(&frames)
+            .iter()
+            .all(|c| c["params"].get("inputResponses").is_none())
+    );
+    assert!(
+        frames
+            .snapshot()
+            .iter()
+            .any(|f| f.dir == Direction::In && f.method.as_deref() == Some("elicitation/create"))
+    );
+}
+
+#[tokio::test]
+async fn a_declined_input_request_fails_the_call_clearly() {
+    let ask = Asker(Arc::new(|_req: ServerRequest| {
+        let (tx, rx) = tokio::sync::oneshot::channel::<Result<Value, RpcError>>();
+        let _ = tx.send(Err(RpcError::new(-1, "the user declined")));
+        rx
+    }));
+    let mut policy = ClientPolicy::automatic();
+    policy.ask = Some(ask);
+    let frames = Arc::new(FrameLog::new(1000));
+    let sink: EventSink = Arc::new(|_| {});
+    let s = Session::connect(&spec(&[], policy), frames, sink)
+        .await
+        .unwrap();
+    let e = s
+        .call_tool("whoami", json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+    s.close().await;
+    assert!(e.contains("needs elicitation/create"), "{e}");
+    assert!(e.contains("the user declined"), "{e}");
+}
