@@ -126,6 +126,7 @@ fn render_figures(frames: usize) {
         tool: "tool_00001".into(),
         request_id: None,
         progress: None,
+        task: None,
     });
     let mut findings = Vec::new();
     let result = CallResult::parse(

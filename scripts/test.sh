@@ -67,6 +67,9 @@ for f in "$MCPDECK_TEST_PY_V1" "$MCPDECK_TEST_PY_V2" "$MCPDECK_TEST_RMCP_SERVER"
     [[ -e "$f" ]] || die "missing after install: $f"
 done
 export MCPDECK_TEST_DEPS_READY=1
+# server-everything's gzip-file-as-resource fetches a public URL by default
+# (smoke tests call it): allow only loopback, so no test reaches outside.
+export GZIP_ALLOWED_DOMAINS=127.0.0.1
 if [[ "${MCPDECK_DEPS_ONLY:-}" == 1 ]]; then
     step "dependencies installed (MCPDECK_DEPS_ONLY=1: skipping checks and tests)"
     exit 0

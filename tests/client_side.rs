@@ -126,3 +126,59 @@ fn log_level_in_the_initialize_era_uses_logging_set_level() {
         run.stderr
     );
 }
+
+#[test]
+fn a_tool_that_requires_a_task_runs_as_one() {
+    let run = call(
+        &["simulate-research-query", r#"{"topic":"rust"}"#],
+        &everything(),
+    );
+    run.ok();
+    assert!(
+        run.stdout.contains("# Research Report: rust"),
+        "{}",
+        run.stdout
+    );
+    let statuses: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("] task "))
+        .collect();
+    assert!(
+        statuses.iter().any(|l| l.contains(" working")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        statuses.last().is_some_and(|l| l.contains(" completed")),
+        "{}",
+        run.stderr
+    );
+    // The trace shows the task protocol: created, polled, fetched.
+    let mut args = vec![
+        "--trace",
+        "call",
+        "simulate-research-query",
+        r#"{"topic":"x"}"#,
+        "--",
+    ];
+    let server = everything();
+    args.extend(server.iter().map(String::as_str));
+    let run = common::mcpdeck(&args, common::limit(60));
+    run.ok();
+    assert!(
+        run.stderr.contains(r#""task":{"ttl":300000}"#),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(r#""method":"tasks/get""#),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(r#""method":"tasks/result""#),
+        "{}",
+        run.stderr
+    );
+}

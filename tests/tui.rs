@@ -1286,7 +1286,25 @@ fn progress_notifications_drive_the_progress_bar() {
         "{}",
         p.text()
     );
-    let out = screen(&s, 120, 30);
+    update(
+        &mut s,
+        Msg::Manager(Event::TaskStatus {
+            tag,
+            server: "demo".into(),
+            status: mcpdeck::mcp::session::TaskStatus {
+                task_id: "t1".into(),
+                status: "working".into(),
+                message: Some("Gathering sources...".into()),
+                poll_interval: Duration::from_secs(1),
+            },
+        }),
+        &mut fx,
+    );
+    let out = screen(&s, 220, 30);
+    assert!(
+        out.contains("task t1: working · Gathering sources..."),
+        "{out}"
+    );
     assert!(out.contains("███████████████░░░░░ 3/4 (75%)"), "{out}");
     assert!(!out.contains('\u{1b}'));
     assert!(fx.is_empty());

@@ -595,6 +595,20 @@ impl Signals {
 
 /// Print what deserves the user's attention while we wait.
 fn report(ev: &Event) {
+    if let Event::TaskStatus { server, status, .. } = ev {
+        let message = status
+            .message
+            .as_deref()
+            .map(|m| format!(" · {}", sanitize::one_line(m)))
+            .unwrap_or_default();
+        eprintln!(
+            "mcpdeck: [{}] task {} {}{message}",
+            sanitize::one_line(server),
+            sanitize::one_line(&status.task_id),
+            sanitize::one_line(&status.status)
+        );
+        return;
+    }
     if let Event::Notification {
         server,
         method,

@@ -292,14 +292,7 @@ async fn call_check(
         .get("execution")
         .and_then(|e| e.get("taskSupport"))
         .and_then(Value::as_str);
-    if task == Some("required") {
-        return Check::new(
-            "tool",
-            name,
-            Status::Skip,
-            "requires task execution, which smoke does not run yet",
-        );
-    }
+    let as_task = task == Some("required");
     let schema = tool
         .input_schema
         .clone()
@@ -317,7 +310,16 @@ async fn call_check(
         ));
     }
     let started = Instant::now();
-    let result = session.call_tool(&tool.name, arguments.clone()).await;
+    let result = if as_task {
+        // Run as a task: created, polled, its result fetched. Never cancelled
+        // here (the request timeouts still apply to each step).
+        let (_keep, never) = tokio::sync::oneshot::channel();
+        session
+            .call_task(&tool.name, arguments.clone(), never, |_| {})
+            .await
+    } else {
+        session.call_tool(&tool.name, arguments.clone()).await
+    };
     let took = started.elapsed();
     let shown_args = sanitize::one_line(&arguments.to_string());
     let check = match result {

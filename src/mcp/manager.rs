@@ -161,6 +161,12 @@ pub enum Event {
         server: String,
         result: Result<Duration, String>,
     },
+    /// A call that runs as a task changed state.
+    TaskStatus {
+        tag: u64,
+        server: String,
+        status: super::session::TaskStatus,
+    },
     /// The server asks the person (sampling, elicitation): answer with
     /// [`Command::AnswerServerRequest`].
     ServerRequest {
@@ -835,6 +841,16 @@ impl Task {
                 CallError::NotConnected { server, status },
             );
         };
+        // A tool that must run as a task (2025-11-25 tasks).
+        let as_task = slot
+            .lists
+            .tools
+            .iter()
+            .find(|t| t.name == tool)
+            .and_then(|t| t.raw.get("execution"))
+            .and_then(|e| e.get("taskSupport"))
+            .and_then(Value::as_str)
+            == Some("required");
         let (cancel_tx, cancel_rx) = oneshot::channel();
         self.next_call += 1;
         let call = self.next_call;
@@ -845,6 +861,24 @@ impl Task {
             let started = Instant::now();
             let (s, t) = (server.clone(), tool.clone());
             let work = async move {
+                if as_task {
+                    let _ = events.send(Event::CallStarted {
+                        tag,
+                        server: server.clone(),
+                        tool: tool.clone(),
+                        request_id: -1,
+                    });
+                    let ev = events.clone();
+                    return session
+                        .call_task(&tool, arguments, cancel_rx, move |status| {
+                            let _ = ev.send(Event::TaskStatus {
+                                tag,
+                                server: server.clone(),
+                                status,
+                            });
+                        })
+                        .await;
+                }
                 let pending = session.start_call(&tool, arguments).await?;
                 let id = pending.id;
                 let _ = events.send(Event::CallStarted {

@@ -1662,12 +1662,105 @@ impl Session {
 
     pub async fn finish_call(&self, pending: PendingRequest) -> Result<CallResult, RequestError> {
         let v = pending.wait(self, None).await?;
+        Ok(self.parse_call(v))
+    }
+
+    /// Call a tool as a task (2025-11-25 tasks): `tools/call` with `task`,
+    /// then `tasks/get` every `pollInterval` until the task ends or needs
+    /// input, then `tasks/result` (which also carries the server's queued
+    /// requests, such as elicitation). Each status goes to `status`. When
+    /// `cancel` fires, the task is cancelled with `tasks/cancel`.
+    pub async fn call_task(
+        &self,
+        name: &str,
+        arguments: Value,
+        mut cancel: oneshot::Receiver<()>,
+        status: impl Fn(TaskStatus),
+    ) -> Result<CallResult, RequestError> {
+        let created = self
+            .request(
+                "tools/call",
+                Some(json!({"name": name, "arguments": arguments, "task": {"ttl": TASK_TTL_MS}})),
+            )
+            .await?;
+        let Some(task) = created.get("task").filter(|t| t.is_object()) else {
+            // The server ran it at once: a plain result.
+            return Ok(self.parse_call(created));
+        };
+        let Some(id) = task
+            .get("taskId")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            return Err(RequestError::Protocol(format!(
+                "tools/call {name} created a task without a taskId: {}",
+                jsonrpc::short(&created)
+            )));
+        };
+        let mut current = TaskStatus::read(&id, task);
+        status(current.clone());
+        let mut polls = 0u32;
+        while !current.done() && current.status != "input_required" {
+            let wait = current.poll_interval;
+            tokio::select! {
+                biased;
+                _ = &mut cancel => {
+                    let _ = self.request("tasks/cancel", Some(json!({"taskId": id}))).await;
+                    return Err(RequestError::Cancelled { method: format!("task {id} of {name}") });
+                }
+                _ = tokio::time::sleep(wait) => {}
+            }
+            let v = self
+                .request("tasks/get", Some(json!({"taskId": id})))
+                .await?;
+            let next = TaskStatus::read(&id, &v);
+            if next != current {
+                status(next.clone());
+            }
+            current = next;
+            polls += 1;
+            if polls > MAX_TASK_POLLS {
+                let _ = self
+                    .request("tasks/cancel", Some(json!({"taskId": id})))
+                    .await;
+                return Err(RequestError::Protocol(format!(
+                    "task {id} of {name} was still {} after {MAX_TASK_POLLS} polls; cancelled",
+                    current.status
+                )));
+            }
+        }
+        if matches!(current.status.as_str(), "cancelled") {
+            return Err(RequestError::Cancelled {
+                method: format!("task {id} of {name}"),
+            });
+        }
+        // tasks/result waits for the end (and delivers queued requests).
+        let fetch = self.request("tasks/result", Some(json!({"taskId": id})));
+        tokio::pin!(fetch);
+        let v = tokio::select! {
+            biased;
+            r = &mut fetch => r?,
+            _ = &mut cancel => {
+                let _ = self.request("tasks/cancel", Some(json!({"taskId": id}))).await;
+                return Err(RequestError::Cancelled { method: format!("task {id} of {name}") });
+            }
+        };
+        if current.status != "completed" {
+            let mut done = current;
+            done.status = "completed".into();
+            done.message = None;
+            status(done);
+        }
+        Ok(self.parse_call(v))
+    }
+
+    fn parse_call(&self, v: Value) -> CallResult {
         let mut findings = Vec::new();
         let result = CallResult::parse(v, &mut findings);
         for f in findings {
             self.inner.finding(f);
         }
-        Ok(result)
+        result
     }
 
     /// Close stdin, then signals; returns when the server is reaped.
@@ -1782,6 +1875,51 @@ pub const LOG_LEVELS: [&str; 8] = [
     "alert",
     "emergency",
 ];
+
+/// How long a task may live on the server (tools/call `task.ttl`).
+pub const TASK_TTL_MS: u64 = 5 * 60 * 1000;
+/// The most `tasks/get` polls for one task.
+pub const MAX_TASK_POLLS: u32 = 10_000;
+
+/// A task's state, as `tasks/get` reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskStatus {
+    pub task_id: String,
+    /// `working`, `input_required`, `completed`, `failed`, `cancelled`.
+    pub status: String,
+    pub message: Option<String>,
+    /// How long to wait between polls (the server's `pollInterval`,
+    /// between 100 ms and 5 s).
+    pub poll_interval: Duration,
+}
+
+impl TaskStatus {
+    fn read(id: &str, v: &Value) -> TaskStatus {
+        TaskStatus {
+            task_id: id.to_string(),
+            status: v
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or("working")
+                .to_string(),
+            message: v
+                .get("statusMessage")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            poll_interval: Duration::from_millis(
+                v.get("pollInterval")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1000)
+                    .clamp(100, 5000),
+            ),
+        }
+    }
+
+    /// A terminal status.
+    pub fn done(&self) -> bool {
+        matches!(self.status.as_str(), "completed" | "failed" | "cancelled")
+    }
+}
 
 /// The most input_required rounds one request may take.
 pub const MAX_INPUT_ROUNDS: u32 = 16;

@@ -225,6 +225,8 @@ pub struct InFlight {
     pub request_id: Option<i64>,
     /// The last progress notification, if any.
     pub progress: Option<ProgressView>,
+    /// For a call that runs as a task: its id, status and message.
+    pub task: Option<String>,
 }
 
 /// A server request waiting for the person (sampling, elicitation).
@@ -721,6 +723,21 @@ fn on_event(s: &mut State, ev: Event) -> bool {
                 method,
                 params,
             });
+            true
+        }
+        Event::TaskStatus {
+            tag,
+            status,
+            server: _,
+        } => {
+            let Some(c) = s.inflight.as_mut().filter(|c| c.tag == tag) else {
+                return false;
+            };
+            let mut text = format!("task {}: {}", status.task_id, status.status);
+            if let Some(m) = &status.message {
+                text.push_str(&format!(" · {m}"));
+            }
+            c.task = Some(crate::sanitize::one_line(&text));
             true
         }
         Event::Ping { server, result } => {
@@ -1491,6 +1508,7 @@ fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
         tool: tool.clone(),
         request_id: None,
         progress: None,
+        task: None,
     });
     s.editor = None;
     s.mode = Mode::Normal;

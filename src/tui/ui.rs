@@ -533,8 +533,9 @@ fn inflight_line(s: &State, c: &crate::tui::app::InFlight) -> Line<'static> {
         clean(&c.tool),
         clean(&c.server)
     );
+    let task = c.task.as_ref().map(|t| format!(" · {}", clean(t)));
     let Some(p) = &c.progress else {
-        return Line::raw(head);
+        return Line::raw(format!("{head}{}", task.unwrap_or_default()));
     };
     let mut spans = vec![Span::raw(head), Span::raw("  ")];
     if let Some(r) = p.ratio() {
@@ -551,6 +552,10 @@ fn inflight_line(s: &State, c: &crate::tui::app::InFlight) -> Line<'static> {
         spans.push(Span::raw(" "));
     }
     spans.push(Span::raw(clean(&p.text())));
+    // The task's status last: the bar stays visible on a narrow screen.
+    if let Some(t) = task {
+        spans.push(Span::raw(t));
+    }
     Line::from(spans)
 }
 

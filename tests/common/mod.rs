@@ -119,6 +119,8 @@ pub fn mcpdeck_env(args: &[&str], env: &[(&str, &str)], max: Duration) -> Run {
         .stderr(Stdio::piped());
     // Never read the developer's own config.
     cmd.env("MCPDECK_CONFIG", repo().join("tests/fixtures/empty.toml"));
+    // server-everything's gzip tool would fetch a public URL: loopback only.
+    cmd.env("GZIP_ALLOWED_DOMAINS", "127.0.0.1");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -333,7 +335,9 @@ pub fn everything_http(mode: &str) -> HttpServer {
         .arg(server_script("loopback.cjs"))
         .arg(everything_js())
         .arg(mode)
-        .env("PORT", port.to_string());
+        .env("PORT", port.to_string())
+        // Its gzip tool would fetch a public URL: loopback only.
+        .env("GZIP_ALLOWED_DOMAINS", "127.0.0.1");
     let path = if mode == "sse" { "/sse" } else { "/mcp" };
     HttpServer::start(cmd, port, path)
 }
