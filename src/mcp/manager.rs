@@ -76,6 +76,10 @@ pub enum Command {
     Refresh(String),
     /// Ping the server now.
     Ping(String),
+    /// Subscribe to a resource's updates (server, uri).
+    Subscribe(String, String),
+    /// End a resource subscription (server, uri).
+    Unsubscribe(String, String),
     /// Ask the server for log messages at this level and above.
     SetLogLevel(String, String),
     /// The person's answer to [`Event::ServerRequest`] `id`: a result
@@ -160,6 +164,13 @@ pub enum Event {
     Ping {
         server: String,
         result: Result<Duration, String>,
+    },
+    /// The answer to [`Command::Subscribe`] / [`Command::Unsubscribe`].
+    Subscription {
+        server: String,
+        uri: String,
+        subscribed: bool,
+        result: Result<(), String>,
     },
     /// A call that runs as a task changed state.
     TaskStatus {
@@ -713,6 +724,8 @@ impl Task {
                     let _ = reply.send(result);
                 }
             }
+            Command::Subscribe(name, uri) => self.subscription(name, uri, true),
+            Command::Unsubscribe(name, uri) => self.subscription(name, uri, false),
             Command::Ping(name) => {
                 let session = self.live_session(&name);
                 let events = self.events.clone();
@@ -789,6 +802,24 @@ impl Task {
             let _ = msgs.send(Msg::Relisted {
                 server,
                 session: session.id(),
+                result,
+            });
+        });
+    }
+
+    fn subscription(&mut self, name: String, uri: String, on: bool) {
+        let session = self.live_session(&name);
+        let events = self.events.clone();
+        self.tasks.spawn(async move {
+            let result = match session {
+                Ok(s) if on => s.subscribe(&uri).await.map_err(|e| e.to_string()),
+                Ok(s) => s.unsubscribe(&uri).await.map_err(|e| e.to_string()),
+                Err(e) => Err(e),
+            };
+            let _ = events.send(Event::Subscription {
+                server: name,
+                uri,
+                subscribed: on,
                 result,
             });
         });
@@ -1070,9 +1101,21 @@ impl Task {
                     return;
                 };
                 slot.negotiated = session.negotiated();
+                // The stateless era sends list changes only on a
+                // subscriptions/listen stream: open it.
+                let listener = slot
+                    .negotiated
+                    .as_ref()
+                    .is_some_and(|n| n.era == super::types::Era::Stateless)
+                    .then(|| session.clone());
                 slot.session = Some(session);
                 slot.lists = Arc::new(lists);
                 let lists = slot.lists.clone();
+                if let Some(listener) = listener {
+                    self.tasks.spawn(async move {
+                        let _ = listener.listen().await;
+                    });
+                }
                 self.set_status(&server, ServerStatus::Connected);
                 self.emit(Event::Lists {
                     server: server.clone(),

@@ -740,6 +740,26 @@ fn on_event(s: &mut State, ev: Event) -> bool {
             c.task = Some(crate::sanitize::one_line(&text));
             true
         }
+        Event::Subscription {
+            server,
+            uri,
+            subscribed,
+            result,
+        } => {
+            let what = if subscribed {
+                "subscribed to"
+            } else {
+                "unsubscribed from"
+            };
+            s.status = Some(match result {
+                Ok(()) => format!("{server}: {what} {}", crate::sanitize::one_line(&uri)),
+                Err(e) => format!(
+                    "{server}: not {what} {}: {e}",
+                    crate::sanitize::one_line(&uri)
+                ),
+            });
+            true
+        }
         Event::Ping { server, result } => {
             match result {
                 Ok(d) => {

@@ -1,0 +1,156 @@
+//! Resource subscriptions in both eras: `resources/subscribe` with
+//! server-everything (initialize era), `subscriptions/listen` with the
+//! Python SDK 2.3.0 server (stateless era).
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcpdeck::mcp::framelog::Direction;
+use mcpdeck::mcp::session::{
+    ClientPolicy, EventSink, Pin, Session, SessionEvent, SessionSpec, Tagged, TransportSpec,
+};
+use mcpdeck::mcp::transport::StdioSpec;
+use mcpdeck::mcp::{Era, FrameLog};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+async fn connect(
+    command: String,
+    args: Vec<String>,
+) -> (
+    Session,
+    Arc<FrameLog>,
+    mpsc::UnboundedReceiver<(String, Option<Value>)>,
+) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let sink: EventSink = Arc::new(move |t: Tagged| {
+        if let SessionEvent::Notification { method, params } = t.event {
+            let _ = tx.send((method, params));
+        }
+    });
+    let frames = Arc::new(FrameLog::new(1000));
+    let mut stdio = StdioSpec::new(command, args);
+    stdio
+        .env
+        .push(("GZIP_ALLOWED_DOMAINS".into(), "127.0.0.1".into()));
+    let spec = SessionSpec {
+        name: Arc::from("s"),
+        transport: TransportSpec::Stdio(stdio),
+        client: ClientPolicy::default(),
+        pin: Pin::Auto,
+        request_timeout: common::limit(30),
+        connect_timeout: common::limit(30),
+        probe_timeout: Duration::from_secs(2),
+    };
+    let s = Session::connect(&spec, frames.clone(), sink)
+        .await
+        .expect("connect");
+    (s, frames, rx)
+}
+
+async fn next_update(
+    rx: &mut mpsc::UnboundedReceiver<(String, Option<Value>)>,
+    within: Duration,
+) -> Option<Value> {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let (method, params) = tokio::time::timeout_at(deadline, rx.recv()).await.ok()??;
+        if method == "notifications/resources/updated" {
+            return params;
+        }
+    }
+}
+
+#[tokio::test]
+async fn initialize_era_resources_subscribe() {
+    let (s, frames, mut rx) = connect(
+        "node".into(),
+        vec![
+            common::everything_js().to_string_lossy().into_owned(),
+            "stdio".into(),
+        ],
+    )
+    .await;
+    assert_eq!(s.negotiated().unwrap().era, Era::Initialize);
+    let uri = "demo://resource/static/document/architecture.md";
+    s.subscribe(uri).await.expect("subscribe");
+    assert_eq!(s.subscriptions(), vec![uri.to_string()]);
+    // server-everything sends updates every 5 s once this is on.
+    s.call_tool("toggle-subscriber-updates", json!({}))
+        .await
+        .unwrap();
+    let update = next_update(&mut rx, common::limit(15))
+        .await
+        .expect("an update");
+    assert_eq!(update["uri"], uri);
+    s.unsubscribe(uri).await.expect("unsubscribe");
+    assert!(s.subscriptions().is_empty());
+    let sent: Vec<String> = frames
+        .snapshot()
+        .iter()
+        .filter(|f| f.dir == Direction::Out)
+        .filter_map(|f| f.method.clone())
+        .collect();
+    assert!(sent.contains(&"resources/subscribe".to_string()));
+    assert!(sent.contains(&"resources/unsubscribe".to_string()));
+    s.close().await;
+}
+
+#[tokio::test]
+async fn stateless_era_subscriptions_listen() {
+    let (s, frames, mut rx) = connect(
+        common::py_v2().to_string_lossy().into_owned(),
+        vec![
+            common::server_script("py_v2_server.py")
+                .to_string_lossy()
+                .into_owned(),
+        ],
+    )
+    .await;
+    assert_eq!(s.negotiated().unwrap().era, Era::Stateless);
+    s.subscribe("config://app").await.expect("subscribe");
+    // The acknowledgment comes first on the stream.
+    let deadline = tokio::time::Instant::now() + common::limit(10);
+    loop {
+        let (method, _) = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("an acknowledgment")
+            .expect("open");
+        if method == "notifications/subscriptions/acknowledged" {
+            break;
+        }
+    }
+    // echo bumps config://app.
+    s.call_tool("echo", json!({"text": "bump"})).await.unwrap();
+    let update = next_update(&mut rx, common::limit(10))
+        .await
+        .expect("an update");
+    assert_eq!(update["uri"], "config://app");
+    assert!(
+        update["_meta"]["io.modelcontextprotocol/subscriptionId"].is_string()
+            || update["_meta"]["io.modelcontextprotocol/subscriptionId"].is_number(),
+        "{update:#}"
+    );
+    let listen: Vec<Value> = frames
+        .snapshot()
+        .iter()
+        .filter(|f| f.dir == Direction::Out && f.method.as_deref() == Some("subscriptions/listen"))
+        .map(|f| serde_json::from_str(&f.text).unwrap())
+        .collect();
+    assert_eq!(listen.len(), 1, "{listen:#?}");
+    assert_eq!(
+        listen[0]["params"]["notifications"]["resourceSubscriptions"],
+        json!(["config://app"])
+    );
+    // Unsubscribing reopens the stream without the resource.
+    s.unsubscribe("config://app").await.unwrap();
+    let reopened = frames
+        .snapshot()
+        .iter()
+        .filter(|f| f.dir == Direction::Out && f.method.as_deref() == Some("subscriptions/listen"))
+        .count();
+    assert_eq!(reopened, 2);
+    s.close().await;
+}
