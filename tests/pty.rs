@@ -217,3 +217,64 @@ fn sigterm_restores_the_terminal_and_stops_the_servers() {
     );
     assert_no_leak(&mark);
 }
+
+#[test]
+fn an_elicitation_form_is_filled_in_and_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        everything_js().display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let mut t = Tui::start(&path);
+    t.wait_for("2025-11-25", 30);
+    // The TUI declares elicitation: the demo tool is listed. Find it.
+    t.keys("\t");
+    t.keys("/");
+    t.keys("trigger-elicitation-request");
+    t.keys("\r");
+    t.wait_for("Tools · everything (1)", 10);
+    t.keys("\r");
+    t.wait_for("Arguments · trigger-elicitation-request on everything", 10);
+    t.keys(CTRL_S);
+    // The form, prefilled with the schema's defaults.
+    let s = t.wait_for("everything asks for input", 30);
+    assert!(
+        s.contains("Please provide inputs for the following fields"),
+        "{s}"
+    );
+    assert!(s.contains("It was a dark and stormy night."), "{s}");
+    assert!(s.contains("✗ required"), "the name is required: {s}");
+    // Name; the terms (Space); then the email, two fields on.
+    t.keys("Grace Hopper");
+    t.keys("\t");
+    t.keys(" ");
+    t.keys("\t");
+    t.keys("\t");
+    t.keys("grace@navy");
+    t.wait_for("✗ not an email address", 10);
+    // Not valid: Ctrl-S does not send.
+    t.keys(CTRL_S);
+    t.wait_for("not sent: 1 field needs attention", 10);
+    t.keys(".mil");
+    // The integer, three fields on: 42 becomes 7.
+    t.keys(DOWN);
+    t.keys(DOWN);
+    t.keys(DOWN);
+    t.keys("\x7f\x7f7");
+    t.wait_for("✓ ready to send", 10);
+    t.keys(CTRL_S);
+    let s = t.wait_for("User provided the requested information", 30);
+    for want in [
+        "- Name: Grace Hopper",
+        "- Agreed to terms: true",
+        "- Email: grace@navy.mil",
+        "- Favorite Integer: 7",
+    ] {
+        assert!(s.contains(want), "{want:?} not on screen:\n{s}");
+    }
+    assert!(!s.contains("asks for input"), "the form is gone: {s}");
+    t.quit();
+}

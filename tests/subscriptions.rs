@@ -154,3 +154,83 @@ async fn stateless_era_subscriptions_listen() {
     assert_eq!(reopened, 2);
     s.close().await;
 }
+
+#[test]
+fn read_watch_follows_updates_over_http() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let server = common::python_http(common::py_v2(), "py_v2_server.py");
+    let mut watcher = Command::new(common::mcpdeck_bin())
+        .args([
+            "read",
+            &server.url,
+            "config://app",
+            "--watch",
+            "--updates",
+            "1",
+        ])
+        .env(
+            "MCPDECK_CONFIG",
+            common::repo().join("tests/fixtures/empty.toml"),
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until it says it is subscribed.
+    let stderr = watcher.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let subscribed = loop {
+        match rx.recv_timeout(common::limit(20)) {
+            Ok(l) if l.contains("subscribed to config://app") => break true,
+            Ok(_) => continue,
+            Err(_) => break false,
+        }
+    };
+    if !subscribed {
+        let _ = watcher.kill();
+        let _ = watcher.wait();
+        panic!("the watcher never subscribed");
+    }
+    // Another client's echo bumps the resource.
+    let run = common::mcpdeck(
+        &["call", &server.url, "echo", r#"{"text":"bump"}"#],
+        common::limit(30),
+    );
+    run.ok();
+    let deadline = std::time::Instant::now() + common::limit(20);
+    let status = loop {
+        if let Some(st) = watcher.try_wait().unwrap() {
+            break st;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = watcher.kill();
+            let _ = watcher.wait();
+            panic!("the watcher saw no update");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let mut out = String::new();
+    use std::io::Read;
+    watcher
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    // Read once, then again after the update.
+    assert_eq!(out.matches(r#"{"feature": true}"#).count(), 2, "{out}");
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("config://app was updated (1)")),
+        "{rest:?}"
+    );
+}

@@ -411,7 +411,7 @@ fn help_is_generated_from_the_keymap() {
     assert_eq!(s.mode, Mode::Help);
     let out = screen(&s, 100, 40);
     assert!(
-        out.contains("Ctrl-S F5") && out.contains("send the call from the editor"),
+        out.contains("Ctrl-S F5") && out.contains("send: a call, a form, a reply"),
         "{out}"
     );
     insta::assert_snapshot!("help", out);
@@ -1005,7 +1005,7 @@ fn the_network_key_opens_and_closes_the_view() {
     update(&mut s, key(KeyCode::Esc), &mut fx);
     update(&mut s, key(KeyCode::Char('?')), &mut fx);
     let out = screen(&s, 100, 40);
-    assert!(out.contains("n             HTTP network view"), "{out}");
+    assert!(out.contains("n          HTTP network view"), "{out}");
 }
 
 #[test]
@@ -1387,4 +1387,475 @@ fn ping_log_level_log_messages_and_a_tool_diff() {
     assert!(out.contains("log level: debug and above"), "{out}");
     assert!(out.contains("[error] db: disk full"), "{out}");
     insta::assert_snapshot!("ping_log_and_diff", out);
+}
+
+// ---- Server requests: elicitation (form, URL) and sampling ----
+
+fn shift_tab() -> Msg {
+    Msg::Key(KeyEvent::new_with_kind(
+        KeyCode::BackTab,
+        KeyModifiers::SHIFT,
+        KeyEventKind::Press,
+    ))
+}
+
+fn type_text(s: &mut State, text: &str, fx: &mut Vec<Effect>) {
+    for c in text.chars() {
+        update(s, key(KeyCode::Char(c)), fx);
+    }
+}
+
+fn ask(s: &mut State, id: u64, server: &str, method: &str, params: Value) {
+    let mut fx = Vec::new();
+    update(
+        s,
+        Msg::Manager(Event::ServerRequest {
+            id,
+            server: server.into(),
+            method: method.into(),
+            params,
+        }),
+        &mut fx,
+    );
+    assert!(fx.is_empty());
+}
+
+/// The answers sent to the manager, in order.
+fn answers(fx: &[Effect]) -> Vec<(u64, Result<Value, mcpdeck::mcp::jsonrpc::RpcError>)> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Manager(Command::AnswerServerRequest { id, result }) => {
+                Some((*id, result.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn form_params() -> Value {
+    json!({
+        "message": "Tell us about \u{1b}[31myourself\u{1b}[0m.",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "title": "Name", "description": "Your full name", "minLength": 2},
+                "age": {"type": "integer", "title": "Age", "minimum": 0, "maximum": 150, "default": 30},
+                "email": {"type": "string", "format": "email", "title": "Email"},
+                "subscribe": {"type": "boolean", "title": "Subscribe", "default": true},
+                "color": {"type": "string", "title": "Colour", "enum": ["r", "g", "b"],
+                          "enumNames": ["Red", "Green", "Blue"], "default": "g"},
+                "size": {"type": "string", "title": "Size",
+                         "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]},
+                "ratio": {"type": "number", "title": "Ratio", "default": 0.5},
+                "tags": {"type": "array", "title": "Tags", "minItems": 1, "maxItems": 2,
+                         "items": {"type": "string", "enum": ["a", "b", "c"]}, "default": ["a"]}
+            },
+            "required": ["name", "age"]
+        }
+    })
+}
+
+#[test]
+fn an_elicitation_form_with_defaults_and_a_validation_error() {
+    let mut s = state();
+    ask(&mut s, 7, "demo", "elicitation/create", form_params());
+    let mut fx = Vec::new();
+    // Name, then the email field: a bad address.
+    type_text(&mut s, "Ada Lovelace", &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    type_text(&mut s, "ada@", &mut fx);
+    assert!(fx.is_empty());
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("demo asks for input"), "{out}");
+    assert!(out.contains("1 of 1"), "{out}");
+    assert!(out.contains("✗ not an email address"), "{out}");
+    assert!(out.contains("␛[31myourself␛[0m"), "sanitized: {out}");
+    assert!(out.contains("Ctrl-S accept"), "{out}");
+    insta::assert_snapshot!("elicitation_form", out);
+    insta::assert_snapshot!("elicitation_form_80x24", screen(&s, 80, 24));
+}
+
+#[test]
+fn accepting_a_form_sends_typed_values_and_omits_empty_optional_ones() {
+    let mut s = state();
+    ask(&mut s, 7, "demo", "elicitation/create", form_params());
+    let mut fx = Vec::new();
+    type_text(&mut s, "Ada", &mut fx);
+    update(&mut s, ctrl('s'), &mut fx);
+    assert_eq!(
+        answers(&fx),
+        vec![(
+            7,
+            Ok(json!({"action": "accept", "content": {
+                "name": "Ada",
+                "age": 30,
+                "subscribe": true,
+                "color": "g",
+                "ratio": 0.5,
+                "tags": ["a"]
+            }}))
+        )]
+    );
+    assert!(s.ask.is_none() && s.asks.is_empty());
+    // Integers typed as text go out as numbers; choices and ticks too.
+    ask(&mut s, 8, "demo", "elicitation/create", form_params());
+    let mut fx = Vec::new();
+    type_text(&mut s, "Bob", &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx); // age
+    update(&mut s, key(KeyCode::Backspace), &mut fx);
+    update(&mut s, key(KeyCode::Backspace), &mut fx);
+    type_text(&mut s, "42", &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx); // email
+    type_text(&mut s, "bob@example.com", &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx); // subscribe
+    update(&mut s, key(KeyCode::Char(' ')), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx); // colour
+    update(&mut s, key(KeyCode::Right), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx); // size: none, then Small
+    update(&mut s, key(KeyCode::Right), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx); // ratio
+    update(&mut s, key(KeyCode::End), &mut fx);
+    type_text(&mut s, "25", &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx); // tags: tick b too
+    update(&mut s, key(KeyCode::Right), &mut fx);
+    update(&mut s, key(KeyCode::Char(' ')), &mut fx);
+    update(&mut s, key(KeyCode::F(5)), &mut fx);
+    assert_eq!(
+        answers(&fx),
+        vec![(
+            8,
+            Ok(json!({"action": "accept", "content": {
+                "name": "Bob",
+                "age": 42,
+                "email": "bob@example.com",
+                "subscribe": false,
+                "color": "b",
+                "size": "s",
+                "ratio": 0.525,
+                "tags": ["a", "b"]
+            }}))
+        )]
+    );
+}
+
+#[test]
+fn an_invalid_form_cannot_be_accepted() {
+    let mut s = state();
+    ask(&mut s, 3, "demo", "elicitation/create", form_params());
+    let mut fx = Vec::new();
+    // The required name is empty; the age out of range.
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Backspace), &mut fx);
+    update(&mut s, key(KeyCode::Backspace), &mut fx);
+    type_text(&mut s, "200", &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, ctrl('s'), &mut fx);
+    assert!(answers(&fx).is_empty(), "nothing is sent");
+    assert_eq!(
+        s.status.as_deref(),
+        Some("not sent: 2 fields need attention")
+    );
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("✗ required"), "{out}");
+    assert!(out.contains("✗ at most 150"), "{out}");
+    // The cursor went to the first field that needs attention.
+    assert!(out.contains("▸ Name*"), "{out}");
+    // A name too short, a number that is not one: still not sent.
+    type_text(&mut s, "A", &mut fx);
+    update(&mut s, ctrl('s'), &mut fx);
+    assert!(answers(&fx).is_empty());
+    assert!(screen(&s, 100, 30).contains("✗ at least 2 characters"));
+    type_text(&mut s, "l", &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    type_text(&mut s, "x", &mut fx);
+    assert!(screen(&s, 100, 30).contains("✗ a whole number"));
+    update(&mut s, ctrl('s'), &mut fx);
+    assert!(answers(&fx).is_empty());
+    // Fixed, it goes.
+    update(&mut s, key(KeyCode::Backspace), &mut fx);
+    update(&mut s, key(KeyCode::Backspace), &mut fx);
+    update(&mut s, ctrl('s'), &mut fx);
+    let a = answers(&fx);
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].1.as_ref().unwrap()["content"]["age"], json!(20));
+    assert_eq!(a[0].1.as_ref().unwrap()["content"]["name"], json!("Al"));
+}
+
+#[test]
+fn a_form_can_be_declined_or_cancelled_and_d_types_in_a_text_field() {
+    let mut s = state();
+    ask(&mut s, 1, "demo", "elicitation/create", form_params());
+    let mut fx = Vec::new();
+    // In a text field, d is a letter.
+    update(&mut s, key(KeyCode::Char('d')), &mut fx);
+    assert!(answers(&fx).is_empty());
+    // On a yes/no field, d declines.
+    for _ in 0..3 {
+        update(&mut s, key(KeyCode::Tab), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Char('d')), &mut fx);
+    assert_eq!(answers(&fx), vec![(1, Ok(json!({"action": "decline"})))]);
+    // Ctrl-D declines from a text field.
+    ask(&mut s, 2, "demo", "elicitation/create", form_params());
+    let mut fx = Vec::new();
+    update(&mut s, ctrl('d'), &mut fx);
+    assert_eq!(answers(&fx), vec![(2, Ok(json!({"action": "decline"})))]);
+    // Esc cancels.
+    ask(&mut s, 3, "demo", "elicitation/create", form_params());
+    let mut fx = Vec::new();
+    update(&mut s, shift_tab(), &mut fx);
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(answers(&fx), vec![(3, Ok(json!({"action": "cancel"})))]);
+    assert!(s.ask.is_none());
+}
+
+#[test]
+fn a_url_elicitation_opens_copies_and_accepts() {
+    let mut s = state();
+    let params = json!({
+        "mode": "url",
+        "message": "Sign in to continue.",
+        "url": "https://auth.example.com/authorize?state=abc\u{1b}]0;x\u{7}",
+        "elicitationId": "el-42"
+    });
+    ask(&mut s, 5, "demo", "elicitation/create", params);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("auth.example.com"), "{out}");
+    assert!(!out.contains('\u{1b}') && out.contains("␛]0;x␇"), "{out}");
+    insta::assert_snapshot!("elicitation_url", out);
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('o')), &mut fx);
+    update(&mut s, key(KeyCode::Char('y')), &mut fx);
+    match &fx[..] {
+        [Effect::OpenUrl(open), Effect::Copy(copied)] => {
+            // The parsed URL: escapes percent-encoded, never raw.
+            assert!(open.starts_with("https://auth.example.com/authorize?state=abc"));
+            assert!(!open.contains('\u{1b}') && !copied.contains('\u{1b}'));
+            assert_eq!(open, copied);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(answers(&fx).is_empty(), "opening is not answering");
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(answers(&fx), vec![(5, Ok(json!({"action": "accept"})))]);
+    // A URL that is not http(s) is never opened.
+    ask(
+        &mut s,
+        6,
+        "demo",
+        "elicitation/create",
+        json!({"mode": "url", "message": "m", "url": "file:///etc/passwd", "elicitationId": "x"}),
+    );
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('o')), &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(s.status.as_deref().unwrap().contains("only http(s)"));
+    update(&mut s, key(KeyCode::Char('d')), &mut fx);
+    assert_eq!(answers(&fx), vec![(6, Ok(json!({"action": "decline"})))]);
+    // A mode this client does not know is shown, and can only be refused.
+    ask(
+        &mut s,
+        7,
+        "demo",
+        "elicitation/create",
+        json!({"mode": "telepathy", "message": "think of a number"}),
+    );
+    let out = screen(&s, 80, 24);
+    assert!(
+        out.contains("\"telepathy\", which mcpdeck does not know"),
+        "{out}"
+    );
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    update(&mut s, ctrl('s'), &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(answers(&fx), vec![(7, Ok(json!({"action": "cancel"})))]);
+}
+
+fn sampling_params() -> Value {
+    json!({
+        "systemPrompt": "You are a helpful test server.",
+        "messages": [
+            {"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}},
+            {"role": "assistant", "content": {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}},
+            {"role": "user", "content": [{"type": "text", "text": "And \u{1b}[2Jof Spain?"},
+                                          {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="}]}
+        ],
+        "maxTokens": 100,
+        "temperature": 0.7,
+        "modelPreferences": {"hints": [{"name": "claude-3-sonnet"}], "intelligencePriority": 0.8}
+    })
+}
+
+#[test]
+fn a_sampling_request_is_answered_by_hand() {
+    let mut s = state();
+    ask(
+        &mut s,
+        9,
+        "demo",
+        "sampling/createMessage",
+        sampling_params(),
+    );
+    let mut fx = Vec::new();
+    type_text(&mut s, "Paris; and Madrid.", &mut fx);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("What is the capital of France?"), "{out}");
+    assert!(out.contains("[image image/png, 8 B]"), "{out}");
+    assert!(out.contains("[audio audio/wav, 4 B]"), "{out}");
+    assert!(out.contains("␛[2Jof Spain?"), "{out}");
+    assert!(out.contains("max tokens 100 · temperature 0.7"), "{out}");
+    assert!(
+        out.contains("model hints claude-3-sonnet · intelligence 0.8"),
+        "{out}"
+    );
+    insta::assert_snapshot!("sampling", out);
+    insta::assert_snapshot!("sampling_80x24", screen(&s, 80, 24));
+    // d is typed into the reply; Ctrl-S sends it.
+    update(&mut s, key(KeyCode::Char('d')), &mut fx);
+    assert!(answers(&fx).is_empty());
+    update(&mut s, key(KeyCode::Backspace), &mut fx);
+    update(&mut s, ctrl('s'), &mut fx);
+    assert_eq!(
+        answers(&fx),
+        vec![(
+            9,
+            Ok(json!({
+                "role": "assistant",
+                "content": {"type": "text", "text": "Paris; and Madrid."},
+                "model": "mcpdeck-human",
+                "stopReason": "endTurn"
+            }))
+        )]
+    );
+    // Esc declines with an error; so does d from the request view.
+    for (id, keys) in [
+        (10, vec![key(KeyCode::Esc)]),
+        (11, vec![key(KeyCode::Tab), key(KeyCode::Char('d'))]),
+    ] {
+        ask(
+            &mut s,
+            id,
+            "demo",
+            "sampling/createMessage",
+            sampling_params(),
+        );
+        let mut fx = Vec::new();
+        for k in keys {
+            update(&mut s, k, &mut fx);
+        }
+        assert_eq!(
+            answers(&fx),
+            vec![(
+                id,
+                Err(mcpdeck::mcp::jsonrpc::RpcError::new(
+                    -1,
+                    "the user declined the sampling request"
+                ))
+            )]
+        );
+    }
+    // An empty reply is not sent.
+    ask(
+        &mut s,
+        12,
+        "demo",
+        "sampling/createMessage",
+        sampling_params(),
+    );
+    let mut fx = Vec::new();
+    update(&mut s, ctrl('s'), &mut fx);
+    assert!(fx.is_empty());
+}
+
+#[test]
+fn requests_queue_oldest_first_and_keys_do_not_reach_the_panes() {
+    let configs: Vec<ServerConfig> = ["demo", "other"]
+        .into_iter()
+        .map(|n| ServerConfig::stdio(n, "x", &[]))
+        .collect();
+    let mut s = State::new(&configs, Keymap::default(), None);
+    let mut fx = Vec::new();
+    for name in ["demo", "other"] {
+        update(
+            &mut s,
+            Msg::Manager(Event::Status {
+                server: name.into(),
+                status: ServerStatus::Connected,
+                negotiated: None,
+            }),
+            &mut fx,
+        );
+    }
+    ask(
+        &mut s,
+        1,
+        "demo",
+        "sampling/createMessage",
+        sampling_params(),
+    );
+    ask(&mut s, 2, "other", "elicitation/create", form_params());
+    ask(
+        &mut s,
+        3,
+        "demo",
+        "elicitation/create",
+        json!({"mode": "url", "url": "https://x.example", "message": "go", "elicitationId": "e"}),
+    );
+    let out = screen(&s, 100, 30);
+    assert!(
+        out.contains("demo asks for a model reply") && out.contains("1 of 3"),
+        "{out}"
+    );
+    // q is typed, Tab switches inside the screen: nothing reaches the app.
+    let focus = s.focus;
+    update(&mut s, key(KeyCode::Char('q')), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    assert_eq!(s.focus, focus);
+    assert_eq!(s.mode, Mode::Normal);
+    // demo goes away: its two requests are dropped (and answered with an
+    // error, so the manager forgets them); other's form is shown.
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "demo".into(),
+            status: ServerStatus::Disconnected,
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    let dropped = answers(&fx);
+    assert_eq!(dropped.iter().map(|a| a.0).collect::<Vec<_>>(), vec![1, 3]);
+    assert!(dropped.iter().all(|a| a.1.is_err()));
+    assert_eq!(s.asks.len(), 1);
+    let out = screen(&s, 100, 30);
+    assert!(
+        out.contains("other asks for input") && out.contains("1 of 1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("demo is no longer connected: 2 requests dropped"),
+        "{out}"
+    );
+    // Answered, the screen goes and keys reach the panes again.
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(answers(&fx), vec![(2, Ok(json!({"action": "cancel"})))]);
+    assert!(s.ask.is_none());
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert_ne!(s.focus, focus);
+    // Ctrl-C quits even over a request.
+    ask(
+        &mut s,
+        4,
+        "other",
+        "sampling/createMessage",
+        sampling_params(),
+    );
+    let mut fx = Vec::new();
+    update(&mut s, ctrl('c'), &mut fx);
+    assert!(matches!(fx[..], [Effect::Quit]));
 }

@@ -61,6 +61,13 @@ pub struct ReadArgs {
     /// Print the result as received
     #[arg(long)]
     pub json: bool,
+    /// Then subscribe to the resource and read it again on every
+    /// `notifications/resources/updated`, until Ctrl-C (or --updates)
+    #[arg(long)]
+    pub watch: bool,
+    /// With --watch: stop after N updates
+    #[arg(long, value_name = "N", requires = "watch")]
+    pub updates: Option<u64>,
     /// An ad-hoc stdio server
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -192,7 +199,9 @@ pub async fn read(config: &Config, a: &ReadArgs, trace: bool) -> Outcome {
             format!("--save {}: not a directory", dir.display()),
         ));
     }
-    with_session(config, &target, trace, async |s: &Session| {
+    let (updates_tx, mut updates) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let watch = a.watch.then_some(updates_tx);
+    with_session_watching(config, &target, trace, watch, async |s: &Session| {
         let result = s
             .request("resources/read", Some(json!({"uri": uri})))
             .await
@@ -200,7 +209,36 @@ pub async fn read(config: &Config, a: &ReadArgs, trace: bool) -> Outcome {
         if a.json {
             say!("{}", json_pretty(&result));
         }
-        show_contents(&result, &uri, a)
+        let mut exit = show_contents(&result, &uri, a)?;
+        if !a.watch {
+            return Ok(exit);
+        }
+        s.subscribe(&uri).await.map_err(|e| failure(e, a.json))?;
+        note!(
+            "mcpdeck: subscribed to {}; waiting for updates (Ctrl-C stops)",
+            sanitize::one_line(&uri)
+        );
+        let mut seen = 0u64;
+        while a.updates.is_none_or(|n| seen < n) {
+            let Some(update) = updates.recv().await else {
+                break;
+            };
+            if update.get("uri").and_then(Value::as_str) != Some(uri.as_str()) {
+                continue;
+            }
+            seen += 1;
+            note!("mcpdeck: {} was updated ({seen})", sanitize::one_line(&uri));
+            let result = s
+                .request("resources/read", Some(json!({"uri": uri})))
+                .await
+                .map_err(|e| failure(e, a.json))?;
+            if a.json {
+                say!("{}", json_pretty(&result));
+            }
+            exit = show_contents(&result, &uri, a)?;
+        }
+        let _ = s.unsubscribe(&uri).await;
+        Ok(exit)
     })
     .await
 }
@@ -396,15 +434,33 @@ async fn with_session(
     trace: bool,
     body: impl AsyncFnOnce(&Session) -> Outcome,
 ) -> Outcome {
+    with_session_watching(config, target, trace, None, body).await
+}
+
+/// [`with_session`], handing each `notifications/resources/updated` to
+/// `updates` when given.
+async fn with_session_watching(
+    config: &Config,
+    target: &TargetArgs,
+    trace: bool,
+    updates: Option<tokio::sync::mpsc::UnboundedSender<Value>>,
+    body: impl AsyncFnOnce(&Session) -> Outcome,
+) -> Outcome {
     let server = target_config(config, target)?;
     super::warn_insecure(std::slice::from_ref(&server));
     let spec = session_spec(&server, &config.settings, Some(CHILDREN.clone()))
         .map_err(|e| Failure::new(Exit::Usage, e.message))?;
     let frames = frame_log(&config.settings, trace);
-    let sink: EventSink = Arc::new(|t: Tagged| {
-        if let SessionEvent::Finding(f) = &t.event {
-            print_finding(&t.server, f);
+    let sink: EventSink = Arc::new(move |t: Tagged| match &t.event {
+        SessionEvent::Finding(f) => print_finding(&t.server, f),
+        SessionEvent::Notification { method, params }
+            if method == "notifications/resources/updated" =>
+        {
+            if let Some(tx) = &updates {
+                let _ = tx.send(params.clone().unwrap_or_default());
+            }
         }
+        _ => {}
     });
     let session = Session::connect(&spec, frames, sink).await.map_err(|e| {
         let code = if e.needs_auth {

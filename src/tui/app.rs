@@ -317,6 +317,9 @@ pub struct State {
     pub inflight: Option<InFlight>,
     /// Server requests waiting for an answer, oldest first.
     pub asks: VecDeque<AskView>,
+    /// The screen of the oldest request (its id, its screen): shown over
+    /// everything, and every key goes to it.
+    pub ask: Option<(u64, super::ask::AskScreen)>,
     pub outcome: Option<Outcome>,
     pub result_scroll: usize,
     pub detail_scroll: usize,
@@ -363,6 +366,9 @@ pub enum Effect {
     ExternalEditor(String),
     /// Add this server to the config file, then reload.
     AddServer(ServerConfig),
+    /// Open this http(s) URL with the system opener (never blocking;
+    /// failures come back as `Msg::Note`).
+    OpenUrl(String),
     Quit,
 }
 
@@ -385,6 +391,8 @@ pub enum Msg {
     EditorReturned(Result<String, String>),
     /// The config file was read again (Err: why not).
     Reloaded(Result<Vec<ServerConfig>, String>),
+    /// A message for the status bar from the driver (an opener failed).
+    Note(String),
 }
 
 impl State {
@@ -402,6 +410,7 @@ impl State {
             last_args: HashMap::new(),
             inflight: None,
             asks: VecDeque::new(),
+            ask: None,
             outcome: None,
             result_scroll: 0,
             detail_scroll: 0,
@@ -597,6 +606,10 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             s.status = Some(e);
             true
         }
+        Msg::Note(note) => {
+            s.status = Some(note);
+            true
+        }
         Msg::EditorReturned(Err(e)) => {
             s.status = Some(e);
             true
@@ -643,7 +656,7 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             s.status = Some(format!("config reloaded: {} servers", s.servers.len()));
             true
         }
-        Msg::Manager(ev) => on_event(s, ev),
+        Msg::Manager(ev) => on_event(s, ev, fx),
         Msg::Mouse(m) => on_mouse(s, m),
         Msg::Key(k) => on_key(s, k, fx),
     }
@@ -656,7 +669,7 @@ fn push_bounded(q: &mut VecDeque<String>, line: String) {
     q.push_back(line);
 }
 
-fn on_event(s: &mut State, ev: Event) -> bool {
+fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
     let find = |s: &mut State, name: &str| s.servers.iter().position(|v| v.name == name);
     match ev {
         Event::Servers(_) => false,
@@ -672,9 +685,14 @@ fn on_event(s: &mut State, ev: Event) -> bool {
                     v.negotiated = Some(*n);
                 }
                 // Only a connected server's tools can be called.
-                if v.status != ServerStatus::Connected && !v.lists.tools.is_empty() {
+                let gone = v.status != ServerStatus::Connected;
+                if gone && !v.lists.tools.is_empty() {
                     v.lists = Arc::new(Lists::default());
                     s.refilter();
+                }
+                // Its requests died with its session.
+                if gone {
+                    super::ask::drop_server(s, &server, fx);
                 }
             }
             true
@@ -716,13 +734,17 @@ fn on_event(s: &mut State, ev: Event) -> bool {
             method,
             params,
         } => {
-            s.status = Some(format!("{server} asks: {method}"));
+            // The first is shown at once (its screen says who asks, and
+            // older messages would hide the keys); a later one waits.
+            s.status = (!s.asks.is_empty())
+                .then(|| format!("{server} asks too ({method}): {} waiting", s.asks.len() + 1));
             s.asks.push_back(AskView {
                 id,
                 server,
                 method,
                 params,
             });
+            super::ask::sync(s);
             true
         }
         Event::TaskStatus {
@@ -923,7 +945,7 @@ pub fn tool_diff(old: &[Tool], new: &[Tool]) -> String {
 
 fn on_mouse(s: &mut State, m: MouseEvent) -> bool {
     use ratatui::layout::{Position, Rect};
-    if s.mode != Mode::Normal {
+    if s.mode != Mode::Normal || s.ask.is_some() {
         return false;
     }
     let screen = Rect::new(0, 0, s.size.0, s.size.1);
@@ -987,6 +1009,10 @@ fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     if action == Some(Action::ForceQuit) {
         fx.push(Effect::Quit);
         return true;
+    }
+    // A server's request is answered before anything else.
+    if s.ask.is_some() {
+        return super::ask::key(s, k, fx);
     }
     match s.mode {
         Mode::Help => {
@@ -1095,7 +1121,7 @@ fn editor_key(s: &mut State, k: KeyEvent, action: Option<Action>, fx: &mut Vec<E
     true
 }
 
-fn copy(s: &mut State, text: String, fx: &mut Vec<Effect>) {
+pub(crate) fn copy(s: &mut State, text: String, fx: &mut Vec<Effect>) {
     if text.len() > COPY_LIMIT {
         s.status = Some(format!(
             "too large to copy ({} bytes; terminals take about {COPY_LIMIT} through OSC 52)",

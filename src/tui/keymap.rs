@@ -38,6 +38,15 @@ pub enum Action {
     Save,
     ExternalEditor,
     AddServer,
+    /// A server's request (elicitation, sampling): accept a URL request.
+    Accept,
+    /// A server's request: decline it.
+    Decline,
+    /// A URL elicitation: open the URL with the system opener.
+    OpenUrl,
+    /// An elicitation form: flip a yes/no answer, pick the next choice,
+    /// tick the option under the cursor.
+    Toggle,
     Help,
     Quit,
     ForceQuit,
@@ -50,6 +59,9 @@ pub enum Group {
     Tools,
     Servers,
     View,
+    /// Keys of the request screens (elicitation, sampling); they have a
+    /// key table of their own, so `d` declines there and denies elsewhere.
+    Ask,
     App,
 }
 
@@ -60,6 +72,7 @@ impl Group {
             Group::Tools => "Tools and calls",
             Group::Servers => "Servers",
             Group::View => "View",
+            Group::Ask => "Server requests (input, URL, sampling)",
             Group::App => "mcpdeck",
         }
     }
@@ -155,7 +168,7 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::Send,
         name: "send",
-        help: "send the call from the editor",
+        help: "send: a call, a form, a reply",
         group: Group::Tools,
         keys: &["ctrl-s", "f5"],
     },
@@ -263,6 +276,34 @@ const SPECS: &[Spec] = &[
         help: "save an image, audio or blob to a file",
         group: Group::View,
         keys: &["s"],
+    },
+    Spec {
+        action: Action::Accept,
+        name: "accept",
+        help: "done (URL); next field (form)",
+        group: Group::Ask,
+        keys: &["enter"],
+    },
+    Spec {
+        action: Action::Decline,
+        name: "decline",
+        help: "decline the request (Esc cancels it)",
+        group: Group::Ask,
+        keys: &["d", "ctrl-d"],
+    },
+    Spec {
+        action: Action::OpenUrl,
+        name: "open_url",
+        help: "open the URL in the browser",
+        group: Group::Ask,
+        keys: &["o"],
+    },
+    Spec {
+        action: Action::Toggle,
+        name: "toggle",
+        help: "flip yes/no, tick an option",
+        group: Group::Ask,
+        keys: &["space"],
     },
     Spec {
         action: Action::Help,
@@ -467,22 +508,33 @@ impl fmt::Display for Key {
 pub struct KeymapError(pub String);
 
 /// The key → action map, with each action's keys in order (for help).
+///
+/// Two tables: the screen's, and the request screens' ([`Group::Ask`]),
+/// which are looked up first while a server's request is shown, so one key
+/// can mean one thing there and another elsewhere (`d`: decline / deny).
 #[derive(Debug, Clone)]
 pub struct Keymap {
     by_key: HashMap<Key, Action>,
+    ask_by_key: HashMap<Key, Action>,
     keys: HashMap<Action, Vec<Key>>,
+}
+
+/// Whether an action's keys live in the request screens' table.
+fn in_ask_table(action: Action) -> bool {
+    action.group() == Group::Ask
 }
 
 impl Default for Keymap {
     fn default() -> Self {
         let mut map = Keymap {
             by_key: HashMap::new(),
+            ask_by_key: HashMap::new(),
             keys: HashMap::new(),
         };
         for s in SPECS {
             let keys: Vec<Key> = s.keys.iter().filter_map(|k| Key::parse(k).ok()).collect();
             for k in &keys {
-                map.by_key.insert(*k, s.action);
+                map.table_mut(s.action).insert(*k, s.action);
             }
             map.keys.insert(s.action, keys);
         }
@@ -491,12 +543,21 @@ impl Default for Keymap {
 }
 
 impl Keymap {
+    fn table_mut(&mut self, action: Action) -> &mut HashMap<Key, Action> {
+        if in_ask_table(action) {
+            &mut self.ask_by_key
+        } else {
+            &mut self.by_key
+        }
+    }
+
     /// The defaults with the user's bindings on top: each override replaces
     /// that action's keys; a key it takes is removed from the action that
-    /// had it by default. Unknown actions and unparseable keys are errors.
+    /// had it by default (in the same table). Unknown actions and
+    /// unparseable keys are errors.
     pub fn with_overrides(overrides: &[(String, Vec<String>)]) -> Result<Keymap, KeymapError> {
         let mut map = Keymap::default();
-        let mut claimed: HashMap<Key, Action> = HashMap::new();
+        let mut claimed: HashMap<(bool, Key), Action> = HashMap::new();
         for (name, keys) in overrides {
             let action = Action::from_name(name).ok_or_else(|| {
                 let hint = SPECS
@@ -513,10 +574,11 @@ impl Keymap {
                     });
                 KeymapError(format!("unknown action `{name}` in [keys]{hint}"))
             })?;
+            let ask = in_ask_table(action);
             let mut parsed = Vec::new();
             for k in keys {
                 let key = Key::parse(k).map_err(|e| KeymapError(format!("[keys] {name}: {e}")))?;
-                if let Some(other) = claimed.get(&key)
+                if let Some(other) = claimed.get(&(ask, key))
                     && *other != action
                 {
                     return Err(KeymapError(format!(
@@ -524,19 +586,20 @@ impl Keymap {
                         other.name()
                     )));
                 }
-                claimed.insert(key, action);
+                claimed.insert((ask, key), action);
                 parsed.push(key);
             }
             // Release the action's old keys, then take the new ones.
             if let Some(old) = map.keys.insert(action, parsed.clone()) {
+                let table = map.table_mut(action);
                 for k in old {
-                    if map.by_key.get(&k) == Some(&action) {
-                        map.by_key.remove(&k);
+                    if table.get(&k) == Some(&action) {
+                        table.remove(&k);
                     }
                 }
             }
             for k in parsed {
-                if let Some(prev) = map.by_key.insert(k, action)
+                if let Some(prev) = map.table_mut(action).insert(k, action)
                     && prev != action
                     && let Some(list) = map.keys.get_mut(&prev)
                 {
@@ -550,6 +613,16 @@ impl Keymap {
     /// The action of a key press, if any.
     pub fn action(&self, ev: &KeyEvent) -> Option<Action> {
         self.by_key.get(&Key::from_event(ev)).copied()
+    }
+
+    /// The action of a key press on a request screen: its own table
+    /// first, then the usual one (moves, send, back, copy, quit now).
+    pub fn ask_action(&self, ev: &KeyEvent) -> Option<Action> {
+        let key = Key::from_event(ev);
+        self.ask_by_key
+            .get(&key)
+            .or_else(|| self.by_key.get(&key))
+            .copied()
     }
 
     /// The keys of an action, in order.
@@ -569,6 +642,7 @@ impl Keymap {
             Group::Tools,
             Group::Servers,
             Group::View,
+            Group::Ask,
             Group::App,
         ];
         groups
@@ -607,6 +681,30 @@ impl Keymap {
             .collect::<Vec<_>>()
             .join(" · ")
     }
+
+    /// A hint with words of the caller's: `Ctrl-S accept · Esc cancel`.
+    /// With `typing`, each action is named by its first key that is not
+    /// a plain character (a character would be typed into the field).
+    pub fn hint_with(&self, items: &[(Action, &str)], typing: bool) -> String {
+        items
+            .iter()
+            .filter_map(|(a, words)| {
+                let key = self.keys(*a).iter().find(|k| !typing || !k.is_typed())?;
+                Some(format!("{key} {words}"))
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+}
+
+impl Key {
+    /// A key that types a character into a text field (no Ctrl, no Alt).
+    pub fn is_typed(&self) -> bool {
+        matches!(self.code, KeyCode::Char(_))
+            && !self
+                .mods
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    }
 }
 
 /// One or two words for the status bar.
@@ -629,6 +727,10 @@ fn short_help(a: Action) -> &'static str {
         Action::Save => "save",
         Action::ExternalEditor => "$EDITOR",
         Action::AddServer => "add",
+        Action::Accept => "accept",
+        Action::Decline => "decline",
+        Action::OpenUrl => "open URL",
+        Action::Toggle => "toggle",
         Action::Help => "help",
         Action::Quit => "quit",
         Action::ForceQuit => "quit now",
@@ -758,6 +860,66 @@ mod tests {
         let app = &help.iter().find(|(g, _)| *g == Group::App).unwrap().1;
         assert!(app.contains(&("x".to_string(), Action::Quit.help())));
         assert_eq!(m.hint(&[Action::Quit, Action::Help]), "x quit · q help");
+    }
+
+    #[test]
+    fn request_screens_have_their_own_table() {
+        let m = Keymap::default();
+        let d = ev(KeyCode::Char('d'), KeyModifiers::NONE);
+        let space = ev(KeyCode::Char(' '), KeyModifiers::NONE);
+        let enter = ev(KeyCode::Enter, KeyModifiers::NONE);
+        // d denies on the screen and declines a request.
+        assert_eq!(m.action(&d), Some(Action::ToggleDeny));
+        assert_eq!(m.ask_action(&d), Some(Action::Decline));
+        assert_eq!(
+            m.ask_action(&ev(KeyCode::Char('d'), KeyModifiers::CONTROL)),
+            Some(Action::Decline)
+        );
+        assert_eq!(m.action(&space), Some(Action::ToggleServer));
+        assert_eq!(m.ask_action(&space), Some(Action::Toggle));
+        assert_eq!(m.action(&enter), Some(Action::Open));
+        assert_eq!(m.ask_action(&enter), Some(Action::Accept));
+        assert_eq!(
+            m.ask_action(&ev(KeyCode::Char('o'), KeyModifiers::NONE)),
+            Some(Action::OpenUrl)
+        );
+        // The rest falls through to the usual table.
+        assert_eq!(
+            m.ask_action(&ev(KeyCode::Char('s'), KeyModifiers::CONTROL)),
+            Some(Action::Send)
+        );
+        assert_eq!(
+            m.ask_action(&ev(KeyCode::Esc, KeyModifiers::NONE)),
+            Some(Action::Back)
+        );
+        // While typing, hints name keys that do not type.
+        assert_eq!(
+            m.hint_with(&[(Action::Decline, "decline")], true),
+            "Ctrl-D decline"
+        );
+        assert_eq!(
+            m.hint_with(&[(Action::Decline, "decline")], false),
+            "d decline"
+        );
+        // A request key may share a key with a screen action; not with
+        // another request action.
+        let m = Keymap::with_overrides(&[("decline".into(), vec!["x".into()])]).unwrap();
+        assert_eq!(
+            m.ask_action(&ev(KeyCode::Char('x'), KeyModifiers::NONE)),
+            Some(Action::Decline)
+        );
+        assert_eq!(m.ask_action(&d), Some(Action::ToggleDeny), "d is released");
+        let m = Keymap::with_overrides(&[("open_url".into(), vec!["q".into()])]).unwrap();
+        assert_eq!(
+            m.action(&ev(KeyCode::Char('q'), KeyModifiers::NONE)),
+            Some(Action::Quit)
+        );
+        let e = Keymap::with_overrides(&[
+            ("decline".into(), vec!["x".into()]),
+            ("toggle".into(), vec!["x".into()]),
+        ])
+        .unwrap_err();
+        assert!(e.0.contains("bound to both `decline` and `toggle`"), "{e}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! sessions directly.
 
 pub mod app;
+pub mod ask;
 pub mod keymap;
 pub mod result;
 pub mod run;

@@ -82,6 +82,47 @@ async fn external_editor(text: &str) -> Result<String, String> {
     result
 }
 
+/// The system's URL opener.
+fn opener() -> &'static str {
+    if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    }
+}
+
+/// Open `url` with the system opener without waiting for it: it runs on
+/// its own with no terminal (its output would tear the screen), and a
+/// failure to start or a failing exit comes back on `notes`.
+fn open_url(url: String, notes: tokio::sync::mpsc::UnboundedSender<String>) {
+    let program = opener();
+    let child = tokio::process::Command::new(program)
+        .arg(&url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match child {
+        Err(e) => {
+            let _ = notes.send(format!(
+                "could not start {program} to open the URL: {e}; y copies it"
+            ));
+        }
+        Ok(mut child) => {
+            tokio::spawn(async move {
+                let note = match child.wait().await {
+                    Ok(st) if st.success() => {
+                        format!("opened {}", crate::sanitize::one_line(&url))
+                    }
+                    Ok(st) => format!("{program} failed ({st}); y copies the URL"),
+                    Err(e) => format!("{program}: {e}"),
+                };
+                let _ = notes.send(note);
+            });
+        }
+    }
+}
+
 fn restore() {
     let _ = terminal::disable_raw_mode();
     let mut out = std::io::stdout();
@@ -120,6 +161,7 @@ pub async fn run(
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut editor: Option<ConfigEditor> = None;
+    let (notes_tx, mut notes) = tokio::sync::mpsc::unbounded_channel::<String>();
     let mut effects = Vec::new();
     let mut dirty = true;
     loop {
@@ -137,6 +179,7 @@ pub async fn run(
                 None => break,
             },
             Some(ev) = events.recv() => Msg::Manager(ev),
+            Some(note) = notes.recv() => Msg::Note(note),
             _ = tick.tick(), if state.busy() => Msg::Tick,
         };
         dirty |= app::update(&mut state, msg, &mut effects);
@@ -209,6 +252,7 @@ pub async fn run(
                     pending_writes(&mut state, r, &mut dirty);
                 }
                 Effect::Manager(cmd) => manager.send(cmd),
+                Effect::OpenUrl(url) => open_url(url, notes_tx.clone()),
                 Effect::WriteEnabled { server, enabled } => {
                     let r = write(&config, &mut editor, |ed| ed.set_enabled(&server, enabled));
                     if r.is_ok() || config.path.is_none() {

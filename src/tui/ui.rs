@@ -14,6 +14,8 @@ use crate::mcp::manager::ServerStatus;
 use crate::mcp::netlog::Exchange;
 use crate::sanitize;
 
+mod ask;
+
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 fn clean(s: &str) -> String {
@@ -111,6 +113,8 @@ fn render_panes(s: &State, f: &mut Frame) {
         Mode::ConfirmQuit => render_confirm(f, area),
         _ => {}
     }
+    // A server's request goes over everything.
+    ask::render(s, f, area);
 }
 
 fn badge(s: &State, v: &ServerView) -> Span<'static> {
@@ -592,49 +596,53 @@ fn render_result(s: &State, f: &mut Frame, area: Rect) {
 
 fn render_status(s: &State, f: &mut Frame, area: Rect) {
     let k = &s.keymap;
-    let hint = match s.mode {
-        Mode::Editor => k.hint(&[Action::Send, Action::Back]),
-        Mode::Filter => "type to filter · Enter keep · Esc clear".to_string(),
-        Mode::Help => "any key closes the help".to_string(),
-        Mode::ConfirmQuit => "y quits, any other key stays".to_string(),
-        Mode::Log => format!(
-            "{} · / method filter · t this server / all · End follow · Esc back",
-            k.hint(&[Action::Up, Action::Down])
-        ),
-        Mode::LogFilter => "type a method · Enter keep · Esc clear".to_string(),
-        Mode::Net => {
-            let label = |a: Action| k.key_label(a).unwrap_or_default();
-            let (up, down, tab, copy, back) = (
-                label(Action::Up),
-                label(Action::Down),
-                label(Action::NextPane),
-                label(Action::Copy),
-                label(Action::Back),
-            );
-            if s.net.detail_focus {
-                format!("{up}/{down} scroll · {tab} list · {copy} copy · {back} back")
-            } else {
-                format!(
-                    "{up}/{down} move · {} server/all · {} follow · {tab} details · {copy} copy · {back} back",
-                    label(Action::AllTools),
-                    label(Action::End),
-                )
+    let hint = if let Some(h) = ask::hint(s) {
+        h
+    } else {
+        match s.mode {
+            Mode::Editor => k.hint(&[Action::Send, Action::Back]),
+            Mode::Filter => "type to filter · Enter keep · Esc clear".to_string(),
+            Mode::Help => "any key closes the help".to_string(),
+            Mode::ConfirmQuit => "y quits, any other key stays".to_string(),
+            Mode::Log => format!(
+                "{} · / method filter · t this server / all · End follow · Esc back",
+                k.hint(&[Action::Up, Action::Down])
+            ),
+            Mode::LogFilter => "type a method · Enter keep · Esc clear".to_string(),
+            Mode::Net => {
+                let label = |a: Action| k.key_label(a).unwrap_or_default();
+                let (up, down, tab, copy, back) = (
+                    label(Action::Up),
+                    label(Action::Down),
+                    label(Action::NextPane),
+                    label(Action::Copy),
+                    label(Action::Back),
+                );
+                if s.net.detail_focus {
+                    format!("{up}/{down} scroll · {tab} list · {copy} copy · {back} back")
+                } else {
+                    format!(
+                        "{up}/{down} move · {} server/all · {} follow · {tab} details · {copy} copy · {back} back",
+                        label(Action::AllTools),
+                        label(Action::End),
+                    )
+                }
             }
-        }
-        Mode::AddServer => "Tab next field · Enter add · Esc cancel".to_string(),
-        Mode::Normal => {
-            let mut actions = vec![
-                Action::Open,
-                Action::Filter,
-                Action::ToggleServer,
-                Action::ToggleDeny,
-            ];
-            // The network view matters only when a server speaks HTTP.
-            if s.servers.iter().any(|v| v.http.is_some()) {
-                actions.push(Action::Network);
+            Mode::AddServer => "Tab next field · Enter add · Esc cancel".to_string(),
+            Mode::Normal => {
+                let mut actions = vec![
+                    Action::Open,
+                    Action::Filter,
+                    Action::ToggleServer,
+                    Action::ToggleDeny,
+                ];
+                // The network view matters only when a server speaks HTTP.
+                if s.servers.iter().any(|v| v.http.is_some()) {
+                    actions.push(Action::Network);
+                }
+                actions.extend([Action::Help, Action::Quit]);
+                k.hint(&actions)
             }
-            actions.extend([Action::Help, Action::Quit]);
-            k.hint(&actions)
         }
     };
     // The latest message first: on a narrow screen the hints give way.
@@ -1090,14 +1098,22 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 
 fn render_help(s: &State, f: &mut Frame, area: Rect) {
     let mut lines = Vec::new();
-    for (group, rows) in s.keymap.help() {
+    let help = s.keymap.help();
+    // The key column as wide as its longest entry: room for the words.
+    let kw = help
+        .iter()
+        .flat_map(|(_, rows)| rows.iter().map(|(k, _)| k.chars().count()))
+        .max()
+        .unwrap_or(0)
+        .clamp(6, 14);
+    for (group, rows) in help {
         lines.push(Line::styled(
             group.title(),
             Style::default().add_modifier(Modifier::BOLD),
         ));
         for (keys, help) in rows {
             lines.push(Line::from(vec![
-                Span::styled(format!("  {keys:<14}"), Style::default().fg(Color::Cyan)),
+                Span::styled(format!("  {keys:<kw$}  "), Style::default().fg(Color::Cyan)),
                 Span::raw(help),
             ]));
         }
