@@ -76,6 +76,15 @@ pub enum Command {
     Refresh(String),
     /// Ping the server now.
     Ping(String),
+    /// Any request (`resources/read`, `prompts/get`, `completion/complete`,
+    /// …) to a connected server; answered with [`Event::Response`] `tag`.
+    /// The stateless era's envelope and input_required rounds are handled.
+    Request {
+        tag: u64,
+        server: String,
+        method: String,
+        params: Value,
+    },
     /// Subscribe to a resource's updates (server, uri).
     Subscribe(String, String),
     /// End a resource subscription (server, uri).
@@ -164,6 +173,13 @@ pub enum Event {
     Ping {
         server: String,
         result: Result<Duration, String>,
+    },
+    /// The answer to [`Command::Request`] `tag`.
+    Response {
+        tag: u64,
+        server: String,
+        method: String,
+        result: Result<Value, RequestError>,
     },
     /// The answer to [`Command::Subscribe`] / [`Command::Unsubscribe`].
     Subscription {
@@ -723,6 +739,27 @@ impl Task {
                 if let Some(reply) = reply {
                     let _ = reply.send(result);
                 }
+            }
+            Command::Request {
+                tag,
+                server,
+                method,
+                params,
+            } => {
+                let session = self.live_session(&server);
+                let events = self.events.clone();
+                self.tasks.spawn(async move {
+                    let result = match session {
+                        Ok(s) => s.request(&method, Some(params)).await,
+                        Err(e) => Err(RequestError::Protocol(e)),
+                    };
+                    let _ = events.send(Event::Response {
+                        tag,
+                        server,
+                        method,
+                        result,
+                    });
+                });
             }
             Command::Subscribe(name, uri) => self.subscription(name, uri, true),
             Command::Unsubscribe(name, uri) => self.subscription(name, uri, false),

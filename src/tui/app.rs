@@ -782,6 +782,8 @@ fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             });
             true
         }
+        // Answers to requests the resources and prompts views make (none yet).
+        Event::Response { .. } => false,
         Event::Ping { server, result } => {
             match result {
                 Ok(d) => {
