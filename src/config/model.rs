@@ -59,6 +59,9 @@ pub struct Settings {
     pub stderr_lines: usize,
     /// Number of raw frames kept in the frame-log ring buffer.
     pub frame_log: usize,
+    /// The directories offered to servers as roots (`roots/list`); empty
+    /// means mcpdeck's current directory.
+    pub roots: Vec<PathBuf>,
 }
 
 impl Settings {
@@ -85,6 +88,7 @@ impl Default for Settings {
             shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
             stderr_lines: Self::DEFAULT_STDERR_LINES,
             frame_log: Self::DEFAULT_FRAME_LOG,
+            roots: Vec::new(),
         }
     }
 }

@@ -41,6 +41,7 @@ pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "shutdown_grace",
     "stderr_lines",
     "frame_log",
+    "roots",
 ];
 /// Keys allowed in `[servers.NAME]`.
 pub(crate) const SERVER_KEYS: &[&str] = &[
@@ -288,6 +289,20 @@ impl Parser<'_> {
                 }
                 "stderr_lines" => settings.stderr_lines = self.count(key, value, "lines")?,
                 "frame_log" => settings.frame_log = self.count(key, value, "frames")?,
+                "roots" => {
+                    let mut roots = Vec::new();
+                    for raw in self.string_array("", key, value)? {
+                        let p = PathBuf::from(self.expand("", "roots", &raw)?);
+                        // Relative to the config file's folder.
+                        roots.push(match self.path.and_then(Path::parent) {
+                            Some(dir) if p.is_relative() && !dir.as_os_str().is_empty() => {
+                                dir.join(p)
+                            }
+                            _ => p,
+                        });
+                    }
+                    settings.roots = roots;
+                }
                 _ => {
                     return Err(self.error(
                         value.1,

@@ -11,7 +11,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use super::finding::Finding;
 use super::framelog::FrameLog;
-use super::session::{Asker, ClientPolicy, ServerRequest, TransportSpec};
+use super::session::{Asker, ClientPolicy, ServerRequest, SharedRoots, TransportSpec};
 use super::session::{
     ConnectError, EventSink, Lists, Negotiated, Pin, RequestError, Session, SessionEvent,
     SessionSpec, Tagged,
@@ -76,6 +76,10 @@ pub enum Command {
     Refresh(String),
     /// Ping the server now.
     Ping(String),
+    /// The roots offered to servers changed (the config's `roots`; empty
+    /// means the current directory): servers are told with
+    /// `notifications/roots/list_changed`.
+    SetRoots(Vec<std::path::PathBuf>),
     /// Any request (`resources/read`, `prompts/get`, `completion/complete`,
     /// …) to a connected server; answered with [`Event::Response`] `tag`.
     /// The stateless era's envelope and input_required rounds are handled.
@@ -377,6 +381,7 @@ impl Manager {
                 rx
             }));
             let mut policy = ClientPolicy::automatic();
+            policy.roots = Some(SharedRoots::new(&settings.roots));
             policy.elicitation_defaults = false;
             policy.ask = Some(ask);
             policy
@@ -760,6 +765,27 @@ impl Task {
                         result,
                     });
                 });
+            }
+            Command::SetRoots(dirs) => {
+                let changed = self.client.roots.as_ref().is_some_and(|r| r.set(&dirs));
+                if changed {
+                    for slot in &self.slots {
+                        let Some(session) = slot.session.clone() else {
+                            continue;
+                        };
+                        let initialize_era = slot
+                            .negotiated
+                            .as_ref()
+                            .is_some_and(|n| n.era == super::types::Era::Initialize);
+                        if initialize_era && slot.status == ServerStatus::Connected {
+                            self.tasks.spawn(async move {
+                                let _ = session
+                                    .notify("notifications/roots/list_changed", None)
+                                    .await;
+                            });
+                        }
+                    }
+                }
             }
             Command::Subscribe(name, uri) => self.subscription(name, uri, true),
             Command::Unsubscribe(name, uri) => self.subscription(name, uri, false),

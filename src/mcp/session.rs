@@ -52,6 +52,63 @@ impl TransportSpec {
     }
 }
 
+/// The roots offered to servers (`roots/list`), shared by every session of
+/// a manager so that a change reaches them all.
+#[derive(Clone, Debug)]
+pub struct SharedRoots(Arc<RwLock<Vec<Value>>>);
+
+impl PartialEq for SharedRoots {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl SharedRoots {
+    /// Roots from directories; none means the current directory.
+    pub fn new(dirs: &[std::path::PathBuf]) -> Self {
+        SharedRoots(Arc::new(RwLock::new(roots_of(dirs))))
+    }
+
+    pub fn get(&self) -> Vec<Value> {
+        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Replace the roots; true when they changed.
+    pub fn set(&self, dirs: &[std::path::PathBuf]) -> bool {
+        let new = roots_of(dirs);
+        let mut cur = self.0.write().unwrap_or_else(|p| p.into_inner());
+        if *cur == new {
+            return false;
+        }
+        *cur = new;
+        true
+    }
+}
+
+/// `{"uri": "file:///…/", "name": …}` for each directory (the current
+/// directory when there are none).
+fn roots_of(dirs: &[std::path::PathBuf]) -> Vec<Value> {
+    let cwd;
+    let dirs: Vec<&std::path::Path> = if dirs.is_empty() {
+        cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
+        vec![cwd.as_path()]
+    } else {
+        dirs.iter().map(|d| d.as_path()).collect()
+    };
+    dirs.iter()
+        .map(|d| {
+            let uri = url::Url::from_directory_path(d)
+                .map(|u| u.to_string())
+                .unwrap_or_else(|_| format!("file://{}", d.display()));
+            let name = d
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "/".into());
+            json!({"uri": uri, "name": name})
+        })
+        .collect()
+}
+
 /// A request from the server that a person answers (sampling, elicitation).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerRequest {
@@ -89,9 +146,10 @@ pub struct ClientPolicy {
     /// Ask a person: sampling and elicitation (form and URL mode) are
     /// declared and every such request goes to the asker.
     pub ask: Option<Asker>,
-    /// Offer `roots` and answer `roots/list` with these roots
+    /// Offer `roots` and answer `roots/list` with these roots (shared: the
+    /// manager changes them when the config's roots change)
     /// (`{"uri": "file://…", "name": …}`).
-    pub roots: Option<Vec<Value>>,
+    pub roots: Option<SharedRoots>,
     /// Offer form elicitation and accept every request with the requested
     /// schema's defaults (required fields without one get a value of their
     /// type). URL-mode elicitation is declined.
@@ -102,17 +160,9 @@ impl ClientPolicy {
     /// The automatic policies of `mcpdeck smoke`: roots is the current
     /// directory, elicitation is accepted with defaults, sampling is declined.
     pub fn automatic() -> Self {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
-        let uri = url::Url::from_directory_path(&cwd)
-            .map(|u| u.to_string())
-            .unwrap_or_else(|_| format!("file://{}", cwd.display()));
-        let name = cwd
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "/".into());
         ClientPolicy {
             ask: None,
-            roots: Some(vec![json!({"uri": uri, "name": name})]),
+            roots: Some(SharedRoots::new(&[])),
             elicitation_defaults: true,
         }
     }
@@ -121,7 +171,7 @@ impl ClientPolicy {
     pub fn capabilities(&self) -> Value {
         let mut caps = Map::new();
         if self.roots.is_some() {
-            caps.insert("roots".into(), json!({"listChanged": false}));
+            caps.insert("roots".into(), json!({"listChanged": true}));
         }
         if self.ask.is_some() {
             caps.insert("sampling".into(), json!({}));
@@ -141,7 +191,7 @@ impl ClientPolicy {
     pub fn answer(&self, method: &str, params: Option<&Value>) -> Result<Value, RpcError> {
         match method {
             "roots/list" => match &self.roots {
-                Some(roots) => Ok(json!({"roots": roots})),
+                Some(roots) => Ok(json!({"roots": roots.get()})),
                 None => Err(RpcError::new(
                     codes::METHOD_NOT_FOUND,
                     "mcpdeck did not declare the roots capability for this server",
