@@ -173,6 +173,8 @@ mod tests {
                 shutdown_grace: Duration::from_secs(0),
                 stderr_lines: 250,
                 frame_log: 20_000,
+                // Relative to the config file's folder.
+                roots: vec![fixture("projects"), PathBuf::from("/srv/shared")],
             }
         );
         let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
