@@ -173,3 +173,110 @@ async fn a_declined_input_request_fails_the_call_clearly() {
     assert!(e.contains("needs elicitation/create"), "{e}");
     assert!(e.contains("the user declined"), "{e}");
 }
+
+/// server-everything over stdio with the given client policy.
+async fn everything(
+    client: ClientPolicy,
+) -> (
+    Session,
+    tokio::sync::mpsc::UnboundedReceiver<(String, Option<Value>)>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let sink: EventSink = Arc::new(move |t: mcpdeck::mcp::session::Tagged| {
+        if let mcpdeck::mcp::session::SessionEvent::Notification { method, params } = t.event {
+            let _ = tx.send((method, params));
+        }
+    });
+    let mut stdio = StdioSpec::new(
+        "node",
+        vec![
+            common::everything_js().to_string_lossy().into_owned(),
+            "stdio".into(),
+        ],
+    );
+    stdio
+        .env
+        .push(("GZIP_ALLOWED_DOMAINS".into(), "127.0.0.1".into()));
+    let spec = SessionSpec {
+        name: Arc::from("se"),
+        transport: TransportSpec::Stdio(stdio),
+        client,
+        pin: Pin::Auto,
+        request_timeout: common::limit(30),
+        connect_timeout: common::limit(30),
+        probe_timeout: Duration::from_secs(2),
+    };
+    let s = Session::connect(&spec, Arc::new(FrameLog::new(1000)), sink)
+        .await
+        .expect("connect");
+    (s, rx)
+}
+
+#[tokio::test]
+async fn server_everything_sampling_answered_by_a_person() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let ask = Asker(Arc::new(move |req: ServerRequest| {
+        log.lock().unwrap().push(req.clone());
+        let (tx, rx) = tokio::sync::oneshot::channel::<Result<Value, RpcError>>();
+        let _ = tx.send(Ok(json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": "forty-two, said the human"},
+            "model": "mcpdeck-human",
+            "stopReason": "endTurn"
+        })));
+        rx
+    }));
+    let mut policy = ClientPolicy::automatic();
+    policy.elicitation_defaults = false;
+    policy.ask = Some(ask);
+    let (s, _rx) = everything(policy).await;
+    let r = s
+        .call_tool(
+            "trigger-sampling-request",
+            json!({"prompt": "the answer?", "maxTokens": 20}),
+        )
+        .await
+        .expect("call");
+    s.close().await;
+    let text = r.raw.to_string();
+    assert!(text.contains("forty-two, said the human"), "{text}");
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].method, "sampling/createMessage");
+    assert!(
+        seen[0].params["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("the answer?")
+    );
+}
+
+#[tokio::test]
+async fn server_everything_log_messages_respect_the_level() {
+    let (s, mut rx) = everything(ClientPolicy::default()).await;
+    s.set_log_level("error").await.expect("logging/setLevel");
+    s.call_tool("toggle-simulated-logging", json!({}))
+        .await
+        .unwrap();
+    // Messages come every 5 s at random levels; at "error" only error and
+    // above may arrive. Watch for 12 s.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(12);
+    let mut levels = Vec::new();
+    while let Ok(Some((method, params))) = tokio::time::timeout_at(deadline, rx.recv()).await {
+        if method == "notifications/message" {
+            levels.push(
+                params.unwrap_or_default()["level"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+            );
+        }
+    }
+    s.close().await;
+    for l in &levels {
+        assert!(
+            ["error", "critical", "alert", "emergency"].contains(&l.as_str()),
+            "a {l} message arrived at level error: {levels:?}"
+        );
+    }
+}
