@@ -254,10 +254,21 @@ async fn server_everything_sampling_answered_by_a_person() {
 #[tokio::test]
 async fn server_everything_log_messages_respect_the_level() {
     let (s, mut rx) = everything(ClientPolicy::default()).await;
-    s.set_log_level("error").await.expect("logging/setLevel");
+    // At debug every message comes through: at least one within 7 s.
+    s.set_log_level("debug").await.expect("logging/setLevel");
     s.call_tool("toggle-simulated-logging", json!({}))
         .await
         .unwrap();
+    let first = tokio::time::Instant::now() + Duration::from_secs(7);
+    loop {
+        match tokio::time::timeout_at(first, rx.recv()).await {
+            Ok(Some((method, _))) if method == "notifications/message" => break,
+            Ok(Some(_)) => continue,
+            _ => panic!("no log message at level debug"),
+        }
+    }
+    s.set_log_level("error").await.expect("logging/setLevel");
+    while rx.try_recv().is_ok() {}
     // Messages come every 5 s at random levels; at "error" only error and
     // above may arrive. Watch for 12 s.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(12);
