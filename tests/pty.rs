@@ -278,3 +278,42 @@ fn an_elicitation_form_is_filled_in_and_accepted() {
     assert!(!s.contains("asks for input"), "the form is gone: {s}");
     t.quit();
 }
+
+#[test]
+fn a_prompt_is_filled_in_and_got_and_a_resource_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        everything_js().display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let mut t = Tui::start(&path);
+    t.wait_for("2025-11-25", 30);
+    // The prompts view: args-prompt is the second; its form asks for the city.
+    t.keys("P");
+    t.wait_for("args-prompt", 10);
+    t.keys(DOWN);
+    t.keys("\r");
+    let s = t.wait_for("Prompt · args-prompt", 10);
+    assert!(s.contains("city*") && s.contains("✗ required"), "{s}");
+    t.keys("Lisbon");
+    t.wait_for("✓ ready", 10);
+    t.keys(CTRL_S);
+    let s = t.wait_for("What's weather in Lisbon?", 30);
+    assert!(s.contains("user:"), "{s}");
+    // The resources view: the first document, read.
+    t.keys("e");
+    t.wait_for("architecture.md", 10);
+    t.keys("\r");
+    let s = t.wait_for("Everything Server – Architecture", 30);
+    assert!(
+        s.contains("Contents · demo://resource/static/document/architecture.md"),
+        "{s}"
+    );
+    // Esc leaves the view; the tools are where they were.
+    t.keys("\x1b");
+    t.wait_for("Tools · everything", 10);
+    t.quit();
+}

@@ -1859,3 +1859,679 @@ fn requests_queue_oldest_first_and_keys_do_not_reach_the_panes() {
     update(&mut s, ctrl('c'), &mut fx);
     assert!(matches!(fx[..], [Effect::Quit]));
 }
+
+// ---- The resources and prompts views ----
+
+use mcpdeck::mcp::session::RequestError;
+
+/// One connected server with resources, a template and prompts, and
+/// these capabilities.
+fn browse_state(capabilities: Value) -> State {
+    let configs = vec![ServerConfig::stdio("demo", "x", &[])];
+    let mut s = State::new(&configs, Keymap::default(), None);
+    let mut n = negotiated("demo", Era::Initialize, "2025-11-25");
+    n.capabilities = capabilities;
+    let lists = Lists {
+        tools: tools(),
+        resources: vec![
+            json!({"uri": "demo://docs/readme.md", "name": "readme.md", "title": "Read me",
+                   "mimeType": "text/markdown", "size": 1234, "description": "The project's read-me."}),
+            json!({"uri": "demo://data/config.json", "name": "config.json",
+                   "mimeType": "application/json", "description": "Settings as JSON"}),
+            json!({"uri": "demo://img/logo.png", "name": "logo", "mimeType": "image/png", "size": 4}),
+            json!({"uri": "demo://evil", "name": "evil \u{1b}[31mred\u{1b}[0m", "description": "\u{1b}]0;title\u{7}"}),
+        ],
+        templates: vec![
+            json!({"uriTemplate": "demo://city/{country}/{city}", "name": "city", "title": "City facts",
+                   "mimeType": "text/plain", "description": "Facts about a city"}),
+        ],
+        prompts: vec![
+            json!({"name": "greet", "title": "Greeting", "description": "Say hello to someone",
+                   "arguments": [
+                       {"name": "name", "description": "Who to greet", "required": true},
+                       {"name": "style", "description": "formal or casual"}]}),
+            json!({"name": "simple", "description": "A prompt without arguments"}),
+            json!({"name": "team", "title": "Team lead",
+                   "arguments": [{"name": "department", "required": true}, {"name": "member", "required": true}]}),
+        ],
+    };
+    let mut fx = Vec::new();
+    for ev in [
+        Event::Status {
+            server: "demo".into(),
+            status: ServerStatus::Connected,
+            negotiated: Some(Box::new(n)),
+        },
+        Event::Lists {
+            server: "demo".into(),
+            lists: Arc::new(lists),
+        },
+    ] {
+        update(&mut s, Msg::Manager(ev), &mut fx);
+    }
+    assert!(fx.is_empty());
+    s
+}
+
+fn full_caps() -> Value {
+    json!({"tools": {}, "resources": {"subscribe": true}, "prompts": {}, "completions": {}})
+}
+
+/// The requests sent to the manager: (tag, method, params).
+fn requests(fx: &[Effect]) -> Vec<(u64, String, Value)> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Manager(Command::Request {
+                tag,
+                method,
+                params,
+                server,
+            }) => {
+                assert_eq!(server, "demo");
+                Some((*tag, method.clone(), params.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn respond(s: &mut State, tag: u64, method: &str, result: Result<Value, RequestError>) -> bool {
+    let mut fx = Vec::new();
+    let redraw = update(
+        s,
+        Msg::Manager(Event::Response {
+            tag,
+            server: "demo".into(),
+            method: method.into(),
+            result,
+        }),
+        &mut fx,
+    );
+    assert!(fx.is_empty(), "{fx:?}");
+    redraw
+}
+
+/// The one request in `fx`, which must be `method`.
+fn only_request(fx: &[Effect], method: &str) -> (u64, Value) {
+    let r = requests(fx);
+    assert_eq!(r.len(), 1, "{fx:?}");
+    assert_eq!(r[0].1, method);
+    (r[0].0, r[0].2.clone())
+}
+
+#[test]
+fn the_resources_view_lists_reads_and_drops_stale_answers() {
+    let mut s = browse_state(full_caps());
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('e')), &mut fx);
+    assert_eq!(s.mode, Mode::Resources);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Resources · demo (4 + 1 template)"), "{out}");
+    assert!(out.contains("demo://city/{country}/{city}"), "{out}");
+    assert!(!out.contains('\u{1b}') && out.contains("␛[31m"), "{out}");
+    insta::assert_snapshot!("resources_list", out);
+    insta::assert_snapshot!("resources_list_80x24", screen(&s, 80, 24));
+
+    // Enter reads the selected resource.
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (first, params) = only_request(&fx, "resources/read");
+    assert_eq!(params, json!({"uri": "demo://docs/readme.md"}));
+    // Another read before the answer: the first answer is stale.
+    fx.clear();
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (second, params) = only_request(&fx, "resources/read");
+    assert_eq!(params, json!({"uri": "demo://data/config.json"}));
+    let text = json!({"contents": [{"uri": "demo://docs/readme.md", "mimeType": "text/markdown", "text": "# stale"}]});
+    assert!(!respond(&mut s, first, "resources/read", Ok(text)));
+    assert!(s.resources.shown.is_none());
+    let json_text = json!({"contents": [{"uri": "demo://data/config.json", "mimeType": "application/json",
+        "text": "{\"debug\":true,\"level\":3}"}]});
+    assert!(respond(&mut s, second, "resources/read", Ok(json_text)));
+    let out = screen(&s, 100, 30);
+    assert!(!out.contains("stale"), "{out}");
+    // JSON by its mime type: pretty-printed.
+    assert!(
+        out.contains("  \"debug\": true,") && out.contains("  \"level\": 3"),
+        "{out}"
+    );
+
+    // A text resource.
+    fx.clear();
+    update(&mut s, key(KeyCode::Up), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (tag, _) = only_request(&fx, "resources/read");
+    let text = json!({"contents": [{"uri": "demo://docs/readme.md", "mimeType": "text/markdown",
+        "text": "# Read me\n\nThis project reads \u{1b}[1mresources\u{1b}[0m.\nSecond line."}]});
+    respond(&mut s, tag, "resources/read", Ok(text));
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Contents · demo://docs/readme.md"), "{out}");
+    assert!(
+        out.contains("demo://docs/readme.md · text/markdown · 61 B"),
+        "{out}"
+    );
+    assert!(
+        out.contains("This project reads ␛[1mresources␛[0m."),
+        "{out}"
+    );
+    insta::assert_snapshot!("resource_text", out);
+    insta::assert_snapshot!("resource_text_80x24", screen(&s, 80, 24));
+}
+
+#[test]
+fn errors_and_blobs_are_shown_and_blobs_saved() {
+    let mut s = browse_state(full_caps());
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('e')), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (tag, _) = only_request(&fx, "resources/read");
+    let error = RequestError::Rpc {
+        method: "resources/read".into(),
+        error: Box::new(mcpdeck::mcp::jsonrpc::RpcError::new(
+            -32002,
+            "Resource not found",
+        )),
+    };
+    respond(&mut s, tag, "resources/read", Err(error));
+    let out = screen(&s, 100, 30);
+    assert!(
+        out.contains("✗ the server answered resources/read with error -32002 Resource not found"),
+        "{out}"
+    );
+    // A timeout.
+    fx.clear();
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (tag, _) = only_request(&fx, "resources/read");
+    let timeout = RequestError::Timeout {
+        method: "resources/read".into(),
+        after: Duration::from_secs(30),
+    };
+    respond(&mut s, tag, "resources/read", Err(timeout));
+    assert!(
+        screen(&s, 100, 30).contains("✗ no answer to resources/read within 30"),
+        "{}",
+        screen(&s, 100, 30)
+    );
+    // A blob: its mime type and decoded size; s saves it under a safe name.
+    fx.clear();
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (tag, params) = only_request(&fx, "resources/read");
+    assert_eq!(params, json!({"uri": "demo://img/logo.png"}));
+    respond(
+        &mut s,
+        tag,
+        "resources/read",
+        Ok(
+            json!({"contents": [{"uri": "demo://img/logo.png", "mimeType": "image/png", "blob": "iVBORw=="}]}),
+        ),
+    );
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("[blob] image/png, 4 B decoded"), "{out}");
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('s')), &mut fx);
+    match fx.as_slice() {
+        [Effect::Save(files)] => {
+            assert_eq!(files.len(), 1);
+            assert_eq!(files[0].0, "img_logo.png");
+            assert_eq!(files[0].1, vec![0x89, b'P', b'N', b'G']);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_template_form_asks_for_completions_and_drops_stale_ones() {
+    let mut s = browse_state(full_caps());
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('e')), &mut fx);
+    update(&mut s, key(KeyCode::End), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    // The form asks for the first variable's suggestions at once.
+    let (first, params) = only_request(&fx, "completion/complete");
+    assert_eq!(
+        params,
+        json!({"ref": {"type": "ref/resource", "uri": "demo://city/{country}/{city}"},
+               "argument": {"name": "country", "value": ""}})
+    );
+    fx.clear();
+    type_text(&mut s, "F", &mut fx);
+    let (second, params) = only_request(&fx, "completion/complete");
+    assert_eq!(params["argument"], json!({"name": "country", "value": "F"}));
+    // Only a change of the value asks again: moving the cursor does not.
+    fx.clear();
+    update(&mut s, key(KeyCode::Left), &mut fx);
+    update(&mut s, key(KeyCode::End), &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    // The answer to the first is stale: dropped.
+    let answer = |values: &[&str]| {
+        Ok(json!({"completion": {"values": values, "total": 12, "hasMore": true}}))
+    };
+    assert!(!respond(
+        &mut s,
+        first,
+        "completion/complete",
+        answer(&["Albania", "Brazil"])
+    ));
+    assert!(!screen(&s, 100, 30).contains("Albania"));
+    assert!(respond(
+        &mut s,
+        second,
+        "completion/complete",
+        answer(&["France", "Finland"])
+    ));
+    assert!(screen(&s, 100, 30).contains("Finland"));
+    // Tab picks the first suggestion (no new request: nothing was typed).
+    fx.clear();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert!(requests(&fx).is_empty(), "{fx:?}");
+    let form = s.resources.form.as_ref().unwrap();
+    assert_eq!(form.texts()[0], ("country".into(), "France".into()));
+    // Tab again: the next one; Shift-Tab back.
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert_eq!(s.resources.form.as_ref().unwrap().texts()[0].1, "Finland");
+    update(&mut s, shift_tab(), &mut fx);
+    assert_eq!(s.resources.form.as_ref().unwrap().texts()[0].1, "France");
+    assert!(requests(&fx).is_empty(), "{fx:?}");
+    // The next field: its request carries the other field as context.
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    let (tag, params) = only_request(&fx, "completion/complete");
+    assert_eq!(
+        params,
+        json!({"ref": {"type": "ref/resource", "uri": "demo://city/{country}/{city}"},
+               "argument": {"name": "city", "value": ""},
+               "context": {"arguments": {"country": "France"}}})
+    );
+    respond(
+        &mut s,
+        tag,
+        "completion/complete",
+        Ok(json!({"completion": {"values": ["Paris", "Lyon", "Marseille"]}})),
+    );
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("URI       demo://city/France/"), "{out}");
+    insta::assert_snapshot!("template_form", out);
+    insta::assert_snapshot!("template_form_80x24", screen(&s, 80, 24));
+    // Not read while a variable is empty.
+    fx.clear();
+    update(&mut s, ctrl('s'), &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(
+        s.status
+            .as_deref()
+            .unwrap()
+            .contains("not sent: 1 field needs attention")
+    );
+    // Pick Lyon, read the expanded URI.
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert!(screen(&s, 100, 30).contains("URI       demo://city/France/Lyon"));
+    update(&mut s, ctrl('s'), &mut fx);
+    let (_, params) = only_request(&fx, "resources/read");
+    assert_eq!(params, json!({"uri": "demo://city/France/Lyon"}));
+    assert!(s.resources.form.is_none());
+    // Reopened, the form has the values of last time.
+    fx.clear();
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let form = s.resources.form.as_ref().unwrap();
+    assert_eq!(
+        form.texts(),
+        vec![
+            ("country".to_string(), "France".to_string()),
+            ("city".to_string(), "Lyon".to_string())
+        ]
+    );
+}
+
+#[test]
+fn no_completions_without_the_capability() {
+    let mut s = browse_state(json!({"resources": {}, "prompts": {}}));
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('P')), &mut fx);
+    assert_eq!(s.mode, Mode::Prompts);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    type_text(&mut s, "Ada", &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(screen(&s, 100, 30).contains("the server offers no completions"));
+}
+
+#[test]
+fn the_prompts_view_validates_gets_and_renders_messages() {
+    let mut s = browse_state(full_caps());
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('P')), &mut fx);
+    assert_eq!(s.mode, Mode::Prompts);
+    let out = screen(&s, 100, 30);
+    assert!(
+        out.contains("greet") && out.contains("name*, style"),
+        "{out}"
+    );
+    insta::assert_snapshot!("prompts_list", out);
+    insta::assert_snapshot!("prompts_list_80x24", screen(&s, 80, 24));
+
+    // A prompt without arguments is got at once.
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (_, params) = only_request(&fx, "prompts/get");
+    assert_eq!(params, json!({"name": "simple", "arguments": {}}));
+
+    // The form: a required argument must be filled.
+    fx.clear();
+    update(&mut s, key(KeyCode::Up), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (tag, params) = only_request(&fx, "completion/complete");
+    assert_eq!(
+        params,
+        json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": ""}})
+    );
+    respond(
+        &mut s,
+        tag,
+        "completion/complete",
+        Ok(json!({"completion": {"values": ["Ada", "Alan", "Grace"]}})),
+    );
+    fx.clear();
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, ctrl('s'), &mut fx);
+    assert!(
+        requests(&fx).iter().all(|r| r.1 == "completion/complete"),
+        "not sent: {fx:?}"
+    );
+    assert_eq!(
+        s.prompts.form.as_ref().unwrap().focus,
+        0,
+        "back to the empty one"
+    );
+    assert!(s.status.as_deref().unwrap().contains("not sent"));
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("✗ required"), "{out}");
+    insta::assert_snapshot!("prompt_form", out);
+    insta::assert_snapshot!("prompt_form_80x24", screen(&s, 80, 24));
+    fx.clear();
+    type_text(&mut s, "Ada", &mut fx);
+    update(&mut s, ctrl('s'), &mut fx);
+    let gets: Vec<_> = requests(&fx)
+        .into_iter()
+        .filter(|r| r.1 == "prompts/get")
+        .collect();
+    assert_eq!(gets.len(), 1, "{fx:?}");
+    // The empty optional argument is left out.
+    assert_eq!(
+        gets[0].2,
+        json!({"name": "greet", "arguments": {"name": "Ada"}})
+    );
+    let messages = json!({"description": "A greeting for Ada", "messages": [
+        {"role": "user", "content": {"type": "text", "text": "Please greet Ada.\nKeep it short."}},
+        {"role": "assistant", "content": {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}},
+        {"role": "user", "content": {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="}},
+        {"role": "user", "content": {"type": "resource", "resource": {"uri": "demo://docs/readme.md", "mimeType": "text/markdown", "text": "# Read me"}}},
+        {"role": "user", "content": {"type": "resource_link", "uri": "demo://img/logo.png", "name": "logo", "mimeType": "image/png"}},
+    ]});
+    respond(&mut s, gets[0].0, "prompts/get", Ok(messages));
+    let out = screen(&s, 100, 30);
+    for want in [
+        "Prompt · greet",
+        "A greeting for Ada",
+        "user:",
+        "  Please greet Ada.",
+        "assistant:",
+        "  [image] image/png, 8 B",
+        "  [audio] audio/wav, 4 B",
+        "  [resource] demo://docs/readme.md · text/markdown",
+        "    # Read me",
+        "  [link] demo://img/logo.png logo · image/png",
+    ] {
+        assert!(out.contains(want), "{want:?}:\n{out}");
+    }
+    insta::assert_snapshot!("prompt_messages", out);
+    insta::assert_snapshot!("prompt_messages_80x24", screen(&s, 80, 24));
+    // The image and audio can be saved.
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('s')), &mut fx);
+    match fx.as_slice() {
+        [Effect::Save(files)] => {
+            let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
+            assert_eq!(names, ["mcpdeck-greet-2-1.png", "mcpdeck-greet-3-1.wav"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A JSON-RPC error from prompts/get.
+    fx.clear();
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    update(&mut s, ctrl('s'), &mut fx);
+    let get = requests(&fx)
+        .into_iter()
+        .find(|r| r.1 == "prompts/get")
+        .unwrap();
+    let error = RequestError::Rpc {
+        method: "prompts/get".into(),
+        error: Box::new(mcpdeck::mcp::jsonrpc::RpcError::new(
+            -32602,
+            "Invalid arguments",
+        )),
+    };
+    respond(&mut s, get.0, "prompts/get", Err(error));
+    assert!(
+        screen(&s, 100, 30)
+            .contains("✗ the server answered prompts/get with error -32602 Invalid arguments")
+    );
+}
+
+#[test]
+fn subscriptions_toggle_and_updates_reread_the_resource_shown() {
+    let mut s = browse_state(full_caps());
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('e')), &mut fx);
+    update(&mut s, key(KeyCode::Char('S')), &mut fx);
+    match fx.as_slice() {
+        [Effect::Manager(Command::Subscribe(server, uri))] => {
+            assert_eq!(
+                (server.as_str(), uri.as_str()),
+                ("demo", "demo://docs/readme.md")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let uri = "demo://docs/readme.md".to_string();
+    let sub = |s: &mut State, subscribed: bool| {
+        update(
+            s,
+            Msg::Manager(Event::Subscription {
+                server: "demo".into(),
+                uri: uri.clone(),
+                subscribed,
+                result: Ok(()),
+            }),
+            &mut Vec::new(),
+        );
+    };
+    sub(&mut s, true);
+    assert!(s.servers[0].subs.on.contains(&uri));
+    assert!(screen(&s, 100, 30).contains("◉  Read me"));
+    // Read it; an update for it reads it again.
+    fx.clear();
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (tag, _) = only_request(&fx, "resources/read");
+    let contents = |n: u32| {
+        Ok(
+            json!({"contents": [{"uri": "demo://docs/readme.md", "mimeType": "text/plain", "text": format!("version {n}")}]}),
+        )
+    };
+    respond(&mut s, tag, "resources/read", contents(1));
+    let updated = |s: &mut State, uri: &str, fx: &mut Vec<Effect>| {
+        update(
+            s,
+            Msg::Manager(Event::Notification {
+                server: "demo".into(),
+                method: "notifications/resources/updated".into(),
+                params: Some(json!({"uri": uri})),
+            }),
+            fx,
+        );
+    };
+    fx.clear();
+    updated(&mut s, "demo://docs/readme.md", &mut fx);
+    assert!(s.servers[0].subs.updated.contains(&uri));
+    let (tag, params) = only_request(&fx, "resources/read");
+    assert_eq!(params, json!({"uri": "demo://docs/readme.md"}));
+    respond(&mut s, tag, "resources/read", contents(2));
+    let out = screen(&s, 100, 30);
+    assert!(
+        out.contains("version 2") && out.contains("updated 1×"),
+        "{out}"
+    );
+    assert!(
+        !s.servers[0].subs.updated.contains(&uri),
+        "read: no longer marked"
+    );
+    // An update for a URI not subscribed to is only a notice.
+    fx.clear();
+    updated(&mut s, "demo://data/config.json", &mut fx);
+    assert!(fx.is_empty() && s.servers[0].subs.updated.is_empty());
+    // Updated while another one is shown: marked.
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (tag, _) = only_request(&fx, "resources/read");
+    respond(
+        &mut s,
+        tag,
+        "resources/read",
+        Ok(json!({"contents": [{"uri": "demo://data/config.json", "text": "{}"}]})),
+    );
+    fx.clear();
+    updated(&mut s, "demo://docs/readme.md", &mut fx);
+    assert!(fx.is_empty());
+    assert!(screen(&s, 100, 30).contains("✱  Read me"));
+    // S again on it: unsubscribe.
+    update(&mut s, key(KeyCode::Up), &mut fx);
+    update(&mut s, key(KeyCode::Char('S')), &mut fx);
+    assert!(
+        matches!(fx.as_slice(), [Effect::Manager(Command::Unsubscribe(_, u))] if *u == uri),
+        "{fx:?}"
+    );
+    sub(&mut s, false);
+    assert!(s.servers[0].subs.on.is_empty() && s.servers[0].subs.updated.is_empty());
+    // Templates cannot be subscribed to.
+    fx.clear();
+    update(&mut s, key(KeyCode::End), &mut fx);
+    update(&mut s, key(KeyCode::Char('S')), &mut fx);
+    assert!(fx.is_empty());
+    assert!(s.status.as_deref().unwrap().contains("template"));
+    // Subscriptions end with the session.
+    update(&mut s, key(KeyCode::Home), &mut fx);
+    update(&mut s, key(KeyCode::Char('S')), &mut fx);
+    sub(&mut s, true);
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "demo".into(),
+            status: ServerStatus::Disconnected,
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    assert!(s.servers[0].subs.on.is_empty());
+}
+
+#[test]
+fn no_subscription_without_the_capability() {
+    let mut s = browse_state(json!({"resources": {}, "completions": {}}));
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('e')), &mut fx);
+    update(&mut s, key(KeyCode::Char('S')), &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    assert_eq!(
+        s.status.as_deref(),
+        Some("demo does not declare resources.subscribe: it sends no resource updates")
+    );
+}
+
+#[test]
+fn esc_goes_back_step_by_step() {
+    let mut s = browse_state(full_caps());
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('e')), &mut fx);
+    // The filter narrows by name, title, URI and description.
+    update(&mut s, key(KeyCode::Char('/')), &mut fx);
+    type_text(&mut s, "city", &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert!(screen(&s, 100, 30).contains("Resources · demo (1 of 5) /city"));
+    // Form open → Esc closes it.
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert!(s.resources.form.is_some());
+    type_text(&mut s, "q", &mut fx);
+    assert_eq!(s.mode, Mode::Resources, "q types in a field");
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(s.resources.form.is_none());
+    assert_eq!(s.mode, Mode::Resources);
+    // Something read, the contents focused → Esc back to the list.
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(s.resources.filter.is_empty(), "Esc clears the filter");
+    fx.clear();
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (tag, _) = only_request(&fx, "resources/read");
+    let long: String = (0..100).map(|i| format!("line {i}\n")).collect();
+    respond(
+        &mut s,
+        tag,
+        "resources/read",
+        Ok(json!({"contents": [{"uri": "demo://docs/readme.md", "text": long}]})),
+    );
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert!(s.resources.contents_focus);
+    update(&mut s, key(KeyCode::End), &mut fx);
+    assert!(s.resources.scroll > 50);
+    assert!(screen(&s, 100, 30).contains("line 99"));
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(!s.resources.contents_focus);
+    // A read in flight: Esc stops waiting; its answer is dropped.
+    fx.clear();
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (tag, _) = only_request(&fx, "resources/read");
+    assert!(screen(&s, 100, 30).contains("reading demo://docs/readme.md"));
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(s.resources.pending.is_none());
+    assert!(!respond(
+        &mut s,
+        tag,
+        "resources/read",
+        Ok(json!({"contents": []}))
+    ));
+    // Then out of the view; the help goes back to the view.
+    update(&mut s, key(KeyCode::Char('?')), &mut fx);
+    assert_eq!(s.mode, Mode::Help);
+    update(&mut s, key(KeyCode::Char('x')), &mut fx);
+    assert_eq!(s.mode, Mode::Resources);
+    update(&mut s, key(KeyCode::Char('P')), &mut fx);
+    assert_eq!(s.mode, Mode::Prompts);
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+}
+
+#[test]
+fn the_views_render_at_any_size() {
+    let mut s = browse_state(full_caps());
+    let mut fx = Vec::new();
+    for (w, h) in [
+        (1, 1),
+        (2, 2),
+        (5, 3),
+        (10, 4),
+        (20, 6),
+        (40, 10),
+        (300, 100),
+    ] {
+        update(&mut s, Msg::Resize(w, h), &mut fx);
+        for view in ['e', 'P'] {
+            update(&mut s, key(KeyCode::Char(view)), &mut fx);
+            let _ = screen(&s, w, h);
+            update(&mut s, key(KeyCode::Enter), &mut fx);
+            let _ = screen(&s, w, h);
+            update(&mut s, key(KeyCode::Esc), &mut fx);
+            update(&mut s, key(KeyCode::Esc), &mut fx);
+            update(&mut s, key(KeyCode::Esc), &mut fx);
+            assert_eq!(s.mode, Mode::Normal);
+        }
+    }
+}

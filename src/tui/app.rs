@@ -42,6 +42,8 @@ pub struct ServerView {
     pub findings: usize,
     /// For an HTTP server: its settings as they may be shown.
     pub http: Option<HttpView>,
+    /// Its resource subscriptions (they end with its session).
+    pub subs: super::browse::Subs,
 }
 
 /// An HTTP server's settings as the UI may show them. Secrets are masked
@@ -111,6 +113,7 @@ impl ServerView {
             notices: VecDeque::new(),
             findings: 0,
             http: HttpView::from_config(&config.transport),
+            subs: super::browse::Subs::default(),
         }
     }
 
@@ -161,6 +164,10 @@ pub enum Mode {
     AddServer,
     /// The network view: HTTP exchanges, full screen.
     Net,
+    /// The selected server's resources and templates, full screen.
+    Resources,
+    /// The selected server's prompts, full screen.
+    Prompts,
 }
 
 /// The add-server form: a name and a command line.
@@ -337,6 +344,12 @@ pub struct State {
     /// The terminal's size, for mapping mouse clicks to panes.
     pub size: (u16, u16),
     pub add: AddForm,
+    /// The resources view.
+    pub resources: super::browse::Browse,
+    /// The prompts view.
+    pub prompts: super::browse::Browse,
+    /// Where closing the help goes back to (a view), if not the panes.
+    pub help_back: Option<Mode>,
     next_tag: u64,
 }
 
@@ -428,6 +441,9 @@ impl State {
             .unwrap_or_default(),
             size: (80, 24),
             add: AddForm::default(),
+            resources: super::browse::Browse::default(),
+            prompts: super::browse::Browse::default(),
+            help_back: None,
             next_tag: 1,
         };
         s.refilter();
@@ -442,6 +458,8 @@ impl State {
     /// Whether the spinner has something to show.
     fn animating(&self) -> bool {
         self.inflight.is_some()
+            || self.resources.pending.is_some()
+            || self.prompts.pending.is_some()
             || self
                 .servers
                 .iter()
@@ -568,7 +586,7 @@ impl State {
             .min(self.visible.len().saturating_sub(1));
     }
 
-    fn next_tag(&mut self) -> u64 {
+    pub(crate) fn next_tag(&mut self) -> u64 {
         let t = self.next_tag;
         self.next_tag += 1;
         t
@@ -690,9 +708,10 @@ fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
                     v.lists = Arc::new(Lists::default());
                     s.refilter();
                 }
-                // Its requests died with its session.
+                // Its requests and subscriptions died with its session.
                 if gone {
                     super::ask::drop_server(s, &server, fx);
+                    super::browse::server_gone(s, &server);
                 }
             }
             true
@@ -768,6 +787,7 @@ fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             subscribed,
             result,
         } => {
+            super::browse::on_subscription(s, &server, &uri, subscribed, result.is_ok());
             let what = if subscribed {
                 "subscribed to"
             } else {
@@ -782,8 +802,8 @@ fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             });
             true
         }
-        // Answers to requests the resources and prompts views make (none yet).
-        Event::Response { .. } => false,
+        // Answers to requests of the resources and prompts views.
+        Event::Response { tag, result, .. } => super::browse::on_response(s, tag, result),
         Event::Ping { server, result } => {
             match result {
                 Ok(d) => {
@@ -898,6 +918,9 @@ fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
                     });
                     return true;
                 }
+            }
+            if method == "notifications/resources/updated" {
+                super::browse::on_updated(s, &server, params.as_ref(), fx);
             }
             if let Some(i) = find(s, &server) {
                 let line = match (method.as_str(), &params) {
@@ -1019,7 +1042,7 @@ fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     match s.mode {
         Mode::Help => {
             // Any key closes the help.
-            s.mode = Mode::Normal;
+            s.mode = s.help_back.take().unwrap_or(Mode::Normal);
             true
         }
         Mode::ConfirmQuit => {
@@ -1035,6 +1058,8 @@ fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         Mode::Filter => filter_key(s, k, action),
         Mode::Log => log_key(s, action, fx),
         Mode::Net => net_key(s, action, fx),
+        Mode::Resources => super::browse::key(s, super::browse::Kind::Resources, k, action, fx),
+        Mode::Prompts => super::browse::key(s, super::browse::Kind::Prompts, k, action, fx),
         Mode::AddServer => add_key(s, k, fx),
         Mode::LogFilter => {
             match k.code {
@@ -1718,6 +1743,21 @@ fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
         }
         Action::Network => {
             open_net(s);
+            true
+        }
+        Action::Resources => {
+            super::browse::open(s, super::browse::Kind::Resources);
+            true
+        }
+        Action::Prompts => {
+            super::browse::open(s, super::browse::Kind::Prompts);
+            true
+        }
+        Action::Subscribe => {
+            let key = s.keymap.key_label(Action::Resources).unwrap_or_default();
+            s.status = Some(format!(
+                "subscriptions are made in the resources view ({key})"
+            ));
             true
         }
         Action::Reload => {

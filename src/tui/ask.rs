@@ -229,7 +229,7 @@ impl LineEdit {
 }
 
 /// A key that types a character (no Ctrl, no Alt).
-fn is_typing(k: &KeyEvent) -> bool {
+pub(crate) fn is_typing(k: &KeyEvent) -> bool {
     matches!(k.code, KeyCode::Char(_))
         && !k
             .modifiers
@@ -381,7 +381,7 @@ impl Field {
         }
     }
 
-    fn line_mut(&mut self) -> Option<&mut LineEdit> {
+    pub(crate) fn line_mut(&mut self) -> Option<&mut LineEdit> {
         match &mut self.input {
             Input::Text { line, .. } | Input::Number { line, .. } | Input::Json { line } => {
                 Some(line)

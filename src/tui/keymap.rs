@@ -34,6 +34,12 @@ pub enum Action {
     AllTools,
     ProtocolLog,
     Network,
+    /// The resources and resource templates of the selected server.
+    Resources,
+    /// The prompts of the selected server.
+    Prompts,
+    /// The resources view: subscribe to / unsubscribe from a resource.
+    Subscribe,
     Copy,
     Save,
     ExternalEditor,
@@ -262,6 +268,27 @@ const SPECS: &[Spec] = &[
         help: "HTTP network view",
         group: Group::View,
         keys: &["n"],
+    },
+    Spec {
+        action: Action::Resources,
+        name: "resources",
+        help: "resources and templates",
+        group: Group::View,
+        keys: &["e"],
+    },
+    Spec {
+        action: Action::Prompts,
+        name: "prompts",
+        help: "prompts, with arguments",
+        group: Group::View,
+        keys: &["P"],
+    },
+    Spec {
+        action: Action::Subscribe,
+        name: "subscribe",
+        help: "(un)subscribe a resource",
+        group: Group::View,
+        keys: &["S"],
     },
     Spec {
         action: Action::Copy,
@@ -723,6 +750,9 @@ fn short_help(a: Action) -> &'static str {
         Action::AllTools => "all tools",
         Action::ProtocolLog => "log",
         Action::Network => "network",
+        Action::Resources => "resources",
+        Action::Prompts => "prompts",
+        Action::Subscribe => "subscribe",
         Action::Copy => "copy",
         Action::Save => "save",
         Action::ExternalEditor => "$EDITOR",
@@ -783,6 +813,16 @@ mod tests {
                 Action::ProtocolLog,
             ),
             (ev(KeyCode::Char('n'), KeyModifiers::NONE), Action::Network),
+            (
+                ev(KeyCode::Char('e'), KeyModifiers::NONE),
+                Action::Resources,
+            ),
+            (ev(KeyCode::Char('P'), KeyModifiers::SHIFT), Action::Prompts),
+            (
+                ev(KeyCode::Char('S'), KeyModifiers::SHIFT),
+                Action::Subscribe,
+            ),
+            (ev(KeyCode::Char('s'), KeyModifiers::NONE), Action::Save),
             (ev(KeyCode::Char('y'), KeyModifiers::NONE), Action::Copy),
             (ev(KeyCode::Char('q'), KeyModifiers::NONE), Action::Quit),
             (

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod ask;
+pub mod browse;
 pub mod keymap;
 pub mod result;
 pub mod run;

@@ -270,3 +270,238 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
     }
     lines
 }
+
+/// Blobs, images and audio to save: a safe file name and the base64 data.
+pub type Media = Vec<(String, String)>;
+
+fn error_line(e: &crate::mcp::session::RequestError) -> Line<'static> {
+    Line::styled(
+        format!("✗ {}", clean(&e.to_string())),
+        Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+    )
+}
+
+/// Whether a mime type is JSON (`application/json`, `…+json`).
+fn is_json(mime: Option<&str>) -> bool {
+    let essence = mime
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+fn human(n: usize) -> String {
+    crate::cli::output::human_size(n)
+}
+
+/// The lines of a `resources/read` answer: each content with its URI,
+/// mime type and size; text as it is (JSON pretty-printed when its mime
+/// type says JSON), a blob by its decoded size (saved with `s`).
+pub fn read_lines(result: &Result<Value, crate::mcp::session::RequestError>) -> (Prepared, Media) {
+    let mut lines = Prepared::default();
+    let mut media = Vec::new();
+    let v = match result {
+        Err(e) => {
+            lines.push(error_line(e));
+            return (lines, media);
+        }
+        Ok(v) => v,
+    };
+    let Some(contents) = v.get("contents").and_then(Value::as_array) else {
+        lines.push(Line::styled(
+            "✗ the answer has no `contents` array; as received:",
+            Style::default().fg(Color::Red),
+        ));
+        let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
+        push_text(&mut lines, &pretty, "", PLAIN);
+        return (lines, media);
+    };
+    if contents.is_empty() {
+        lines.push(Line::styled(
+            "(no contents)",
+            Style::default().fg(Color::DarkGray),
+        ));
+    }
+    let head = Style::default()
+        .fg(Color::Blue)
+        .add_modifier(Modifier::BOLD);
+    for (i, c) in contents.iter().enumerate() {
+        let s = |k: &str| c.get(k).and_then(Value::as_str);
+        let uri = s("uri").unwrap_or("(no uri)");
+        let mime = s("mimeType");
+        let mime_text = mime.map(clean).unwrap_or_else(|| "no mimeType".into());
+        if i > 0 {
+            lines.push(Line::raw(""));
+        }
+        match (s("text"), s("blob")) {
+            (Some(text), _) => {
+                lines.push(Line::styled(
+                    format!("{} · {mime_text} · {}", clean(uri), human(text.len())),
+                    head,
+                ));
+                if is_json(mime) {
+                    push_text_or_json(&mut lines, text);
+                } else {
+                    push_text(&mut lines, text, "", PLAIN);
+                }
+            }
+            (None, Some(blob)) => {
+                lines.push(Line::styled(
+                    format!("{} · {mime_text} · blob", clean(uri)),
+                    head,
+                ));
+                lines.push(Line::styled(
+                    format!(
+                        "[blob] {mime_text}, {} decoded",
+                        human(Content::decoded_len(blob))
+                    ),
+                    Style::default().fg(Color::Magenta),
+                ));
+                media.push((
+                    crate::cli::resources::file_name_for(uri, mime),
+                    blob.to_string(),
+                ));
+            }
+            (None, None) => {
+                lines.push(Line::styled(format!("{} · {mime_text}", clean(uri)), head));
+                lines.push(Line::styled(
+                    "(neither text nor blob)",
+                    Style::default().fg(Color::Yellow),
+                ));
+            }
+        }
+    }
+    (lines, media)
+}
+
+/// The lines of a `prompts/get` answer: its description, then each
+/// message with its role and content (text, media by type and size, an
+/// embedded resource with its text, a resource link).
+pub fn prompt_lines(
+    name: &str,
+    result: &Result<Value, crate::mcp::session::RequestError>,
+) -> (Prepared, Media) {
+    let mut lines = Prepared::default();
+    let mut media = Vec::new();
+    let v = match result {
+        Err(e) => {
+            lines.push(error_line(e));
+            return (lines, media);
+        }
+        Ok(v) => v,
+    };
+    if let Some(d) = v.get("description").and_then(Value::as_str) {
+        push_text(&mut lines, d, "", STRUCTURED);
+        lines.push(Line::raw(""));
+    }
+    let Some(messages) = v.get("messages").and_then(Value::as_array) else {
+        lines.push(Line::styled(
+            "✗ the answer has no `messages` array",
+            Style::default().fg(Color::Red),
+        ));
+        return (lines, media);
+    };
+    if messages.is_empty() {
+        lines.push(Line::styled(
+            "(no messages)",
+            Style::default().fg(Color::DarkGray),
+        ));
+    }
+    let muted = Style::default().fg(Color::Magenta);
+    let mut findings = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("(no role)");
+        lines.push(Line::styled(
+            format!("{}:", clean(role)),
+            Style::default()
+                .fg(Color::Cyan)
+                .add_modifier(Modifier::BOLD),
+        ));
+        let blocks = match m.get("content") {
+            Some(Value::Array(list)) => list.clone(),
+            Some(b) => vec![b.clone()],
+            None => vec![],
+        };
+        for (j, b) in blocks.iter().enumerate() {
+            let file = |mime: &str| {
+                crate::cli::resources::file_name_for(
+                    &format!("mcpdeck-{name}-{}-{}", i + 1, j + 1),
+                    Some(mime),
+                )
+            };
+            match Content::parse(b, &mut findings) {
+                Content::Text { text } => push_text(&mut lines, &text, "  ", PLAIN),
+                Content::Image { mime, data } | Content::Audio { mime, data } => {
+                    let kind = if matches!(b.get("type").and_then(Value::as_str), Some("audio")) {
+                        "audio"
+                    } else {
+                        "image"
+                    };
+                    lines.push(Line::styled(
+                        format!(
+                            "  [{kind}] {}, {}",
+                            clean(&mime),
+                            human(Content::decoded_len(&data))
+                        ),
+                        muted,
+                    ));
+                    media.push((file(&mime), data));
+                }
+                Content::Resource {
+                    uri,
+                    mime,
+                    text,
+                    blob,
+                } => {
+                    let mime_text = mime
+                        .as_deref()
+                        .map(clean)
+                        .map(|m| format!(" · {m}"))
+                        .unwrap_or_default();
+                    lines.push(Line::styled(
+                        format!("  [resource] {}{mime_text}", clean(&uri)),
+                        Style::default().fg(Color::Blue),
+                    ));
+                    if let Some(t) = text {
+                        push_text(&mut lines, &t, "    ", PLAIN);
+                    } else if let Some(b) = blob {
+                        lines.push(Line::raw(format!(
+                            "    blob, {}",
+                            human(Content::decoded_len(&b))
+                        )));
+                        media.push((
+                            crate::cli::resources::file_name_for(&uri, mime.as_deref()),
+                            b,
+                        ));
+                    }
+                }
+                Content::ResourceLink {
+                    uri,
+                    name,
+                    mime,
+                    description,
+                } => {
+                    let mut t = format!("  [link] {}", clean(&uri));
+                    if let Some(n) = name {
+                        t.push_str(&format!(" {}", clean(&n)));
+                    }
+                    if let Some(m) = mime {
+                        t.push_str(&format!(" · {}", clean(&m)));
+                    }
+                    lines.push(Line::styled(t, Style::default().fg(Color::Blue)));
+                    if let Some(d) = description {
+                        push_text(&mut lines, &d, "    ", PLAIN);
+                    }
+                }
+                Content::Unknown { kind, .. } => lines.push(Line::styled(
+                    format!("  [unknown content type {}]", clean(&kind)),
+                    Style::default().fg(Color::Yellow),
+                )),
+            }
+        }
+    }
+    (lines, media)
+}

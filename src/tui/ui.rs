@@ -15,6 +15,7 @@ use crate::mcp::netlog::Exchange;
 use crate::sanitize;
 
 mod ask;
+pub mod browse;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -89,7 +90,14 @@ fn render_panes(s: &State, f: &mut Frame) {
         result,
     } = layout(area, s.servers.len());
 
-    if matches!(s.mode, Mode::Log | Mode::LogFilter) {
+    // The help over a view keeps the view under it.
+    let view = match s.mode {
+        Mode::Help => s.help_back.and_then(crate::tui::browse::Kind::of_mode),
+        m => crate::tui::browse::Kind::of_mode(m),
+    };
+    if let Some(kind) = view {
+        browse::render(s, kind, f, main);
+    } else if matches!(s.mode, Mode::Log | Mode::LogFilter) {
         render_log(s, f, main);
     } else if s.mode == Mode::Net {
         render_net(s, f, main);
@@ -629,6 +637,8 @@ fn render_status(s: &State, f: &mut Frame, area: Rect) {
                 }
             }
             Mode::AddServer => "Tab next field · Enter add · Esc cancel".to_string(),
+            Mode::Resources => browse::hint(s, crate::tui::browse::Kind::Resources),
+            Mode::Prompts => browse::hint(s, crate::tui::browse::Kind::Prompts),
             Mode::Normal => {
                 let mut actions = vec![
                     Action::Open,
@@ -641,6 +651,21 @@ fn render_status(s: &State, f: &mut Frame, area: Rect) {
                     actions.push(Action::Network);
                 }
                 actions.extend([Action::Help, Action::Quit]);
+                // The views of what the selected server offers besides tools.
+                if let Some(v) = s.selected_server() {
+                    let has = |cap: &str, empty: bool| {
+                        !empty || v.negotiated.as_ref().is_some_and(|n| n.has_capability(cap))
+                    };
+                    if has(
+                        "resources",
+                        v.lists.resources.is_empty() && v.lists.templates.is_empty(),
+                    ) {
+                        actions.push(Action::Resources);
+                    }
+                    if has("prompts", v.lists.prompts.is_empty()) {
+                        actions.push(Action::Prompts);
+                    }
+                }
                 k.hint(&actions)
             }
         }

@@ -220,7 +220,12 @@ fn render_form(form: &Form, f: &mut Frame, area: Rect) {
 }
 
 /// A field: `▸ Title*  value  ✗ error`, then its description.
-fn field_lines(field: &Field, focused: bool, width: usize, label_w: usize) -> Vec<Line<'static>> {
+pub(super) fn field_lines(
+    field: &Field,
+    focused: bool,
+    width: usize,
+    label_w: usize,
+) -> Vec<Line<'static>> {
     let label_style = if focused {
         Style::default()
             .fg(Color::Cyan)
