@@ -1306,6 +1306,7 @@ fn progress_notifications_drive_the_progress_bar() {
         "{out}"
     );
     assert!(out.contains("███████████████░░░░░ 3/4 (75%)"), "{out}");
+    insta::assert_snapshot!("progress_100x30", screen(&s, 100, 30));
     assert!(!out.contains('\u{1b}'));
     assert!(fx.is_empty());
 }

@@ -311,6 +311,8 @@ fn reload(
     };
     let fresh = crate::config::load(path).map_err(|e| e.summary())?;
     manager.send(Command::SetServers(fresh.servers.clone()));
+    // A change of roots is announced to the servers (roots list_changed).
+    manager.send(Command::SetRoots(fresh.settings.roots.clone()));
     // Edits from now on start from the file as it is.
     if let Some(ed) = editor.as_mut() {
         let _ = ed.reload();

@@ -509,13 +509,13 @@ fn render_editor(s: &State, f: &mut Frame, area: Rect) {
 }
 
 /// A placeholder for the result pane before any result.
-fn result_placeholder(s: &State) -> Line<'static> {
+fn result_placeholder(s: &State) -> Vec<Line<'static>> {
     match &s.inflight {
-        Some(c) => inflight_line(s, c),
-        None => Line::styled(
+        Some(c) => inflight_lines(s, c),
+        None => vec![Line::styled(
             "No call yet: select a tool and press Enter.",
             Style::default().fg(Color::DarkGray),
-        ),
+        )],
     }
 }
 
@@ -536,20 +536,24 @@ fn level_style(notice: &str) -> Style {
     }
 }
 
-/// The in-flight line: spinner, tool, server, and the progress bar when
-/// the server reports progress.
-fn inflight_line(s: &State, c: &crate::tui::app::InFlight) -> Line<'static> {
-    let head = format!(
+/// The in-flight lines: spinner, tool, server (and a task's status); then,
+/// when the server reports progress, a line with the bar, the numbers, the
+/// message and the rate.
+fn inflight_lines(s: &State, c: &crate::tui::app::InFlight) -> Vec<Line<'static>> {
+    let mut head = format!(
         "{} calling {} on {}… (Esc cancels)",
         SPINNER[s.spinner % SPINNER.len()],
         clean(&c.tool),
         clean(&c.server)
     );
-    let task = c.task.as_ref().map(|t| format!(" · {}", clean(t)));
+    if let Some(t) = &c.task {
+        head.push_str(&format!(" · {}", clean(t)));
+    }
+    let mut lines = vec![Line::raw(head)];
     let Some(p) = &c.progress else {
-        return Line::raw(format!("{head}{}", task.unwrap_or_default()));
+        return lines;
     };
-    let mut spans = vec![Span::raw(head), Span::raw("  ")];
+    let mut spans = Vec::new();
     if let Some(r) = p.ratio() {
         let cells = 20usize;
         let done = (r * cells as f64).round() as usize;
@@ -564,11 +568,8 @@ fn inflight_line(s: &State, c: &crate::tui::app::InFlight) -> Line<'static> {
         spans.push(Span::raw(" "));
     }
     spans.push(Span::raw(clean(&p.text())));
-    // The task's status last: the bar stays visible on a narrow screen.
-    if let Some(t) = task {
-        spans.push(Span::raw(t));
-    }
-    Line::from(spans)
+    lines.push(Line::from(spans));
+    lines
 }
 
 fn render_result(s: &State, f: &mut Frame, area: Rect) {
@@ -588,10 +589,14 @@ fn render_result(s: &State, f: &mut Frame, area: Rect) {
     if let Some(c) = &s.inflight
         && s.outcome.is_some()
     {
-        lines.push(inflight_line(s, c).style(Style::default().fg(Color::Yellow)));
+        lines.extend(
+            inflight_lines(s, c)
+                .into_iter()
+                .map(|l| l.style(Style::default().fg(Color::Yellow))),
+        );
     }
     match &s.outcome {
-        None => lines.push(result_placeholder(s)),
+        None => lines.extend(result_placeholder(s)),
         Some(o) => lines.extend(
             (s.result_scroll..s.result_scroll + height.max(1)).filter_map(|i| o.lines.line(i)),
         ),
