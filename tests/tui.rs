@@ -1322,6 +1322,7 @@ fn ping_log_level_log_messages_and_a_tool_diff() {
     update(
         &mut s,
         Msg::Manager(Event::Ping {
+            requested: true,
             server: "demo".into(),
             result: Ok(Duration::from_millis(3)),
         }),

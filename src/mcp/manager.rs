@@ -173,10 +173,12 @@ pub enum Event {
         method: String,
         params: Option<Value>,
     },
-    /// The answer to [`Command::Ping`]: the round trip, or why it failed.
+    /// The answer to [`Command::Ping`] (`requested`), or the ping made
+    /// right after connecting: the round trip, or why it failed.
     Ping {
         server: String,
         result: Result<Duration, String>,
+        requested: bool,
     },
     /// The answer to [`Command::Request`] `tag`.
     Response {
@@ -800,6 +802,7 @@ impl Task {
                     let _ = events.send(Event::Ping {
                         server: name,
                         result,
+                        requested: true,
                     });
                 });
             }
@@ -1177,6 +1180,19 @@ impl Task {
                 if let Some(listener) = listener {
                     self.tasks.spawn(async move {
                         let _ = listener.listen().await;
+                    });
+                }
+                // One ping right away, so the server's latency is known.
+                if let Some(pinger) = self.slot(&server).and_then(|s| s.session.clone()) {
+                    let events = self.events.clone();
+                    let name = server.clone();
+                    self.tasks.spawn(async move {
+                        let result = pinger.ping().await.map_err(|e| e.to_string());
+                        let _ = events.send(Event::Ping {
+                            server: name,
+                            result,
+                            requested: false,
+                        });
                     });
                 }
                 self.set_status(&server, ServerStatus::Connected);

@@ -804,18 +804,27 @@ fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
         }
         // Answers to requests of the resources and prompts views.
         Event::Response { tag, result, .. } => super::browse::on_response(s, tag, result),
-        Event::Ping { server, result } => {
+        Event::Ping {
+            server,
+            result,
+            requested,
+        } => {
             match result {
                 Ok(d) => {
                     if let Some(i) = find(s, &server) {
                         s.servers[i].ping = Some(d);
                     }
-                    s.status = Some(format!(
-                        "{server}: ping {}",
-                        crate::mcp::session::fmt_duration(d)
-                    ));
+                    if requested {
+                        s.status = Some(format!(
+                            "{server}: ping {}",
+                            crate::mcp::session::fmt_duration(d)
+                        ));
+                    }
                 }
-                Err(e) => s.status = Some(format!("{server}: ping failed: {e}")),
+                // The automatic ping of a server that does not answer pings
+                // is no news; the one asked for is.
+                Err(e) if requested => s.status = Some(format!("{server}: ping failed: {e}")),
+                Err(_) => {}
             }
             true
         }

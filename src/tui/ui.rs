@@ -154,8 +154,10 @@ fn render_servers(s: &State, f: &mut Frame, area: Rect) {
             } else {
                 String::new()
             };
+            // The last call's latency, else the last ping's.
             let latency = v
                 .last_latency
+                .or(v.ping)
                 .map(|d| format!(" {}ms", d.as_millis()))
                 .unwrap_or_default();
             let mut spans = vec![
