@@ -291,3 +291,35 @@ async fn server_everything_log_messages_respect_the_level() {
         );
     }
 }
+
+/// A person who takes longer than the request timeout to answer does not
+/// make the call time out: their time does not count.
+#[tokio::test]
+async fn a_slow_person_does_not_time_the_call_out() {
+    let ask = Asker(Arc::new(|_req: ServerRequest| {
+        let (tx, rx) = tokio::sync::oneshot::channel::<Result<Value, RpcError>>();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(2500)).await;
+            let _ = tx.send(Ok(
+                json!({"action": "accept", "content": {"name": "Slow", "age": 9}}),
+            ));
+        });
+        rx
+    }));
+    let mut policy = ClientPolicy::automatic();
+    policy.elicitation_defaults = false;
+    policy.ask = Some(ask);
+    for extra in [&[][..], &["--legacy-only"][..]] {
+        let mut sp = spec(extra, policy.clone());
+        sp.request_timeout = Duration::from_millis(1000);
+        let sink: EventSink = Arc::new(|_| {});
+        let s = Session::connect(&sp, Arc::new(FrameLog::new(1000)), sink)
+            .await
+            .expect("connect");
+        let r = s.call_tool("whoami", json!({})).await;
+        s.close().await;
+        let r = r.unwrap_or_else(|e| panic!("{extra:?}: {e}"));
+        let text = r.raw["content"][0]["text"].as_str().unwrap_or("");
+        assert!(text.starts_with("hello Slow (9)"), "{extra:?}: {text}");
+    }
+}

@@ -978,10 +978,12 @@ impl Task {
                 }
                 let pending = session.start_call(&tool, arguments).await?;
                 let id = pending.id;
+                // Retries (input_required rounds) change the id in flight.
+                let current = pending.current_id();
                 let _ = events.send(Event::CallStarted {
                     tag,
                     server,
-                    tool,
+                    tool: tool.clone(),
                     request_id: id,
                 });
                 let fut = session.finish_call(pending);
@@ -990,9 +992,21 @@ impl Task {
                     biased;
                     r = &mut fut => r,
                     Ok(()) = cancel_rx => {
-                        // If the answer was already in, it is kept.
-                        session.cancel(id, "cancelled by the user").await;
-                        fut.await
+                        let now = current.load(std::sync::atomic::Ordering::Acquire);
+                        if session.cancel(now, "cancelled by the user").await {
+                            // If the answer was already in, it is kept.
+                            fut.await
+                        } else {
+                            // Between rounds (a person answering the
+                            // server's input request): stop here, unless
+                            // the answer is just arriving.
+                            match tokio::time::timeout(Duration::from_millis(50), &mut fut).await {
+                                Ok(r) => r,
+                                Err(_) => Err(RequestError::Cancelled {
+                                    method: format!("tools/call {tool}"),
+                                }),
+                            }
+                        }
                     }
                 }
             };

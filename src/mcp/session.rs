@@ -423,6 +423,11 @@ struct Inner {
     reinit: tokio::sync::Mutex<()>,
     /// The stateless era's per-request log level (`_meta`), once set.
     log_level: RwLock<Option<String>>,
+    /// Server requests a person is answering now: while any is open, the
+    /// session's request deadlines wait.
+    open_asks: std::sync::atomic::AtomicUsize,
+    /// One `subscriptions/listen` change at a time.
+    listen_lock: tokio::sync::Mutex<()>,
     /// Resource subscriptions, and the stateless era's open
     /// `subscriptions/listen` request (its id).
     subscriptions: Mutex<(std::collections::BTreeSet<String>, Option<i64>)>,
@@ -457,6 +462,9 @@ pub struct PendingRequest {
     retried: bool,
     /// input_required rounds so far (stateless era).
     input_rounds: u32,
+    /// The id of the request in flight now (it changes with each retry),
+    /// for whoever cancels it.
+    current: Arc<AtomicI64>,
 }
 
 impl Session {
@@ -584,6 +592,8 @@ impl Session {
             reinit: tokio::sync::Mutex::new(()),
             log_level: RwLock::new(None),
             subscriptions: Mutex::new((std::collections::BTreeSet::new(), None)),
+            open_asks: std::sync::atomic::AtomicUsize::new(0),
+            listen_lock: tokio::sync::Mutex::new(()),
         });
         // stderr lines become events.
         if let Some(mut err_rx) = err_rx {
@@ -1330,6 +1340,7 @@ impl Session {
             with_progress,
             retried: false,
             input_rounds: 0,
+            current: Arc::new(AtomicI64::new(id)),
         })
     }
 
@@ -1559,6 +1570,7 @@ impl Session {
         if n.era != Era::Stateless {
             return Ok(());
         }
+        let _one = self.inner.listen_lock.lock().await;
         let changed = |kind: &str| {
             n.capabilities
                 .get(kind)
@@ -1882,12 +1894,35 @@ impl Session {
         mut cancel: oneshot::Receiver<()>,
         status: impl Fn(TaskStatus),
     ) -> Result<CallResult, RequestError> {
-        let created = self
-            .request(
-                "tools/call",
-                Some(json!({"name": name, "arguments": arguments, "task": {"ttl": TASK_TTL_MS}})),
-            )
-            .await?;
+        let cancelled = || RequestError::Cancelled {
+            method: format!("tools/call {name} (task)"),
+        };
+        // Each step races the cancel: the first request is cancelled like
+        // any request, the later ones end the task with tasks/cancel.
+        let created = {
+            let pending = self
+                .start_request(
+                    "tools/call",
+                    Some(
+                        json!({"name": name, "arguments": arguments, "task": {"ttl": TASK_TTL_MS}}),
+                    ),
+                    true,
+                )
+                .await?;
+            let id = pending.id;
+            let wait = pending.wait(self, None);
+            tokio::pin!(wait);
+            tokio::select! {
+                biased;
+                r = &mut wait => r?,
+                _ = &mut cancel => {
+                    if self.cancel(id, "cancelled by the user").await {
+                        return Err(cancelled());
+                    }
+                    wait.await?
+                }
+            }
+        };
         let Some(task) = created.get("task").filter(|t| t.is_object()) else {
             // The server ran it at once: a plain result.
             return Ok(self.parse_call(created));
@@ -1902,22 +1937,34 @@ impl Session {
                 jsonrpc::short(&created)
             )));
         };
+        let end_task = async |this: &Session| {
+            let _ = this
+                .request("tasks/cancel", Some(json!({"taskId": id})))
+                .await;
+        };
         let mut current = TaskStatus::read(&id, task);
         status(current.clone());
         let mut polls = 0u32;
         while !current.done() && current.status != "input_required" {
             let wait = current.poll_interval;
-            tokio::select! {
+            let step = async {
+                tokio::time::sleep(wait).await;
+                self.request("tasks/get", Some(json!({"taskId": id}))).await
+            };
+            let v = tokio::select! {
                 biased;
                 _ = &mut cancel => {
-                    let _ = self.request("tasks/cancel", Some(json!({"taskId": id}))).await;
-                    return Err(RequestError::Cancelled { method: format!("task {id} of {name}") });
+                    end_task(self).await;
+                    return Err(cancelled());
                 }
-                _ = tokio::time::sleep(wait) => {}
-            }
-            let v = self
-                .request("tasks/get", Some(json!({"taskId": id})))
-                .await?;
+                r = step => match r {
+                    Ok(v) => v,
+                    Err(e) => {
+                        end_task(self).await;
+                        return Err(e);
+                    }
+                },
+            };
             let next = TaskStatus::read(&id, &v);
             if next != current {
                 status(next.clone());
@@ -1925,32 +1972,41 @@ impl Session {
             current = next;
             polls += 1;
             if polls > MAX_TASK_POLLS {
-                let _ = self
-                    .request("tasks/cancel", Some(json!({"taskId": id})))
-                    .await;
+                end_task(self).await;
                 return Err(RequestError::Protocol(format!(
                     "task {id} of {name} was still {} after {MAX_TASK_POLLS} polls; cancelled",
                     current.status
                 )));
             }
         }
-        if matches!(current.status.as_str(), "cancelled") {
-            return Err(RequestError::Cancelled {
-                method: format!("task {id} of {name}"),
-            });
+        if current.status == "cancelled" {
+            return Err(cancelled());
         }
-        // tasks/result waits for the end (and delivers queued requests).
-        let fetch = self.request("tasks/result", Some(json!({"taskId": id})));
-        tokio::pin!(fetch);
+        // tasks/result waits for the end (and delivers queued requests): it
+        // may take as long as the task may live.
+        let fetch = async {
+            let pending = self
+                .start_request("tasks/result", Some(json!({"taskId": id})), false)
+                .await?;
+            pending
+                .wait(self, Some(Duration::from_millis(TASK_TTL_MS)))
+                .await
+        };
         let v = tokio::select! {
             biased;
-            r = &mut fetch => r?,
+            r = fetch => match r {
+                Ok(v) => v,
+                Err(e) => {
+                    end_task(self).await;
+                    return Err(e);
+                }
+            },
             _ = &mut cancel => {
-                let _ = self.request("tasks/cancel", Some(json!({"taskId": id}))).await;
-                return Err(RequestError::Cancelled { method: format!("task {id} of {name}") });
+                end_task(self).await;
+                return Err(cancelled());
             }
         };
-        if current.status != "completed" {
+        if current.status == "input_required" {
             let mut done = current;
             done.status = "completed".into();
             done.message = None;
@@ -1977,6 +2033,12 @@ impl Session {
 }
 
 impl PendingRequest {
+    /// The id of the request in flight now: retries (input_required, an
+    /// expired HTTP session) send it again under a new id.
+    pub fn current_id(&self) -> Arc<AtomicI64> {
+        self.current.clone()
+    }
+
     /// Wait for the answer. The timeout (the session's unless given) starts
     /// again on each progress notification. On timeout the server is told
     /// with `notifications/cancelled`.
@@ -1988,7 +2050,7 @@ impl PendingRequest {
         let timeout = timeout.unwrap_or(session.inner.request_timeout);
         let mut deadline = deadline_after(timeout);
         // Progress restarts the clock, but never past this.
-        let hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
+        let mut hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
         loop {
             tokio::select! {
                 biased;
@@ -2010,7 +2072,9 @@ impl PendingRequest {
                         self.rx = again.rx;
                         self.progress = again.progress;
                         self.retried = true;
+                        self.current.store(self.id, Ordering::Release);
                         deadline = deadline_after(timeout);
+                        hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
                         continue;
                     }
                     let v = r?;
@@ -2044,7 +2108,9 @@ impl PendingRequest {
                         self.progress = again.progress;
                         self.params = keep;
                         self.input_rounds += 1;
+                        self.current.store(self.id, Ordering::Release);
                         deadline = deadline_after(timeout);
+                        hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
                         continue;
                     }
                     return session.inner.check_result(&self.method, v);
@@ -2053,6 +2119,13 @@ impl PendingRequest {
                     deadline = deadline_after(timeout).min(hard);
                 }
                 _ = tokio::time::sleep_until(deadline) => {
+                    if session.inner.open_asks.load(Ordering::Acquire) > 0 {
+                        // A person is answering this server's request: their
+                        // time does not count against the call.
+                        deadline = deadline_after(timeout);
+                        hard = hard.max(deadline);
+                        continue;
+                    }
                     let (after, reason) = if deadline >= hard {
                         let total = timeout.saturating_mul(MAX_PROGRESS_FACTOR);
                         (total, format!("still running after {} despite progress", fmt_duration(total)))
@@ -2233,7 +2306,7 @@ impl Inner {
             None | Some("complete") => {}
             Some("input_required") => {
                 return Err(RequestError::Protocol(format!(
-                    "the server needs input to complete {method} (resultType input_required), which this version of mcpdeck cannot provide yet"
+                    "the server still needs input to complete {method} after {MAX_INPUT_ROUNDS} rounds of input_required; gave up"
                 )));
             }
             Some(other) => self.finding(Finding::frame(
@@ -2461,8 +2534,11 @@ impl Inner {
             });
             let inner = self.clone();
             let method = method.to_string();
+            self.open_asks.fetch_add(1, Ordering::AcqRel);
             tokio::spawn(async move {
-                let outcome = rx.await.unwrap_or_else(|_| {
+                let answered = rx.await;
+                inner.open_asks.fetch_sub(1, Ordering::AcqRel);
+                let outcome = answered.unwrap_or_else(|_| {
                     Err(RpcError::new(
                         -1,
                         format!("{method} was not answered (mcpdeck closed the request)"),

@@ -240,8 +240,8 @@ pub async fn run(
                     let mut saved = Vec::new();
                     let mut failed = None;
                     for (name, bytes) in files {
-                        match std::fs::write(&name, &bytes) {
-                            Ok(()) => saved.push(format!("{name} ({} bytes)", bytes.len())),
+                        match save_new(std::path::Path::new("."), &name, &bytes) {
+                            Ok(path) => saved.push(format!("{path} ({} bytes)", bytes.len())),
                             Err(e) => failed = Some(format!("could not write {name}: {e}")),
                         }
                     }
@@ -301,6 +301,43 @@ fn pending_writes(state: &mut State, r: Result<String, String>, dirty: &mut bool
 }
 
 /// Read the config file again and hand its servers to the manager.
+/// Write `bytes` to a new file named `name` in the current directory, or
+/// `name-2`, `name-3`… when it exists: never over an existing file, never
+/// through a symlink (names may come from a server).
+fn save_new(dir: &std::path::Path, name: &str, bytes: &[u8]) -> std::io::Result<String> {
+    use std::io::Write as _;
+    let path = std::path::Path::new(name);
+    let (stem, ext) = match (path.file_stem(), path.extension()) {
+        (Some(s), Some(e)) => (
+            s.to_string_lossy().into_owned(),
+            format!(".{}", e.to_string_lossy()),
+        ),
+        _ => (name.to_string(), String::new()),
+    };
+    for n in 1..1000 {
+        let candidate = if n == 1 {
+            name.to_string()
+        } else {
+            format!("{stem}-{n}{ext}")
+        };
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dir.join(&candidate))
+        {
+            Ok(mut f) => {
+                f.write_all(bytes)?;
+                return Ok(candidate);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(
+        "999 files of that name exist already",
+    ))
+}
+
 fn reload(
     config: &Config,
     manager: &Manager,
@@ -336,4 +373,32 @@ fn write(
         return Err("not saved".into());
     };
     edit(ed).map_err(|e| format!("not saved: {}", e.summary()))
+}
+
+#[cfg(test)]
+mod save_tests {
+    use super::save_new;
+
+    #[test]
+    fn saving_never_overwrites_nor_follows_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("precious");
+        std::fs::write(&target, b"keep").unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join("logo.png")).unwrap();
+        assert_eq!(
+            save_new(dir.path(), "logo.png", b"new").unwrap(),
+            "logo-2.png"
+        );
+        assert_eq!(
+            save_new(dir.path(), "logo.png", b"newer").unwrap(),
+            "logo-3.png"
+        );
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+        assert_eq!(
+            std::fs::read(dir.path().join("logo-2.png")).unwrap(),
+            b"new"
+        );
+        assert_eq!(save_new(dir.path(), "blob", b"x").unwrap(), "blob");
+        assert_eq!(save_new(dir.path(), "blob", b"y").unwrap(), "blob-2");
+    }
 }
