@@ -236,6 +236,11 @@ pub(crate) fn is_typing(k: &KeyEvent) -> bool {
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
 }
 
+/// The most fields a form shows (flat elicitation schemas are small).
+const MAX_FIELDS: usize = 200;
+/// The most options a choice offers.
+const MAX_OPTIONS: usize = 500;
+
 /// The options of an enum schema: `enum` (+ `enumNames`), or
 /// `oneOf`/`anyOf` of `{const, title}`.
 fn options(schema: &Value) -> Option<Vec<Choice>> {
@@ -246,6 +251,7 @@ fn options(schema: &Value) -> Option<Vec<Choice>> {
             .filter(|n| n.len() == list.len());
         return Some(
             list.iter()
+                .take(MAX_OPTIONS)
                 .enumerate()
                 .map(|(i, v)| Choice {
                     value: v.clone(),
@@ -264,6 +270,7 @@ fn options(schema: &Value) -> Option<Vec<Choice>> {
         {
             return Some(
                 list.iter()
+                    .take(MAX_OPTIONS)
                     .map(|o| {
                         let value = o.get("const").cloned().unwrap_or(Value::Null);
                         Choice {
@@ -675,8 +682,10 @@ impl Form {
             .and_then(|s| s.get("properties"))
             .and_then(Value::as_object)
             .map(|props| {
+                // Bounded: a hostile schema must not make the screen crawl.
                 props
                     .iter()
+                    .take(MAX_FIELDS)
                     .map(|(k, v)| Field::new(k, v, required.contains(&k.as_str())))
                     .collect()
             })
