@@ -323,3 +323,69 @@ async fn a_slow_person_does_not_time_the_call_out() {
         assert!(text.starts_with("hello Slow (9)"), "{extra:?}: {text}");
     }
 }
+
+/// A task can be cancelled: tasks/cancel goes to the server and the call
+/// ends as cancelled.
+#[tokio::test]
+async fn a_task_is_cancelled_with_tasks_cancel() {
+    let (tx, mut rx_events) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let frames = Arc::new(FrameLog::new(1000));
+    let sink: EventSink = Arc::new(|_| {});
+    let mut stdio = StdioSpec::new(
+        "node",
+        vec![
+            common::everything_js().to_string_lossy().into_owned(),
+            "stdio".into(),
+        ],
+    );
+    stdio
+        .env
+        .push(("GZIP_ALLOWED_DOMAINS".into(), "127.0.0.1".into()));
+    let spec = SessionSpec {
+        name: Arc::from("se"),
+        transport: TransportSpec::Stdio(stdio),
+        client: ClientPolicy::default(),
+        pin: Pin::Auto,
+        request_timeout: common::limit(30),
+        connect_timeout: common::limit(30),
+        probe_timeout: Duration::from_secs(2),
+    };
+    let s = Session::connect(&spec, frames.clone(), sink)
+        .await
+        .expect("connect");
+    let (cancel_tx, cancel_rx) = tokio::sync::oneshot::channel();
+    let call = s.call_task(
+        "simulate-research-query",
+        json!({"topic": "cancel me"}),
+        cancel_rx,
+        move |st| {
+            let _ = tx.send(st.status);
+        },
+    );
+    tokio::pin!(call);
+    // Cancel once the task is working.
+    let result = loop {
+        tokio::select! {
+            r = &mut call => break r,
+            Some(st) = rx_events.recv() => {
+                if st == "working" {
+                    let _ = cancel_tx.send(());
+                    break (&mut call).await;
+                }
+            }
+        }
+    };
+    s.close().await;
+    let e = result.expect_err("cancelled");
+    assert!(
+        matches!(e, mcpdeck::mcp::RequestError::Cancelled { .. }),
+        "{e}"
+    );
+    assert!(
+        frames
+            .snapshot()
+            .iter()
+            .any(|f| f.dir == Direction::Out && f.method.as_deref() == Some("tasks/cancel")),
+        "no tasks/cancel was sent"
+    );
+}
