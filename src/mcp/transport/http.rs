@@ -415,25 +415,7 @@ impl Drop for HttpTransport {
     /// task behind: the GET stream and the requests stop.
     fn drop(&mut self) {
         self.shared.closed.store(true, Ordering::Release);
-        for (_, h) in self
-            .shared
-            .requests
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .drain()
-        {
-            h.abort();
-        }
-        for h in self
-            .shared
-            .background
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .drain(..)
-        {
-            h.abort();
-        }
-        self.shared.net.finish_open(&self.shared.name, "closed");
+        self.shared.stop_tasks();
     }
 }
 
@@ -607,25 +589,7 @@ impl HttpTransport {
         if self.shared.closed.swap(true, Ordering::AcqRel) {
             return;
         }
-        for (_, h) in self
-            .shared
-            .requests
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .drain()
-        {
-            h.abort();
-        }
-        for h in self
-            .shared
-            .background
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .drain(..)
-        {
-            h.abort();
-        }
-        self.shared.net.finish_open(&self.shared.name, "closed");
+        self.shared.stop_tasks();
         let sid = self.session_id();
         if let Some(sid) = sid {
             self.shared.delete_session(&sid).await;
@@ -643,6 +607,28 @@ impl HttpTransport {
 }
 
 impl Shared {
+    /// Abort every request and background task, and mark their open
+    /// exchanges as ended.
+    fn stop_tasks(&self) {
+        for (_, h) in self
+            .requests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain()
+        {
+            h.abort();
+        }
+        for h in self
+            .background
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
+            h.abort();
+        }
+        self.net.finish_open(&self.name, "closed");
+    }
+
     fn base_headers(&self, out: Option<&Outgoing>) -> HeaderMap {
         let mut h = self.user_headers.clone();
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
