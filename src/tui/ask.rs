@@ -101,7 +101,11 @@ pub enum Input {
         max_items: Option<u64>,
     },
     /// Anything else (not in the spec's flat schema): typed as JSON.
-    Json { line: LineEdit },
+    Json {
+        line: LineEdit,
+        /// The schema's type, checked on the parsed value.
+        ty: Option<String>,
+    },
 }
 
 /// An elicitation in URL mode.
@@ -327,7 +331,7 @@ impl Field {
                         max_items: u("maxItems"),
                     }
                 }
-                None => json_input(default),
+                None => json_input(default, ty),
             }
         } else if let Some(options) = options(schema) {
             let sel = default.and_then(|d| options.iter().position(|o| &o.value == d));
@@ -357,7 +361,7 @@ impl Field {
                     max: f("maximum"),
                 },
                 Some("boolean") => Input::Bool(default.and_then(Value::as_bool)),
-                _ => json_input(default),
+                _ => json_input(default, ty),
             }
         };
         Field {
@@ -381,7 +385,7 @@ impl Field {
 
     pub fn line(&self) -> Option<&LineEdit> {
         match &self.input {
-            Input::Text { line, .. } | Input::Number { line, .. } | Input::Json { line } => {
+            Input::Text { line, .. } | Input::Number { line, .. } | Input::Json { line, .. } => {
                 Some(line)
             }
             _ => None,
@@ -390,7 +394,7 @@ impl Field {
 
     pub(crate) fn line_mut(&mut self) -> Option<&mut LineEdit> {
         match &mut self.input {
-            Input::Text { line, .. } | Input::Number { line, .. } | Input::Json { line } => {
+            Input::Text { line, .. } | Input::Number { line, .. } | Input::Json { line, .. } => {
                 Some(line)
             }
             _ => None,
@@ -485,14 +489,29 @@ impl Field {
                     Some(Value::Array(chosen))
                 }
             }
-            Input::Json { line } => {
+            Input::Json { line, ty } => {
                 if line.text.trim().is_empty() {
                     None
                 } else {
-                    Some(
-                        serde_json::from_str(&line.text)
-                            .map_err(|_| "not valid JSON".to_string())?,
-                    )
+                    let v: Value = serde_json::from_str(&line.text)
+                        .map_err(|_| "not valid JSON".to_string())?;
+                    let fits = match ty.as_deref() {
+                        Some("array") => v.is_array(),
+                        Some("object") => v.is_object(),
+                        Some("string") => v.is_string(),
+                        Some("number") => v.is_number(),
+                        Some("integer") => v.is_i64() || v.is_u64(),
+                        Some("boolean") => v.is_boolean(),
+                        Some("null") => v.is_null(),
+                        _ => true,
+                    };
+                    if !fits {
+                        return Err(format!(
+                            "must be JSON of type {}",
+                            ty.as_deref().unwrap_or("?")
+                        ));
+                    }
+                    Some(v)
                 }
             }
         };
@@ -575,9 +594,10 @@ impl Field {
     }
 }
 
-fn json_input(default: Option<&Value>) -> Input {
+fn json_input(default: Option<&Value>, ty: Option<&str>) -> Input {
     Input::Json {
         line: LineEdit::new(default.map(|d| d.to_string()).unwrap_or_default()),
+        ty: ty.map(str::to_string),
     }
 }
 
@@ -1177,6 +1197,20 @@ pub fn drop_server(s: &mut State, server: &str, fx: &mut Vec<Effect>) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_json_field_must_have_the_schema_type() {
+        let mut f = Field::new("tags", &serde_json::json!({"type": "array"}), true);
+        if let Some(l) = f.line_mut() {
+            l.text = "5".into();
+        }
+        assert_eq!(f.value(), Err("must be JSON of type array".to_string()));
+        if let Some(l) = f.line_mut() {
+            l.text = "[1, 2]".into();
+        }
+        assert_eq!(f.value(), Ok(Some(serde_json::json!([1, 2]))));
+    }
+
     use super::*;
 
     #[test]

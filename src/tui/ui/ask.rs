@@ -336,7 +336,9 @@ fn value_spans(field: &Field, focused: bool, width: usize) -> Vec<Span<'static>>
             };
             text_spans(line, focused, width, placeholder)
         }
-        Input::Number { line, .. } | Input::Json { line } => text_spans(line, focused, width, ""),
+        Input::Number { line, .. } | Input::Json { line, .. } => {
+            text_spans(line, focused, width, "")
+        }
         Input::Bool(b) => {
             let (mark, word) = match b {
                 Some(true) => ("[x]", "yes"),
