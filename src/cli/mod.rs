@@ -622,7 +622,11 @@ fn report(ev: &Event) {
                     err,
                     "mcpdeck: [{}] progress {}",
                     sanitize::one_line(server),
-                    progress_text(p)
+                    crate::mcp::types::progress_text(
+                        p.get("progress").and_then(Value::as_f64).unwrap_or(0.0),
+                        p.get("total").and_then(Value::as_f64),
+                        p.get("message").and_then(Value::as_str),
+                    )
                 );
             }
             "notifications/message" => {
@@ -630,7 +634,7 @@ fn report(ev: &Event) {
                     err,
                     "mcpdeck: [{}] {}",
                     sanitize::one_line(server),
-                    crate::tui::app::log_line(p)
+                    crate::mcp::types::log_line(p)
                 );
             }
             _ => {}
@@ -638,23 +642,28 @@ fn report(ev: &Event) {
         return;
     }
     if let Event::Finding { server, finding } = ev {
-        let mut err = std::io::stderr().lock();
-        let _ = writeln!(
-            err,
-            "mcpdeck: [{}] {}: {}",
-            sanitize::one_line(server),
-            finding.severity.label(),
-            sanitize::one_line(&finding.message)
-        );
-        if let Some(raw) = &finding.raw {
-            let cut = crate::mcp::finding::truncate(raw, 200);
-            let more = if finding.raw_len > cut.len() {
-                format!(" …({} bytes)", finding.raw_len)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(err, "    frame: {}{more}", sanitize::one_line(cut));
-        }
+        print_finding(server, finding);
+    }
+}
+
+/// A finding on stderr, with (the start of) its frame.
+pub(crate) fn print_finding(server: &str, finding: &crate::mcp::Finding) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "mcpdeck: [{}] {}: {}",
+        sanitize::one_line(server),
+        finding.severity.label(),
+        sanitize::one_line(&finding.message)
+    );
+    if let Some(raw) = &finding.raw {
+        let cut = crate::mcp::finding::truncate(raw, 200);
+        let more = if finding.raw_len > cut.len() {
+            format!(" …({} bytes)", finding.raw_len)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(err, "    frame: {}{more}", sanitize::one_line(cut));
     }
 }
 
@@ -739,40 +748,6 @@ fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfig, F
             ))
         }
     }
-}
-
-/// A progress notification as text: `3/10 (30%) · step 3 of 10`.
-fn progress_text(p: &Value) -> String {
-    let num = |v: &Value| {
-        v.as_f64().map(|f| {
-            if f.fract() == 0.0 && f.abs() < 1e15 {
-                format!("{}", f as i64)
-            } else {
-                format!("{f:.2}")
-            }
-        })
-    };
-    let progress = p
-        .get("progress")
-        .and_then(num)
-        .unwrap_or_else(|| "?".into());
-    let mut t = match (
-        p.get("total").and_then(num),
-        p.get("total").and_then(Value::as_f64),
-        p.get("progress").and_then(Value::as_f64),
-    ) {
-        (Some(total), Some(tf), Some(pf)) if tf > 0.0 => {
-            format!(
-                "{progress}/{total} ({:.0}%)",
-                (pf / tf * 100.0).clamp(0.0, 100.0)
-            )
-        }
-        _ => progress,
-    };
-    if let Some(m) = p.get("message").and_then(Value::as_str) {
-        t.push_str(&format!(" · {}", sanitize::one_line(m)));
-    }
-    t
 }
 
 /// Connect one server; on failure, the reason and its stderr tail.

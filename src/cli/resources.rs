@@ -14,7 +14,6 @@ use serde_json::{Map, Value, json};
 use super::output::{human_size, json_pretty, write_call_result};
 use super::{CHILDREN, Exit, Failure, Outcome, TargetArgs, frame_log, tail_text, target_config};
 use crate::config::Config;
-use crate::mcp::finding::Finding;
 use crate::mcp::jsonrpc::codes;
 use crate::mcp::manager::session_spec;
 use crate::mcp::session::{EventSink, RequestError, Session, SessionEvent, Tagged};
@@ -452,7 +451,7 @@ async fn with_session_watching(
         .map_err(|e| Failure::new(Exit::Usage, e.message))?;
     let frames = frame_log(&config.settings, trace);
     let sink: EventSink = Arc::new(move |t: Tagged| match &t.event {
-        SessionEvent::Finding(f) => print_finding(&t.server, f),
+        SessionEvent::Finding(f) => super::print_finding(&t.server, f),
         SessionEvent::Notification { method, params }
             if method == "notifications/resources/updated" =>
         {
@@ -481,26 +480,6 @@ async fn with_session_watching(
     let outcome = body(&session).await;
     session.close().await;
     outcome
-}
-
-fn print_finding(server: &str, f: &Finding) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "mcpdeck: [{}] {}: {}",
-        sanitize::one_line(server),
-        f.severity.label(),
-        sanitize::one_line(&f.message)
-    );
-    if let Some(raw) = &f.raw {
-        let cut = crate::mcp::finding::truncate(raw, 200);
-        let more = if f.raw_len > cut.len() {
-            format!(" …({} bytes)", f.raw_len)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(err, "    frame: {}{more}", sanitize::one_line(cut));
-    }
 }
 
 fn declared(s: &Session, capability: &str) -> bool {
@@ -869,7 +848,7 @@ fn write_messages(out: &mut impl Write, result: &Value) -> std::io::Result<()> {
             .map(|b| Content::parse(b, &mut findings))
             .collect();
         for f in &findings {
-            print_finding("prompt", f);
+            super::print_finding("prompt", f);
         }
         let r = CallResult {
             content,

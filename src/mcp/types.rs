@@ -397,6 +397,48 @@ pub fn client_info() -> Value {
     json!({"name": "mcpdeck", "version": env!("CARGO_PKG_VERSION")})
 }
 
+/// A number as people write it: `3`, `2.50`.
+fn plain_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// A progress notification's fields as text: `3/10 (30%) · step 3`.
+pub fn progress_text(progress: f64, total: Option<f64>, message: Option<&str>) -> String {
+    let mut t = match total {
+        Some(total) if total > 0.0 => format!(
+            "{}/{} ({:.0}%)",
+            plain_number(progress),
+            plain_number(total),
+            (progress / total * 100.0).clamp(0.0, 100.0)
+        ),
+        _ => plain_number(progress),
+    };
+    if let Some(m) = message {
+        t.push_str(&format!(" · {}", crate::sanitize::one_line(m)));
+    }
+    t
+}
+
+/// A `notifications/message` as one terminal-safe line: `[level] logger: data`.
+pub fn log_line(p: &Value) -> String {
+    let level = p.get("level").and_then(Value::as_str).unwrap_or("info");
+    let logger = p
+        .get("logger")
+        .and_then(Value::as_str)
+        .map(|l| format!("{l}: "))
+        .unwrap_or_default();
+    let data = match p.get("data") {
+        Some(Value::String(t)) => t.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    crate::sanitize::one_line(&format!("[{level}] {logger}{data}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

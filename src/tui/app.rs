@@ -261,25 +261,8 @@ pub struct ProgressView {
 impl ProgressView {
     /// `3/10 (30%) · step 3 · 2.0/s`
     pub fn text(&self) -> String {
-        let num = |v: f64| {
-            if v.fract() == 0.0 && v.abs() < 1e15 {
-                format!("{}", v as i64)
-            } else {
-                format!("{v:.2}")
-            }
-        };
-        let mut t = match self.total {
-            Some(total) if total > 0.0 => format!(
-                "{}/{} ({:.0}%)",
-                num(self.progress),
-                num(total),
-                (self.progress / total * 100.0).clamp(0.0, 100.0)
-            ),
-            _ => num(self.progress),
-        };
-        if let Some(m) = &self.message {
-            t.push_str(&format!(" · {m}"));
-        }
+        let mut t =
+            crate::mcp::types::progress_text(self.progress, self.total, self.message.as_deref());
         if let Some(r) = self.rate {
             t.push_str(&format!(" · {r:.1}/s"));
         }
@@ -933,7 +916,7 @@ fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             }
             if let Some(i) = find(s, &server) {
                 let line = match (method.as_str(), &params) {
-                    ("notifications/message", Some(p)) => log_line(p),
+                    ("notifications/message", Some(p)) => crate::mcp::types::log_line(p),
                     _ => method,
                 };
                 push_bounded(&mut s.servers[i].notices, line);
@@ -941,22 +924,6 @@ fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             true
         }
     }
-}
-
-/// A `notifications/message` as one line: `[level] logger: data`.
-pub fn log_line(p: &Value) -> String {
-    let level = p.get("level").and_then(Value::as_str).unwrap_or("info");
-    let logger = p
-        .get("logger")
-        .and_then(Value::as_str)
-        .map(|l| format!("{l}: "))
-        .unwrap_or_default();
-    let data = match p.get("data") {
-        Some(Value::String(t)) => t.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    };
-    crate::sanitize::one_line(&format!("[{level}] {logger}{data}"))
 }
 
 /// What changed between two tool lists: `+added -removed ~changed`.
