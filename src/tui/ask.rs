@@ -690,6 +690,23 @@ fn is_date_time(t: &str) -> bool {
     clock_ok && zone_ok
 }
 
+/// The fields' values by key (empty optional ones left out), or how many
+/// fields are wrong.
+pub(crate) fn content_of(fields: &[Field]) -> Result<Map<String, Value>, usize> {
+    let mut content = Map::new();
+    let mut bad = 0;
+    for f in fields {
+        match f.value() {
+            Ok(Some(v)) => {
+                content.insert(f.key.clone(), v);
+            }
+            Ok(None) => {}
+            Err(_) => bad += 1,
+        }
+    }
+    if bad > 0 { Err(bad) } else { Ok(content) }
+}
+
 impl Form {
     pub fn new(params: &Value) -> Form {
         let schema = params.get("requestedSchema");
@@ -719,18 +736,7 @@ impl Form {
 
     /// The `content` to accept with, or how many fields are wrong.
     pub fn content(&self) -> Result<Map<String, Value>, usize> {
-        let mut content = Map::new();
-        let mut bad = 0;
-        for f in &self.fields {
-            match f.value() {
-                Ok(Some(v)) => {
-                    content.insert(f.key.clone(), v);
-                }
-                Ok(None) => {}
-                Err(_) => bad += 1,
-            }
-        }
-        if bad > 0 { Err(bad) } else { Ok(content) }
+        content_of(&self.fields)
     }
 
     pub fn focused(&self) -> Option<&Field> {

@@ -198,18 +198,7 @@ impl ArgForm {
 
     /// The filled-in values, or how many fields need attention.
     pub fn content(&self) -> Result<Map<String, Value>, usize> {
-        let mut out = Map::new();
-        let mut bad = 0;
-        for f in &self.fields {
-            match f.value() {
-                Ok(Some(v)) => {
-                    out.insert(f.key.clone(), v);
-                }
-                Ok(None) => {}
-                Err(_) => bad += 1,
-            }
-        }
-        if bad > 0 { Err(bad) } else { Ok(out) }
+        super::ask::content_of(&self.fields)
     }
 
     /// A template's URI with the values as they stand (empty ones
