@@ -10,5 +10,6 @@ pub mod demo;
 pub mod mcp;
 pub mod sanitize;
 pub mod schema;
+pub mod text;
 pub mod tui;
 pub mod uritemplate;

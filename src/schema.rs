@@ -249,7 +249,7 @@ impl<'a> Walker<'a> {
         if !base.is_empty() && self.root.get("$id").and_then(Value::as_str) != Some(base) {
             return None;
         }
-        let pointer = percent_decode(fragment);
+        let pointer = crate::text::percent_decode(fragment);
         if pointer.is_empty() {
             return Some((ROOT_KEY.to_string(), self.root));
         }
@@ -729,32 +729,12 @@ fn direct_ref(schema: &Value) -> Option<&str> {
 /// The readable name of a reference: the last segment of its pointer.
 fn ref_name(reference: &str) -> String {
     let fragment = reference.rsplit_once('#').map_or(reference, |(_, f)| f);
-    let decoded = percent_decode(fragment);
+    let decoded = crate::text::percent_decode(fragment);
     match decoded.rsplit('/').next() {
         Some(last) if !last.is_empty() => last.replace("~1", "/").replace("~0", "~"),
         _ if reference.contains('#') && fragment.is_empty() => "root".to_string(),
         _ => reference.to_string(),
     }
-}
-
-/// Decode `%XX` escapes (URI fragments); anything malformed stays as is.
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = s.get(i + 1..i + 3)
-            && let Ok(b) = u8::from_str_radix(hex, 16)
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The names in `required`, strings only.

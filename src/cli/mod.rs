@@ -18,9 +18,10 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use crate::config::{self, Config, ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
 use crate::mcp::manager::{CallError, Command, Event, Manager, ServerSnapshot, ServerStatus};
-use crate::mcp::session::{RequestError, fmt_duration};
+use crate::mcp::session::RequestError;
 use crate::mcp::transport::stdio::Children;
 use crate::sanitize;
+use crate::text::fmt_duration;
 
 /// Exit codes (documented in the README).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -501,10 +502,7 @@ fn frame_log(settings: &Settings, trace: bool) -> Arc<FrameLog> {
                 (None, Some(s)) => s.to_string(),
                 (None, None) => "-".into(),
             };
-            let total = e
-                .total
-                .map(crate::mcp::session::fmt_duration)
-                .unwrap_or_default();
+            let total = e.total.map(crate::text::fmt_duration).unwrap_or_default();
             let _ = writeln!(
                 err,
                 "[{:>9.3}] {} HTTP {} {} {} -> {outcome} ({total}, {} B)",

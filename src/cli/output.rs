@@ -6,19 +6,7 @@ use std::io::Write;
 
 use crate::mcp::types::{CallResult, Content, Tool};
 use crate::sanitize;
-
-/// Human size: `512 B`, `1.2 KiB`, `3.4 MiB`.
-pub fn human_size(n: usize) -> String {
-    const KIB: f64 = 1024.0;
-    let f = n as f64;
-    if f < KIB {
-        format!("{n} B")
-    } else if f < KIB * KIB {
-        format!("{:.1} KiB", f / KIB)
-    } else {
-        format!("{:.1} MiB", f / KIB / KIB)
-    }
-}
+use crate::text::human_size;
 
 /// Pretty JSON with every character that a terminal could act on escaped
 /// (serde_json escapes C0 controls; this also escapes DEL, C1 controls and

@@ -11,7 +11,7 @@ use base64::Engine as _;
 use clap::{ArgGroup, Args};
 use serde_json::{Map, Value, json};
 
-use super::output::{human_size, json_pretty, write_call_result};
+use super::output::{json_pretty, write_call_result};
 use super::{CHILDREN, Exit, Failure, Outcome, TargetArgs, frame_log, tail_text, target_config};
 use crate::config::Config;
 use crate::mcp::jsonrpc::codes;
@@ -19,6 +19,7 @@ use crate::mcp::manager::session_spec;
 use crate::mcp::session::{EventSink, RequestError, Session, SessionEvent, Tagged};
 use crate::mcp::types::{CallResult, Content};
 use crate::sanitize;
+use crate::text::{file_name_for, human_size};
 use crate::uritemplate;
 
 /// `println!` that ignores a closed stdout (`| head`) instead of panicking.
@@ -1041,152 +1042,9 @@ fn save_blob(dir: &Path, uri: &str, mime: Option<&str>, bytes: &[u8]) -> Result<
     ))
 }
 
-/// A safe file name for a resource URI: the URI without its scheme,
-/// percent-decoded, every character other than ASCII letters, digits, `.`,
-/// `_` and `-` made `_`, no leading dot, at most 100 characters (the end of
-/// the URI kept); an extension from the mime type if it has none.
-pub fn file_name_for(uri: &str, mime: Option<&str>) -> String {
-    let rest = match uri.split_once(':') {
-        Some((scheme, rest))
-            if scheme
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic())
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')) =>
-        {
-            rest
-        }
-        _ => uri,
-    };
-    let decoded = percent_decode(rest);
-    let mut name = String::new();
-    for c in decoded.chars() {
-        let c = if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-            c
-        } else {
-            '_'
-        };
-        if c == '_' && name.ends_with('_') {
-            continue;
-        }
-        name.push(c);
-    }
-    let trim = |s: &str| s.trim_matches(|c| matches!(c, '_' | '.' | '-')).to_string();
-    let mut name = trim(&name);
-    const MAX: usize = 100;
-    if name.len() > MAX {
-        // ASCII only, so any byte index is a char boundary.
-        name = trim(&name[name.len() - MAX..]);
-    }
-    if name.is_empty() {
-        name = "resource".into();
-    }
-    let has_ext = name
-        .rsplit_once('.')
-        .is_some_and(|(s, e)| !s.is_empty() && !e.is_empty() && e.len() <= 8);
-    if !has_ext && let Some(ext) = mime.and_then(extension_for) {
-        name.push('.');
-        name.push_str(ext);
-    }
-    name
-}
-
-fn extension_for(mime: &str) -> Option<&'static str> {
-    let essence = mime
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    Some(match essence.as_str() {
-        "image/png" => "png",
-        "image/jpeg" => "jpg",
-        "image/gif" => "gif",
-        "image/webp" => "webp",
-        "image/svg+xml" => "svg",
-        "audio/wav" | "audio/x-wav" => "wav",
-        "audio/mpeg" => "mp3",
-        "application/pdf" => "pdf",
-        "application/json" => "json",
-        "application/zip" => "zip",
-        "application/gzip" => "gz",
-        "application/octet-stream" => "bin",
-        "text/plain" => "txt",
-        "text/markdown" => "md",
-        "text/html" => "html",
-        "text/csv" => "csv",
-        _ => return None,
-    })
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let (Some(h), Some(l)) = (
-                (bytes[i + 1] as char).to_digit(16),
-                (bytes[i + 2] as char).to_digit(16),
-            )
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn file_names_never_escape_the_directory() {
-        for (uri, want) in [
-            ("demo://resource/dynamic/blob/1", "resource_dynamic_blob_1"),
-            ("file:///etc/passwd", "etc_passwd"),
-            ("../../etc/passwd", "etc_passwd"),
-            ("x:%2e%2e%2f%2e%2e%2fsecret", "secret"),
-            ("demo://a/..", "a"),
-            ("demo://", "resource"),
-            ("demo://x/.hidden", "x_.hidden"),
-            ("demo://x/a b?c=d#e", "x_a_b_c_d_e"),
-            ("demo://x/logo.png", "x_logo.png"),
-            ("C:\\Windows\\system32", "Windows_system32"),
-            ("demo://x/\u{1b}[31mred\u{202e}", "x_31mred"),
-        ] {
-            let got = file_name_for(uri, None);
-            assert_eq!(got, want, "{uri}");
-            assert!(!got.starts_with('.') && !got.contains('/') && !got.contains('\\'));
-        }
-        let long = format!("demo://{}/end.bin", "a/".repeat(200));
-        let got = file_name_for(&long, None);
-        assert!(got.len() <= 100 && got.ends_with("end.bin"), "{got}");
-    }
-
-    #[test]
-    fn file_names_get_an_extension_from_the_mime_type() {
-        assert_eq!(
-            file_name_for("demo://resource/dynamic/blob/1", Some("text/plain")),
-            "resource_dynamic_blob_1.txt"
-        );
-        assert_eq!(
-            file_name_for("demo://logo", Some("image/png; x=y")),
-            "logo.png"
-        );
-        assert_eq!(
-            file_name_for("demo://logo.gif", Some("image/png")),
-            "logo.gif"
-        );
-        assert_eq!(file_name_for("demo://logo", Some("weird/type")), "logo");
-    }
 
     #[test]
     fn saving_never_overwrites() {

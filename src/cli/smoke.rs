@@ -15,9 +15,10 @@ use super::{CHILDREN, Exit, Failure, Outcome, TargetArgs, frame_log, target_conf
 use crate::config::Config;
 use crate::mcp::framelog::Direction;
 use crate::mcp::manager::session_spec;
-use crate::mcp::session::{ClientPolicy, EventSink, Lists, RequestError, Session, fmt_duration};
+use crate::mcp::session::{ClientPolicy, EventSink, Lists, RequestError, Session};
 use crate::mcp::{Finding, Severity, Tool};
 use crate::sanitize;
+use crate::text::fmt_duration;
 
 /// How one check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

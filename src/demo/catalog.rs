@@ -671,7 +671,7 @@ pub fn read_resource(uri: &str) -> Option<Vec<Value>> {
         LOGO_URI => Some(vec![logo_contents()]),
         _ => {
             let raw = uri.strip_prefix(GREETING_PREFIX)?;
-            let name = percent_decode(raw)?;
+            let name = crate::text::percent_decode_strict(raw)?;
             if name.is_empty() || name.contains('/') {
                 return None;
             }
@@ -682,23 +682,6 @@ pub fn read_resource(uri: &str) -> Option<Vec<Value>> {
             })])
         }
     }
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 // ---------------------------------------------------------------------------

@@ -665,7 +665,7 @@ impl Task {
                         Ok(Err(e)) => format!("connected, but listing failed: {e}"),
                         _ => format!(
                             "connected, but listing did not finish within {} (connect_timeout)",
-                            super::session::fmt_duration(settings.connect_timeout)
+                            crate::text::fmt_duration(settings.connect_timeout)
                         ),
                     };
                     Err(ConnectError {

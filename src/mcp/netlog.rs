@@ -54,8 +54,8 @@ impl Exchange {
             (None, None) => "…".into(),
         };
         let time = match (self.total, self.headers_after) {
-            (Some(t), _) => crate::mcp::session::fmt_duration(t),
-            (None, Some(h)) => format!("{} (open)", crate::mcp::session::fmt_duration(h)),
+            (Some(t), _) => crate::text::fmt_duration(t),
+            (None, Some(h)) => format!("{} (open)", crate::text::fmt_duration(h)),
             (None, None) => "…".into(),
         };
         format!("{} {status} {} {time}", self.http_method, self.label)

@@ -21,6 +21,7 @@ use super::transport::{
 use super::types::{
     CallResult, Era, INITIALIZE_VERSIONS, STATELESS_VERSION, ServerInfo, Tool, client_info,
 };
+use crate::text::fmt_duration;
 
 /// Which era and version to use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -336,16 +337,6 @@ impl ConnectError {
             stderr_tail: Vec::new(),
             needs_auth: false,
         }
-    }
-}
-
-pub fn fmt_duration(d: Duration) -> String {
-    if d.as_millis() < 1000 {
-        format!("{} ms", d.as_millis())
-    } else if d.subsec_millis() == 0 {
-        format!("{} s", d.as_secs())
-    } else {
-        format!("{:.1} s", d.as_secs_f64())
     }
 }
 

@@ -798,10 +798,7 @@ fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
                         s.servers[i].ping = Some(d);
                     }
                     if requested {
-                        s.status = Some(format!(
-                            "{server}: ping {}",
-                            crate::mcp::session::fmt_duration(d)
-                        ));
+                        s.status = Some(format!("{server}: ping {}", crate::text::fmt_duration(d)));
                     }
                 }
                 // The automatic ping of a server that does not answer pings

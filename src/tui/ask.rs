@@ -782,7 +782,7 @@ fn block_text(b: &Value) -> String {
                 // The decoded size, from the base64 length.
                 let d = d.trim();
                 let pad = d.bytes().rev().take_while(|b| *b == b'=').count();
-                crate::cli::output::human_size((d.len() * 3 / 4).saturating_sub(pad))
+                crate::text::human_size((d.len() * 3 / 4).saturating_sub(pad))
             })
             .unwrap_or_else(|| "no data".into())
     };

@@ -294,7 +294,7 @@ fn is_json(mime: Option<&str>) -> bool {
 }
 
 fn human(n: usize) -> String {
-    crate::cli::output::human_size(n)
+    crate::text::human_size(n)
 }
 
 /// The lines of a `resources/read` answer: each content with its URI,
@@ -360,10 +360,7 @@ pub fn read_lines(result: &Result<Value, crate::mcp::session::RequestError>) -> 
                     ),
                     Style::default().fg(Color::Magenta),
                 ));
-                media.push((
-                    crate::cli::resources::file_name_for(uri, mime),
-                    blob.to_string(),
-                ));
+                media.push((crate::text::file_name_for(uri, mime), blob.to_string()));
             }
             (None, None) => {
                 lines.push(Line::styled(format!("{} · {mime_text}", clean(uri)), head));
@@ -427,7 +424,7 @@ pub fn prompt_lines(
         };
         for (j, b) in blocks.iter().enumerate() {
             let file = |mime: &str| {
-                crate::cli::resources::file_name_for(
+                crate::text::file_name_for(
                     &format!("mcpdeck-{name}-{}-{}", i + 1, j + 1),
                     Some(mime),
                 )
@@ -472,10 +469,7 @@ pub fn prompt_lines(
                             "    blob, {}",
                             human(Content::decoded_len(&b))
                         )));
-                        media.push((
-                            crate::cli::resources::file_name_for(&uri, mime.as_deref()),
-                            b,
-                        ));
+                        media.push((crate::text::file_name_for(&uri, mime.as_deref()), b));
                     }
                 }
                 Content::ResourceLink {

@@ -375,13 +375,10 @@ fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
     }
     let mut latency = Vec::new();
     if let Some(d) = v.ping {
-        latency.push(format!("ping {}", crate::mcp::session::fmt_duration(d)));
+        latency.push(format!("ping {}", crate::text::fmt_duration(d)));
     }
     if let Some(d) = v.last_latency {
-        latency.push(format!(
-            "last call {}",
-            crate::mcp::session::fmt_duration(d)
-        ));
+        latency.push(format!("last call {}", crate::text::fmt_duration(d)));
     }
     if !latency.is_empty() {
         lines.push(Line::raw(format!("latency: {}", latency.join(" · "))));
@@ -746,10 +743,7 @@ fn render_log(s: &State, f: &mut Frame, area: Rect) {
                     Style::default().add_modifier(Modifier::BOLD),
                 ),
                 Span::styled(
-                    format!(
-                        "  {}{latency}",
-                        super::super::cli::output::human_size(fr.size)
-                    ),
+                    format!("  {}{latency}", crate::text::human_size(fr.size)),
                     Style::default().fg(Color::DarkGray),
                 ),
             ];
@@ -850,7 +844,7 @@ fn fit(text: &str, width: usize) -> String {
 
 /// An exchange's timing columns: time to headers, total.
 fn exchange_times(e: &Exchange) -> (String, String) {
-    use crate::mcp::session::fmt_duration;
+    use crate::text::fmt_duration;
     let headers = match e.headers_after {
         Some(d) => fmt_duration(d),
         None if e.done() => "–".into(),
@@ -983,10 +977,7 @@ fn render_net(s: &State, f: &mut Frame, area: Rect) {
                 ),
                 Span::styled(format!("{headers:>7} {total:>7} "), muted),
                 Span::styled(
-                    format!(
-                        "{:>8}",
-                        super::super::cli::output::human_size(e.bytes as usize)
-                    ),
+                    format!("{:>8}", crate::text::human_size(e.bytes as usize)),
                     muted,
                 ),
             ]))
@@ -1006,7 +997,7 @@ fn render_net(s: &State, f: &mut Frame, area: Rect) {
 /// no-op on masked values and sanitizes the rest).
 fn render_exchange(s: &State, e: &Exchange, f: &mut Frame, area: Rect) {
     use crate::mcp::netlog::shown_header;
-    use crate::mcp::session::fmt_duration;
+    use crate::text::fmt_duration;
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let muted = Style::default().fg(Color::DarkGray);
     let header_lines = |title: &str, headers: &[(String, String)], none: &str| {
@@ -1050,7 +1041,7 @@ fn render_exchange(s: &State, e: &Exchange, f: &mut Frame, area: Rect) {
         None if e.headers_after.is_some() => timing.push("still open".into()),
         None => {}
     }
-    timing.push(super::super::cli::output::human_size(e.bytes as usize));
+    timing.push(crate::text::human_size(e.bytes as usize));
     if e.events > 0 {
         timing.push(format!("{} SSE events", e.events));
     }

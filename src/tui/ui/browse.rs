@@ -84,7 +84,7 @@ fn label(x: &Value) -> String {
 fn size_text(x: &Value) -> String {
     x.get("size")
         .and_then(Value::as_u64)
-        .map(|n| crate::cli::output::human_size(n as usize))
+        .map(|n| crate::text::human_size(n as usize))
         .unwrap_or_default()
 }
 

@@ -1,0 +1,221 @@
+//! Text helpers shared by the CLI and the TUI (and the core's messages):
+//! durations, sizes, safe file names for resources, percent-decoding, and
+//! a file extension for a MIME type. Pure functions, no I/O.
+
+use std::time::Duration;
+
+/// A duration for a person: `850 ms`, `2 s`, `1.5 s`.
+pub fn fmt_duration(d: Duration) -> String {
+    if d.as_millis() < 1000 {
+        format!("{} ms", d.as_millis())
+    } else if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+/// Human size: `512 B`, `1.2 KiB`, `3.4 MiB`.
+pub fn human_size(n: usize) -> String {
+    const KIB: f64 = 1024.0;
+    let f = n as f64;
+    if f < KIB {
+        format!("{n} B")
+    } else if f < KIB * KIB {
+        format!("{:.1} KiB", f / KIB)
+    } else {
+        format!("{:.1} MiB", f / KIB / KIB)
+    }
+}
+
+/// A safe file name for a resource URI: the URI without its scheme,
+/// percent-decoded, every character other than ASCII letters, digits, `.`,
+/// `_` and `-` made `_`, no leading dot, at most 100 characters (the end of
+/// the URI kept); an extension from the mime type if it has none.
+pub fn file_name_for(uri: &str, mime: Option<&str>) -> String {
+    let rest = match uri.split_once(':') {
+        Some((scheme, rest))
+            if scheme
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')) =>
+        {
+            rest
+        }
+        _ => uri,
+    };
+    let decoded = percent_decode(rest);
+    let mut name = String::new();
+    for c in decoded.chars() {
+        let c = if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+            c
+        } else {
+            '_'
+        };
+        if c == '_' && name.ends_with('_') {
+            continue;
+        }
+        name.push(c);
+    }
+    let trim = |s: &str| s.trim_matches(|c| matches!(c, '_' | '.' | '-')).to_string();
+    let mut name = trim(&name);
+    const MAX: usize = 100;
+    if name.len() > MAX {
+        // ASCII only, so any byte index is a char boundary.
+        name = trim(&name[name.len() - MAX..]);
+    }
+    if name.is_empty() {
+        name = "resource".into();
+    }
+    let has_ext = name
+        .rsplit_once('.')
+        .is_some_and(|(s, e)| !s.is_empty() && !e.is_empty() && e.len() <= 8);
+    if !has_ext && let Some(ext) = mime.and_then(extension_for) {
+        name.push('.');
+        name.push_str(ext);
+    }
+    name
+}
+
+/// The usual file extension for a MIME type (parameters ignored), if known.
+pub fn extension_for(mime: &str) -> Option<&'static str> {
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    Some(match essence.as_str() {
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        "image/svg+xml" => "svg",
+        "audio/wav" | "audio/x-wav" => "wav",
+        "audio/mpeg" => "mp3",
+        "application/pdf" => "pdf",
+        "application/json" => "json",
+        "application/zip" => "zip",
+        "application/gzip" => "gz",
+        "application/octet-stream" => "bin",
+        "text/plain" => "txt",
+        "text/markdown" => "md",
+        "text/html" => "html",
+        "text/csv" => "csv",
+        _ => return None,
+    })
+}
+
+/// Decode `%XX` escapes; anything malformed stays as it is, and bytes that
+/// are not UTF-8 become U+FFFD.
+pub fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(b) = escaped_byte(bytes, i) {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Decode `%XX` escapes strictly: `None` for a malformed escape or a result
+/// that is not UTF-8.
+pub fn percent_decode_strict(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            out.push(escaped_byte(bytes, i)?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The byte of a `%XX` escape starting at `i`, if there is a valid one.
+fn escaped_byte(bytes: &[u8], i: usize) -> Option<u8> {
+    if bytes.get(i) != Some(&b'%') {
+        return None;
+    }
+    let h = (*bytes.get(i + 1)? as char).to_digit(16)?;
+    let l = (*bytes.get(i + 2)? as char).to_digit(16)?;
+    Some((h * 16 + l) as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_never_escape_the_directory() {
+        for (uri, want) in [
+            ("demo://resource/dynamic/blob/1", "resource_dynamic_blob_1"),
+            ("file:///etc/passwd", "etc_passwd"),
+            ("../../etc/passwd", "etc_passwd"),
+            ("x:%2e%2e%2f%2e%2e%2fsecret", "secret"),
+            ("demo://a/..", "a"),
+            ("demo://", "resource"),
+            ("demo://x/.hidden", "x_.hidden"),
+            ("demo://x/a b?c=d#e", "x_a_b_c_d_e"),
+            ("demo://x/logo.png", "x_logo.png"),
+            ("C:\\Windows\\system32", "Windows_system32"),
+            ("demo://x/\u{1b}[31mred\u{202e}", "x_31mred"),
+        ] {
+            let got = file_name_for(uri, None);
+            assert_eq!(got, want, "{uri}");
+            assert!(!got.starts_with('.') && !got.contains('/') && !got.contains('\\'));
+        }
+        let long = format!("demo://{}/end.bin", "a/".repeat(200));
+        let got = file_name_for(&long, None);
+        assert!(got.len() <= 100 && got.ends_with("end.bin"), "{got}");
+    }
+
+    #[test]
+    fn file_names_get_an_extension_from_the_mime_type() {
+        assert_eq!(
+            file_name_for("demo://resource/dynamic/blob/1", Some("text/plain")),
+            "resource_dynamic_blob_1.txt"
+        );
+        assert_eq!(
+            file_name_for("demo://logo", Some("image/png; x=y")),
+            "logo.png"
+        );
+        assert_eq!(
+            file_name_for("demo://logo.gif", Some("image/png")),
+            "logo.gif"
+        );
+        assert_eq!(file_name_for("demo://logo", Some("weird/type")), "logo");
+    }
+
+    #[test]
+    fn sizes_and_durations() {
+        assert_eq!(human_size(512), "512 B");
+        assert_eq!(human_size(2048), "2.0 KiB");
+        assert_eq!(human_size(3 * 1024 * 1024 + 400 * 1024), "3.4 MiB");
+        assert_eq!(fmt_duration(Duration::from_millis(850)), "850 ms");
+        assert_eq!(fmt_duration(Duration::from_secs(2)), "2 s");
+        assert_eq!(fmt_duration(Duration::from_millis(1500)), "1.5 s");
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("a%2Fb%zz%4"), "a/b%zz%4");
+        assert_eq!(percent_decode("%+1"), "%+1");
+        assert_eq!(percent_decode_strict("caf%C3%A9").as_deref(), Some("café"));
+        assert_eq!(percent_decode_strict("%zz"), None);
+        assert_eq!(percent_decode_strict("%ff"), None);
+    }
+}
