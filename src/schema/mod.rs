@@ -113,10 +113,12 @@ pub fn skeleton(schema: &Value) -> Value {
 }
 
 mod rows;
+mod sample;
 mod skeleton;
 mod walk;
 
 pub use rows::{SchemaRow, rows};
+pub use sample::{Arguments, SampleError, Source, arguments, description_examples};
 use walk::{ROOT_KEY, Walker};
 
 #[cfg(test)]

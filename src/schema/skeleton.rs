@@ -217,7 +217,7 @@ fn snap_to_multiple(m: &Obj, c: f64, lo: Option<f64>, hi: Option<f64>) -> f64 {
         .unwrap_or(c)
 }
 
-fn integer_skeleton(m: &Obj) -> Value {
+pub(super) fn integer_skeleton(m: &Obj) -> Value {
     let (lo, hi) = bounds(m);
     let lo = lo.map(|(v, ex)| if ex { v.floor() + 1.0 } else { v.ceil() });
     let hi = hi.map(|(v, ex)| if ex { v.ceil() - 1.0 } else { v.floor() });
@@ -239,7 +239,7 @@ fn integer_skeleton(m: &Obj) -> Value {
     }
 }
 
-fn number_skeleton(m: &Obj) -> Value {
+pub(super) fn number_skeleton(m: &Obj) -> Value {
     let (lo, hi) = bounds(m);
     let ok_lo = |v: f64| lo.is_none_or(|(l, ex)| if ex { v > l } else { v >= l });
     let ok_hi = |v: f64| hi.is_none_or(|(h, ex)| if ex { v < h } else { v <= h });
