@@ -305,7 +305,10 @@ fn legacy_sse_endpoint() {
     let server = common::fake_http("legacy-sse", &[]);
     let sse = format!("http://127.0.0.1:{}/sse", server.port);
     // Detected: POST /sse is refused, GET /sse gives the endpoint.
-    let run = common::mcpdeck(&["smoke", "--json", &sse], common::limit(60));
+    let run = common::mcpdeck(
+        &["smoke", "--json", "--calls", "all", &sse],
+        common::limit(60),
+    );
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["server"]["transport"], "sse");

@@ -14,10 +14,11 @@ fn json(run: &common::Run) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\nstderr:\n{}", run.stdout, run.stderr))
 }
 
-/// `mcpdeck smoke --json URL`, which must pass; returns the report.
+/// `mcpdeck smoke --json --calls all URL`, which must pass; returns the
+/// report. These servers are test fixtures: every tool may be called.
 fn smoke_ok(url: &str) -> Value {
     let run = common::mcpdeck(
-        &["smoke", "--json", "--timeout", "20", url],
+        &["smoke", "--json", "--calls", "all", "--timeout", "20", url],
         common::limit(120),
     );
     let report = json(&run);
@@ -200,7 +201,11 @@ fn conformance(scenario: &str, expected: &[&str]) {
     let mut cmd = Command::new(node);
     cmd.arg(suite)
         .args(["client", "--command"])
-        .arg(format!("{} smoke", common::mcpdeck_bin().display()))
+        // The conformance server is a test fixture: every tool may be called.
+        .arg(format!(
+            "{} smoke --calls all",
+            common::mcpdeck_bin().display()
+        ))
         .args(["--scenario", scenario, "-o"])
         .arg(out.path())
         .env(

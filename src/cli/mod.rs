@@ -105,21 +105,10 @@ pub enum Cmd {
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
     },
-    /// Smoke-test a server: connect, list, call every non-destructive tool with
-    /// arguments from its schema, read static resources, get prompts; exit 0 only if nothing failed
-    Smoke {
-        #[command(flatten)]
-        target: TargetArgs,
-        /// Print the report as JSON
-        #[arg(long)]
-        json: bool,
-        /// Also call tools annotated destructive
-        #[arg(long)]
-        destructive: bool,
-        /// Per-request timeout in seconds (default: the config's request_timeout)
-        #[arg(long, value_name = "SECS")]
-        timeout: Option<f64>,
-    },
+    /// Smoke-test a server: connect, list, call the tools annotated read-only (--calls
+    /// widens this) with arguments from --args or their schema, read static resources,
+    /// get prompts; exit 0 only if nothing failed
+    Smoke(smoke::SmokeArgs),
     /// All resources of a server (every page): uri, name, title, mimeType, size, description
     Resources(resources::ListArgs),
     /// The resource templates of a server, with each template's variables
@@ -342,30 +331,7 @@ async fn dispatch(cli: Cli) -> Outcome {
             };
             call_tool(&config, &target, &call, trace).await
         }
-        Some(Cmd::Smoke {
-            target,
-            json,
-            destructive,
-            timeout,
-        }) => {
-            let timeout = match timeout {
-                Some(t) if !(t.is_finite() && t > 0.0 && t <= 7.0 * 86_400.0) => {
-                    return Err(Failure::new(
-                        Exit::Usage,
-                        format!(
-                            "--timeout {t}: give a number of seconds above 0 and at most a week"
-                        ),
-                    ));
-                }
-                t => t.map(Duration::from_secs_f64),
-            };
-            let args = smoke::SmokeArgs {
-                json,
-                destructive,
-                timeout,
-            };
-            smoke::smoke(&config, &target, &args, trace).await
-        }
+        Some(Cmd::Smoke(a)) => smoke::smoke(&config, &a, trace).await,
         Some(Cmd::Resources(a)) => resources::resources(&config, &a, trace).await,
         Some(Cmd::Templates(a)) => resources::templates(&config, &a, trace).await,
         Some(Cmd::Read(a)) => resources::read(&config, &a, trace).await,

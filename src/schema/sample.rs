@@ -47,6 +47,8 @@ pub enum Source {
     Format,
     /// Generated from a `pattern`.
     Pattern,
+    /// A plain string guessed from the parameter's name (`repo_path`: `.`).
+    Name,
     /// Made from the type and its bounds.
     Schema,
 }
@@ -62,6 +64,7 @@ impl Source {
             Source::Description => "description",
             Source::Format => "format",
             Source::Pattern => "pattern",
+            Source::Name => "name",
             Source::Schema => "schema",
         }
     }
@@ -156,6 +159,8 @@ struct Sampler<'a> {
     root: &'a Value,
     /// A fixed seed: the same schema gives the same arguments on every run.
     rng: RefCell<StdRng>,
+    /// The property names from the root down to the value being made.
+    names: RefCell<Vec<String>>,
 }
 
 impl<'a> Sampler<'a> {
@@ -164,6 +169,7 @@ impl<'a> Sampler<'a> {
             walker: Walker::new(root),
             root,
             rng: RefCell::new(StdRng::seed_from_u64(0x6d63_7064_6563_6b21)),
+            names: RefCell::new(Vec::new()),
         }
     }
 
@@ -255,6 +261,7 @@ impl<'a> Sampler<'a> {
         let ty = main_type(m).or_else(|| infer_type(m));
         description_examples(text)
             .into_iter()
+            .chain(quoted_words(text))
             .filter_map(|raw| typed_literal(&raw, ty))
             .find(|v| self.fits(m, v))
             .map(|v| (v, Source::Description))
@@ -362,12 +369,14 @@ impl<'a> Sampler<'a> {
                 let sub = props
                     .and_then(|p| p.get(&name))
                     .or_else(|| m.get("additionalProperties").filter(|a| a.is_object()));
+                self.names.borrow_mut().push(name.clone());
                 let (value, source) = match sub {
                     Some(sub) => self
                         .value(sub, depth + 1, chain, 0)
                         .unwrap_or((Value::Null, Source::Schema)),
                     None => (Value::Null, Source::Schema),
                 };
+                self.names.borrow_mut().pop();
                 out.insert(name.clone(), value);
                 sources.push((name.clone(), source));
             }
@@ -446,7 +455,11 @@ impl<'a> Sampler<'a> {
                 .patterned(m, pattern, min, max, variant)
                 .map(|s| (Value::String(s), Source::Pattern));
         }
-        let mut s = format!("x{suffix}");
+        let named = self.names.borrow().last().and_then(|n| by_name(n));
+        let (mut s, source) = match named {
+            Some(guess) if fits_len(guess) && variant == 0 => (guess.to_string(), Source::Name),
+            _ => (format!("x{suffix}"), Source::Schema),
+        };
         let len = s.chars().count();
         if len < min {
             s.extend(std::iter::repeat_n('x', min - len));
@@ -454,7 +467,7 @@ impl<'a> Sampler<'a> {
         if let Some(max) = max {
             s = s.chars().take(max).collect();
         }
-        Some((Value::String(s), Source::Schema))
+        Some((Value::String(s), source))
     }
 
     /// A string that matches `pattern` and the length limits: generated
@@ -527,6 +540,43 @@ fn pattern_generator(pattern: &str, max_repeat: u32) -> Option<rand_regex::Regex
         .parse(pattern)
         .ok()?;
     rand_regex::Regex::with_hir(tame(hir), max_repeat.min(64)).ok()
+}
+
+/// A plain string worth trying for a parameter called `name`, when its
+/// schema says nothing more: the current directory for a path, `HEAD` for a
+/// revision, a word for free text.
+fn by_name(name: &str) -> Option<&'static str> {
+    let n = name.to_ascii_lowercase().replace('-', "_");
+    let last = n.rsplit('_').next().unwrap_or(&n);
+    let ends = |words: &[&str]| words.contains(&last) || words.contains(&n.as_str());
+    Some(
+        if ends(&["path", "dir", "directory", "folder", "cwd", "root"]) {
+            "."
+        } else if ends(&["url", "uri", "endpoint", "href", "link"]) {
+            "https://example.com/"
+        } else if ends(&["email", "mail"]) {
+            "user@example.com"
+        } else if ends(&["timezone", "tz"]) {
+            "UTC"
+        } else if ends(&["lang", "language", "locale"]) {
+            "en"
+        } else if ends(&["revision", "rev", "ref", "commit", "sha"]) {
+            "HEAD"
+        } else if ends(&["date"]) {
+            "2026-01-01"
+        } else if ends(&["time"]) {
+            "12:00"
+        } else if ends(&[
+            "query", "q", "search", "text", "message", "msg", "prompt", "content", "input", "term",
+            "keyword", "keywords",
+        ]) {
+            "test"
+        } else if ends(&["name", "title", "label", "id", "key"]) {
+            "example"
+        } else {
+            return None;
+        },
+    )
 }
 
 /// A value for a `format` the validator checks (`None` for other formats).
@@ -672,6 +722,26 @@ pub fn description_examples(text: &str) -> Vec<String> {
     out
 }
 
+/// Short quoted words anywhere in a description (`'local'`, `"asc"`), a
+/// last resort after the values marked as examples.
+fn quoted_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find(['\'', '"', '`']) {
+        let quote = rest[open..].chars().next().unwrap_or('"');
+        let body = &rest[open + 1..];
+        let Some(end) = body.find(quote) else {
+            break;
+        };
+        let word = &body[..end];
+        if !word.is_empty() && word.len() <= 64 && !word.contains(char::is_whitespace) {
+            out.push(word.to_string());
+        }
+        rest = &body[end + 1..];
+    }
+    out
+}
+
 /// A description's literal as a value of the schema's type.
 fn typed_literal(raw: &str, ty: Option<&str>) -> Option<Value> {
     match ty {
@@ -758,6 +828,23 @@ mod tests {
                 ("i", "schema")
             ]
         );
+    }
+
+    #[test]
+    fn plain_strings_are_guessed_from_their_names() {
+        let a = args(json!({"type": "object", "properties": {
+            "repo_path": {"type": "string"},
+            "message": {"type": "string"},
+            "revision": {"type": "string"},
+            "short": {"type": "string", "maxLength": 1},
+            "other": {"type": "string"}
+        }, "required": ["repo_path", "message", "revision", "short", "other"]}));
+        assert_eq!(
+            a.value,
+            json!({"repo_path": ".", "message": "test", "revision": "HEAD", "short": "x", "other": "x"})
+        );
+        assert_eq!(a.sources[0].1, Source::Name);
+        assert_eq!(a.sources[3].1, Source::Schema);
     }
 
     #[test]

@@ -45,6 +45,11 @@ impl Tui {
     }
 
     pub fn start_with(config: &str, env: &[(&str, &str)]) -> Tui {
+        Tui::spawn(&["--config", config], None, env)
+    }
+
+    /// mcpdeck with any arguments, in `cwd` (default: the test's own).
+    pub fn spawn(args: &[&str], cwd: Option<&std::path::Path>, env: &[(&str, &str)]) -> Tui {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: 24,
@@ -54,7 +59,10 @@ impl Tui {
             })
             .expect("open a pty");
         let mut cmd = CommandBuilder::new(super::mcpdeck_bin());
-        cmd.args(["--config", config]);
+        cmd.args(args);
+        if let Some(dir) = cwd {
+            cmd.cwd(dir);
+        }
         cmd.env("TERM", "xterm-256color");
         for (k, v) in env {
             cmd.env(k, v);

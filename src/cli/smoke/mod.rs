@@ -1,0 +1,431 @@
+//! `mcpdeck smoke TARGET`: the non-interactive smoke test a server's author
+//! runs by hand or in CI. Connect and detect the era; list tools, resources
+//! and prompts; call the tools the policy allows (by default only those
+//! annotated read-only: see [`policy`]) with the caller's arguments or
+//! arguments made from their schema; read every static resource; get every
+//! prompt without required arguments; answer server requests with safe
+//! automatic policies; report every finding. Exit 0 only if nothing failed.
+
+mod call;
+pub mod policy;
+mod report;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::{CHILDREN, Exit, Failure, Outcome, TargetArgs, frame_log, target_config};
+use crate::config::Config;
+use crate::mcp::framelog::Direction;
+use crate::mcp::manager::session_spec;
+use crate::mcp::session::{ClientPolicy, EventSink, Lists, Session};
+use crate::sanitize;
+use call::{CallPlan, call_check};
+use policy::{Calls, Effect, Selection};
+use report::{Check, Status, Summary, finding_check, print_report};
+
+/// The options of `mcpdeck smoke`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SmokeArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Which tools to call: read-only (default: only tools annotated
+    /// readOnlyHint: true), writes (also readOnlyHint: false with
+    /// destructiveHint: false), or all (also destructive tools and tools
+    /// without annotations)
+    #[arg(long, value_enum, value_name = "WHICH")]
+    pub calls: Option<Calls>,
+    /// The same as --calls all
+    #[arg(long)]
+    pub destructive: bool,
+    /// Call only these tools (still within --calls); repeatable or comma-separated
+    #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Never call these tools; repeatable or comma-separated
+    #[arg(long, value_name = "TOOL", num_args = 1.., value_delimiter = ',')]
+    pub skip: Vec<String>,
+    /// Arguments for one tool, TOOL=JSON (an object); repeatable; over --args-file
+    #[arg(long = "args", value_name = "TOOL=JSON")]
+    pub args: Vec<String>,
+    /// A TOML or JSON file with one table of arguments per tool
+    #[arg(long, value_name = "FILE")]
+    pub args_file: Option<PathBuf>,
+    /// Per-request timeout in seconds (default: the config's request_timeout)
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+}
+
+impl SmokeArgs {
+    /// The tool selection these options ask for (`None` for --calls: the default).
+    fn selection(&self) -> Result<Selection, Failure> {
+        let calls = match (self.calls, self.destructive) {
+            (Some(c), false) => c,
+            (None, true) | (Some(Calls::All), true) => Calls::All,
+            (Some(c), true) => {
+                return Err(Failure::new(
+                    Exit::Usage,
+                    format!(
+                        "--destructive means --calls all, which contradicts {}: give one of them",
+                        c.flag()
+                    ),
+                ));
+            }
+            (None, false) => Calls::ReadOnly,
+        };
+        Ok(Selection {
+            calls,
+            only: self.only.clone(),
+            skip: self.skip.clone(),
+        })
+    }
+
+    fn request_timeout(&self) -> Result<Option<Duration>, Failure> {
+        match self.timeout {
+            Some(t) if !(t.is_finite() && t > 0.0 && t <= 7.0 * 86_400.0) => Err(Failure::new(
+                Exit::Usage,
+                format!("--timeout {t}: give a number of seconds above 0 and at most a week"),
+            )),
+            t => Ok(t.map(Duration::from_secs_f64)),
+        }
+    }
+}
+
+pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
+    let mut selection = args.selection()?;
+    let timeout = args.request_timeout()?;
+    let given = policy::given_arguments(args.args_file.as_deref(), &args.args)
+        .map_err(|e| Failure::new(Exit::Usage, e))?;
+    let server = target_config(config, &args.target)?;
+    super::warn_insecure(std::slice::from_ref(&server));
+    let shown_target = match &server.transport {
+        crate::config::TransportConfig::Http { url, .. } => crate::mcp::netlog::shown_url(url),
+        crate::config::TransportConfig::Stdio { command, args, .. } => sanitize::one_line(
+            &std::iter::once(command.clone())
+                .chain(args.iter().cloned())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    };
+    let mut settings = config.settings.clone();
+    if let Some(t) = timeout {
+        settings.request_timeout = t;
+    }
+    let mut spec = session_spec(&server, &settings, Some(CHILDREN.clone()))
+        .map_err(|e| Failure::new(Exit::Usage, e.message))?;
+    if let Some(t) = timeout {
+        spec.request_timeout = t;
+    }
+    spec.client = ClientPolicy::automatic();
+    let frames = frame_log(&settings, trace);
+    let sink: EventSink = Arc::new(|_| {});
+    let mut checks: Vec<Check> = Vec::new();
+    let started = Instant::now();
+
+    let session = match Session::connect(&spec, frames.clone(), sink).await {
+        Ok(s) => s,
+        Err(e) => {
+            let mut message = sanitize::one_line(&e.message);
+            if !e.stderr_tail.is_empty() {
+                message.push_str(&format!(
+                    "; server stderr: {}",
+                    sanitize::one_line(&e.stderr_tail.join(" | "))
+                ));
+            }
+            let status_code = if e.needs_auth {
+                Exit::Auth
+            } else {
+                Exit::Connect
+            };
+            checks.push(
+                Check::new("connect", &shown_target, Status::Fail, message).took(started.elapsed()),
+            );
+            let summary = Summary {
+                target: &shown_target,
+                server: None,
+                unannotated: Vec::new(),
+            };
+            print_report(args.json, &summary, &checks);
+            return Ok(status_code);
+        }
+    };
+    let negotiated = session.negotiated();
+    if let Some(n) = &negotiated {
+        checks.push(
+            Check::new(
+                "connect",
+                &shown_target,
+                Status::Pass,
+                format!(
+                    "{} era, version {} over {}; {}",
+                    n.era.label(),
+                    n.version,
+                    session.transport_kind(),
+                    sanitize::one_line(&n.detection)
+                ),
+            )
+            .took(n.connect_time),
+        );
+    }
+
+    let listed = Instant::now();
+    let lists = match session.list_everything().await {
+        Ok(l) => {
+            checks.push(
+                Check::new(
+                    "list",
+                    "tools, resources, prompts",
+                    Status::Pass,
+                    format!(
+                        "{} tools, {} resources, {} resource templates, {} prompts",
+                        l.tools.len(),
+                        l.resources.len(),
+                        l.templates.len(),
+                        l.prompts.len()
+                    ),
+                )
+                .took(listed.elapsed()),
+            );
+            l
+        }
+        Err(e) => {
+            checks.push(Check::new(
+                "list",
+                "tools, resources, prompts",
+                Status::Fail,
+                sanitize::one_line(&e.to_string()),
+            ));
+            Lists::default()
+        }
+    };
+
+    for name in selection.unknown(&lists.tools) {
+        checks.push(Check::new(
+            "tool",
+            sanitize::one_line(name),
+            Status::Warn,
+            "named by --only or --skip, but the server lists no such tool",
+        ));
+    }
+    let unlisted = given
+        .keys()
+        .filter(|name| !lists.tools.iter().any(|t| t.name == **name));
+    for tool in unlisted {
+        checks.push(Check::new(
+            "tool",
+            sanitize::one_line(tool),
+            Status::Warn,
+            "arguments were given for it (--args, --args-file), but the server lists no such tool",
+        ));
+    }
+    // Left at the default, at a terminal: offer the additive writes once.
+    if args.calls.is_none() && !args.destructive && !args.json {
+        let plan = CallPlan {
+            server: &server,
+            selection: &selection,
+            given: None,
+        };
+        let writes: Vec<&crate::mcp::Tool> = lists
+            .tools
+            .iter()
+            .filter(|t| Effect::of(t) == Effect::Additive)
+            .filter(|t| call::skipped(t, &plan).is_some_and(|c| c.calls_with.is_some()))
+            .collect();
+        if policy::ask_for_writes(&writes) {
+            selection.calls = Calls::Writes;
+        }
+    }
+    for tool in &lists.tools {
+        let plan = CallPlan {
+            server: &server,
+            selection: &selection,
+            given: given.get(&tool.name),
+        };
+        checks.push(call_check(&session, tool, &plan).await);
+    }
+    for r in &lists.resources {
+        checks.push(read_check(&session, r).await);
+    }
+    for p in &lists.prompts {
+        checks.push(prompt_check(&session, p).await);
+    }
+
+    // The server's own requests, and how they were answered.
+    for f in frames.snapshot() {
+        if f.dir == Direction::In
+            && f.id.is_some()
+            && let Some(m) = f.method.as_deref()
+            && matches!(
+                m,
+                "roots/list" | "elicitation/create" | "sampling/createMessage" | "ping"
+            )
+            && f.latency.is_none()
+        {
+            let how = match m {
+                "roots/list" => "answered with the current directory",
+                "elicitation/create" => "accepted with the schema's defaults (URL mode declined)",
+                "sampling/createMessage" => "declined (smoke offers no sampling)",
+                _ => "answered",
+            };
+            checks.push(Check::new("server request", m, Status::Info, how));
+        }
+    }
+    for f in session.findings() {
+        checks.push(finding_check(&f));
+    }
+    session.close().await;
+    let unannotated = lists
+        .tools
+        .iter()
+        .filter(|t| Effect::of(t) == Effect::Unannotated)
+        .map(|t| t.name.clone())
+        .collect();
+    let transport = session.transport_kind();
+    let summary = Summary {
+        target: &shown_target,
+        server: negotiated.as_ref().map(|n| (n, transport)),
+        unannotated,
+    };
+    print_report(args.json, &summary, &checks);
+    let failed = checks.iter().any(|c| c.status == Status::Fail);
+    Ok(if failed { Exit::ToolError } else { Exit::Ok })
+}
+
+async fn read_check(session: &Session, r: &Value) -> Check {
+    let Some(uri) = r.get("uri").and_then(Value::as_str) else {
+        return Check::new(
+            "resource",
+            "(no uri)",
+            Status::Fail,
+            format!(
+                "a listed resource has no `uri`: {}",
+                sanitize::one_line(&r.to_string())
+            ),
+        );
+    };
+    let name = sanitize::one_line(uri);
+    let started = Instant::now();
+    match session
+        .request("resources/read", Some(json!({"uri": uri})))
+        .await
+    {
+        Ok(v) => {
+            let took = started.elapsed();
+            match v.get("contents").and_then(Value::as_array) {
+                Some(c) if c.is_empty() => Check::new(
+                    "resource",
+                    name,
+                    Status::Warn,
+                    "read, but `contents` is empty",
+                )
+                .took(took),
+                Some(c) => {
+                    let bad = c
+                        .iter()
+                        .filter(|x| x.get("text").is_none() && x.get("blob").is_none())
+                        .count();
+                    if bad > 0 {
+                        Check::new(
+                            "resource",
+                            name,
+                            Status::Fail,
+                            format!(
+                                "{bad} of {} contents have neither `text` nor `blob`",
+                                c.len()
+                            ),
+                        )
+                        .took(took)
+                    } else {
+                        Check::new(
+                            "resource",
+                            name,
+                            Status::Pass,
+                            format!("{} content item(s)", c.len()),
+                        )
+                        .took(took)
+                    }
+                }
+                None => Check::new(
+                    "resource",
+                    name,
+                    Status::Fail,
+                    "the resources/read result has no `contents` array",
+                )
+                .took(took),
+            }
+        }
+        Err(e) => Check::new(
+            "resource",
+            name,
+            Status::Fail,
+            sanitize::one_line(&e.to_string()),
+        )
+        .took(started.elapsed()),
+    }
+}
+
+async fn prompt_check(session: &Session, p: &Value) -> Check {
+    let Some(pname) = p.get("name").and_then(Value::as_str) else {
+        return Check::new(
+            "prompt",
+            "(no name)",
+            Status::Fail,
+            "a listed prompt has no `name`",
+        );
+    };
+    let name = sanitize::one_line(pname);
+    let required: Vec<&str> = p
+        .get("arguments")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter(|x| x.get("required").and_then(Value::as_bool).unwrap_or(false))
+                .filter_map(|x| x.get("name").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !required.is_empty() {
+        return Check::new(
+            "prompt",
+            name,
+            Status::Skip,
+            format!(
+                "has required arguments ({})",
+                sanitize::one_line(&required.join(", "))
+            ),
+        );
+    }
+    let started = Instant::now();
+    match session
+        .request("prompts/get", Some(json!({"name": pname, "arguments": {}})))
+        .await
+    {
+        Ok(v) => match v.get("messages").and_then(Value::as_array) {
+            Some(m) => Check::new(
+                "prompt",
+                name,
+                Status::Pass,
+                format!("{} message(s)", m.len()),
+            )
+            .took(started.elapsed()),
+            None => Check::new(
+                "prompt",
+                name,
+                Status::Fail,
+                "the prompts/get result has no `messages` array",
+            )
+            .took(started.elapsed()),
+        },
+        Err(e) => Check::new(
+            "prompt",
+            name,
+            Status::Fail,
+            sanitize::one_line(&e.to_string()),
+        )
+        .took(started.elapsed()),
+    }
+}
