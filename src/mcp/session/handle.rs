@@ -1,0 +1,230 @@
+//! The session handle: its shared state ([`Inner`]), accessors, and close.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, AtomicU64};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::{Notify, oneshot};
+
+use crate::mcp::finding::{Finding, Severity};
+use crate::mcp::framelog::{Direction, FrameLog, FrameMeta};
+use crate::mcp::transport::http::HttpTransport;
+use crate::mcp::transport::{StderrBuffer, Transport};
+use crate::mcp::types::Era;
+
+use super::model::*;
+use super::policy::*;
+
+pub(super) struct PendingEntry {
+    pub(super) tx: oneshot::Sender<Result<Value, RequestError>>,
+    pub(super) method: String,
+    pub(super) sent: Instant,
+    pub(super) progress: Arc<Notify>,
+    /// Whether the request carried a progressToken.
+    pub(super) wants_progress: bool,
+}
+
+/// The most findings a session keeps.
+pub(super) const MAX_FINDINGS: usize = 1000;
+
+/// The most pages a list may have before we stop following cursors.
+pub(super) const MAX_PAGES: usize = 10_000;
+
+pub(super) static SESSION_IDS: AtomicU64 = AtomicU64::new(1);
+
+pub(super) struct Inner {
+    pub(super) id: u64,
+    pub(super) name: Arc<str>,
+    pub(super) transport: Transport,
+    pub(super) pending: Mutex<HashMap<i64, PendingEntry>>,
+    pub(super) next_id: AtomicI64,
+    pub(super) negotiated: RwLock<Option<Negotiated>>,
+    /// The era requests are framed for (`_meta` envelope or not).
+    pub(super) wire: RwLock<Option<(Era, String)>>,
+    pub(super) frames: Arc<FrameLog>,
+    pub(super) findings: Mutex<Vec<Finding>>,
+    pub(super) events: EventSink,
+    pub(super) closed: Mutex<Option<(String, Vec<String>)>>,
+    /// Flips to true once `closed` is set.
+    pub(super) closed_signal: tokio::sync::watch::Sender<bool>,
+    pub(super) request_timeout: Duration,
+    /// How server requests are answered.
+    pub(super) client: ClientPolicy,
+    /// Streamable HTTP with the transport not forced: an endpoint that
+    /// refuses initialize may be legacy HTTP+SSE.
+    pub(super) legacy_fallback: bool,
+    /// One re-initialization at a time (after the server expired the session).
+    pub(super) reinit: tokio::sync::Mutex<()>,
+    /// The stateless era's per-request log level (`_meta`), once set.
+    pub(super) log_level: RwLock<Option<String>>,
+    /// Server requests a person is answering now: while any is open, the
+    /// session's request deadlines wait.
+    pub(super) open_asks: std::sync::atomic::AtomicUsize,
+    /// One `subscriptions/listen` change at a time.
+    pub(super) listen_lock: tokio::sync::Mutex<()>,
+    /// Resource subscriptions, and the stateless era's open
+    /// `subscriptions/listen` request (its id).
+    pub(super) subscriptions: Mutex<(std::collections::BTreeSet<String>, Option<i64>)>,
+}
+
+/// A live session. Cheap to clone. Call [`Session::close`] when done; if
+/// every handle is dropped, the server is shut down too.
+#[derive(Clone)]
+pub struct Session {
+    pub(super) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("name", &self.inner.name)
+            .field("id", &self.inner.id)
+            .finish()
+    }
+}
+
+/// A request on its way: its id (for cancellation) and its answer.
+pub struct PendingRequest {
+    pub id: i64,
+    pub(super) method: String,
+    pub(super) rx: oneshot::Receiver<Result<Value, RequestError>>,
+    pub(super) progress: Arc<Notify>,
+    /// What was asked, kept to ask again once after the server expired
+    /// the HTTP session.
+    pub(super) params: Option<Value>,
+    pub(super) with_progress: bool,
+    pub(super) retried: bool,
+    /// input_required rounds so far (stateless era).
+    pub(super) input_rounds: u32,
+    /// The id of the request in flight now (it changes with each retry),
+    /// for whoever cancels it.
+    pub(super) current: Arc<AtomicI64>,
+}
+
+impl Session {
+    /// The transport in use: `stdio`, `http` or `sse`.
+    pub fn transport_kind(&self) -> &'static str {
+        self.inner.transport.kind()
+    }
+
+    /// The HTTP session id (initialize era over streamable HTTP).
+    pub fn http_session_id(&self) -> Option<String> {
+        self.inner
+            .transport
+            .http()
+            .and_then(HttpTransport::session_id)
+    }
+
+    pub fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    pub fn name(&self) -> &Arc<str> {
+        &self.inner.name
+    }
+
+    /// What was negotiated (set once connected).
+    pub fn negotiated(&self) -> Option<Negotiated> {
+        self.inner
+            .negotiated
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn stderr(&self) -> Option<&Arc<StderrBuffer>> {
+        self.inner.transport.stderr()
+    }
+
+    pub fn stderr_tail(&self, n: usize) -> Vec<String> {
+        self.stderr().map(|b| b.tail(n)).unwrap_or_default()
+    }
+
+    pub fn findings(&self) -> Vec<Finding> {
+        self.inner
+            .findings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn frames(&self) -> &Arc<FrameLog> {
+        &self.inner.frames
+    }
+
+    /// Whether the connection is gone, and why.
+    pub fn closed(&self) -> Option<String> {
+        self.inner
+            .closed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|c| c.0.clone())
+    }
+
+    /// Close stdin, then signals; returns when the server is reaped.
+    pub async fn close(&self) {
+        self.inner.transport.close().await;
+        self.inner
+            .fail_all("the session was closed by mcpdeck", false);
+    }
+}
+
+impl Inner {
+    pub(super) fn emit(&self, event: SessionEvent) {
+        (self.events)(Tagged {
+            session: self.id,
+            server: self.name.clone(),
+            event,
+        });
+    }
+
+    pub(super) fn finding(&self, f: Finding) {
+        {
+            let mut all = self.findings.lock().unwrap_or_else(|p| p.into_inner());
+            if all.len() >= MAX_FINDINGS {
+                all.remove(0);
+            }
+            all.push(f.clone());
+        }
+        self.emit(SessionEvent::Finding(f));
+    }
+
+    /// Record a frame and send it (the newline is added here).
+    pub(super) async fn send_line(
+        &self,
+        mut line: String,
+        meta: FrameMeta,
+    ) -> Result<(), crate::mcp::transport::TransportClosed> {
+        self.frames.record(&self.name, Direction::Out, &line, meta);
+        line.push('\n');
+        self.transport.send(&line).await
+    }
+
+    /// Result-level checks shared by every request.
+    pub(super) fn check_result(&self, method: &str, v: Value) -> Result<Value, RequestError> {
+        match v.get("resultType").and_then(Value::as_str) {
+            None | Some("complete") => {}
+            Some("input_required") => {
+                return Err(RequestError::Protocol(format!(
+                    "the server still needs input to complete {method} after {MAX_INPUT_ROUNDS} rounds of input_required; gave up"
+                )));
+            }
+            Some(other) => self.finding(Finding::frame(
+                Severity::Warning,
+                format!("{method}: unknown resultType {other:?}; treated as complete"),
+                &v.to_string(),
+            )),
+        }
+        if !v.is_object() {
+            self.finding(Finding::frame(
+                Severity::Warning,
+                format!("the result of {method} is not an object"),
+                &v.to_string(),
+            ));
+        }
+        Ok(v)
+    }
+}

@@ -1,0 +1,151 @@
+//! Lists with pagination: every page of tools, resources, templates and
+//! prompts, with repeated-cursor detection.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use crate::mcp::finding::{Finding, Severity};
+use crate::mcp::jsonrpc::{self, codes};
+use crate::mcp::types::Tool;
+
+use super::handle::*;
+use super::model::*;
+
+impl Session {
+    /// Follow `nextCursor` to the end. A repeated cursor stops with a finding.
+    pub async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, RequestError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        for page in 1..=MAX_PAGES {
+            let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+            let result = self.request(method, params).await?;
+            match result.get(key) {
+                Some(Value::Array(page)) => items.extend(page.iter().cloned()),
+                _ => self.inner.finding(Finding::frame(
+                    Severity::Warning,
+                    format!("{method} result has no `{key}` array"),
+                    &result.to_string(),
+                )),
+            }
+            match result.get("nextCursor") {
+                None | Some(Value::Null) => return Ok(items),
+                Some(Value::String(c)) if c.is_empty() => return Ok(items),
+                Some(Value::String(c)) => {
+                    if !seen.insert(c.clone()) {
+                        self.inner.finding(Finding::frame(
+                            Severity::Error,
+                            format!("{method} repeated the cursor {c:?}; stopped after {page} pages with {} items", items.len()),
+                            &result.to_string(),
+                        ));
+                        return Ok(items);
+                    }
+                    cursor = Some(c.clone());
+                }
+                Some(other) => {
+                    self.inner.finding(Finding::frame(
+                        Severity::Warning,
+                        format!(
+                            "{method}: `nextCursor` is {}, not a string; stopped paging",
+                            jsonrpc::short(other)
+                        ),
+                        &result.to_string(),
+                    ));
+                    return Ok(items);
+                }
+            }
+        }
+        self.inner.finding(Finding::new(
+            Severity::Error,
+            format!("{method} had more than {MAX_PAGES} pages; stopped"),
+        ));
+        Ok(items)
+    }
+
+    /// All tools, all pages, parsed (bad entries become findings).
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, RequestError> {
+        let raw = self.list_all("tools/list", "tools").await?;
+        let mut findings = Vec::new();
+        let tools: Vec<Tool> = raw
+            .iter()
+            .filter_map(|t| Tool::parse(t, &mut findings))
+            .collect();
+        let mut seen = HashSet::new();
+        for t in &tools {
+            if !seen.insert(t.name.as_str()) {
+                findings.push(Finding::frame(
+                    Severity::Warning,
+                    format!(
+                        "tool `{}` is listed more than once; calls go to the first",
+                        t.name
+                    ),
+                    &t.raw.to_string(),
+                ));
+            }
+        }
+        for f in findings {
+            self.inner.finding(f);
+        }
+        if let Some(h) = self.inner.transport.http() {
+            h.set_tool_headers(
+                tools
+                    .iter()
+                    .filter_map(|t| {
+                        let p =
+                            crate::mcp::transport::http::param_headers(t.input_schema.as_ref()?);
+                        (!p.is_empty()).then(|| (t.name.clone(), p))
+                    })
+                    .collect(),
+            );
+        }
+        Ok(tools)
+    }
+
+    /// Every list the server declares a capability for.
+    pub async fn list_everything(&self) -> Result<Lists, RequestError> {
+        let n = self
+            .negotiated()
+            .ok_or_else(|| RequestError::Protocol("not connected".into()))?;
+        let mut lists = Lists::default();
+        if n.has_capability("tools") {
+            lists.tools = self.lenient(self.list_tools().await)?;
+        }
+        if n.has_capability("resources") {
+            lists.resources = self.lenient(self.list_all("resources/list", "resources").await)?;
+            // Templates are optional even for servers with resources.
+            lists.templates = match self
+                .list_all("resources/templates/list", "resourceTemplates")
+                .await
+            {
+                Err(RequestError::Rpc { error, .. }) if error.code == codes::METHOD_NOT_FOUND => {
+                    Vec::new()
+                }
+                other => self.lenient(other)?,
+            };
+        }
+        if n.has_capability("prompts") {
+            lists.prompts = self.lenient(self.list_all("prompts/list", "prompts").await)?;
+        }
+        Ok(lists)
+    }
+
+    /// A list that failed is a finding and an empty list; only a lost
+    /// connection fails the whole listing.
+    pub(super) fn lenient<T: Default>(
+        &self,
+        r: Result<T, RequestError>,
+    ) -> Result<T, RequestError> {
+        match r {
+            Ok(v) => Ok(v),
+            Err(e @ RequestError::Closed { .. }) => Err(e),
+            Err(e) => {
+                self.inner.finding(Finding::new(
+                    Severity::Error,
+                    format!("{e}; that list is shown empty"),
+                ));
+                Ok(T::default())
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! One server connection: era detection and handshake, requests with
+//! timeouts and cancellation, pagination, answers to the server's requests,
+//! and the raw frame tap.
+//!
+//! - [`model`]: what to connect to, what was negotiated, events and errors;
+//! - [`policy`]: how the server's own requests are answered;
+//! - [`handle`]: the [`Session`] handle and its shared state;
+//! - [`open`]: starting the transport; [`negotiate`]: era detection and the
+//!   handshake; [`request`]: requests, timeouts, cancellation;
+//!   [`list`]: pagination; [`task`]: task-augmented calls;
+//!   [`subscribe`]: subscriptions; [`inbound`]: what the server sends.
+
+mod handle;
+mod inbound;
+mod list;
+mod model;
+mod negotiate;
+mod open;
+mod policy;
+mod request;
+mod subscribe;
+mod task;
+
+pub use handle::{PendingRequest, Session};
+pub use model::{
+    ConnectError, EventSink, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin, RequestError, SessionEvent,
+    SessionSpec, Tagged, TransportSpec,
+};
+pub use policy::{Asker, ClientPolicy, ServerRequest, SharedRoots};
+pub use request::{LOG_LEVELS, MAX_PROGRESS_FACTOR, envelope, envelope_with};
+pub use task::{MAX_TASK_POLLS, TASK_TTL_MS, TaskStatus};

@@ -1,0 +1,191 @@
+//! How a session answers the server's own requests: the declared client
+//! capabilities, the roots offered, and who answers sampling and
+//! elicitation (an automatic policy, or a person through an [`Asker`]).
+
+use std::sync::{Arc, RwLock};
+
+use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
+
+use crate::mcp::jsonrpc::{RpcError, codes};
+
+/// The roots offered to servers (`roots/list`), shared by every session of
+/// a manager so that a change reaches them all.
+#[derive(Clone, Debug)]
+pub struct SharedRoots(Arc<RwLock<Vec<Value>>>);
+
+impl PartialEq for SharedRoots {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl SharedRoots {
+    /// Roots from directories; none means the current directory.
+    pub fn new(dirs: &[std::path::PathBuf]) -> Self {
+        SharedRoots(Arc::new(RwLock::new(roots_of(dirs))))
+    }
+
+    pub fn get(&self) -> Vec<Value> {
+        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Replace the roots; true when they changed.
+    pub fn set(&self, dirs: &[std::path::PathBuf]) -> bool {
+        let new = roots_of(dirs);
+        let mut cur = self.0.write().unwrap_or_else(|p| p.into_inner());
+        if *cur == new {
+            return false;
+        }
+        *cur = new;
+        true
+    }
+}
+
+/// `{"uri": "file:///…/", "name": …}` for each directory (the current
+/// directory when there are none).
+pub(super) fn roots_of(dirs: &[std::path::PathBuf]) -> Vec<Value> {
+    let cwd;
+    let dirs: Vec<&std::path::Path> = if dirs.is_empty() {
+        cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
+        vec![cwd.as_path()]
+    } else {
+        dirs.iter().map(|d| d.as_path()).collect()
+    };
+    dirs.iter()
+        .map(|d| {
+            let uri = url::Url::from_directory_path(d)
+                .map(|u| u.to_string())
+                .unwrap_or_else(|_| format!("file://{}", d.display()));
+            let name = d
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "/".into());
+            json!({"uri": uri, "name": name})
+        })
+        .collect()
+}
+
+/// A request from the server that a person answers (sampling, elicitation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerRequest {
+    pub server: Arc<str>,
+    /// `sampling/createMessage` or `elicitation/create`.
+    pub method: String,
+    pub params: Value,
+}
+
+/// Hands a server request to whoever answers it (the UI, through the
+/// manager); the answer comes back on the receiver. A dropped sender is a
+/// refusal.
+#[derive(Clone)]
+pub struct Asker(
+    pub Arc<dyn Fn(ServerRequest) -> oneshot::Receiver<Result<Value, RpcError>> + Send + Sync>,
+);
+
+impl std::fmt::Debug for Asker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Asker")
+    }
+}
+
+impl PartialEq for Asker {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// How mcpdeck answers the server's own requests, and which client
+/// capabilities it declares for that. The default offers nothing: every
+/// server request but `ping` is refused.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClientPolicy {
+    /// Ask a person: sampling and elicitation (form and URL mode) are
+    /// declared and every such request goes to the asker.
+    pub ask: Option<Asker>,
+    /// Offer `roots` and answer `roots/list` with these roots (shared: the
+    /// manager changes them when the config's roots change)
+    /// (`{"uri": "file://…", "name": …}`).
+    pub roots: Option<SharedRoots>,
+    /// Offer form elicitation and accept every request with the requested
+    /// schema's defaults (required fields without one get a value of their
+    /// type). URL-mode elicitation is declined.
+    pub elicitation_defaults: bool,
+}
+
+impl ClientPolicy {
+    /// The automatic policies of `mcpdeck smoke`: roots is the current
+    /// directory, elicitation is accepted with defaults, sampling is declined.
+    pub fn automatic() -> Self {
+        ClientPolicy {
+            ask: None,
+            roots: Some(SharedRoots::new(&[])),
+            elicitation_defaults: true,
+        }
+    }
+
+    /// The `capabilities` object to declare.
+    pub fn capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        if self.roots.is_some() {
+            caps.insert("roots".into(), json!({"listChanged": true}));
+        }
+        if self.ask.is_some() {
+            caps.insert("sampling".into(), json!({}));
+            caps.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+        } else if self.elicitation_defaults {
+            caps.insert("elicitation".into(), json!({"form": {}}));
+        }
+        Value::Object(caps)
+    }
+
+    /// Whether `method` goes to the person (through [`ClientPolicy::ask`]).
+    pub fn asks(&self, method: &str) -> bool {
+        self.ask.is_some() && matches!(method, "sampling/createMessage" | "elicitation/create")
+    }
+
+    /// The answer to a server request (other than ping).
+    pub fn answer(&self, method: &str, params: Option<&Value>) -> Result<Value, RpcError> {
+        match method {
+            "roots/list" => match &self.roots {
+                Some(roots) => Ok(json!({"roots": roots.get()})),
+                None => Err(RpcError::new(
+                    codes::METHOD_NOT_FOUND,
+                    "mcpdeck did not declare the roots capability for this server",
+                )),
+            },
+            "elicitation/create" if self.elicitation_defaults => {
+                let mode = params
+                    .and_then(|p| p.get("mode"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("form");
+                if mode != "form" {
+                    return Ok(json!({"action": "decline"}));
+                }
+                let schema = params
+                    .and_then(|p| p.get("requestedSchema"))
+                    .cloned()
+                    .unwrap_or_else(|| json!({"type": "object"}));
+                let content = crate::schema::skeleton(&schema);
+                let content = if content.is_object() {
+                    content
+                } else {
+                    json!({})
+                };
+                Ok(json!({"action": "accept", "content": content}))
+            }
+            "elicitation/create" => Err(RpcError::new(
+                codes::METHOD_NOT_FOUND,
+                "mcpdeck did not declare the elicitation capability for this server",
+            )),
+            "sampling/createMessage" => Err(RpcError::new(
+                -1,
+                "sampling declined: mcpdeck does not offer sampling here",
+            )),
+            _ => Err(RpcError::new(
+                codes::METHOD_NOT_FOUND,
+                format!("mcpdeck does not support {method}"),
+            )),
+        }
+    }
+}

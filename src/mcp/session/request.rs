@@ -1,0 +1,610 @@
+//! Requests: framing for the era, sending, waiting with timeouts that
+//! progress restarts, cancellation, the stateless era's `input_required`
+//! rounds, and tool calls.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+use tokio::sync::{Notify, oneshot};
+
+use crate::mcp::framelog::FrameMeta;
+use crate::mcp::jsonrpc::{self, Id, RpcError, codes};
+use crate::mcp::types::{CallResult, Era, STATELESS_VERSION, client_info};
+use crate::text::fmt_duration;
+
+use super::handle::*;
+use super::model::*;
+use super::policy::*;
+
+impl Session {
+    pub(super) fn closed_error(&self) -> RequestError {
+        let closed = self
+            .inner
+            .closed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        match closed {
+            Some((description, stderr_tail)) => RequestError::Closed {
+                description,
+                stderr_tail,
+            },
+            None => RequestError::Closed {
+                description: "the connection closed".into(),
+                stderr_tail: self.stderr_tail(20),
+            },
+        }
+    }
+
+    /// Send a request and wait for its answer (timeout from the settings,
+    /// reset by progress notifications).
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, RequestError> {
+        let pending = self.start_request(method, params.clone(), false).await?;
+        match pending.wait(self, None).await {
+            Err(RequestError::Rpc { error, .. })
+                if error.code == codes::UNSUPPORTED_VERSION && self.switch_version(&error) =>
+            {
+                let pending = self.start_request(method, params, false).await?;
+                pending.wait(self, None).await
+            }
+            other => other,
+        }
+    }
+
+    /// After -32022 in the stateless era: adopt a supported version we know.
+    /// With 2026-07-28 the only stateless version, this fires only once a
+    /// later revision is added to `known`; the probe handles -32022 itself.
+    pub(super) fn switch_version(&self, error: &RpcError) -> bool {
+        let mut wire = self.inner.wire.write().unwrap_or_else(|p| p.into_inner());
+        let Some((Era::Stateless, current)) = wire.as_ref() else {
+            return false;
+        };
+        let supported = error
+            .data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array);
+        let known = [STATELESS_VERSION];
+        match supported.and_then(|s| {
+            s.iter()
+                .filter_map(Value::as_str)
+                .find(|v| known.contains(v) && v != current)
+        }) {
+            Some(v) => {
+                *wire = Some((Era::Stateless, v.to_string()));
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(super) async fn start_request_enveloped(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<PendingRequest, RequestError> {
+        let caps = self.inner.client.capabilities();
+        self.start_request(
+            method,
+            Some(envelope_with(params, STATELESS_VERSION, caps)),
+            false,
+        )
+        .await
+    }
+
+    /// Send a request without waiting. `progress_token` asks the server for
+    /// progress notifications (which also reset the timeout).
+    pub async fn start_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        with_progress: bool,
+    ) -> Result<PendingRequest, RequestError> {
+        if let Some(e) = self.closed_error_if_closed() {
+            return Err(e);
+        }
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        // Kept to send again: after a session expiry (HTTP), or with
+        // inputResponses (the stateless era's input_required).
+        let stateless = matches!(
+            *self.inner.wire.read().unwrap_or_else(|p| p.into_inner()),
+            Some((Era::Stateless, _))
+        );
+        let original = if self.inner.transport.http().is_some() || stateless {
+            params.clone()
+        } else {
+            None
+        };
+        let mut params = params;
+        if with_progress {
+            let p = params.get_or_insert_with(|| json!({}));
+            if let Some(obj) = p.as_object_mut() {
+                let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+                if let Some(m) = meta.as_object_mut() {
+                    m.insert("progressToken".into(), json!(id));
+                }
+            }
+        }
+        let wire = self
+            .inner
+            .wire
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some((Era::Stateless, version)) = wire {
+            let mut p = envelope_with(params, &version, self.inner.client.capabilities());
+            let level = self
+                .inner
+                .log_level
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+            if let Some(level) = level
+                && let Some(meta) = p.get_mut("_meta").and_then(Value::as_object_mut)
+            {
+                meta.insert("io.modelcontextprotocol/logLevel".into(), json!(level));
+            }
+            params = Some(p);
+        }
+        let (tx, rx) = oneshot::channel();
+        let progress = Arc::new(Notify::new());
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(
+                id,
+                PendingEntry {
+                    tx,
+                    method: method.to_string(),
+                    sent: Instant::now(),
+                    progress: progress.clone(),
+                    wants_progress: with_progress,
+                },
+            );
+        let line = jsonrpc::request(id, method, params.as_ref());
+        let meta = FrameMeta {
+            method: Some(method.to_string()),
+            id: Some(Id::Num(id)),
+            latency: None,
+        };
+        // Writing is under the request's deadline too: a server that stops
+        // reading its input cannot hold a request (or the user) for ever.
+        let limit = self.inner.request_timeout;
+        let written = tokio::time::timeout(limit, self.inner.send_line(line, meta)).await;
+        let failure = match written {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(self.write_failed(e).await),
+            Err(_) => {
+                // Part of the line may be out: the stream cannot be trusted.
+                let session = self.clone();
+                tokio::spawn(async move { session.close().await });
+                Some(RequestError::Closed {
+                    description: format!(
+                        "the server did not read its input for {} while {method} was being sent; the connection was closed",
+                        fmt_duration(limit)
+                    ),
+                    stderr_tail: self.stderr_tail(20),
+                })
+            }
+        };
+        if let Some(e) = failure {
+            self.inner
+                .pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
+            return Err(e);
+        }
+        Ok(PendingRequest {
+            id,
+            method: method.to_string(),
+            rx,
+            progress,
+            params: original,
+            with_progress,
+            retried: false,
+            input_rounds: 0,
+            current: Arc::new(AtomicI64::new(id)),
+        })
+    }
+
+    pub(super) fn closed_error_if_closed(&self) -> Option<RequestError> {
+        self.inner
+            .closed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .map(|(description, stderr_tail)| RequestError::Closed {
+                description,
+                stderr_tail,
+            })
+    }
+
+    /// Send a notification.
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), RequestError> {
+        let line = jsonrpc::notification(method, params.as_ref());
+        let meta = FrameMeta {
+            method: Some(method.to_string()),
+            ..Default::default()
+        };
+        match self.inner.send_line(line, meta).await {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.write_failed(e).await),
+        }
+    }
+
+    /// A write failed: the server is most likely gone. Wait a moment for
+    /// its exit report, so the error names the exit status and stderr
+    /// rather than a broken pipe.
+    pub(super) async fn write_failed(
+        &self,
+        e: crate::mcp::transport::TransportClosed,
+    ) -> RequestError {
+        let mut signal = self.inner.closed_signal.subscribe();
+        let _ = tokio::time::timeout(Duration::from_secs(2), signal.wait_for(|c| *c)).await;
+        self.closed_error_if_closed()
+            .unwrap_or_else(|| RequestError::Closed {
+                description: e.to_string(),
+                stderr_tail: self.stderr_tail(20),
+            })
+    }
+
+    /// Answer the `inputRequests` of an input_required result, as server
+    /// requests are answered (the person, or the automatic policy).
+    pub(super) async fn input_responses(
+        &self,
+        method: &str,
+        v: &Value,
+    ) -> Result<Map<String, Value>, RequestError> {
+        let mut answers = Map::new();
+        let requests = v.get("inputRequests").and_then(Value::as_object);
+        if requests.is_none_or(|r| r.is_empty()) && v.get("requestState").is_none() {
+            return Err(RequestError::Protocol(format!(
+                "{method}: the server answered input_required with neither inputRequests nor requestState"
+            )));
+        }
+        for (key, req) in requests.into_iter().flatten() {
+            let asked = req.get("method").and_then(Value::as_str).unwrap_or("");
+            let params = req.get("params").cloned();
+            let outcome = if let Some(asker) = self
+                .inner
+                .client
+                .ask
+                .clone()
+                .filter(|_| self.inner.client.asks(asked))
+            {
+                let rx = (asker.0)(ServerRequest {
+                    server: self.inner.name.clone(),
+                    method: asked.to_string(),
+                    params: params.unwrap_or_else(|| json!({})),
+                });
+                rx.await
+                    .unwrap_or_else(|_| Err(RpcError::new(-1, format!("{asked} was not answered"))))
+            } else if asked == "ping" {
+                Ok(json!({}))
+            } else {
+                self.inner.client.answer(asked, params.as_ref())
+            };
+            match outcome {
+                Ok(answer) => {
+                    answers.insert(key.clone(), answer);
+                }
+                Err(e) => {
+                    return Err(RequestError::Protocol(format!(
+                        "{method}: the server needs {asked} ({key}) first, and it was refused: {e}"
+                    )));
+                }
+            }
+        }
+        Ok(answers)
+    }
+
+    /// Ping the server; the round trip time.
+    pub async fn ping(&self) -> Result<Duration, RequestError> {
+        let started = Instant::now();
+        self.request("ping", None).await?;
+        Ok(started.elapsed())
+    }
+
+    /// Ask the server for log messages at `level` and above: `logging/setLevel`
+    /// in the initialize era, the per-request `logLevel` in the stateless era
+    /// (from now on, on every request).
+    pub async fn set_log_level(&self, level: &str) -> Result<(), RequestError> {
+        if !LOG_LEVELS.contains(&level) {
+            return Err(RequestError::Protocol(format!(
+                "unknown log level {level:?}; use one of {}",
+                LOG_LEVELS.join(", ")
+            )));
+        }
+        let n = self
+            .negotiated()
+            .ok_or_else(|| RequestError::Protocol("not connected".into()))?;
+        if n.era == Era::Stateless {
+            *self
+                .inner
+                .log_level
+                .write()
+                .unwrap_or_else(|p| p.into_inner()) = Some(level.to_string());
+            return Ok(());
+        }
+        if !n.has_capability("logging") {
+            return Err(RequestError::Protocol(
+                "the server does not declare the logging capability, so it takes no log level"
+                    .into(),
+            ));
+        }
+        self.request("logging/setLevel", Some(json!({"level": level})))
+            .await
+            .map(|_| ())
+    }
+
+    /// Cancel a request: its waiter gets `Cancelled` at once, and the server
+    /// is told with `notifications/cancelled`. Returns false if it was no
+    /// longer pending.
+    pub async fn cancel(&self, id: i64, reason: &str) -> bool {
+        let entry = self
+            .inner
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        let Some(entry) = entry else { return false };
+        if let Some(h) = self.inner.transport.http() {
+            // Dropping the POST's stream; in the stateless era this is
+            // the cancellation itself.
+            h.abort(id);
+        }
+        let method = entry.method.clone();
+        let _ = entry.tx.send(Err(RequestError::Cancelled {
+            method: method.clone(),
+        }));
+        // The spec forbids cancelling initialize. The notification is sent
+        // in the background: a server that is not reading its input must
+        // not hold up the one who cancels.
+        // Over HTTP in the stateless era, dropping the stream (above) is
+        // the cancellation; no notification is expected.
+        let stateless_http = self.inner.transport.http().is_some()
+            && matches!(
+                *self.inner.wire.read().unwrap_or_else(|p| p.into_inner()),
+                Some((Era::Stateless, _))
+            );
+        if method != "initialize" && !stateless_http {
+            let session = self.clone();
+            let params = json!({"requestId": id, "reason": reason});
+            tokio::spawn(async move {
+                let _ = session
+                    .notify("notifications/cancelled", Some(params))
+                    .await;
+            });
+        }
+        true
+    }
+
+    /// Call a tool. Progress notifications reset the timeout.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallResult, RequestError> {
+        let pending = self.start_call(name, arguments).await?;
+        self.finish_call(pending).await
+    }
+
+    /// Start a `tools/call`; [`Session::finish_call`] waits for it.
+    pub async fn start_call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<PendingRequest, RequestError> {
+        self.start_request(
+            "tools/call",
+            Some(json!({"name": name, "arguments": arguments})),
+            true,
+        )
+        .await
+    }
+
+    pub async fn finish_call(&self, pending: PendingRequest) -> Result<CallResult, RequestError> {
+        let v = pending.wait(self, None).await?;
+        Ok(self.parse_call(v))
+    }
+
+    pub(super) fn parse_call(&self, v: Value) -> CallResult {
+        let mut findings = Vec::new();
+        let result = CallResult::parse(v, &mut findings);
+        for f in findings {
+            self.inner.finding(f);
+        }
+        result
+    }
+}
+
+impl PendingRequest {
+    /// The id of the request in flight now: retries (input_required, an
+    /// expired HTTP session) send it again under a new id.
+    pub fn current_id(&self) -> Arc<AtomicI64> {
+        self.current.clone()
+    }
+
+    /// Wait for the answer. The timeout (the session's unless given) starts
+    /// again on each progress notification. On timeout the server is told
+    /// with `notifications/cancelled`.
+    pub async fn wait(
+        mut self,
+        session: &Session,
+        timeout: Option<Duration>,
+    ) -> Result<Value, RequestError> {
+        let timeout = timeout.unwrap_or(session.inner.request_timeout);
+        let mut deadline = deadline_after(timeout);
+        // Progress restarts the clock, but never past this.
+        let mut hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
+        loop {
+            tokio::select! {
+                biased;
+                r = &mut self.rx => {
+                    let r = r.unwrap_or_else(|_| Err(session.closed_error()));
+                    if let Err(RequestError::Http(f)) = &r
+                        && let Some(expired) = &f.session_expired
+                        && !self.retried
+                        && self.method != "initialize"
+                    {
+                        // The server forgot the session: initialize again
+                        // and ask once more.
+                        let (expired, why) = (expired.clone(), f.message.clone());
+                        session.recover_session(&expired, &why).await?;
+                        let again = session
+                            .start_request(&self.method, self.params.take(), self.with_progress)
+                            .await?;
+                        self.id = again.id;
+                        self.rx = again.rx;
+                        self.progress = again.progress;
+                        self.retried = true;
+                        self.current.store(self.id, Ordering::Release);
+                        deadline = deadline_after(timeout);
+                        hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
+                        continue;
+                    }
+                    let v = r?;
+                    if v.get("resultType").and_then(Value::as_str) == Some("input_required")
+                        && self.input_rounds < MAX_INPUT_ROUNDS
+                    {
+                        // The server needs input (elicitation, sampling,
+                        // roots) first: answer each request, then ask again
+                        // with the answers and the opaque requestState.
+                        let mut params = self.params.clone().unwrap_or_else(|| json!({}));
+                        let answers = session.input_responses(&self.method, &v).await?;
+                        if answers.is_empty() {
+                            // Only requestState: the server is not ready yet.
+                            let wait = 50u64 << self.input_rounds.min(3);
+                            tokio::time::sleep(Duration::from_millis(wait.min(250))).await;
+                        }
+                        if let Some(obj) = params.as_object_mut() {
+                            if !answers.is_empty() {
+                                obj.insert("inputResponses".into(), Value::Object(answers));
+                            }
+                            if let Some(state) = v.get("requestState") {
+                                obj.insert("requestState".into(), state.clone());
+                            }
+                        }
+                        let keep = self.params.take();
+                        let again = session
+                            .start_request(&self.method, Some(params), self.with_progress)
+                            .await?;
+                        self.id = again.id;
+                        self.rx = again.rx;
+                        self.progress = again.progress;
+                        self.params = keep;
+                        self.input_rounds += 1;
+                        self.current.store(self.id, Ordering::Release);
+                        deadline = deadline_after(timeout);
+                        hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
+                        continue;
+                    }
+                    return session.inner.check_result(&self.method, v);
+                }
+                _ = self.progress.notified() => {
+                    deadline = deadline_after(timeout).min(hard);
+                }
+                _ = tokio::time::sleep_until(deadline) => {
+                    if session.inner.open_asks.load(Ordering::Acquire) > 0 {
+                        // A person is answering this server's request: their
+                        // time does not count against the call.
+                        deadline = deadline_after(timeout);
+                        hard = hard.max(deadline);
+                        continue;
+                    }
+                    let (after, reason) = if deadline >= hard {
+                        let total = timeout.saturating_mul(MAX_PROGRESS_FACTOR);
+                        (total, format!("still running after {} despite progress", fmt_duration(total)))
+                    } else {
+                        (timeout, format!("timed out after {}", fmt_duration(timeout)))
+                    };
+                    if session.cancel(self.id, &reason).await {
+                        return Err(RequestError::Timeout { method: self.method.clone(), after });
+                    }
+                    // The answer came in at the same moment: take it.
+                }
+            }
+        }
+    }
+}
+
+/// The syslog levels MCP uses, least severe first.
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// Progress notifications restart a request's timeout, but a request never
+/// runs longer than this many timeouts in all.
+pub const MAX_PROGRESS_FACTOR: u32 = 10;
+
+/// `now + d`, or a far future when that does not fit.
+pub(super) fn deadline_after(d: Duration) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    now.checked_add(d)
+        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
+}
+
+/// Add the 2026-07-28 `_meta` envelope to request params.
+pub fn envelope(params: Option<Value>, version: &str) -> Value {
+    envelope_with(params, version, json!({}))
+}
+
+/// [`envelope`] with the client capabilities to declare.
+pub fn envelope_with(params: Option<Value>, version: &str, capabilities: Value) -> Value {
+    let mut params = match params {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    let meta = params.entry("_meta").or_insert_with(|| json!({}));
+    if let Some(m) = meta.as_object_mut() {
+        m.insert(
+            "io.modelcontextprotocol/protocolVersion".into(),
+            json!(version),
+        );
+        m.insert(
+            "io.modelcontextprotocol/clientCapabilities".into(),
+            capabilities,
+        );
+        m.insert("io.modelcontextprotocol/clientInfo".into(), client_info());
+    }
+    Value::Object(params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_keeps_other_meta() {
+        let p = envelope(
+            Some(json!({"name":"x","_meta":{"progressToken":3}})),
+            STATELESS_VERSION,
+        );
+        assert_eq!(p["name"], "x");
+        assert_eq!(p["_meta"]["progressToken"], 3);
+        assert_eq!(
+            p["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            STATELESS_VERSION
+        );
+        assert!(p["_meta"]["io.modelcontextprotocol/clientCapabilities"].is_object());
+        assert_eq!(
+            p["_meta"]["io.modelcontextprotocol/clientInfo"]["name"],
+            "mcpdeck"
+        );
+    }
+}
