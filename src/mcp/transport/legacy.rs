@@ -11,12 +11,13 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use super::error::{HttpFailure, TransportClosed};
 use super::http::{
     ChannelReader, HttpSpec, client, content_type, describe_send_error, excerpt, header_map,
     read_body, status_text,
 };
+use super::inbound::Inbound;
 use super::sse_parse::{SseItem, SseParser};
-use super::{HttpFailure, Inbound, TransportClosed};
 use crate::mcp::finding::{Finding, Severity};
 use crate::mcp::netlog::{ExchangeHandle, NetLog, shown_header, shown_url};
 

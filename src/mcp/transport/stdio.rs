@@ -16,7 +16,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufRead
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Inbound, TransportClosed};
+use super::error::TransportClosed;
+use super::inbound::Inbound;
 use crate::mcp::finding::{Finding, Severity};
 
 /// The longest stdout line accepted before it is dropped with a finding.

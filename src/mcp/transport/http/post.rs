@@ -1,0 +1,399 @@
+//! One POST per message: its JSON or SSE answer, the session id of a
+//! successful initialize, and HTTP errors turned into clear failures.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use reqwest::header::HeaderValue;
+use serde_json::Value;
+
+use crate::mcp::finding::Severity;
+use crate::mcp::netlog::{ExchangeHandle, shown_url};
+use crate::mcp::transport::error::HttpFailure;
+use crate::mcp::transport::inbound::Inbound;
+use crate::mcp::transport::sse_parse::{SseItem, SseParser};
+use crate::mcp::types::Era;
+
+use super::client::*;
+use super::outgoing::*;
+use super::shared::*;
+
+impl Shared {
+    /// POST one message and hand up whatever comes back.
+    pub(super) async fn post(self: &Arc<Self>, body: String, out: Outgoing) {
+        let mut headers = self.base_headers(Some(&out));
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(
+            reqwest::header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        let sent_session = headers
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let ex = self.net.begin(
+            &self.name,
+            "POST",
+            self.shown_url.clone(),
+            out.label(),
+            Self::shown_headers(&headers),
+        );
+        let resp = self
+            .client
+            .post(self.url.clone())
+            .headers(headers)
+            .body(body)
+            .send()
+            .await;
+        let resp = match resp {
+            Ok(r) => r,
+            Err(e) => {
+                let message = describe_send_error("POST", self.url.as_str(), &e);
+                ex.fail(message.clone());
+                self.fail(out.id, HttpFailure::new(None, message)).await;
+                return;
+            }
+        };
+        let status = resp.status();
+        ex.response(status.as_u16(), Self::shown_headers(resp.headers()));
+        if resp.url() != &self.url {
+            ex.note(format!("redirected to {}", shown_url(resp.url().as_str())));
+        }
+        // Only a successful initialize starts a session (some servers put a
+        // fresh id even on their 400 answers).
+        if status.is_success()
+            && let Some(sid) = resp
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+        {
+            self.adopt_session(sid, &out).await;
+        }
+        if !status.is_success() {
+            self.error_status(resp, &out, sent_session, &ex).await;
+            return;
+        }
+        let ctype = content_type(resp.headers());
+        if out.id.is_none() {
+            // A notification or a response: 202 (or any 2xx) is all we
+            // need. A short JSON body is drained (so the connection can be
+            // reused); an event stream is not read at all.
+            if ctype != "text/event-stream" {
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(5),
+                    read_body(resp, MAX_ERROR_BODY, &ex),
+                )
+                .await;
+            }
+            ex.finish();
+            return;
+        }
+        match ctype.as_str() {
+            "text/event-stream" => {
+                self.read_stream(resp, out.id, &ex).await;
+            }
+            "application/json" => match read_body(resp, MAX_BODY, &ex).await {
+                Ok(text) => {
+                    ex.finish();
+                    let id = out.id.unwrap_or_default();
+                    let answers = answers_request(&text, id) || batch_answers(&text, id);
+                    if !answers {
+                        let m = format!(
+                            "POST {} answered {} to request {id} ({}) with a JSON body that is not its response: {}",
+                            self.shown_url,
+                            status_text(status),
+                            out.label(),
+                            excerpt(&text)
+                        );
+                        let mut f = HttpFailure::new(Some(status.as_u16()), m);
+                        f.not_a_response = true;
+                        f.body = Some(text);
+                        self.fail(out.id, f).await;
+                    } else {
+                        self.deliver_json(text).await;
+                    }
+                }
+                Err(m) => {
+                    ex.fail(m.clone());
+                    self.fail(out.id, HttpFailure::new(Some(status.as_u16()), m))
+                        .await;
+                }
+            },
+            _ => {
+                let text = read_body(resp, MAX_ERROR_BODY, &ex)
+                    .await
+                    .unwrap_or_default();
+                ex.finish();
+                let m = if status.as_u16() == 202 || text.trim().is_empty() {
+                    format!(
+                        "POST {} answered {} with no response to {} (a request needs a JSON body or an event stream)",
+                        self.shown_url,
+                        status_text(status),
+                        out.label()
+                    )
+                } else {
+                    format!(
+                        "POST {} answered {} with Content-Type {:?}, not application/json or text/event-stream: {}",
+                        self.shown_url,
+                        status_text(status),
+                        ctype,
+                        excerpt(&text)
+                    )
+                };
+                let mut f = HttpFailure::new(Some(status.as_u16()), m);
+                f.body = Some(text);
+                self.fail(out.id, f).await;
+            }
+        }
+    }
+
+    pub(super) async fn adopt_session(&self, sid: &str, out: &Outgoing) {
+        let differs = {
+            let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            if out.method.as_deref() == Some("initialize") {
+                st.session_id = Some(sid.to_string());
+                None
+            } else {
+                match &st.session_id {
+                    Some(old) if old != sid => Some(old.clone()),
+                    _ => None,
+                }
+            }
+        };
+        if let Some(old) = differs {
+            self.finding(
+                Severity::Warning,
+                format!(
+                    "the server answered {} with a different Mcp-Session-Id ({sid:?}; the session is {old:?}); kept the session",
+                    out.label()
+                ),
+                None,
+            )
+            .await;
+        }
+    }
+
+    pub(super) async fn error_status(
+        &self,
+        resp: reqwest::Response,
+        out: &Outgoing,
+        sent_session: Option<String>,
+        ex: &ExchangeHandle,
+    ) {
+        let status = resp.status();
+        let www = resp
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let text = read_body(resp, MAX_ERROR_BODY, ex)
+            .await
+            .unwrap_or_default();
+        ex.finish();
+        let code = status.as_u16();
+        let session_expired = code == 404 && sent_session.is_some();
+        // A JSON-RPC error that answers this very request is a real answer
+        // (stateless servers send modern errors with HTTP 4xx), except a
+        // 404 to a session, which always means a new session is needed.
+        if let Some(id) = out.id
+            && !session_expired
+            && let Ok(v) = serde_json::from_str::<Value>(&text)
+            && v.get("id").and_then(Value::as_i64) == Some(id)
+            && v.get("error").is_some()
+        {
+            self.deliver(Inbound::Line(text)).await;
+            return;
+        }
+        let mut message = format!(
+            "POST {} answered {} to {}",
+            self.shown_url,
+            status_text(status),
+            out.label()
+        );
+        if session_expired {
+            message.push_str(" (the server no longer knows the session)");
+        }
+        if let Some(w) = &www {
+            message.push_str(&format!(
+                "; WWW-Authenticate: {}",
+                crate::sanitize::one_line(w)
+            ));
+        }
+        if !text.trim().is_empty() {
+            message.push_str(&format!(": {}", excerpt(&text)));
+        }
+        if status.is_redirection() {
+            message.push_str(
+                "; the redirect leads to another origin and was not followed, so that the configured secret headers stay with the server they are meant for: point `url` at the new location",
+            );
+        }
+        if matches!(code, 401 | 403) {
+            message.push_str(
+                "; the server needs authorization: add the credentials under `headers` (e.g. Authorization = \"Bearer ${TOKEN}\")",
+            );
+        }
+        let mut f = HttpFailure::new(Some(code), message);
+        f.session_expired = session_expired.then(|| sent_session.unwrap_or_default());
+        f.body = (!text.is_empty()).then_some(text);
+        f.www_authenticate = www;
+        self.fail(out.id, f).await;
+    }
+
+    pub(super) async fn deliver_json(&self, text: String) {
+        self.deliver(Inbound::Line(text)).await;
+    }
+
+    /// Read an event stream; resume it with `Last-Event-ID` when it drops
+    /// before the answer to `want` arrived.
+    pub(super) async fn read_stream(
+        self: &Arc<Self>,
+        resp: reqwest::Response,
+        want: Option<i64>,
+        ex: &ExchangeHandle,
+    ) {
+        let mut parser = SseParser::new();
+        let mut got = self.pump(resp, &mut parser, want, ex).await;
+        let mut resumes = 0;
+        while let (Some(id), false) = (want, got.answered) {
+            if self.closed.load(Ordering::Acquire) {
+                return;
+            }
+            let (stateful, session) = {
+                let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                // The stateless era has no resumption.
+                (
+                    !matches!(st.protocol, Some((Era::Stateless, _))),
+                    st.session_id.clone(),
+                )
+            };
+            let Some(last) = parser.last_event_id().map(str::to_string) else {
+                let m = format!(
+                    "the event stream of {} ended before the response to request {id}{} and gave no event id to resume from",
+                    self.shown_url,
+                    got.error
+                        .as_deref()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default()
+                );
+                self.fail(Some(id), HttpFailure::new(None, m)).await;
+                return;
+            };
+            resumes += 1;
+            if resumes > MAX_RESUMES || !stateful {
+                let m = format!(
+                    "the event stream of {} ended before the response to request {id}; {}",
+                    self.shown_url,
+                    if stateful {
+                        format!("gave up after {MAX_RESUMES} resumptions")
+                    } else {
+                        "the stateless era has no resumption".to_string()
+                    }
+                );
+                self.fail(Some(id), HttpFailure::new(None, m)).await;
+                return;
+            }
+            let wait = parser.retry().unwrap_or(DEFAULT_RETRY).min(MAX_RETRY);
+            tokio::time::sleep(wait).await;
+            let (resp, gex) = match self.get(Some(&last), "resume").await {
+                Ok(r) => r,
+                Err(mut f) => {
+                    if f.status == Some(404) && session.is_some() {
+                        f.session_expired = session;
+                    }
+                    self.fail(Some(id), f).await;
+                    return;
+                }
+            };
+            gex.note(format!("resumes request {id} with Last-Event-ID {last:?}"));
+            parser.new_connection();
+            let before = parser.events();
+            got = self.pump(resp, &mut parser, want, &gex).await;
+            if parser.events() > before {
+                resumes = 0;
+            }
+        }
+    }
+
+    /// Read one event stream to its end, delivering messages.
+    pub(super) async fn pump(
+        &self,
+        resp: reqwest::Response,
+        parser: &mut SseParser,
+        want: Option<i64>,
+        ex: &ExchangeHandle,
+    ) -> Pumped {
+        let mut body = resp.bytes_stream();
+        let mut items = Vec::new();
+        let mut answered = false;
+        let mut error = None;
+        loop {
+            let chunk = match body.next().await {
+                Some(Ok(c)) => c,
+                Some(Err(e)) => {
+                    error = Some(root_cause(&e));
+                    break;
+                }
+                None => break,
+            };
+            let before = parser.events();
+            parser.feed(&chunk, &mut items);
+            ex.add_bytes(chunk.len(), parser.events() - before);
+            for item in items.drain(..) {
+                answered |= self.stream_item(item, want).await;
+            }
+            if answered {
+                // Our answer is in: the server should end the stream now.
+                // Stop reading (a stream left open costs nothing to drop).
+                break;
+            }
+        }
+        if !answered {
+            parser.finish(&mut items);
+            for item in items.drain(..) {
+                answered |= self.stream_item(item, want).await;
+            }
+        }
+        match &error {
+            Some(e) => ex.fail(format!("the stream broke: {e}")),
+            None => ex.finish(),
+        }
+        Pumped { answered, error }
+    }
+
+    /// Deliver one SSE item; true when it is the answer to `want`.
+    pub(super) async fn stream_item(&self, item: SseItem, want: Option<i64>) -> bool {
+        match item {
+            SseItem::Oddity(m) => {
+                self.finding(Severity::Warning, format!("{}: {m}", self.shown_url), None)
+                    .await;
+                false
+            }
+            SseItem::Event { event, data, .. } => {
+                if data.trim().is_empty() {
+                    // A priming event (`id:` and `retry:` with empty data).
+                    return false;
+                }
+                if event != "message" {
+                    self.finding(
+                        Severity::Warning,
+                        format!(
+                            "{}: an event of type {:?} (MCP sends `message` events); its data was read as a message",
+                            self.shown_url,
+                            crate::sanitize::one_line(&event)
+                        ),
+                        Some(&data),
+                    )
+                    .await;
+                }
+                let answers = want.is_some_and(|id| answers_request(&data, id));
+                self.deliver(Inbound::Line(data)).await;
+                answers
+            }
+        }
+    }
+}

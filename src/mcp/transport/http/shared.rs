@@ -1,0 +1,184 @@
+//! The state one HTTP connection's tasks share, and the small helpers they
+//! all use: headers for a request, handing items up, failing a request.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use crate::mcp::finding::{Finding, Severity};
+use crate::mcp::netlog::{NetLog, shown_header};
+use crate::mcp::transport::error::HttpFailure;
+use crate::mcp::transport::inbound::Inbound;
+use crate::mcp::types::Era;
+
+use super::outgoing::*;
+
+/// The most bytes of a JSON answer body read (as for a stdio line).
+pub(super) const MAX_BODY: usize = crate::mcp::transport::stdio::MAX_LINE;
+
+/// The most bytes of an error body read for its excerpt.
+pub(super) const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// Characters of an error body shown in a message.
+pub(super) const EXCERPT: usize = 300;
+
+/// Resumptions of one dropped stream without progress before giving up.
+pub(super) const MAX_RESUMES: u32 = 5;
+
+/// Reconnection delay when the server gave no `retry`.
+pub(super) const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// Longest `retry` honoured.
+pub(super) const MAX_RETRY: Duration = Duration::from_secs(60);
+
+#[derive(Default)]
+pub(super) struct State {
+    pub(super) session_id: Option<String>,
+    /// The negotiated era and version, once known.
+    pub(super) protocol: Option<(Era, String)>,
+    pub(super) listening: bool,
+}
+
+pub(super) struct Shared {
+    pub(super) name: Arc<str>,
+    pub(super) client: reqwest::Client,
+    pub(super) url: reqwest::Url,
+    pub(super) shown_url: String,
+    pub(super) user_headers: HeaderMap,
+    pub(super) state: Mutex<State>,
+    /// tool name -> (property, header suffix)
+    pub(super) tool_headers: RwLock<HashMap<String, Vec<(String, String)>>>,
+    pub(super) tx: mpsc::Sender<Inbound>,
+    pub(super) net: Arc<NetLog>,
+    /// In-flight request tasks, by JSON-RPC id (aborted on cancel).
+    pub(super) requests: Mutex<HashMap<i64, AbortHandle>>,
+    /// Other background tasks (the GET stream).
+    pub(super) background: Mutex<Vec<AbortHandle>>,
+    pub(super) closed: AtomicBool,
+    /// How long a notification or response POST may take.
+    pub(super) notify_timeout: Duration,
+}
+
+pub(super) struct Pumped {
+    pub(super) answered: bool,
+    pub(super) error: Option<String>,
+}
+
+impl Shared {
+    /// Abort every request and background task, and mark their open
+    /// exchanges as ended.
+    pub(super) fn stop_tasks(&self) {
+        for (_, h) in self
+            .requests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain()
+        {
+            h.abort();
+        }
+        for h in self
+            .background
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
+            h.abort();
+        }
+        self.net.finish_open(&self.name, "closed");
+    }
+
+    pub(super) fn base_headers(&self, out: Option<&Outgoing>) -> HeaderMap {
+        let mut h = self.user_headers.clone();
+        let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(sid) = &st.session_id
+            && let Ok(v) = HeaderValue::from_str(sid)
+        {
+            h.insert("mcp-session-id", v);
+        }
+        let stateless = out.and_then(|o| o.stateless_version.clone());
+        let version = match (&stateless, &st.protocol) {
+            (Some(v), _) => Some(v.clone()),
+            (None, Some((_, v)))
+                if out.is_none_or(|o| o.method.as_deref() != Some("initialize")) =>
+            {
+                Some(v.clone())
+            }
+            _ => None,
+        };
+        drop(st);
+        if let Some(v) = version.and_then(|v| HeaderValue::from_str(&v).ok()) {
+            h.insert("mcp-protocol-version", v);
+        }
+        if let (Some(o), Some(_)) = (out, &stateless) {
+            if let Some(m) = o
+                .method
+                .as_deref()
+                .and_then(|m| HeaderValue::from_str(m).ok())
+            {
+                h.insert("mcp-method", m);
+            }
+            let named = matches!(
+                o.method.as_deref(),
+                Some("tools/call" | "resources/read" | "prompts/get")
+            );
+            if named
+                && let Some(n) = o
+                    .name
+                    .as_ref()
+                    .and_then(|n| header_param(&Value::String(n.clone())))
+                && let Ok(v) = HeaderValue::from_str(&n)
+            {
+                h.insert("mcp-name", v);
+            }
+            if o.method.as_deref() == Some("tools/call")
+                && let (Some(tool), Some(Value::Object(args))) = (&o.name, &o.arguments)
+            {
+                let map = self.tool_headers.read().unwrap_or_else(|p| p.into_inner());
+                for (prop, suffix) in map.get(tool).map(Vec::as_slice).unwrap_or_default() {
+                    if let Some(val) = args.get(prop).and_then(header_param)
+                        && let Ok(name) =
+                            HeaderName::from_bytes(format!("mcp-param-{suffix}").as_bytes())
+                        && let Ok(v) = HeaderValue::from_str(&val)
+                    {
+                        h.insert(name, v);
+                    }
+                }
+            }
+        }
+        h
+    }
+
+    pub(super) fn shown_headers(h: &HeaderMap) -> Vec<(String, String)> {
+        h.iter()
+            .map(|(k, v)| shown_header(k.as_str(), &String::from_utf8_lossy(v.as_bytes())))
+            .collect()
+    }
+
+    pub(super) async fn deliver(&self, item: Inbound) {
+        let _ = self.tx.send(item).await;
+    }
+
+    pub(super) async fn finding(&self, severity: Severity, message: String, raw: Option<&str>) {
+        let f = match raw {
+            Some(r) => Finding::frame(severity, message, r),
+            None => Finding::new(severity, message),
+        };
+        self.deliver(Inbound::Finding(f)).await;
+    }
+
+    pub(super) async fn fail(&self, id: Option<i64>, failure: HttpFailure) {
+        match id {
+            Some(id) => self.deliver(Inbound::Failed { id, failure }).await,
+            None => {
+                self.finding(Severity::Warning, failure.message, failure.body.as_deref())
+                    .await
+            }
+        }
+    }
+}
