@@ -1,0 +1,137 @@
+//! Tool calls: denied tools refused, tasks run, cancellation, and the result
+//! sent in the same ordered stream as the call's findings.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::mcp::session::RequestError;
+
+use super::model::*;
+use super::task::*;
+
+impl Task {
+    pub(super) fn call(&mut self, tag: u64, server: String, tool: String, arguments: Value) {
+        let refuse = |this: &Self, server: String, tool: String, e: CallError| {
+            this.emit(Event::CallFinished {
+                tag,
+                server,
+                tool,
+                result: Err(e),
+                elapsed: Duration::ZERO,
+            });
+        };
+        let Some(slot) = self.slots.iter().find(|s| s.config.name == server) else {
+            return refuse(self, server.clone(), tool, CallError::UnknownServer(server));
+        };
+        if slot.config.is_tool_denied(&tool) {
+            return refuse(
+                self,
+                server.clone(),
+                tool.clone(),
+                CallError::Denied { server, tool },
+            );
+        }
+        let Some(session) = slot
+            .session
+            .clone()
+            .filter(|_| slot.status == ServerStatus::Connected)
+        else {
+            let status = slot.status.label().to_string();
+            return refuse(
+                self,
+                server.clone(),
+                tool,
+                CallError::NotConnected { server, status },
+            );
+        };
+        // A tool that must run as a task (2025-11-25 tasks).
+        let as_task = slot
+            .lists
+            .tools
+            .iter()
+            .find(|t| t.name == tool)
+            .and_then(|t| t.raw.get("execution"))
+            .and_then(|e| e.get("taskSupport"))
+            .and_then(Value::as_str)
+            == Some("required");
+        let (cancel_tx, cancel_rx) = oneshot::channel();
+        self.next_call += 1;
+        let call = self.next_call;
+        self.calls.insert(tag, (call, cancel_tx));
+        let events = self.events.clone();
+        let msgs = self.msgs.clone();
+        self.tasks.spawn(async move {
+            let started = Instant::now();
+            let (s, t) = (server.clone(), tool.clone());
+            let work = async move {
+                if as_task {
+                    let _ = events.send(Event::CallStarted {
+                        tag,
+                        server: server.clone(),
+                        tool: tool.clone(),
+                        request_id: -1,
+                    });
+                    let ev = events.clone();
+                    return session
+                        .call_task(&tool, arguments, cancel_rx, move |status| {
+                            let _ = ev.send(Event::TaskStatus {
+                                tag,
+                                server: server.clone(),
+                                status,
+                            });
+                        })
+                        .await;
+                }
+                let pending = session.start_call(&tool, arguments).await?;
+                let id = pending.id;
+                // Retries (input_required rounds) change the id in flight.
+                let current = pending.current_id();
+                let _ = events.send(Event::CallStarted {
+                    tag,
+                    server,
+                    tool: tool.clone(),
+                    request_id: id,
+                });
+                let fut = session.finish_call(pending);
+                tokio::pin!(fut);
+                tokio::select! {
+                    biased;
+                    r = &mut fut => r,
+                    Ok(()) = cancel_rx => {
+                        let now = current.load(std::sync::atomic::Ordering::Acquire);
+                        if session.cancel(now, "cancelled by the user").await {
+                            // If the answer was already in, it is kept.
+                            fut.await
+                        } else {
+                            // Between rounds (a person answering the
+                            // server's input request): stop here, unless
+                            // the answer is just arriving.
+                            match tokio::time::timeout(Duration::from_millis(50), &mut fut).await {
+                                Ok(r) => r,
+                                Err(_) => Err(RequestError::Cancelled {
+                                    method: format!("tools/call {tool}"),
+                                }),
+                            }
+                        }
+                    }
+                }
+            };
+            let result = match CatchUnwind(Box::pin(work)).await {
+                Ok(r) => r.map_err(CallError::Request),
+                Err(panic) => Err(CallError::Request(RequestError::Protocol(format!(
+                    "internal error during the call: {panic}"
+                )))),
+            };
+            let event = Event::CallFinished {
+                tag,
+                server: s,
+                tool: t,
+                result,
+                elapsed: started.elapsed(),
+            };
+            let _ = msgs.send(Msg::CallDone { call, event });
+        });
+    }
+}

@@ -1,0 +1,214 @@
+//! Commands from the UI or the CLI, applied to the task's state.
+
+use crate::mcp::session::{RequestError, Session};
+
+use super::model::*;
+use super::task::*;
+
+impl Task {
+    pub(super) fn command(&mut self, cmd: Command) {
+        match cmd {
+            Command::SetServers(servers) => self.set_servers(servers),
+            Command::Connect(name) | Command::Reconnect(name) => self.start_connect(&name),
+            Command::Disconnect(name) => {
+                if self.reset(&name).is_some() {
+                    let enabled = self.slot(&name).is_some_and(|s| s.config.enabled);
+                    let status = if enabled {
+                        ServerStatus::Disconnected
+                    } else {
+                        ServerStatus::Disabled
+                    };
+                    self.set_status(&name, status);
+                }
+            }
+            Command::SetEnabled(name, enabled) => {
+                let Some(slot) = self.slot(&name) else { return };
+                if slot.config.enabled == enabled {
+                    return;
+                }
+                slot.config.enabled = enabled;
+                if enabled {
+                    self.start_connect(&name);
+                } else {
+                    self.reset(&name);
+                    self.set_status(&name, ServerStatus::Disabled);
+                }
+            }
+            Command::SetDenyList(name, tools) => {
+                if let Some(slot) = self.slot(&name) {
+                    slot.config.deny_tools = tools.clone();
+                    self.emit(Event::DenyList {
+                        server: name,
+                        tools,
+                    });
+                }
+            }
+            Command::Refresh(name) => self.relist(&name),
+            Command::AnswerServerRequest { id, result } => {
+                let reply = self
+                    .asks
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .1
+                    .remove(&id);
+                if let Some(reply) = reply {
+                    let _ = reply.send(result);
+                }
+            }
+            Command::Request {
+                tag,
+                server,
+                method,
+                params,
+            } => {
+                let session = self.live_session(&server);
+                let events = self.events.clone();
+                self.tasks.spawn(async move {
+                    let result = match session {
+                        Ok(s) => s.request(&method, Some(params)).await,
+                        Err(e) => Err(RequestError::Protocol(e)),
+                    };
+                    let _ = events.send(Event::Response {
+                        tag,
+                        server,
+                        method,
+                        result,
+                    });
+                });
+            }
+            Command::SetRoots(dirs) => {
+                let changed = self.client.roots.as_ref().is_some_and(|r| r.set(&dirs));
+                if changed {
+                    for slot in &self.slots {
+                        let Some(session) = slot.session.clone() else {
+                            continue;
+                        };
+                        let initialize_era = slot
+                            .negotiated
+                            .as_ref()
+                            .is_some_and(|n| n.era == crate::mcp::types::Era::Initialize);
+                        if initialize_era && slot.status == ServerStatus::Connected {
+                            self.tasks.spawn(async move {
+                                let _ = session
+                                    .notify("notifications/roots/list_changed", None)
+                                    .await;
+                            });
+                        }
+                    }
+                }
+            }
+            Command::Subscribe(name, uri) => self.subscription(name, uri, true),
+            Command::Unsubscribe(name, uri) => self.subscription(name, uri, false),
+            Command::Ping(name) => {
+                let session = self.live_session(&name);
+                let events = self.events.clone();
+                self.tasks.spawn(async move {
+                    let result = match session {
+                        Ok(s) => s.ping().await.map_err(|e| e.to_string()),
+                        Err(e) => Err(e),
+                    };
+                    let _ = events.send(Event::Ping {
+                        server: name,
+                        result,
+                        requested: true,
+                    });
+                });
+            }
+            Command::SetLogLevel(name, level) => {
+                let session = self.live_session(&name);
+                let events = self.events.clone();
+                self.tasks.spawn(async move {
+                    let result = match session {
+                        Ok(s) => s.set_log_level(&level).await.map_err(|e| e.to_string()),
+                        Err(e) => Err(e),
+                    };
+                    let _ = events.send(Event::LogLevel {
+                        server: name,
+                        level,
+                        result,
+                    });
+                });
+            }
+            Command::Call {
+                tag,
+                server,
+                tool,
+                arguments,
+            } => self.call(tag, server, tool, arguments),
+            Command::Cancel { tag } => {
+                if let Some((_, tx)) = self.calls.remove(&tag) {
+                    let _ = tx.send(());
+                }
+            }
+            Command::Snapshot(reply) => {
+                let snap = self
+                    .slots
+                    .iter()
+                    .map(|s| ServerSnapshot {
+                        config: s.config.clone(),
+                        status: s.status.clone(),
+                        negotiated: s.negotiated.clone(),
+                        lists: s.lists.clone(),
+                    })
+                    .collect();
+                let _ = reply.send(snap);
+            }
+            Command::Shutdown(_) => {}
+        }
+    }
+
+    /// List again; one re-list per server at a time (a burst of
+    /// list_changed becomes at most one more).
+    pub(super) fn relist(&mut self, name: &str) {
+        let msgs = self.msgs.clone();
+        let Some(slot) = self.slot(name) else { return };
+        let Some(session) = slot.session.clone() else {
+            return;
+        };
+        if slot.relisting {
+            slot.relist_again = true;
+            return;
+        }
+        slot.relisting = true;
+        let server = name.to_string();
+        self.tasks.spawn(async move {
+            let result = session.list_everything().await;
+            let _ = msgs.send(Msg::Relisted {
+                server,
+                session: session.id(),
+                result,
+            });
+        });
+    }
+
+    pub(super) fn subscription(&mut self, name: String, uri: String, on: bool) {
+        let session = self.live_session(&name);
+        let events = self.events.clone();
+        self.tasks.spawn(async move {
+            let result = match session {
+                Ok(s) if on => s.subscribe(&uri).await.map_err(|e| e.to_string()),
+                Ok(s) => s.unsubscribe(&uri).await.map_err(|e| e.to_string()),
+                Err(e) => Err(e),
+            };
+            let _ = events.send(Event::Subscription {
+                server: name,
+                uri,
+                subscribed: on,
+                result,
+            });
+        });
+    }
+
+    /// The session of a connected server, or why there is none.
+    pub(super) fn live_session(&self, name: &str) -> Result<Session, String> {
+        let slot = self
+            .slots
+            .iter()
+            .find(|s| s.config.name == name)
+            .ok_or_else(|| format!("there is no server named {name:?}"))?;
+        slot.session
+            .clone()
+            .filter(|_| slot.status == ServerStatus::Connected)
+            .ok_or_else(|| format!("server {name:?} is {}", slot.status.label()))
+    }
+}

@@ -1,0 +1,162 @@
+//! Connecting a server: the attempt in the background (cancellable, panics
+//! caught), and what its result does to the server's slot.
+
+use std::sync::Arc;
+
+use crate::mcp::session::{ConnectError, Lists, Session};
+
+use super::model::*;
+use super::spec::session_spec;
+use super::task::*;
+
+impl Task {
+    /// Begin connecting (or mark disabled) without waiting.
+    pub(super) fn start_connect(&mut self, name: &str) {
+        let Some(generation) = self.reset(name) else {
+            return;
+        };
+        let Some(slot) = self.slot(name) else { return };
+        if !slot.config.enabled {
+            self.set_status(name, ServerStatus::Disabled);
+            return;
+        }
+        let config = slot.config.clone();
+        let settings = self.settings.clone();
+        let frames = self.frames.clone();
+        let sink = self.sink.clone();
+        let children = self.children.clone();
+        let msgs = self.msgs.clone();
+        let server = name.to_string();
+        let client = self.client.clone();
+        let attempt = async move {
+            let mut spec = session_spec(&config, &settings, Some(children))?;
+            spec.client = client;
+            let session = Session::connect(&spec, frames, sink).await?;
+            let listed =
+                tokio::time::timeout(settings.connect_timeout, session.list_everything()).await;
+            match listed {
+                Ok(Ok(lists)) => Ok((session, lists)),
+                failed => {
+                    let tail = session.stderr_tail(20);
+                    session.close().await;
+                    let message = match failed {
+                        Ok(Err(e)) => format!("connected, but listing failed: {e}"),
+                        _ => format!(
+                            "connected, but listing did not finish within {} (connect_timeout)",
+                            crate::text::fmt_duration(settings.connect_timeout)
+                        ),
+                    };
+                    Err(ConnectError {
+                        needs_auth: false,
+                        message,
+                        stderr_tail: tail,
+                    })
+                }
+            }
+        };
+        let handle = self.tasks.spawn(async move {
+            // A panic inside becomes a failure, not a server stuck pending.
+            let result = match CatchUnwind(Box::pin(attempt)).await {
+                Ok(result) => result,
+                Err(panic) => Err(ConnectError {
+                    needs_auth: false,
+                    message: format!("internal error while connecting: {panic}"),
+                    stderr_tail: Vec::new(),
+                }),
+            };
+            let _ = msgs.send(Msg::Connected {
+                server,
+                generation,
+                result,
+            });
+        });
+        if let Some(slot) = self.slot(name) {
+            slot.connecting = Some(handle);
+        }
+        self.set_status(name, ServerStatus::Pending);
+    }
+
+    pub(super) fn connected(
+        &mut self,
+        server: String,
+        generation: u64,
+        result: Result<(Session, Lists), ConnectError>,
+    ) {
+        let Some(slot) = self.slot(&server).filter(|s| s.generation == generation) else {
+            if let Ok((session, _)) = result {
+                self.close_later(session);
+            }
+            return;
+        };
+        slot.connecting = None;
+        match result {
+            Ok((session, lists)) => {
+                let relist = self.early_list_changed.remove(&session.id());
+                // The server may have died between listing and now.
+                if let Some(reason) = session.closed() {
+                    let tail = session.stderr_tail(20);
+                    self.set_status(
+                        &server,
+                        ServerStatus::Failed {
+                            reason,
+                            stderr_tail: tail,
+                        },
+                    );
+                    return;
+                }
+                let Some(slot) = self.slot(&server) else {
+                    return;
+                };
+                slot.negotiated = session.negotiated();
+                // The stateless era sends list changes only on a
+                // subscriptions/listen stream: open it.
+                let listener = slot
+                    .negotiated
+                    .as_ref()
+                    .is_some_and(|n| n.era == crate::mcp::types::Era::Stateless)
+                    .then(|| session.clone());
+                slot.session = Some(session);
+                slot.lists = Arc::new(lists);
+                let lists = slot.lists.clone();
+                if let Some(listener) = listener {
+                    self.tasks.spawn(async move {
+                        let _ = listener.listen().await;
+                    });
+                }
+                // One ping right away, so the server's latency is known.
+                if let Some(pinger) = self.slot(&server).and_then(|s| s.session.clone()) {
+                    let events = self.events.clone();
+                    let name = server.clone();
+                    self.tasks.spawn(async move {
+                        let result = pinger.ping().await.map_err(|e| e.to_string());
+                        let _ = events.send(Event::Ping {
+                            server: name,
+                            result,
+                            requested: false,
+                        });
+                    });
+                }
+                self.set_status(&server, ServerStatus::Connected);
+                self.emit(Event::Lists {
+                    server: server.clone(),
+                    lists,
+                });
+                if relist {
+                    self.relist(&server);
+                }
+            }
+            Err(e) if e.needs_auth => {
+                self.set_status(&server, ServerStatus::NeedsAuth { reason: e.message });
+            }
+            Err(e) => {
+                self.set_status(
+                    &server,
+                    ServerStatus::Failed {
+                        reason: e.message,
+                        stderr_tail: e.stderr_tail,
+                    },
+                );
+            }
+        }
+    }
+}

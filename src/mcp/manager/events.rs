@@ -1,0 +1,134 @@
+//! What sessions and background work report, turned into events: findings,
+//! notifications, list changes, progress, server requests for a person.
+
+use std::sync::Arc;
+
+use crate::mcp::finding::Finding;
+use crate::mcp::session::{Session, SessionEvent, Tagged};
+
+use super::model::*;
+use super::task::*;
+
+impl Task {
+    pub(super) fn session_event(&mut self, ev: Tagged) {
+        let Some(idx) = self
+            .slots
+            .iter()
+            .position(|s| s.session.as_ref().is_some_and(|x| x.id() == ev.session))
+        else {
+            // A session still connecting (or closing): its findings, stderr
+            // and notifications are still the server's.
+            match ev.event {
+                SessionEvent::Finding(f) => self.emit(Event::Finding {
+                    server: ev.server.to_string(),
+                    finding: f,
+                }),
+                SessionEvent::Stderr(line) => self.emit(Event::Stderr {
+                    server: ev.server.to_string(),
+                    line,
+                }),
+                SessionEvent::Notification { method, params } => {
+                    // A list changed while the lists were being fetched:
+                    // fetch again once the session is in place.
+                    if is_list_changed(&method) {
+                        self.early_list_changed.insert(ev.session);
+                    }
+                    self.emit(Event::Notification {
+                        server: ev.server.to_string(),
+                        method,
+                        params,
+                    });
+                }
+                SessionEvent::Closed { .. } => {
+                    self.early_list_changed.remove(&ev.session);
+                }
+            }
+            return;
+        };
+        let server = self.slots[idx].config.name.clone();
+        match ev.event {
+            SessionEvent::Finding(finding) => self.emit(Event::Finding { server, finding }),
+            SessionEvent::Stderr(line) => self.emit(Event::Stderr { server, line }),
+            SessionEvent::Notification { method, params } => {
+                if is_list_changed(&method) {
+                    self.relist(&server);
+                }
+                self.emit(Event::Notification {
+                    server,
+                    method,
+                    params,
+                });
+            }
+            SessionEvent::Closed {
+                description,
+                requested,
+                stderr_tail,
+            } => {
+                self.slots[idx].session = None;
+                self.slots[idx].relisting = false;
+                if !requested {
+                    self.set_status(
+                        &server,
+                        ServerStatus::Failed {
+                            reason: description,
+                            stderr_tail,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    pub(super) fn message(&mut self, msg: Msg) {
+        match msg {
+            Msg::Session(t) => self.session_event(t),
+            Msg::Connected {
+                server,
+                generation,
+                result,
+            } => self.connected(server, generation, result),
+            Msg::Relisted {
+                server,
+                session,
+                result,
+            } => {
+                let Some(slot) = self.slot(&server) else {
+                    return;
+                };
+                if slot.session.as_ref().map(Session::id) != Some(session) {
+                    return;
+                }
+                slot.relisting = false;
+                let again = std::mem::take(&mut slot.relist_again);
+                match result {
+                    Ok(lists) => {
+                        slot.lists = Arc::new(lists);
+                        let lists = slot.lists.clone();
+                        self.emit(Event::Lists {
+                            server: server.clone(),
+                            lists,
+                        });
+                    }
+                    Err(e) => self.emit(Event::Finding {
+                        server: server.clone(),
+                        finding: Finding::new(
+                            crate::mcp::finding::Severity::Error,
+                            format!("listing again failed: {e}"),
+                        ),
+                    }),
+                }
+                if again {
+                    self.relist(&server);
+                }
+            }
+            Msg::CallDone { call, event } => {
+                if let Event::CallFinished { tag, .. } = &event
+                    && self.calls.get(tag).is_some_and(|(c, _)| *c == call)
+                {
+                    self.calls.remove(tag);
+                }
+                self.emit(event);
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The manager: one background task that owns every session. Commands go
+//! in, events come out; nothing the UI does ever waits on a server.
+
+mod call;
+mod command;
+mod connect;
+mod events;
+mod model;
+mod spec;
+mod task;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinSet;
+
+use crate::config::{ServerConfig, Settings};
+use crate::mcp::framelog::FrameLog;
+use crate::mcp::session::EventSink;
+use crate::mcp::session::{Asker, ClientPolicy, ServerRequest, SharedRoots};
+use crate::mcp::transport::stdio::Children;
+
+pub use model::{
+    CallError, Command, Event, QUALIFIER, QualifiedTool, ServerSnapshot, ServerStatus,
+    aggregate_tools, split_qualified,
+};
+pub use spec::session_spec;
+use task::*;
+
+/// The handle the UI and the CLI hold.
+#[derive(Clone, Debug)]
+pub struct Manager {
+    tx: mpsc::UnboundedSender<Command>,
+    frames: Arc<FrameLog>,
+    children: Arc<Children>,
+}
+
+impl Manager {
+    /// Start the manager task with these servers; every enabled server
+    /// connects at once, concurrently.
+    pub fn start(
+        settings: Settings,
+        servers: Vec<ServerConfig>,
+        frames: Arc<FrameLog>,
+    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+        Self::start_with_children(settings, servers, frames, Children::new())
+    }
+
+    /// Like [`Manager::start`], registering every server process in
+    /// `children` (so a signal handler can reap them).
+    pub fn start_with_children(
+        settings: Settings,
+        servers: Vec<ServerConfig>,
+        frames: Arc<FrameLog>,
+        children: Arc<Children>,
+    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+        Self::start_full(settings, servers, frames, children, false)
+    }
+
+    /// Like [`Manager::start_with_children`]; `interactive` declares the
+    /// sampling, elicitation and roots capabilities and hands every
+    /// sampling and elicitation request to the UI as
+    /// [`Event::ServerRequest`], to be answered with
+    /// [`Command::AnswerServerRequest`] (the TUI does this).
+    pub fn start_full(
+        settings: Settings,
+        servers: Vec<ServerConfig>,
+        frames: Arc<FrameLog>,
+        children: Arc<Children>,
+        interactive: bool,
+    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+        let asks: Asks = Arc::new(std::sync::Mutex::new((0, HashMap::new())));
+        let client = if interactive {
+            let (events, asks) = (ev_tx.clone(), asks.clone());
+            let ask = Asker(Arc::new(move |req: ServerRequest| {
+                let (reply, rx) = oneshot::channel();
+                let id = {
+                    let mut a = asks.lock().unwrap_or_else(|p| p.into_inner());
+                    a.0 += 1;
+                    let id = a.0;
+                    a.1.insert(id, reply);
+                    id
+                };
+                let _ = events.send(Event::ServerRequest {
+                    id,
+                    server: req.server.to_string(),
+                    method: req.method,
+                    params: req.params,
+                });
+                rx
+            }));
+            let mut policy = ClientPolicy::automatic();
+            policy.roots = Some(SharedRoots::new(&settings.roots));
+            policy.elicitation_defaults = false;
+            policy.ask = Some(ask);
+            policy
+        } else {
+            ClientPolicy::default()
+        };
+        let (msg_tx, msg_rx) = mpsc::unbounded_channel();
+        let sink_tx = msg_tx.clone();
+        let sink: EventSink = Arc::new(move |t| {
+            let _ = sink_tx.send(Msg::Session(t));
+        });
+        let task = Task {
+            settings,
+            slots: Vec::new(),
+            events: ev_tx,
+            sink,
+            msgs: msg_tx,
+            frames: frames.clone(),
+            children: children.clone(),
+            calls: HashMap::new(),
+            next_call: 0,
+            generation: 0,
+            closing: JoinSet::new(),
+            tasks: JoinSet::new(),
+            early_list_changed: HashSet::new(),
+            client,
+            asks,
+        };
+        tokio::spawn(task.run(servers, rx, msg_rx));
+        (
+            Manager {
+                tx,
+                frames,
+                children,
+            },
+            ev_rx,
+        )
+    }
+
+    pub fn send(&self, cmd: Command) {
+        let _ = self.tx.send(cmd);
+    }
+
+    pub fn frames(&self) -> &Arc<FrameLog> {
+        &self.frames
+    }
+
+    /// The server processes not reaped yet.
+    pub fn children(&self) -> &Arc<Children> {
+        &self.children
+    }
+
+    pub async fn snapshot(&self) -> Vec<ServerSnapshot> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Command::Snapshot(tx));
+        rx.await.unwrap_or_default()
+    }
+
+    /// Close every session, stop every attempt to connect, and wait until
+    /// every server process is reaped.
+    pub async fn shutdown(&self) {
+        let (tx, rx) = oneshot::channel();
+        self.send(Command::Shutdown(tx));
+        let _ = rx.await;
+    }
+}

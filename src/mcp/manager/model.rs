@@ -1,0 +1,251 @@
+//! The manager's interface: the commands it takes, the events it emits,
+//! each server's status, and tool names qualified by server.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::config::ServerConfig;
+use crate::mcp::finding::Finding;
+use crate::mcp::session::{Lists, Negotiated, RequestError};
+use crate::mcp::types::{CallResult, Tool};
+
+/// Separator of qualified tool names: `server__tool`.
+pub const QUALIFIER: &str = "__";
+
+/// A server's state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerStatus {
+    /// Connecting.
+    Pending,
+    Connected,
+    Failed {
+        reason: String,
+        stderr_tail: Vec<String>,
+    },
+    /// The server answered 401 or 403: it needs credentials.
+    NeedsAuth {
+        reason: String,
+    },
+    Disabled,
+    /// Enabled but not connected (after a disconnect command).
+    Disconnected,
+}
+
+impl ServerStatus {
+    pub fn label(&self) -> &'static str {
+        match self {
+            ServerStatus::Pending => "pending",
+            ServerStatus::Connected => "connected",
+            ServerStatus::Failed { .. } => "failed",
+            ServerStatus::NeedsAuth { .. } => "needs auth",
+            ServerStatus::Disabled => "disabled",
+            ServerStatus::Disconnected => "disconnected",
+        }
+    }
+
+    /// Whether this state is final until someone acts.
+    pub fn settled(&self) -> bool {
+        !matches!(self, ServerStatus::Pending)
+    }
+}
+
+/// Commands to the manager.
+#[derive(Debug)]
+pub enum Command {
+    /// Diff a new server list against the current one.
+    SetServers(Vec<ServerConfig>),
+    Connect(String),
+    Disconnect(String),
+    Reconnect(String),
+    SetEnabled(String, bool),
+    SetDenyList(String, Vec<String>),
+    /// List tools, resources and prompts again.
+    Refresh(String),
+    /// Ping the server now.
+    Ping(String),
+    /// The roots offered to servers changed (the config's `roots`; empty
+    /// means the current directory): servers are told with
+    /// `notifications/roots/list_changed`.
+    SetRoots(Vec<std::path::PathBuf>),
+    /// Any request (`resources/read`, `prompts/get`, `completion/complete`,
+    /// …) to a connected server; answered with [`Event::Response`] `tag`.
+    /// The stateless era's envelope and input_required rounds are handled.
+    Request {
+        tag: u64,
+        server: String,
+        method: String,
+        params: Value,
+    },
+    /// Subscribe to a resource's updates (server, uri).
+    Subscribe(String, String),
+    /// End a resource subscription (server, uri).
+    Unsubscribe(String, String),
+    /// Ask the server for log messages at this level and above.
+    SetLogLevel(String, String),
+    /// The person's answer to [`Event::ServerRequest`] `id`: a result
+    /// (`{"action": "accept", "content": …}`, a sampling result) or an error.
+    AnswerServerRequest {
+        id: u64,
+        result: Result<Value, crate::mcp::jsonrpc::RpcError>,
+    },
+    Call {
+        tag: u64,
+        server: String,
+        tool: String,
+        arguments: Value,
+    },
+    Cancel {
+        tag: u64,
+    },
+    Snapshot(oneshot::Sender<Vec<ServerSnapshot>>),
+    Shutdown(oneshot::Sender<()>),
+}
+
+/// Why a call did not produce a result.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CallError {
+    #[error("there is no server named {0:?} in the configuration")]
+    UnknownServer(String),
+    #[error("server {server:?} is {status}; connect it first")]
+    NotConnected { server: String, status: String },
+    #[error(
+        "tool {tool:?} is denied on server {server:?} (deny_tools in the config); remove it from deny_tools to call it"
+    )]
+    Denied { server: String, tool: String },
+    #[error(transparent)]
+    Request(#[from] RequestError),
+}
+
+/// Events from the manager.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The set or order of servers changed.
+    Servers(Vec<String>),
+    Status {
+        server: String,
+        status: ServerStatus,
+        negotiated: Option<Box<Negotiated>>,
+    },
+    Lists {
+        server: String,
+        lists: Arc<Lists>,
+    },
+    DenyList {
+        server: String,
+        tools: Vec<String>,
+    },
+    CallStarted {
+        tag: u64,
+        server: String,
+        tool: String,
+        request_id: i64,
+    },
+    CallFinished {
+        tag: u64,
+        server: String,
+        tool: String,
+        result: Result<CallResult, CallError>,
+        elapsed: Duration,
+    },
+    Finding {
+        server: String,
+        finding: Finding,
+    },
+    Stderr {
+        server: String,
+        line: String,
+    },
+    Notification {
+        server: String,
+        method: String,
+        params: Option<Value>,
+    },
+    /// The answer to [`Command::Ping`] (`requested`), or the ping made
+    /// right after connecting: the round trip, or why it failed.
+    Ping {
+        server: String,
+        result: Result<Duration, String>,
+        requested: bool,
+    },
+    /// The answer to [`Command::Request`] `tag`.
+    Response {
+        tag: u64,
+        server: String,
+        method: String,
+        result: Result<Value, RequestError>,
+    },
+    /// The answer to [`Command::Subscribe`] / [`Command::Unsubscribe`].
+    Subscription {
+        server: String,
+        uri: String,
+        subscribed: bool,
+        result: Result<(), String>,
+    },
+    /// A call that runs as a task changed state.
+    TaskStatus {
+        tag: u64,
+        server: String,
+        status: crate::mcp::session::TaskStatus,
+    },
+    /// The server asks the person (sampling, elicitation): answer with
+    /// [`Command::AnswerServerRequest`].
+    ServerRequest {
+        id: u64,
+        server: String,
+        method: String,
+        params: Value,
+    },
+    /// The answer to [`Command::SetLogLevel`].
+    LogLevel {
+        server: String,
+        level: String,
+        result: Result<(), String>,
+    },
+}
+
+/// A server as the manager sees it now.
+#[derive(Debug, Clone)]
+pub struct ServerSnapshot {
+    pub config: ServerConfig,
+    pub status: ServerStatus,
+    pub negotiated: Option<Negotiated>,
+    pub lists: Arc<Lists>,
+}
+
+/// A tool in the aggregate list.
+#[derive(Debug, Clone)]
+pub struct QualifiedTool {
+    /// `server__tool`
+    pub qualified: String,
+    pub server: String,
+    pub tool: Tool,
+}
+
+/// The aggregate tool list of all connected servers, qualified as
+/// `server__tool`, with denied tools left out.
+pub fn aggregate_tools(servers: &[ServerSnapshot]) -> Vec<QualifiedTool> {
+    servers
+        .iter()
+        .filter(|s| s.status == ServerStatus::Connected)
+        .flat_map(|s| {
+            s.lists
+                .tools
+                .iter()
+                .filter(|t| !s.config.is_tool_denied(&t.name))
+                .map(|t| QualifiedTool {
+                    qualified: format!("{}{QUALIFIER}{}", s.config.name, t.name),
+                    server: s.config.name.clone(),
+                    tool: t.clone(),
+                })
+        })
+        .collect()
+}
+
+/// Split `server__tool` at the first separator (server names cannot hold it).
+pub fn split_qualified(name: &str) -> Option<(&str, &str)> {
+    name.split_once(QUALIFIER)
+        .filter(|(s, t)| !s.is_empty() && !t.is_empty())
+}

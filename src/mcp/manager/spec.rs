@@ -1,0 +1,68 @@
+//! A configured server as a session's spec: transport, era pin, timeouts.
+
+use std::sync::Arc;
+
+use crate::config::{HttpTransportKind, ProtocolPin, ServerConfig, Settings, TransportConfig};
+use crate::mcp::session::{ClientPolicy, TransportSpec};
+use crate::mcp::session::{ConnectError, Pin, SessionSpec};
+use crate::mcp::transport::StdioSpec;
+use crate::mcp::transport::http::{HttpKind, HttpSpec};
+use crate::mcp::transport::stdio::Children;
+
+/// Build a session spec from the config. `children` registers the
+/// server's process so its owner can always reap it.
+pub fn session_spec(
+    config: &ServerConfig,
+    settings: &Settings,
+    children: Option<Arc<Children>>,
+) -> Result<SessionSpec, ConnectError> {
+    let transport = match &config.transport {
+        TransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => TransportSpec::Stdio(StdioSpec {
+            command: command.clone(),
+            args: args.clone(),
+            env: env.clone(),
+            cwd: cwd.clone(),
+            stderr_lines: settings.stderr_lines,
+            grace: settings.shutdown_grace,
+            children,
+        }),
+        TransportConfig::Http {
+            url,
+            headers,
+            transport,
+            ca_file,
+            insecure,
+        } => TransportSpec::Http(HttpSpec {
+            url: url.clone(),
+            headers: headers.clone(),
+            kind: match transport {
+                HttpTransportKind::Auto => HttpKind::Auto,
+                HttpTransportKind::StreamableHttp => HttpKind::StreamableHttp,
+                HttpTransportKind::Sse => HttpKind::Sse,
+            },
+            ca_file: ca_file.clone(),
+            insecure: *insecure,
+            connect_timeout: settings.connect_timeout,
+        }),
+    };
+    let pin = match &config.protocol {
+        ProtocolPin::Auto => Pin::Auto,
+        ProtocolPin::Stateless => Pin::Stateless,
+        ProtocolPin::Initialize => Pin::Initialize,
+        ProtocolPin::Version(v) => Pin::Version(v.clone()),
+    };
+    Ok(SessionSpec {
+        name: Arc::from(config.name.as_str()),
+        transport,
+        client: ClientPolicy::default(),
+        pin,
+        request_timeout: config.request_timeout(settings),
+        connect_timeout: settings.connect_timeout,
+        probe_timeout: settings.probe_timeout,
+    })
+}
