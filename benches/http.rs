@@ -450,7 +450,7 @@ async fn connect(url: &str) -> Session {
     let frames = Arc::new(FrameLog::new(settings.frame_log));
     Session::connect(&spec, frames, Arc::new(|_| {}))
         .await
-        .unwrap_or_else(|e| panic!("connect to {url}: {}", e.message))
+        .unwrap_or_else(|e| panic!("connect to {url}: {}", e))
 }
 
 async fn calls(session: &Session, n: usize) {

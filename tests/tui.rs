@@ -7,7 +7,8 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use mcpdeck::config::ServerConfig;
 use mcpdeck::mcp::manager::{Command, Event, ServerStatus};
-use mcpdeck::mcp::session::{Lists, Negotiated};
+use mcpdeck::mcp::session::{ConnectError, Lists, Negotiated};
+use mcpdeck::mcp::transport::HttpFailure;
 use mcpdeck::mcp::types::{CallResult, Era, ServerInfo, Tool};
 use mcpdeck::tui::app::{Effect, Mode, Msg, Pane, State, update};
 use mcpdeck::tui::keymap::Keymap;
@@ -98,10 +99,10 @@ fn state() -> State {
         },
         Event::Status {
             server: "broken".into(),
-            status: ServerStatus::Failed {
-                reason: "the server closed its output: the server exited with status 1".into(),
+            status: ServerStatus::Failed(ConnectError::Lost {
+                description: "the server closed its output: the server exited with status 1".into(),
                 stderr_tail: vec!["Error: cannot open database".into()],
-            },
+            }),
             negotiated: None,
         },
     ];
@@ -1208,11 +1209,11 @@ fn an_insecure_http_server_shows_a_badge_and_masked_headers() {
         &mut s,
         Msg::Manager(Event::Status {
             server: "locked".into(),
-            status: ServerStatus::NeedsAuth {
-                reason:
-                    "POST https://locked.example.com/mcp answered 401 Unauthorized to initialize"
-                        .into(),
-            },
+            status: ServerStatus::NeedsAuth(ConnectError::Open(Box::new(HttpFailure::new(
+                Some(401),
+                "POST https://locked.example.com/mcp answered 401 Unauthorized to initialize"
+                    .into(),
+            )))),
             negotiated: None,
         }),
         &mut fx,
@@ -1945,7 +1946,7 @@ fn respond(s: &mut State, tag: u64, method: &str, result: Result<Value, RequestE
             tag,
             server: "demo".into(),
             method: method.into(),
-            result,
+            result: result.map_err(Into::into),
         }),
         &mut fx,
     );

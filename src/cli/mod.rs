@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::config::{self, Config, ServerConfig, Settings};
+use crate::mcp::error::ErrorKind;
 use crate::mcp::framelog::FrameLog;
 use crate::mcp::manager::{CallError, Command, Event, Manager, ServerSnapshot, ServerStatus};
 use crate::mcp::session::RequestError;
@@ -133,6 +134,24 @@ pub struct TargetArgs {
     /// An ad-hoc stdio server: `-- CMD ARGS…`
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+impl Exit {
+    /// The exit code for a kind of failure. The one place where the core's
+    /// error kinds become exit codes (documented in the README).
+    pub fn for_kind(kind: ErrorKind) -> Exit {
+        match kind {
+            ErrorKind::Usage => Exit::Usage,
+            ErrorKind::Rpc => Exit::ToolError,
+            ErrorKind::Auth => Exit::Auth,
+            ErrorKind::Connect
+            | ErrorKind::Timeout
+            | ErrorKind::Protocol
+            | ErrorKind::Closed
+            | ErrorKind::Cancelled
+            | ErrorKind::Internal => Exit::Connect,
+        }
+    }
 }
 
 /// A failure with its exit code and message.
@@ -732,34 +751,12 @@ async fn connect_one(
     match snap {
         Some(s) if s.status == ServerStatus::Connected => Ok((manager, rx, s)),
         Some(ServerSnapshot {
-            status: ServerStatus::NeedsAuth { reason },
+            status: ServerStatus::NeedsAuth(e) | ServerStatus::Failed(e),
             ..
         }) => {
             manager.shutdown().await;
             drain(&mut rx);
-            Err(Failure::new(
-                Exit::Auth,
-                format!("{name} needs authorization: {}", sanitize::strip(&reason)),
-            ))
-        }
-        Some(ServerSnapshot {
-            status:
-                ServerStatus::Failed {
-                    reason,
-                    stderr_tail,
-                },
-            ..
-        }) => {
-            manager.shutdown().await;
-            drain(&mut rx);
-            Err(Failure::new(
-                Exit::Connect,
-                format!(
-                    "could not connect to {name}: {}{}",
-                    sanitize::strip(&reason),
-                    tail_text(&stderr_tail)
-                ),
-            ))
+            Err(connect_failure(&name, &e))
         }
         _ => {
             manager.shutdown().await;
@@ -769,6 +766,23 @@ async fn connect_one(
             ))
         }
     }
+}
+
+/// A server that could not be connected, as the CLI reports it.
+fn connect_failure(name: &str, e: &crate::mcp::ConnectError) -> Failure {
+    let message = if e.needs_auth() {
+        format!(
+            "{name} needs authorization: {}",
+            sanitize::strip(&e.to_string())
+        )
+    } else {
+        format!(
+            "could not connect to {name}: {}{}",
+            sanitize::strip(&e.to_string()),
+            tail_text(e.stderr_tail())
+        )
+    };
+    Failure::new(Exit::for_kind(e.kind()), message)
 }
 
 fn tail_text(tail: &[String]) -> String {
@@ -835,13 +849,9 @@ async fn servers(config: &Config, json: bool, trace: bool) -> Outcome {
                 "{}",
                 l.trim_end_matches("CONNECT").to_string() + &connect
             );
-            if let ServerStatus::Failed {
-                reason,
-                stderr_tail,
-            } = &s.status
-            {
-                let _ = writeln!(out, "    error: {}", sanitize::strip(reason));
-                for l in stderr_tail.iter().rev().take(3).rev() {
+            if let ServerStatus::Failed(e) = &s.status {
+                let _ = writeln!(out, "    error: {}", sanitize::strip(&e.to_string()));
+                for l in e.stderr_tail().iter().rev().take(3).rev() {
                     let _ = writeln!(out, "    stderr: {}", sanitize::strip(l));
                 }
             }
@@ -876,10 +886,7 @@ fn server_json(s: &ServerSnapshot) -> Value {
     let n = s.negotiated.as_ref();
     let connected = s.status == ServerStatus::Connected;
     let (error, tail) = match &s.status {
-        ServerStatus::Failed {
-            reason,
-            stderr_tail,
-        } => (json!(reason), json!(stderr_tail)),
+        ServerStatus::Failed(e) => (json!(e.to_string()), json!(e.stderr_tail())),
         _ => (Value::Null, json!([])),
     };
     json!({
@@ -1094,7 +1101,7 @@ async fn call_connected(
             report(&ev);
             if let Event::LogLevel { result, .. } = ev {
                 if let Err(e) = result {
-                    eprintln!("mcpdeck: warning: {}", sanitize::one_line(&e));
+                    eprintln!("mcpdeck: warning: {}", sanitize::one_line(&e.to_string()));
                 }
                 break;
             }

@@ -449,7 +449,7 @@ async fn with_session_watching(
     let server = target_config(config, target)?;
     super::warn_insecure(std::slice::from_ref(&server));
     let spec = session_spec(&server, &config.settings, Some(CHILDREN.clone()))
-        .map_err(|e| Failure::new(Exit::Usage, e.message))?;
+        .map_err(|e| Failure::new(Exit::for_kind(e.kind()), e.to_string()))?;
     let frames = frame_log(&config.settings, trace);
     let sink: EventSink = Arc::new(move |t: Tagged| match &t.event {
         SessionEvent::Finding(f) => super::print_finding(&t.server, f),
@@ -463,18 +463,13 @@ async fn with_session_watching(
         _ => {}
     });
     let session = Session::connect(&spec, frames, sink).await.map_err(|e| {
-        let code = if e.needs_auth {
-            Exit::Auth
-        } else {
-            Exit::Connect
-        };
         Failure::new(
-            code,
+            Exit::for_kind(e.kind()),
             format!(
                 "could not connect to {}: {}{}",
                 server.name,
-                sanitize::strip(&e.message),
-                tail_text(&e.stderr_tail)
+                sanitize::strip(&e.to_string()),
+                tail_text(e.stderr_tail())
             ),
         )
     })?;
@@ -500,29 +495,20 @@ fn not_declared(json_out: bool, capability: &str, empty: Value) -> Exit {
     Exit::Ok
 }
 
-/// A request that failed: 1 for a JSON-RPC error (printed as
-/// `{"error": …}` with `--json`), 4 for HTTP 401/403, else 3.
+/// A request that failed, with the exit code of its kind (a JSON-RPC error
+/// is printed as `{"error": …}` with `--json`).
 fn failure(e: RequestError, json_out: bool) -> Failure {
-    match &e {
-        RequestError::Rpc { error, .. } => {
-            if json_out {
-                say!("{}", json_pretty(&json!({"error": error.to_value()})));
-            }
-            Failure::new(Exit::ToolError, sanitize::strip(&e.to_string()))
-        }
-        RequestError::Http(h) if matches!(h.status, Some(401 | 403)) => {
-            Failure::new(Exit::Auth, sanitize::strip(&e.to_string()))
-        }
-        RequestError::Closed { stderr_tail, .. } => Failure::new(
-            Exit::Connect,
-            format!(
-                "{}{}",
-                sanitize::strip(&e.to_string()),
-                tail_text(stderr_tail)
-            ),
-        ),
-        _ => Failure::new(Exit::Connect, sanitize::strip(&e.to_string())),
+    if let (RequestError::Rpc { error, .. }, true) = (&e, json_out) {
+        say!("{}", json_pretty(&json!({"error": error.to_value()})));
     }
+    Failure::new(
+        Exit::for_kind(e.kind()),
+        format!(
+            "{}{}",
+            sanitize::strip(&e.to_string()),
+            tail_text(e.stderr_tail())
+        ),
+    )
 }
 
 // ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 //! - [`session`]: one server: era detection, requests, pagination;
 //! - [`manager`]: the background task that owns every session.
 
+pub mod error;
 pub mod finding;
 pub mod framelog;
 pub mod jsonrpc;

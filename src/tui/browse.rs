@@ -18,8 +18,7 @@ use super::app::{Effect, Mode, ServerView, State};
 use super::ask::{Field, LineEdit, is_typing};
 use super::keymap::Action;
 use super::result::Prepared;
-use crate::mcp::manager::{Command, ServerStatus};
-use crate::mcp::session::RequestError;
+use crate::mcp::manager::{CallError, Command, ServerStatus};
 
 /// The most suggestions kept from one completion answer (the spec caps
 /// them at 100; a hostile server may send more).
@@ -106,7 +105,7 @@ pub struct Pending {
 pub struct Shown {
     pub server: String,
     pub what: What,
-    pub result: Result<Value, RequestError>,
+    pub result: Result<Value, CallError>,
     pub lines: Prepared,
     /// Blobs, images and audio: a safe file name and the base64 data.
     pub media: Vec<(String, String)>,
@@ -1003,7 +1002,7 @@ pub fn server_gone(s: &mut State, server: &str) {
 
 /// An answer to a request of the views; false when it is not one (or
 /// no longer awaited).
-pub fn on_response(s: &mut State, tag: u64, result: Result<Value, RequestError>) -> bool {
+pub fn on_response(s: &mut State, tag: u64, result: Result<Value, CallError>) -> bool {
     for kind in [Kind::Resources, Kind::Prompts] {
         let b = view_mut(s, kind);
         if b.pending.as_ref().is_some_and(|p| p.tag == tag) {
@@ -1023,7 +1022,7 @@ pub fn on_response(s: &mut State, tag: u64, result: Result<Value, RequestError>)
     false
 }
 
-fn suggestions(field: usize, result: Result<Value, RequestError>) -> Suggest {
+fn suggestions(field: usize, result: Result<Value, CallError>) -> Suggest {
     let mut g = Suggest {
         field,
         values: Vec::new(),
@@ -1054,7 +1053,7 @@ fn suggestions(field: usize, result: Result<Value, RequestError>) -> Suggest {
     g
 }
 
-fn finish(s: &mut State, kind: Kind, p: Pending, result: Result<Value, RequestError>) {
+fn finish(s: &mut State, kind: Kind, p: Pending, result: Result<Value, CallError>) {
     let (lines, media) = match &p.what {
         What::Read { .. } => super::result::read_lines(&result),
         What::Prompt { name } => super::result::prompt_lines(name, &result),

@@ -274,7 +274,7 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
 /// Blobs, images and audio to save: a safe file name and the base64 data.
 pub type Media = Vec<(String, String)>;
 
-fn error_line(e: &crate::mcp::session::RequestError) -> Line<'static> {
+fn error_line(e: &crate::mcp::manager::CallError) -> Line<'static> {
     Line::styled(
         format!("✗ {}", clean(&e.to_string())),
         Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
@@ -300,7 +300,7 @@ fn human(n: usize) -> String {
 /// The lines of a `resources/read` answer: each content with its URI,
 /// mime type and size; text as it is (JSON pretty-printed when its mime
 /// type says JSON), a blob by its decoded size (saved with `s`).
-pub fn read_lines(result: &Result<Value, crate::mcp::session::RequestError>) -> (Prepared, Media) {
+pub fn read_lines(result: &Result<Value, crate::mcp::manager::CallError>) -> (Prepared, Media) {
     let mut lines = Prepared::default();
     let mut media = Vec::new();
     let v = match result {
@@ -379,7 +379,7 @@ pub fn read_lines(result: &Result<Value, crate::mcp::session::RequestError>) -> 
 /// embedded resource with its text, a resource link).
 pub fn prompt_lines(
     name: &str,
-    result: &Result<Value, crate::mcp::session::RequestError>,
+    result: &Result<Value, crate::mcp::manager::CallError>,
 ) -> (Prepared, Media) {
     let mut lines = Prepared::default();
     let mut media = Vec::new();

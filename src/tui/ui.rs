@@ -323,14 +323,14 @@ fn insecure_badge() -> Span<'static> {
 }
 
 fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
-    if let ServerStatus::NeedsAuth { reason } = &v.status {
+    if let ServerStatus::NeedsAuth(reason) = &v.status {
         // The same words and symbol as the servers pane: 🔒 needs auth.
         lines.push(Line::styled(
             format!("status: 🔒 {}", v.status.label()),
             Style::default().fg(Color::Yellow),
         ));
         lines.push(Line::styled(
-            format!("reason: {}", clean(reason)),
+            format!("reason: {}", clean(&reason.to_string())),
             Style::default().fg(Color::Yellow),
         ));
     } else {
@@ -386,13 +386,10 @@ fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
     if let Some(l) = &v.log_level {
         lines.push(Line::raw(format!("log level: {l} and above")));
     }
-    if let ServerStatus::Failed {
-        reason,
-        stderr_tail,
-    } = &v.status
-    {
+    if let ServerStatus::Failed(reason) = &v.status {
+        let stderr_tail = reason.stderr_tail();
         lines.push(Line::styled(
-            format!("error: {}", clean(reason)),
+            format!("error: {}", clean(&reason.to_string())),
             Style::default().fg(Color::Red),
         ));
         if !stderr_tail.is_empty() {
@@ -421,7 +418,7 @@ fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
         }
     }
     // A failed server's tail is shown above; a running server's stderr here.
-    if !matches!(v.status, ServerStatus::Failed { .. }) && !v.stderr.is_empty() {
+    if !matches!(v.status, ServerStatus::Failed(_)) && !v.stderr.is_empty() {
         lines.push(Line::styled(
             "stderr (newest last):",
             Style::default().add_modifier(Modifier::BOLD),

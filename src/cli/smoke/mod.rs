@@ -116,7 +116,7 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
         settings.request_timeout = t;
     }
     let mut spec = session_spec(&server, &settings, Some(CHILDREN.clone()))
-        .map_err(|e| Failure::new(Exit::Usage, e.message))?;
+        .map_err(|e| Failure::new(Exit::for_kind(e.kind()), e.to_string()))?;
     if let Some(t) = timeout {
         spec.request_timeout = t;
     }
@@ -129,18 +129,14 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
     let session = match Session::connect(&spec, frames.clone(), sink).await {
         Ok(s) => s,
         Err(e) => {
-            let mut message = sanitize::one_line(&e.message);
-            if !e.stderr_tail.is_empty() {
+            let mut message = sanitize::one_line(&e.to_string());
+            if !e.stderr_tail().is_empty() {
                 message.push_str(&format!(
                     "; server stderr: {}",
-                    sanitize::one_line(&e.stderr_tail.join(" | "))
+                    sanitize::one_line(&e.stderr_tail().join(" | "))
                 ));
             }
-            let status_code = if e.needs_auth {
-                Exit::Auth
-            } else {
-                Exit::Connect
-            };
+            let status_code = Exit::for_kind(e.kind());
             checks.push(
                 Check::new("connect", &shown_target, Status::Fail, message).took(started.elapsed()),
             );

@@ -1,6 +1,6 @@
 //! Commands from the UI or the CLI, applied to the task's state.
 
-use crate::mcp::session::{RequestError, Session};
+use crate::mcp::session::Session;
 
 use super::model::*;
 use super::task::*;
@@ -65,8 +65,8 @@ impl Task {
                 let events = self.events.clone();
                 self.tasks.spawn(async move {
                     let result = match session {
-                        Ok(s) => s.request(&method, Some(params)).await,
-                        Err(e) => Err(RequestError::Protocol(e)),
+                        Ok(s) => s.request(&method, Some(params)).await.map_err(Into::into),
+                        Err(e) => Err(e),
                     };
                     let _ = events.send(Event::Response {
                         tag,
@@ -104,7 +104,7 @@ impl Task {
                 let events = self.events.clone();
                 self.tasks.spawn(async move {
                     let result = match session {
-                        Ok(s) => s.ping().await.map_err(|e| e.to_string()),
+                        Ok(s) => s.ping().await.map_err(Into::into),
                         Err(e) => Err(e),
                     };
                     let _ = events.send(Event::Ping {
@@ -119,7 +119,7 @@ impl Task {
                 let events = self.events.clone();
                 self.tasks.spawn(async move {
                     let result = match session {
-                        Ok(s) => s.set_log_level(&level).await.map_err(|e| e.to_string()),
+                        Ok(s) => s.set_log_level(&level).await.map_err(Into::into),
                         Err(e) => Err(e),
                     };
                     let _ = events.send(Event::LogLevel {
@@ -186,8 +186,8 @@ impl Task {
         let events = self.events.clone();
         self.tasks.spawn(async move {
             let result = match session {
-                Ok(s) if on => s.subscribe(&uri).await.map_err(|e| e.to_string()),
-                Ok(s) => s.unsubscribe(&uri).await.map_err(|e| e.to_string()),
+                Ok(s) if on => s.subscribe(&uri).await.map_err(Into::into),
+                Ok(s) => s.unsubscribe(&uri).await.map_err(Into::into),
                 Err(e) => Err(e),
             };
             let _ = events.send(Event::Subscription {
@@ -200,15 +200,18 @@ impl Task {
     }
 
     /// The session of a connected server, or why there is none.
-    pub(super) fn live_session(&self, name: &str) -> Result<Session, String> {
+    pub(super) fn live_session(&self, name: &str) -> Result<Session, CallError> {
         let slot = self
             .slots
             .iter()
             .find(|s| s.config.name == name)
-            .ok_or_else(|| format!("there is no server named {name:?}"))?;
+            .ok_or_else(|| CallError::UnknownServer(name.to_string()))?;
         slot.session
             .clone()
             .filter(|_| slot.status == ServerStatus::Connected)
-            .ok_or_else(|| format!("server {name:?} is {}", slot.status.label()))
+            .ok_or_else(|| CallError::NotConnected {
+                server: name.to_string(),
+                status: slot.status.label().to_string(),
+            })
     }
 }

@@ -39,17 +39,19 @@ impl Task {
                 failed => {
                     let tail = session.stderr_tail(20);
                     session.close().await;
-                    let message = match failed {
-                        Ok(Err(e)) => format!("connected, but listing failed: {e}"),
-                        _ => format!(
-                            "connected, but listing did not finish within {} (connect_timeout)",
-                            crate::text::fmt_duration(settings.connect_timeout)
-                        ),
-                    };
-                    Err(ConnectError {
-                        needs_auth: false,
-                        message,
-                        stderr_tail: tail,
+                    Err(match failed {
+                        Ok(Err(e)) => ConnectError::Request {
+                            error: e,
+                            stderr_tail: tail,
+                            context: Some("connected, but listing failed: ".into()),
+                        },
+                        _ => ConnectError::Timeout {
+                            message: format!(
+                                "connected, but listing did not finish within {} (connect_timeout)",
+                                crate::text::fmt_duration(settings.connect_timeout)
+                            ),
+                            stderr_tail: tail,
+                        },
                     })
                 }
             }
@@ -58,11 +60,9 @@ impl Task {
             // A panic inside becomes a failure, not a server stuck pending.
             let result = match CatchUnwind(Box::pin(attempt)).await {
                 Ok(result) => result,
-                Err(panic) => Err(ConnectError {
-                    needs_auth: false,
-                    message: format!("internal error while connecting: {panic}"),
-                    stderr_tail: Vec::new(),
-                }),
+                Err(panic) => Err(ConnectError::Internal(format!(
+                    "internal error while connecting: {panic}"
+                ))),
             };
             let _ = msgs.send(Msg::Connected {
                 server,
@@ -93,14 +93,14 @@ impl Task {
             Ok((session, lists)) => {
                 let relist = self.early_list_changed.remove(&session.id());
                 // The server may have died between listing and now.
-                if let Some(reason) = session.closed() {
-                    let tail = session.stderr_tail(20);
+                if let Some(description) = session.closed() {
+                    let stderr_tail = session.stderr_tail(20);
                     self.set_status(
                         &server,
-                        ServerStatus::Failed {
-                            reason,
-                            stderr_tail: tail,
-                        },
+                        ServerStatus::Failed(ConnectError::Lost {
+                            description,
+                            stderr_tail,
+                        }),
                     );
                     return;
                 }
@@ -128,7 +128,7 @@ impl Task {
                     let events = self.events.clone();
                     let name = server.clone();
                     self.tasks.spawn(async move {
-                        let result = pinger.ping().await.map_err(|e| e.to_string());
+                        let result = pinger.ping().await.map_err(Into::into);
                         let _ = events.send(Event::Ping {
                             server: name,
                             result,
@@ -145,18 +145,8 @@ impl Task {
                     self.relist(&server);
                 }
             }
-            Err(e) if e.needs_auth => {
-                self.set_status(&server, ServerStatus::NeedsAuth { reason: e.message });
-            }
-            Err(e) => {
-                self.set_status(
-                    &server,
-                    ServerStatus::Failed {
-                        reason: e.message,
-                        stderr_tail: e.stderr_tail,
-                    },
-                );
-            }
+            Err(e) if e.needs_auth() => self.set_status(&server, ServerStatus::NeedsAuth(e)),
+            Err(e) => self.set_status(&server, ServerStatus::Failed(e)),
         }
     }
 }

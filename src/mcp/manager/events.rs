@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::mcp::finding::Finding;
-use crate::mcp::session::{Session, SessionEvent, Tagged};
+use crate::mcp::session::{ConnectError, Session, SessionEvent, Tagged};
 
 use super::model::*;
 use super::task::*;
@@ -69,10 +69,10 @@ impl Task {
                 if !requested {
                     self.set_status(
                         &server,
-                        ServerStatus::Failed {
-                            reason: description,
+                        ServerStatus::Failed(ConnectError::Lost {
+                            description,
                             stderr_tail,
-                        },
+                        }),
                     );
                 }
             }

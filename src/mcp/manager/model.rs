@@ -8,7 +8,9 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::config::ServerConfig;
+use crate::mcp::error::ErrorKind;
 use crate::mcp::finding::Finding;
+use crate::mcp::session::ConnectError;
 use crate::mcp::session::{Lists, Negotiated, RequestError};
 use crate::mcp::types::{CallResult, Tool};
 
@@ -21,14 +23,11 @@ pub enum ServerStatus {
     /// Connecting.
     Pending,
     Connected,
-    Failed {
-        reason: String,
-        stderr_tail: Vec<String>,
-    },
-    /// The server answered 401 or 403: it needs credentials.
-    NeedsAuth {
-        reason: String,
-    },
+    /// It could not be connected, or it went away: why, with its stderr.
+    Failed(ConnectError),
+    /// The server answered 401 or 403: it needs credentials. The error
+    /// carries the HTTP answer ([`ConnectError::http`]).
+    NeedsAuth(ConnectError),
     Disabled,
     /// Enabled but not connected (after a disconnect command).
     Disconnected,
@@ -39,8 +38,8 @@ impl ServerStatus {
         match self {
             ServerStatus::Pending => "pending",
             ServerStatus::Connected => "connected",
-            ServerStatus::Failed { .. } => "failed",
-            ServerStatus::NeedsAuth { .. } => "needs auth",
+            ServerStatus::Failed(_) => "failed",
+            ServerStatus::NeedsAuth(_) => "needs auth",
             ServerStatus::Disabled => "disabled",
             ServerStatus::Disconnected => "disconnected",
         }
@@ -119,6 +118,24 @@ pub enum CallError {
     Request(#[from] RequestError),
 }
 
+impl CallError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            CallError::UnknownServer(_) | CallError::Denied { .. } => ErrorKind::Usage,
+            CallError::NotConnected { .. } => ErrorKind::Connect,
+            CallError::Request(e) => e.kind(),
+        }
+    }
+
+    /// The server's last stderr lines, when it went away.
+    pub fn stderr_tail(&self) -> &[String] {
+        match self {
+            CallError::Request(e) => e.stderr_tail(),
+            _ => &[],
+        }
+    }
+}
+
 /// Events from the manager.
 #[derive(Debug, Clone)]
 pub enum Event {
@@ -167,7 +184,7 @@ pub enum Event {
     /// right after connecting: the round trip, or why it failed.
     Ping {
         server: String,
-        result: Result<Duration, String>,
+        result: Result<Duration, CallError>,
         requested: bool,
     },
     /// The answer to [`Command::Request`] `tag`.
@@ -175,14 +192,14 @@ pub enum Event {
         tag: u64,
         server: String,
         method: String,
-        result: Result<Value, RequestError>,
+        result: Result<Value, CallError>,
     },
     /// The answer to [`Command::Subscribe`] / [`Command::Unsubscribe`].
     Subscription {
         server: String,
         uri: String,
         subscribed: bool,
-        result: Result<(), String>,
+        result: Result<(), CallError>,
     },
     /// A call that runs as a task changed state.
     TaskStatus {
@@ -202,7 +219,7 @@ pub enum Event {
     LogLevel {
         server: String,
         level: String,
-        result: Result<(), String>,
+        result: Result<(), CallError>,
     },
 }
 

@@ -131,7 +131,7 @@ impl Task {
         slot.status = status.clone();
         let negotiated = slot.negotiated.clone().map(Box::new);
         match &status {
-            ServerStatus::Failed { reason, .. } => {
+            ServerStatus::Failed(reason) => {
                 tracing::warn!(server = name, %reason, "server failed")
             }
             other => tracing::info!(server = name, status = other.label(), "server status"),
@@ -229,8 +229,13 @@ impl Task {
 /// the cost of a separate task on the hot path of every call).
 pub(super) struct CatchUnwind<F>(pub(super) std::pin::Pin<Box<F>>);
 
+/// A panic caught in a background task: its message.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub(super) struct Panicked(pub(super) String);
+
 impl<F: std::future::Future> std::future::Future for CatchUnwind<F> {
-    type Output = Result<F::Output, String>;
+    type Output = Result<F::Output, Panicked>;
 
     fn poll(
         mut self: std::pin::Pin<&mut Self>,
@@ -240,11 +245,12 @@ impl<F: std::future::Future> std::future::Future for CatchUnwind<F> {
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx))) {
             Ok(std::task::Poll::Ready(v)) => std::task::Poll::Ready(Ok(v)),
             Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
-            Err(p) => std::task::Poll::Ready(Err(p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".into()))),
+            Err(p) => std::task::Poll::Ready(Err(Panicked(
+                p.downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into()),
+            ))),
         }
     }
 }

@@ -46,7 +46,7 @@ impl Inner {
                     );
                 }
                 if let Some(e) = entry {
-                    let _ = e.tx.send(Err(RequestError::Http(failure)));
+                    let _ = e.tx.send(Err(RequestError::Http(Box::new(failure))));
                 }
             }
             Inbound::Closed {

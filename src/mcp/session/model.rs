@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::mcp::error::ErrorKind;
 use crate::mcp::finding::Finding;
 use crate::mcp::jsonrpc::RpcError;
 use crate::mcp::transport::http::HttpSpec;
@@ -86,7 +87,7 @@ pub struct Tagged {
 pub type EventSink = Arc<dyn Fn(Tagged) + Send + Sync>;
 
 /// Why a request did not produce a result.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RequestError {
     #[error("the server answered {method} with error {error}")]
     Rpc {
@@ -105,7 +106,7 @@ pub enum RequestError {
     #[error("{0}")]
     Protocol(String),
     #[error("{}", .0.message)]
-    Http(HttpFailure),
+    Http(Box<HttpFailure>),
 }
 
 impl RequestError {
@@ -129,24 +130,112 @@ impl RequestError {
             _ => &[],
         }
     }
+
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            RequestError::Rpc { .. } => ErrorKind::Rpc,
+            RequestError::Timeout { .. } => ErrorKind::Timeout,
+            RequestError::Cancelled { .. } => ErrorKind::Cancelled,
+            RequestError::Closed { .. } => ErrorKind::Closed,
+            RequestError::Protocol(_) => ErrorKind::Protocol,
+            RequestError::Http(f) => f.kind(),
+        }
+    }
 }
 
-/// Why a session could not be opened.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{message}")]
-pub struct ConnectError {
-    pub message: String,
-    pub stderr_tail: Vec<String>,
-    /// The server answered 401 or 403: it needs credentials.
-    pub needs_auth: bool,
+/// Why a session could not be opened, or was lost. `Display` says what
+/// happened and, where there is one, what to do about it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConnectError {
+    /// The server's settings cannot be used as they are (a URL that does
+    /// not parse, an unreadable `ca_file`, a header HTTP refuses, a pinned
+    /// era the transport lacks).
+    #[error("{0}")]
+    Config(String),
+    /// The server's program could not be started.
+    #[error("{message}")]
+    Spawn { message: String },
+    /// The transport could not be opened (the legacy SSE stream: its
+    /// status, or no `endpoint` event).
+    #[error("{}", .0.message)]
+    Open(Box<HttpFailure>),
+    /// No handshake within `connect_timeout`.
+    #[error("{message}")]
+    Timeout {
+        message: String,
+        stderr_tail: Vec<String>,
+    },
+    /// The handshake failed: no era or version both sides speak, or the
+    /// server's answers made no sense.
+    #[error("{message}")]
+    Handshake {
+        message: String,
+        stderr_tail: Vec<String>,
+    },
+    /// A request of the handshake failed (`context` says what was being
+    /// tried, e.g. a pinned era).
+    #[error("{}{error}", context.as_deref().unwrap_or(""))]
+    Request {
+        error: RequestError,
+        stderr_tail: Vec<String>,
+        context: Option<String>,
+    },
+    /// The connected server went away (it exited, or closed its output).
+    #[error("{description}")]
+    Lost {
+        description: String,
+        stderr_tail: Vec<String>,
+    },
+    /// mcpdeck failed while connecting (a panic, caught).
+    #[error("{0}")]
+    Internal(String),
 }
 
 impl ConnectError {
-    pub fn new(message: impl Into<String>) -> Self {
-        ConnectError {
+    /// A handshake failure without a stderr tail.
+    pub fn handshake(message: impl Into<String>) -> Self {
+        ConnectError::Handshake {
             message: message.into(),
             stderr_tail: Vec::new(),
-            needs_auth: false,
+        }
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ConnectError::Config(_) => ErrorKind::Usage,
+            ConnectError::Spawn { .. } => ErrorKind::Connect,
+            ConnectError::Open(f) => f.kind(),
+            ConnectError::Timeout { .. } => ErrorKind::Timeout,
+            ConnectError::Handshake { .. } => ErrorKind::Protocol,
+            ConnectError::Request { error, .. } => error.kind(),
+            ConnectError::Lost { .. } => ErrorKind::Closed,
+            ConnectError::Internal(_) => ErrorKind::Internal,
+        }
+    }
+
+    /// The last lines the server wrote to stderr, when they say why.
+    pub fn stderr_tail(&self) -> &[String] {
+        match self {
+            ConnectError::Timeout { stderr_tail, .. }
+            | ConnectError::Handshake { stderr_tail, .. }
+            | ConnectError::Request { stderr_tail, .. }
+            | ConnectError::Lost { stderr_tail, .. } => stderr_tail,
+            _ => &[],
+        }
+    }
+
+    /// The server answered 401 or 403: it needs credentials.
+    pub fn needs_auth(&self) -> bool {
+        self.kind() == ErrorKind::Auth
+    }
+
+    /// The HTTP answer behind this error, if there was one: its status,
+    /// URL and `WWW-Authenticate` challenges (what a login starts from).
+    pub fn http(&self) -> Option<&HttpFailure> {
+        match self {
+            ConnectError::Open(f) => Some(f),
+            ConnectError::Request { error, .. } => error.http(),
+            _ => None,
         }
     }
 }

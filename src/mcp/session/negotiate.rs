@@ -47,14 +47,13 @@ impl Session {
             TransportSpec::Stdio(_) => "an MCP server on stdio",
             TransportSpec::Http(_) => "an MCP endpoint",
         };
-        ConnectError {
+        ConnectError::Timeout {
             message: format!(
                 "{} did not complete {what} within {} (connect_timeout); is it {kind}?",
                 spec.transport.display(),
                 fmt_duration(spec.connect_timeout)
             ),
             stderr_tail: self.stderr_tail(20),
-            needs_auth: false,
         }
     }
 
@@ -64,10 +63,10 @@ impl Session {
         } else {
             e.stderr_tail().to_vec()
         };
-        ConnectError {
-            needs_auth: e.http().is_some_and(HttpFailure::needs_auth),
-            message: e.to_string(),
+        ConnectError::Request {
+            error: e,
             stderr_tail: tail,
+            context: None,
         }
     }
 
@@ -79,8 +78,8 @@ impl Session {
         if matches!(self.inner.transport, Transport::LegacySse(_)) {
             // The legacy transport predates the stateless era.
             return match &spec.pin {
-                Pin::Stateless => Err(Fail(ConnectError::new(
-                    "the stateless era is pinned, but transport = \"sse\" is the legacy HTTP+SSE transport, which has no stateless era; use transport = \"http\"",
+                Pin::Stateless => Err(Fail(ConnectError::Config(
+                    "the stateless era is pinned, but transport = \"sse\" is the legacy HTTP+SSE transport, which has no stateless era; use transport = \"http\"".into(),
                 ))),
                 Pin::Version(v) if INITIALIZE_VERSIONS.contains(&v.as_str()) => self
                     .initialize(
@@ -113,7 +112,7 @@ impl Session {
                 )
                 .await
                 .map_err(|e| self.init_failed(e)),
-            Pin::Version(v) if v != STATELESS_VERSION => Err(Fail(ConnectError::new(format!(
+            Pin::Version(v) if v != STATELESS_VERSION => Err(Fail(ConnectError::Config(format!(
                 "protocol version {v} is not one mcpdeck speaks ({STATELESS_VERSION}, {})",
                 INITIALIZE_VERSIONS.join(", ")
             )))),
@@ -123,11 +122,13 @@ impl Session {
                     .await
                     .map_err(|e| Fail(self.connect_error(e)))?;
                 let v = probe.wait(self, None).await.map_err(|e| {
-                    Fail(ConnectError {
-                        needs_auth: e.http().is_some_and(HttpFailure::needs_auth),
-                        message: format!("the stateless era ({STATELESS_VERSION}) is pinned in the config, but {e}"),
-                        stderr_tail: if e.stderr_tail().is_empty() { self.stderr_tail(20) } else { e.stderr_tail().to_vec() },
-                    })
+                    let mut err = self.connect_error(e);
+                    if let ConnectError::Request { context, .. } = &mut err {
+                        *context = Some(format!(
+                            "the stateless era ({STATELESS_VERSION}) is pinned in the config, but "
+                        ));
+                    }
+                    Fail(err)
                 })?;
                 self.discovered(&v, "stateless era pinned in the config".into(), started)
                     .map_err(Fail)
@@ -217,7 +218,7 @@ impl Session {
                 .await
                 .map_err(|e| self.init_failed(e));
         }
-        Err(Fail(ConnectError::new(format!(
+        Err(Fail(ConnectError::handshake(format!(
             "the server supports protocol versions {versions:?}; mcpdeck speaks {STATELESS_VERSION} and {}",
             INITIALIZE_VERSIONS.join(", ")
         ))))
@@ -240,7 +241,7 @@ impl Session {
                         .await
                         .map_err(|e| self.init_failed(e));
                 }
-                Err(Fail(ConnectError::new(format!(
+                Err(Fail(ConnectError::handshake(format!(
                     "the server does not support protocol version {STATELESS_VERSION} (it supports {supported:?}), and no version mcpdeck speaks"
                 ))))
             }
@@ -251,11 +252,11 @@ impl Session {
                     .and_then(|d| d.get("requiredCapabilities"))
                     .map(|v| v.to_string())
                     .unwrap_or_default();
-                Err(Fail(ConnectError::new(format!(
+                Err(Fail(ConnectError::handshake(format!(
                     "the server speaks the stateless era but requires client capabilities mcpdeck does not offer yet: {needed} ({error})"
                 ))))
             }
-            codes::HEADER_MISMATCH => Err(Fail(ConnectError::new(format!(
+            codes::HEADER_MISMATCH => Err(Fail(ConnectError::handshake(format!(
                 "the server speaks the stateless era but rejected the request headers: {error}"
             )))),
             _ => self
@@ -344,7 +345,7 @@ impl Session {
                 if i.http().is_some_and(HttpFailure::needs_auth) {
                     return Err(Fail(self.connect_error(i.clone())));
                 }
-                return Err(Fail(ConnectError::new(format!(
+                return Err(Fail(ConnectError::handshake(format!(
                     "the server refused both eras: {p}; {i}"
                 ))));
             }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use crate::mcp::framelog::FrameLog;
+use crate::mcp::transport::OpenError;
 use crate::mcp::transport::http::{HttpKind, HttpTransport};
 use crate::mcp::transport::legacy::LegacySseTransport;
 use crate::mcp::transport::{Inbound, Reader, StdioTransport, Transport};
@@ -44,8 +45,12 @@ impl Session {
             Ok(Err(Legacy(detection))) => (true, detection),
             Ok(Err(Fail(mut e))) => {
                 session.close().await;
-                if e.stderr_tail.is_empty() {
-                    e.stderr_tail = session.stderr_tail(20);
+                if let ConnectError::Timeout { stderr_tail, .. }
+                | ConnectError::Handshake { stderr_tail, .. }
+                | ConnectError::Request { stderr_tail, .. } = &mut e
+                    && stderr_tail.is_empty()
+                {
+                    *stderr_tail = session.stderr_tail(20);
                 }
                 return Err(e);
             }
@@ -98,7 +103,9 @@ impl Session {
                     } else {
                         ""
                     };
-                    ConnectError::new(format!("could not start `{}`: {e}{hint}", stdio.display()))
+                    ConnectError::Spawn {
+                        message: format!("could not start `{}`: {e}{hint}", stdio.display()),
+                    }
                 })?;
                 (Transport::Stdio(t), Reader::Stdio(r))
             }
@@ -107,18 +114,19 @@ impl Session {
                 let (t, r) =
                     LegacySseTransport::open(http, spec.name.clone(), frames.net().clone(), wait)
                         .await
-                        .map_err(|m| {
-                            let mut e = ConnectError::new(m);
-                            e.needs_auth =
-                                e.message.contains("HTTP 401") || e.message.contains("HTTP 403");
-                            e
+                        .map_err(|e| match e {
+                            OpenError::Config(m) => ConnectError::Config(m),
+                            OpenError::Http(f) => ConnectError::Open(f),
                         })?;
                 (Transport::LegacySse(t), Reader::Channel(r))
             }
             TransportSpec::Http(http) => {
                 legacy_fallback = http.kind == HttpKind::Auto;
                 let (t, r) = HttpTransport::open(http, spec.name.clone(), frames.net().clone())
-                    .map_err(ConnectError::new)?;
+                    .map_err(|e| match e {
+                        OpenError::Config(m) => ConnectError::Config(m),
+                        OpenError::Http(f) => ConnectError::Open(f),
+                    })?;
                 (Transport::Http(t), Reader::Channel(r))
             }
         };

@@ -1,8 +1,11 @@
 //! How a transport fails: an HTTP exchange that brought no answer, or a
 //! connection that can no longer send.
 
+use crate::mcp::error::ErrorKind;
+
 /// Why an HTTP exchange did not bring an answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct HttpFailure {
     /// The HTTP status, when the server answered at all.
     pub status: Option<u16>,
@@ -12,7 +15,11 @@ pub struct HttpFailure {
     pub body: Option<String>,
     /// The session id the server no longer knows (404 with a session).
     pub session_expired: Option<String>,
-    pub www_authenticate: Option<String>,
+    /// Every `WWW-Authenticate` header of the answer, as sent.
+    pub www_authenticate: Vec<String>,
+    /// The URL the request went to (secrets intact: never shown; the
+    /// message names the URL with secrets masked).
+    pub url: Option<String>,
     /// A 2xx JSON body that was not the response to the request.
     pub not_a_response: bool,
 }
@@ -24,8 +31,17 @@ impl HttpFailure {
             message,
             body: None,
             session_expired: None,
-            www_authenticate: None,
+            www_authenticate: Vec::new(),
+            url: None,
             not_a_response: false,
+        }
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        if self.needs_auth() {
+            ErrorKind::Auth
+        } else {
+            ErrorKind::Connect
         }
     }
 
@@ -43,7 +59,25 @@ impl HttpFailure {
     }
 }
 
-/// The transport can no longer send.
+/// The transport can no longer send (the server went away).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{0}")]
 pub struct TransportClosed(pub String);
+
+/// Why a transport could not be set up.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum OpenError {
+    /// The server's settings cannot be used (a bad URL, an unreadable
+    /// `ca_file`, a header HTTP refuses).
+    #[error("{0}")]
+    Config(String),
+    /// The endpoint could not be reached, or did not answer as the
+    /// transport needs.
+    #[error("{}", .0.message)]
+    Http(Box<HttpFailure>),
+}
+
+/// A body could not be read (it broke off, or is too large).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct BodyError(pub String);

@@ -11,10 +11,10 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::error::{HttpFailure, TransportClosed};
+use super::error::{HttpFailure, OpenError, TransportClosed};
 use super::http::{
     ChannelReader, HttpSpec, client, content_type, describe_send_error, excerpt, header_map,
-    read_body, status_text,
+    read_body, status_text, www_authenticate,
 };
 use super::inbound::Inbound;
 use super::sse_parse::{SseItem, SseParser};
@@ -63,9 +63,13 @@ impl LegacySseTransport {
         name: Arc<str>,
         net: Arc<NetLog>,
         wait: Duration,
-    ) -> Result<(LegacySseTransport, ChannelReader), String> {
-        let url = reqwest::Url::parse(&spec.url)
-            .map_err(|e| format!("`url` {:?} is not a valid URL: {e}", shown_url(&spec.url)))?;
+    ) -> Result<(LegacySseTransport, ChannelReader), OpenError> {
+        let url = reqwest::Url::parse(&spec.url).map_err(|e| {
+            OpenError::Config(format!(
+                "`url` {:?} is not a valid URL: {e}",
+                shown_url(&spec.url)
+            ))
+        })?;
         let shown_sse = shown_url(url.as_str());
         let client = client(spec)?;
         let headers = header_map(&spec.headers)?;
@@ -86,16 +90,17 @@ impl LegacySseTransport {
             .map_err(|_| {
                 let m = format!("GET {shown_sse}: no answer within {wait:?}");
                 ex.fail(m.clone());
-                m
+                failed(None, m)
             })?
             .map_err(|e| {
                 let m = describe_send_error("GET", url.as_str(), &e);
                 ex.fail(m.clone());
-                m
+                failed(None, m)
             })?;
         let status = resp.status();
         ex.response(status.as_u16(), shown(resp.headers()));
         if !status.is_success() {
+            let challenges = www_authenticate(resp.headers());
             let text = read_body(resp, 64 * 1024, &ex).await.unwrap_or_default();
             ex.finish();
             let mut m = format!(
@@ -105,13 +110,20 @@ impl LegacySseTransport {
             if !text.trim().is_empty() {
                 m.push_str(&format!(": {}", excerpt(&text)));
             }
-            return Err(m);
+            let mut f = HttpFailure::new(Some(status.as_u16()), m);
+            f.www_authenticate = challenges;
+            f.url = Some(url.to_string());
+            f.body = (!text.is_empty()).then_some(text);
+            return Err(OpenError::Http(Box::new(f)));
         }
         let ctype = content_type(resp.headers());
         if ctype != "text/event-stream" {
             ex.finish();
-            return Err(format!(
-                "GET {shown_sse} (legacy HTTP+SSE) answered with Content-Type {ctype:?}, not text/event-stream"
+            return Err(failed(
+                None,
+                format!(
+                    "GET {shown_sse} (legacy HTTP+SSE) answered with Content-Type {ctype:?}, not text/event-stream"
+                ),
             ));
         }
         let mut body = resp.bytes_stream();
@@ -123,20 +135,26 @@ impl LegacySseTransport {
             let chunk = match tokio::time::timeout_at(deadline, body.next()).await {
                 Err(_) => {
                     ex.finish();
-                    return Err(format!(
-                        "GET {shown_sse}: the SSE stream sent no `endpoint` event within {wait:?}; is this a legacy HTTP+SSE endpoint?"
+                    return Err(failed(
+                        None,
+                        format!(
+                            "GET {shown_sse}: the SSE stream sent no `endpoint` event within {wait:?}; is this a legacy HTTP+SSE endpoint?"
+                        ),
                     ));
                 }
                 Ok(None) => {
                     ex.finish();
-                    return Err(format!(
-                        "GET {shown_sse}: the SSE stream ended before the `endpoint` event"
+                    return Err(failed(
+                        None,
+                        format!(
+                            "GET {shown_sse}: the SSE stream ended before the `endpoint` event"
+                        ),
                     ));
                 }
                 Ok(Some(Err(e))) => {
                     let m = format!("GET {shown_sse}: the SSE stream broke: {e}");
                     ex.fail(m.clone());
-                    return Err(m);
+                    return Err(failed(None, m));
                 }
                 Ok(Some(Ok(c))) => c,
             };
@@ -147,10 +165,10 @@ impl LegacySseTransport {
                 match item {
                     SseItem::Event { event, data, .. } if event == "endpoint" => {
                         let e = url.join(data.trim()).map_err(|e| {
-                            format!(
+                            failed(None, format!(
                                 "GET {shown_sse}: the `endpoint` event names {:?}, which is not a URL: {e}",
                                 crate::sanitize::one_line(&data)
-                            )
+                            ))
                         })?;
                         early.extend(rest);
                         break 'found e;
@@ -163,9 +181,12 @@ impl LegacySseTransport {
         if endpoint.origin() != url.origin() {
             // The configured headers (credentials) would go to another
             // host: refuse, as the official SDKs do.
-            return Err(format!(
-                "GET {shown_sse}: the `endpoint` event points to another origin ({}); mcpdeck posts only to the origin of `url`",
-                shown_url(endpoint.as_str())
+            return Err(failed(
+                None,
+                format!(
+                    "GET {shown_sse}: the `endpoint` event points to another origin ({}); mcpdeck posts only to the origin of `url`",
+                    shown_url(endpoint.as_str())
+                ),
             ));
         }
         let closed = Arc::new(AtomicBool::new(false));
@@ -350,4 +371,9 @@ async fn deliver(tx: &mpsc::Sender<Inbound>, shown_sse: &str, item: SseItem) {
         }
     };
     let _ = tx.send(out).await;
+}
+
+/// Opening the stream failed with this message (no HTTP status to report).
+fn failed(status: Option<u16>, message: String) -> OpenError {
+    OpenError::Http(Box::new(HttpFailure::new(status, message)))
 }

@@ -10,7 +10,7 @@ pub mod stdio;
 
 use std::sync::Arc;
 
-pub use error::{HttpFailure, TransportClosed};
+pub use error::{BodyError, HttpFailure, OpenError, TransportClosed};
 pub use inbound::Inbound;
 
 pub use stdio::{StderrBuffer, StdioReader, StdioSpec, StdioTransport};

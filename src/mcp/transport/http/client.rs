@@ -8,11 +8,23 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::mcp::netlog::{ExchangeHandle, shown_url};
 
+use crate::mcp::transport::error::{BodyError, OpenError};
+
 use super::shared::*;
 use super::spec::*;
 
+/// Every `WWW-Authenticate` header value, as sent (values that are not
+/// visible ASCII are left out).
+pub fn www_authenticate(h: &HeaderMap) -> Vec<String> {
+    h.get_all(reqwest::header::WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(str::to_string)
+        .collect()
+}
+
 /// Build the HTTP client for a spec. Errors name the config key to fix.
-pub fn client(spec: &HttpSpec) -> Result<reqwest::Client, String> {
+pub fn client(spec: &HttpSpec) -> Result<reqwest::Client, OpenError> {
     // One crypto provider for rustls, process-wide; installing twice is harmless.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut b = reqwest::Client::builder()
@@ -25,19 +37,20 @@ pub fn client(spec: &HttpSpec) -> Result<reqwest::Client, String> {
         .pool_idle_timeout(Duration::from_secs(4))
         .redirect(redirect_policy(&spec.headers));
     if let Some(path) = &spec.ca_file {
-        let pem = std::fs::read(path)
-            .map_err(|e| format!("cannot read ca_file {}: {e}", path.display()))?;
+        let pem = std::fs::read(path).map_err(|e| {
+            OpenError::Config(format!("cannot read ca_file {}: {e}", path.display()))
+        })?;
         let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-            format!(
+            OpenError::Config(format!(
                 "ca_file {} holds no usable PEM certificate: {e}",
                 path.display()
-            )
+            ))
         })?;
         if certs.is_empty() {
-            return Err(format!(
+            return Err(OpenError::Config(format!(
                 "ca_file {} holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)",
                 path.display()
-            ));
+            )));
         }
         for c in certs {
             b = b.add_root_certificate(c);
@@ -46,8 +59,12 @@ pub fn client(spec: &HttpSpec) -> Result<reqwest::Client, String> {
     if spec.insecure {
         b = b.danger_accept_invalid_certs(true);
     }
-    b.build()
-        .map_err(|e| format!("cannot set up the HTTP client: {}", error_chain(&e)))
+    b.build().map_err(|e| {
+        OpenError::Config(format!(
+            "cannot set up the HTTP client: {}",
+            error_chain(&e)
+        ))
+    })
 }
 
 /// Redirects are followed (307/308 keep the method and body), but when
@@ -74,13 +91,14 @@ pub(super) fn redirect_policy(headers: &[(String, String)]) -> reqwest::redirect
 }
 
 /// The user's headers, checked.
-pub fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, String> {
+pub fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, OpenError> {
     let mut map = HeaderMap::new();
     for (k, v) in headers {
-        let name = HeaderName::from_bytes(k.as_bytes())
-            .map_err(|_| format!("header name {k:?} is not a valid HTTP header name"))?;
+        let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
+            OpenError::Config(format!("header name {k:?} is not a valid HTTP header name"))
+        })?;
         let mut value = HeaderValue::from_str(v)
-            .map_err(|_| format!("the value of header {k} is not a valid HTTP header value (control characters or non-ASCII)"))?;
+            .map_err(|_| OpenError::Config(format!("the value of header {k} is not a valid HTTP header value (control characters or non-ASCII)")))?;
         if crate::mcp::netlog::is_secret_header(k) {
             value.set_sensitive(true);
         }
@@ -200,21 +218,22 @@ pub async fn read_body(
     resp: reqwest::Response,
     max: usize,
     ex: &ExchangeHandle,
-) -> Result<String, String> {
+) -> Result<String, BodyError> {
     let mut body = resp.bytes_stream();
     let mut buf: Vec<u8> = Vec::new();
     while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| format!("the body broke off: {}", root_cause(&e)))?;
+        let chunk =
+            chunk.map_err(|e| BodyError(format!("the body broke off: {}", root_cause(&e))))?;
         ex.add_bytes(chunk.len(), 0);
         if buf.len() + chunk.len() > max {
             if max == MAX_ERROR_BODY {
                 buf.extend_from_slice(&chunk[..max - buf.len()]);
                 break;
             }
-            return Err(format!(
+            return Err(BodyError(format!(
                 "the body is larger than {} MiB",
                 max / (1024 * 1024)
-            ));
+            )));
         }
         buf.extend_from_slice(&chunk);
     }

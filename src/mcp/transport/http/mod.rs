@@ -27,13 +27,13 @@ use tokio::sync::mpsc;
 
 use crate::mcp::finding::Severity;
 use crate::mcp::netlog::{NetLog, shown_url};
-use crate::mcp::transport::error::TransportClosed;
+use crate::mcp::transport::error::{OpenError, TransportClosed};
 use crate::mcp::transport::inbound::Inbound;
 use crate::mcp::types::Era;
 
 pub use client::{
     client, content_type, describe_send_error, error_chain, excerpt, header_map, read_body,
-    status_text,
+    status_text, www_authenticate,
 };
 use outgoing::Outgoing;
 pub use outgoing::{header_param, param_headers};
@@ -100,9 +100,13 @@ impl HttpTransport {
         spec: &HttpSpec,
         name: Arc<str>,
         net: Arc<NetLog>,
-    ) -> Result<(HttpTransport, ChannelReader), String> {
-        let url = reqwest::Url::parse(&spec.url)
-            .map_err(|e| format!("`url` {:?} is not a valid URL: {e}", shown_url(&spec.url)))?;
+    ) -> Result<(HttpTransport, ChannelReader), OpenError> {
+        let url = reqwest::Url::parse(&spec.url).map_err(|e| {
+            OpenError::Config(format!(
+                "`url` {:?} is not a valid URL: {e}",
+                shown_url(&spec.url)
+            ))
+        })?;
         let client = client(spec)?;
         let user_headers = header_map(&spec.headers)?;
         let (tx, rx) = mpsc::channel(1024);

@@ -119,8 +119,8 @@ impl Shared {
                     }
                 }
                 Err(m) => {
-                    ex.fail(m.clone());
-                    self.fail(out.id, HttpFailure::new(Some(status.as_u16()), m))
+                    ex.fail(m.to_string());
+                    self.fail(out.id, HttpFailure::new(Some(status.as_u16()), m.0))
                         .await;
                 }
             },
@@ -186,11 +186,8 @@ impl Shared {
         ex: &ExchangeHandle,
     ) {
         let status = resp.status();
-        let www = resp
-            .headers()
-            .get(reqwest::header::WWW_AUTHENTICATE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
+        let challenges = www_authenticate(resp.headers());
+        let www = (!challenges.is_empty()).then(|| challenges.join(", "));
         let text = read_body(resp, MAX_ERROR_BODY, ex)
             .await
             .unwrap_or_default();
@@ -240,7 +237,8 @@ impl Shared {
         let mut f = HttpFailure::new(Some(code), message);
         f.session_expired = session_expired.then(|| sent_session.unwrap_or_default());
         f.body = (!text.is_empty()).then_some(text);
-        f.www_authenticate = www;
+        f.www_authenticate = challenges;
+        f.url = Some(self.url.to_string());
         self.fail(out.id, f).await;
     }
 
