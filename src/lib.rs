@@ -10,6 +10,7 @@ pub mod demo;
 pub mod mcp;
 pub mod sanitize;
 pub mod schema;
+pub mod startup;
 pub mod text;
 pub mod tui;
 pub mod uritemplate;

@@ -1,6 +1,60 @@
+//! mcpdeck's entry: parse the command line, then run either a headless
+//! command (`mcpdeck::cli`) or the TUI (`mcpdeck::tui`) on the same core.
+
 use clap::Parser;
+use mcpdeck::cli::{self, Cli, Cmd};
+use mcpdeck::{startup, tui};
 
 fn main() {
-    let cli = mcpdeck::cli::Cli::parse();
-    std::process::exit(mcpdeck::cli::run(cli));
+    let args = Cli::parse();
+    std::process::exit(run(args));
+}
+
+fn run(args: Cli) -> i32 {
+    if let Some(path) = &args.log_file
+        && let Err(e) = startup::init_logging(path)
+    {
+        eprintln!("mcpdeck: {e}");
+        return cli::Exit::Usage as i32;
+    }
+    // The built-in demo server speaks MCP on stdio: no config, no signals.
+    if let Some(Cmd::DemoServer(demo)) = args.command {
+        return startup::run(async move {
+            match mcpdeck::demo::run(demo).await {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("demo-server: {e:#}");
+                    1
+                }
+            }
+        });
+    }
+    startup::run(async move {
+        let config = match cli::load_config(&args) {
+            Ok(c) => c,
+            Err(f) => return cli::report(Err(f)),
+        };
+        // Without a command (the TUI, or its headless stand-in), mcpdeck
+        // logs to a file by default (never to the screen).
+        if args.log_file.is_none()
+            && args.command.is_none()
+            && let Some(path) = startup::default_log_file()
+        {
+            let _ = startup::init_logging(&path);
+        }
+        if cli::wants_tui(&args, &config) {
+            return match tui::launch(&config).await {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("mcpdeck: {e}");
+                    let code = match e {
+                        tui::LaunchError::Config(_) => cli::Exit::Usage,
+                        tui::LaunchError::Terminal(_) => cli::Exit::Connect,
+                    };
+                    code as i32
+                }
+            };
+        }
+        cli::report(cli::dispatch(args, config).await)
+    })
 }

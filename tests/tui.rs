@@ -1897,6 +1897,7 @@ fn browse_state(capabilities: Value) -> State {
             json!({"name": "team", "title": "Team lead",
                    "arguments": [{"name": "department", "required": true}, {"name": "member", "required": true}]}),
         ],
+        errors: Vec::new(),
     };
     let mut fx = Vec::new();
     for ev in [

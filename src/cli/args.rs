@@ -1,106 +1,106 @@
-//! Tool arguments from the command line: a JSON object, plus `--arg
-//! key=value` pairs read with the help of the tool's input schema.
+//! The command line, as clap reads it: global flags, the commands and
+//! their arguments, and TARGET.
 
-use serde_json::{Map, Value};
+use std::path::PathBuf;
 
-/// Build the arguments object. `json` is the optional ARGS_JSON word;
-/// `pairs` are `--arg key=value`. A value is a string when the schema says
-/// the property is a string; otherwise it is read as JSON when it parses
-/// (numbers, booleans, arrays, objects) and kept as a string when not.
-pub fn build(
-    json: Option<&str>,
-    pairs: &[String],
-    schema: Option<&Value>,
-) -> Result<Value, String> {
-    let mut obj = match json {
-        None => Map::new(),
-        Some(text) => match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(m)) => m,
-            Ok(other) => {
-                return Err(format!(
-                    "ARGS_JSON must be a JSON object like '{{\"key\": \"value\"}}', found {}",
-                    crate::mcp::jsonrpc::short(&other)
-                ));
-            }
-            Err(e) => {
-                return Err(format!(
-                    "ARGS_JSON is not valid JSON: {e} (quote it for the shell: '{{\"key\": 1}}')"
-                ));
-            }
-        },
-    };
-    for pair in pairs {
-        let Some((key, raw)) = pair.split_once('=') else {
-            return Err(format!("--arg {pair:?} must look like key=value"));
-        };
-        if key.is_empty() {
-            return Err(format!("--arg {pair:?} has an empty key"));
-        }
-        let prop = schema
-            .and_then(|s| s.get("properties"))
-            .and_then(|p| p.get(key));
-        obj.insert(key.to_string(), value_for(raw, prop));
-    }
-    Ok(Value::Object(obj))
+use clap::{Args, Parser, Subcommand};
+
+use super::{resources, smoke};
+
+pub const AFTER_HELP: &str = "\
+TARGET is a configured server name, an http(s):// URL, or `-- CMD ARGS…` (last) for an ad-hoc stdio server.
+
+Exit codes: 0 ok · 1 the tool returned isError or a JSON-RPC error · 2 usage or config error · 3 could not connect, or protocol failure · 4 authorization needed or failed";
+
+#[derive(Parser, Debug)]
+#[command(name = "mcpdeck", version, about = "A terminal deck for working with MCP servers by hand", after_help = AFTER_HELP)]
+pub struct Cli {
+    /// The config file [default: $MCPDECK_CONFIG, else the user config dir's mcpdeck/config.toml]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print every raw frame, with time and direction, to stderr
+    #[arg(long, global = true)]
+    pub trace: bool,
+    /// Use the built-in demo servers instead of the config file
+    #[arg(long, global = true)]
+    pub demo: bool,
+    /// Write mcpdeck's own log to FILE (level from RUST_LOG, default info); never to the screen
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Cmd>,
 }
 
-fn value_for(raw: &str, prop: Option<&Value>) -> Value {
-    let types: Vec<&str> = match prop.and_then(|p| p.get("type")) {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
-    if types == ["string"] {
-        return Value::String(raw.to_string());
-    }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(v) if !(v.is_string() && types.contains(&"string")) => v,
-        _ => Value::String(raw.to_string()),
-    }
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Each configured server's status, era, version, counts and connect time
+    Servers {
+        #[arg(long)]
+        json: bool,
+    },
+    /// The negotiated era and version (and how they were detected), serverInfo, capabilities, instructions
+    Info {
+        #[command(flatten)]
+        target: TargetArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// All tools of a server (every page)
+    Tools {
+        #[command(flatten)]
+        target: TargetArgs,
+        /// Print {"tools": […]} exactly as the server sent them
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call a tool: `call TARGET TOOL [ARGS_JSON]`, or `call TOOL [ARGS_JSON] -- CMD ARGS…`
+    Call {
+        /// TARGET TOOL [ARGS_JSON] (TOOL [ARGS_JSON] with `-- CMD`)
+        #[arg(value_name = "WORDS", num_args = 1..=3, required = true)]
+        words: Vec<String>,
+        /// One argument, KEY=VALUE (typed by the tool's schema); repeatable
+        #[arg(long = "arg", value_name = "KEY=VALUE")]
+        args: Vec<String>,
+        /// Send the arguments even if they do not match the inputSchema
+        #[arg(long)]
+        no_validate: bool,
+        /// Ask the server for log messages at LEVEL and above during the call
+        /// (debug, info, notice, warning, error, critical, alert, emergency); they go to stderr
+        #[arg(long, value_name = "LEVEL")]
+        log_level: Option<String>,
+        /// Print the result object as received
+        #[arg(long)]
+        json: bool,
+        /// An ad-hoc stdio server
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Smoke-test a server: connect, list, call the tools annotated read-only (--calls
+    /// widens this) with arguments from --args or their schema, read static resources,
+    /// get prompts; exit 0 only if nothing failed
+    Smoke(smoke::SmokeArgs),
+    /// All resources of a server (every page): uri, name, title, mimeType, size, description
+    Resources(resources::ListArgs),
+    /// The resource templates of a server, with each template's variables
+    Templates(resources::ListArgs),
+    /// Read a resource: `read TARGET URI`, or `read URI -- CMD ARGS…`; a URI
+    /// with `{…}` is an RFC 6570 template, expanded with --var
+    Read(resources::ReadArgs),
+    /// All prompts of a server, with their arguments (required ones marked *)
+    Prompts(resources::ListArgs),
+    /// Get a prompt: `prompt TARGET NAME`, or `prompt NAME -- CMD ARGS…`
+    Prompt(resources::PromptArgs),
+    /// Ask for completions of a prompt argument or a resource template variable
+    Complete(resources::CompleteArgs),
+    /// Run the built-in demo MCP server on stdio
+    DemoServer(crate::demo::DemoArgs),
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn pairs_follow_the_schema() {
-        let schema = json!({"properties": {"name": {"type": "string"}, "n": {"type": "integer"}, "tags": {"type": "array"}}});
-        let v = build(
-            Some(r#"{"keep": true}"#),
-            &[
-                "name=5".into(),
-                "n=5".into(),
-                "tags=[\"a\"]".into(),
-                "free=hello world".into(),
-                "eq=a=b".into(),
-            ],
-            Some(&schema),
-        )
-        .unwrap();
-        assert_eq!(
-            v,
-            json!({"keep": true, "name": "5", "n": 5, "tags": ["a"], "free": "hello world", "eq": "a=b"})
-        );
-    }
-
-    #[test]
-    fn bad_input_says_what_to_do() {
-        assert!(
-            build(Some("[1]"), &[], None)
-                .unwrap_err()
-                .contains("JSON object")
-        );
-        assert!(
-            build(Some("{oops"), &[], None)
-                .unwrap_err()
-                .contains("not valid JSON")
-        );
-        assert!(
-            build(None, &["novalue".into()], None)
-                .unwrap_err()
-                .contains("key=value")
-        );
-    }
+#[derive(Args, Debug, Clone)]
+pub struct TargetArgs {
+    /// A configured server name or an http(s):// URL
+    pub target: Option<String>,
+    /// An ad-hoc stdio server: `-- CMD ARGS…`
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
 }

@@ -127,3 +127,50 @@ where
 {
     server::serve(args, input, output).await
 }
+
+/// The built-in demo: `mcpdeck demo-server` under a few names, with
+/// different eras and capabilities.
+pub fn demo_config() -> crate::config::Config {
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "mcpdeck".into());
+    let server = |name: &str, extra: &[&str]| {
+        let mut args = vec!["demo-server", "--name", name];
+        args.extend_from_slice(extra);
+        crate::config::ServerConfig::stdio(name, exe.clone(), &args)
+    };
+    let mut config = crate::config::Config::empty(None);
+    config.servers = vec![
+        server("demo", &[]),
+        server("demo-legacy", &["--era", "initialize", "--no-prompts"]),
+        server("demo-stateless", &["--era", "stateless", "--no-resources"]),
+    ];
+    // In a checkout where the test setup ran, the real servers join in.
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let everything =
+        repo.join("tests/deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    if everything.exists() {
+        let js = everything.display().to_string();
+        config.servers.push(crate::config::ServerConfig::stdio(
+            "everything",
+            "node",
+            &[js.as_str(), "stdio"],
+        ));
+    }
+    for (name, venv, script) in [
+        ("python-sdk-1", ".deps/venv-v1", "py_v1_server.py"),
+        ("python-sdk-2", ".deps/venv-v2", "py_v2_server.py"),
+    ] {
+        let python = repo.join(venv).join("bin/python");
+        let script = repo.join("tests/servers").join(script);
+        if python.exists() && script.exists() {
+            let script = script.display().to_string();
+            config.servers.push(crate::config::ServerConfig::stdio(
+                name,
+                python.display().to_string(),
+                &[script.as_str()],
+            ));
+        }
+    }
+    config
+}

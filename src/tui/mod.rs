@@ -6,7 +6,10 @@ pub mod app;
 pub mod ask;
 pub mod browse;
 pub mod keymap;
+mod launch;
 pub mod result;
 pub mod run;
 pub mod theme;
 pub mod ui;
+
+pub use launch::{LaunchError, launch};

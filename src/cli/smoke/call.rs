@@ -2,15 +2,15 @@
 //! caller's arguments and [`crate::schema::arguments`] decide with what,
 //! and the result is checked against the tool's `outputSchema`.
 
-use std::time::Instant;
-
 use serde_json::{Map, Value, json};
 
+use super::super::link::Link;
 use super::policy::Selection;
 use super::report::{Check, Status};
 use crate::config::ServerConfig;
 use crate::mcp::Tool;
-use crate::mcp::session::{RequestError, Session};
+use crate::mcp::manager::CallError;
+use crate::mcp::session::RequestError;
 use crate::sanitize;
 
 /// Everything a tool check needs besides the session.
@@ -38,17 +38,11 @@ pub fn skipped(tool: &Tool, plan: &CallPlan) -> Option<Check> {
     Some(check)
 }
 
-pub async fn call_check(session: &Session, tool: &Tool, plan: &CallPlan<'_>) -> Check {
+pub async fn call_check(link: &mut Link, tool: &Tool, plan: &CallPlan<'_>) -> Check {
     if let Some(check) = skipped(tool, plan) {
         return check;
     }
     let name = sanitize::one_line(&tool.name);
-    let as_task = tool
-        .raw
-        .get("execution")
-        .and_then(|e| e.get("taskSupport"))
-        .and_then(Value::as_str)
-        == Some("required");
     let schema = tool
         .input_schema
         .clone()
@@ -76,18 +70,9 @@ pub async fn call_check(session: &Session, tool: &Tool, plan: &CallPlan<'_>) -> 
             "the given arguments do not satisfy the inputSchema ({first})"
         ));
     }
-    let started = Instant::now();
-    let result = if as_task {
-        // Run as a task: created, polled, its result fetched. Never cancelled
-        // here (the request timeouts still apply to each step).
-        let (_keep, never) = tokio::sync::oneshot::channel();
-        session
-            .call_task(&tool.name, arguments.clone(), never, |_| {})
-            .await
-    } else {
-        session.call_tool(&tool.name, arguments.clone()).await
-    };
-    let took = started.elapsed();
+    // A tool that requires task execution runs as a task (the manager
+    // creates it, polls it and fetches its result).
+    let (result, took) = link.call(&tool.name, arguments.clone()).await;
     let shown_args = shown_arguments(&arguments, &made.sources);
     let mut check = match result {
         Ok(r) => {
@@ -122,7 +107,7 @@ pub async fn call_check(session: &Session, tool: &Tool, plan: &CallPlan<'_>) -> 
         Err(e) => {
             let status = match &e {
                 // The caller's own arguments may be what the server objects to.
-                RequestError::Rpc { error, .. }
+                CallError::Request(RequestError::Rpc { error, .. })
                     if error.code == crate::mcp::jsonrpc::codes::INVALID_PARAMS
                         && !notes.is_empty() =>
                 {

@@ -11,16 +11,16 @@ pub mod policy;
 mod report;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{CHILDREN, Exit, Failure, Outcome, TargetArgs, frame_log, target_config};
+use super::TargetArgs;
+use super::exit::{Exit, Failure, Outcome};
+use super::link::{Link, Options, target_config};
 use crate::config::Config;
 use crate::mcp::framelog::Direction;
-use crate::mcp::manager::session_spec;
-use crate::mcp::session::{ClientPolicy, EventSink, Lists, Session};
+use crate::mcp::manager::Answers;
 use crate::sanitize;
 use call::{CallPlan, call_check};
 use policy::{Calls, Effect, Selection};
@@ -101,7 +101,6 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
     let given = policy::given_arguments(args.args_file.as_deref(), &args.args)
         .map_err(|e| Failure::new(Exit::Usage, e))?;
     let server = target_config(config, &args.target)?;
-    super::warn_insecure(std::slice::from_ref(&server));
     let shown_target = match &server.transport {
         crate::config::TransportConfig::Http { url, .. } => crate::mcp::netlog::shown_url(url),
         crate::config::TransportConfig::Stdio { command, args, .. } => sanitize::one_line(
@@ -111,24 +110,18 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
                 .join(" "),
         ),
     };
-    let mut settings = config.settings.clone();
-    if let Some(t) = timeout {
-        settings.request_timeout = t;
-    }
-    let mut spec = session_spec(&server, &settings, Some(CHILDREN.clone()))
-        .map_err(|e| Failure::new(Exit::for_kind(e.kind()), e.to_string()))?;
-    if let Some(t) = timeout {
-        spec.request_timeout = t;
-    }
-    spec.client = ClientPolicy::automatic();
-    let frames = frame_log(&settings, trace);
-    let sink: EventSink = Arc::new(|_| {});
+    let options = Options {
+        trace,
+        answers: Answers::Automatically,
+        keep_findings: true,
+        timeout,
+    };
     let mut checks: Vec<Check> = Vec::new();
     let started = Instant::now();
 
-    let session = match Session::connect(&spec, frames.clone(), sink).await {
-        Ok(s) => s,
-        Err(e) => {
+    let mut link = match Link::connect(config, &args.target, options).await? {
+        Ok(link) => link,
+        Err((_, e)) => {
             let mut message = sanitize::one_line(&e.to_string());
             if !e.stderr_tail().is_empty() {
                 message.push_str(&format!(
@@ -136,7 +129,6 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
                     sanitize::one_line(&e.stderr_tail().join(" | "))
                 ));
             }
-            let status_code = Exit::for_kind(e.kind());
             checks.push(
                 Check::new("connect", &shown_target, Status::Fail, message).took(started.elapsed()),
             );
@@ -146,10 +138,10 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
                 unannotated: Vec::new(),
             };
             print_report(args.json, &summary, &checks);
-            return Ok(status_code);
+            return Ok(Exit::for_kind(e.kind()));
         }
     };
-    let negotiated = session.negotiated();
+    let negotiated = link.server.negotiated.clone();
     if let Some(n) = &negotiated {
         checks.push(
             Check::new(
@@ -160,7 +152,7 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
                     "{} era, version {} over {}; {}",
                     n.era.label(),
                     n.version,
-                    session.transport_kind(),
+                    n.transport,
                     sanitize::one_line(&n.detection)
                 ),
             )
@@ -168,36 +160,21 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
         );
     }
 
-    let listed = Instant::now();
-    let lists = match session.list_everything().await {
-        Ok(l) => {
-            checks.push(
-                Check::new(
-                    "list",
-                    "tools, resources, prompts",
-                    Status::Pass,
-                    format!(
-                        "{} tools, {} resources, {} resource templates, {} prompts",
-                        l.tools.len(),
-                        l.resources.len(),
-                        l.templates.len(),
-                        l.prompts.len()
-                    ),
-                )
-                .took(listed.elapsed()),
-            );
-            l
-        }
-        Err(e) => {
-            checks.push(Check::new(
-                "list",
-                "tools, resources, prompts",
-                Status::Fail,
-                sanitize::one_line(&e.to_string()),
-            ));
-            Lists::default()
-        }
-    };
+    // The manager listed everything while connecting (a list that failed
+    // is a finding, reported below).
+    let lists = link.server.lists.clone();
+    checks.push(Check::new(
+        "list",
+        "tools, resources, prompts",
+        Status::Pass,
+        format!(
+            "{} tools, {} resources, {} resource templates, {} prompts",
+            lists.tools.len(),
+            lists.resources.len(),
+            lists.templates.len(),
+            lists.prompts.len()
+        ),
+    ));
 
     for name in selection.unknown(&lists.tools) {
         checks.push(Check::new(
@@ -241,17 +218,17 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
             selection: &selection,
             given: given.get(&tool.name),
         };
-        checks.push(call_check(&session, tool, &plan).await);
+        checks.push(call_check(&mut link, tool, &plan).await);
     }
     for r in &lists.resources {
-        checks.push(read_check(&session, r).await);
+        checks.push(read_check(&mut link, r).await);
     }
     for p in &lists.prompts {
-        checks.push(prompt_check(&session, p).await);
+        checks.push(prompt_check(&mut link, p).await);
     }
 
     // The server's own requests, and how they were answered.
-    for f in frames.snapshot() {
+    for f in link.frames().snapshot() {
         if f.dir == Direction::In
             && f.id.is_some()
             && let Some(m) = f.method.as_deref()
@@ -270,20 +247,19 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
             checks.push(Check::new("server request", m, Status::Info, how));
         }
     }
-    for f in session.findings() {
+    for f in link.take_findings() {
         checks.push(finding_check(&f));
     }
-    session.close().await;
+    link.close().await;
     let unannotated = lists
         .tools
         .iter()
         .filter(|t| Effect::of(t) == Effect::Unannotated)
         .map(|t| t.name.clone())
         .collect();
-    let transport = session.transport_kind();
     let summary = Summary {
         target: &shown_target,
-        server: negotiated.as_ref().map(|n| (n, transport)),
+        server: negotiated.as_ref().map(|n| (n, n.transport)),
         unannotated,
     };
     print_report(args.json, &summary, &checks);
@@ -291,7 +267,7 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
     Ok(if failed { Exit::ToolError } else { Exit::Ok })
 }
 
-async fn read_check(session: &Session, r: &Value) -> Check {
+async fn read_check(link: &mut Link, r: &Value) -> Check {
     let Some(uri) = r.get("uri").and_then(Value::as_str) else {
         return Check::new(
             "resource",
@@ -305,10 +281,7 @@ async fn read_check(session: &Session, r: &Value) -> Check {
     };
     let name = sanitize::one_line(uri);
     let started = Instant::now();
-    match session
-        .request("resources/read", Some(json!({"uri": uri})))
-        .await
-    {
+    match link.request("resources/read", json!({"uri": uri})).await {
         Ok(v) => {
             let took = started.elapsed();
             match v.get("contents").and_then(Value::as_array) {
@@ -364,7 +337,7 @@ async fn read_check(session: &Session, r: &Value) -> Check {
     }
 }
 
-async fn prompt_check(session: &Session, p: &Value) -> Check {
+async fn prompt_check(link: &mut Link, p: &Value) -> Check {
     let Some(pname) = p.get("name").and_then(Value::as_str) else {
         return Check::new(
             "prompt",
@@ -396,8 +369,8 @@ async fn prompt_check(session: &Session, p: &Value) -> Check {
         );
     }
     let started = Instant::now();
-    match session
-        .request("prompts/get", Some(json!({"name": pname, "arguments": {}})))
+    match link
+        .request("prompts/get", json!({"name": pname, "arguments": {}}))
         .await
     {
         Ok(v) => match v.get("messages").and_then(Value::as_array) {

@@ -22,7 +22,7 @@ use crate::mcp::session::{Asker, ClientPolicy, ServerRequest, SharedRoots};
 use crate::mcp::transport::stdio::Children;
 
 pub use model::{
-    CallError, Command, Event, QUALIFIER, QualifiedTool, ServerSnapshot, ServerStatus,
+    Answers, CallError, Command, Event, QUALIFIER, QualifiedTool, ServerSnapshot, ServerStatus,
     aggregate_tools, split_qualified,
 };
 pub use spec::session_spec;
@@ -60,9 +60,7 @@ impl Manager {
 
     /// Like [`Manager::start_with_children`]; `interactive` declares the
     /// sampling, elicitation and roots capabilities and hands every
-    /// sampling and elicitation request to the UI as
-    /// [`Event::ServerRequest`], to be answered with
-    /// [`Command::AnswerServerRequest`] (the TUI does this).
+    /// sampling and elicitation request to the UI (see [`Answers::Person`]).
     pub fn start_full(
         settings: Settings,
         servers: Vec<ServerConfig>,
@@ -70,35 +68,54 @@ impl Manager {
         children: Arc<Children>,
         interactive: bool,
     ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+        let answers = if interactive {
+            Answers::Person
+        } else {
+            Answers::Nothing
+        };
+        Self::start_answering(settings, servers, frames, children, answers)
+    }
+
+    /// Start the manager; its sessions answer the servers' own requests as
+    /// `answers` says.
+    pub fn start_answering(
+        settings: Settings,
+        servers: Vec<ServerConfig>,
+        frames: Arc<FrameLog>,
+        children: Arc<Children>,
+        answers: Answers,
+    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let (ev_tx, ev_rx) = mpsc::unbounded_channel();
         let asks: Asks = Arc::new(std::sync::Mutex::new((0, HashMap::new())));
-        let client = if interactive {
-            let (events, asks) = (ev_tx.clone(), asks.clone());
-            let ask = Asker(Arc::new(move |req: ServerRequest| {
-                let (reply, rx) = oneshot::channel();
-                let id = {
-                    let mut a = asks.lock().unwrap_or_else(|p| p.into_inner());
-                    a.0 += 1;
-                    let id = a.0;
-                    a.1.insert(id, reply);
-                    id
-                };
-                let _ = events.send(Event::ServerRequest {
-                    id,
-                    server: req.server.to_string(),
-                    method: req.method,
-                    params: req.params,
-                });
-                rx
-            }));
-            let mut policy = ClientPolicy::automatic();
-            policy.roots = Some(SharedRoots::new(&settings.roots));
-            policy.elicitation_defaults = false;
-            policy.ask = Some(ask);
-            policy
-        } else {
-            ClientPolicy::default()
+        let client = match answers {
+            Answers::Person => {
+                let (events, asks) = (ev_tx.clone(), asks.clone());
+                let ask = Asker(Arc::new(move |req: ServerRequest| {
+                    let (reply, rx) = oneshot::channel();
+                    let id = {
+                        let mut a = asks.lock().unwrap_or_else(|p| p.into_inner());
+                        a.0 += 1;
+                        let id = a.0;
+                        a.1.insert(id, reply);
+                        id
+                    };
+                    let _ = events.send(Event::ServerRequest {
+                        id,
+                        server: req.server.to_string(),
+                        method: req.method,
+                        params: req.params,
+                    });
+                    rx
+                }));
+                let mut policy = ClientPolicy::automatic();
+                policy.roots = Some(SharedRoots::new(&settings.roots));
+                policy.elicitation_defaults = false;
+                policy.ask = Some(ask);
+                policy
+            }
+            Answers::Automatically => ClientPolicy::automatic(),
+            Answers::Nothing => ClientPolicy::default(),
         };
         let (msg_tx, msg_rx) = mpsc::unbounded_channel();
         let sink_tx = msg_tx.clone();

@@ -103,6 +103,23 @@ pub enum Command {
     Shutdown(oneshot::Sender<()>),
 }
 
+/// How the manager's sessions answer the servers' own requests (sampling,
+/// elicitation, roots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answers {
+    /// Declare none of the client capabilities (the headless commands).
+    Nothing,
+    /// The safe automatic policies of `mcpdeck smoke`: roots is the current
+    /// directory, elicitation is accepted with the requested defaults (URL
+    /// mode declined), sampling is declined.
+    Automatically,
+    /// A person answers: sampling and elicitation requests become
+    /// [`Event::ServerRequest`], answered with
+    /// [`Command::AnswerServerRequest`]; roots come from the settings (the
+    /// TUI).
+    Person,
+}
+
 /// Why a call did not produce a result.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum CallError {

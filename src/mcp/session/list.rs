@@ -109,23 +109,28 @@ impl Session {
             .ok_or_else(|| RequestError::Protocol("not connected".into()))?;
         let mut lists = Lists::default();
         if n.has_capability("tools") {
-            lists.tools = self.lenient(self.list_tools().await)?;
+            lists.tools = self.lenient("tools/list", self.list_tools().await, &mut lists.errors)?;
         }
         if n.has_capability("resources") {
-            lists.resources = self.lenient(self.list_all("resources/list", "resources").await)?;
+            let r = self.list_all("resources/list", "resources").await;
+            lists.resources = self.lenient("resources/list", r, &mut lists.errors)?;
             // Templates are optional even for servers with resources.
             lists.templates = match self
                 .list_all("resources/templates/list", "resourceTemplates")
                 .await
             {
-                Err(RequestError::Rpc { error, .. }) if error.code == codes::METHOD_NOT_FOUND => {
+                Err(e @ RequestError::Rpc { .. })
+                    if e.rpc().is_some_and(|r| r.code == codes::METHOD_NOT_FOUND) =>
+                {
+                    lists.errors.push(("resources/templates/list", e));
                     Vec::new()
                 }
-                other => self.lenient(other)?,
+                other => self.lenient("resources/templates/list", other, &mut lists.errors)?,
             };
         }
         if n.has_capability("prompts") {
-            lists.prompts = self.lenient(self.list_all("prompts/list", "prompts").await)?;
+            let r = self.list_all("prompts/list", "prompts").await;
+            lists.prompts = self.lenient("prompts/list", r, &mut lists.errors)?;
         }
         Ok(lists)
     }
@@ -134,7 +139,9 @@ impl Session {
     /// connection fails the whole listing.
     pub(super) fn lenient<T: Default>(
         &self,
+        method: &'static str,
         r: Result<T, RequestError>,
+        errors: &mut Vec<(&'static str, RequestError)>,
     ) -> Result<T, RequestError> {
         match r {
             Ok(v) => Ok(v),
@@ -144,6 +151,7 @@ impl Session {
                     Severity::Error,
                     format!("{e}; that list is shown empty"),
                 ));
+                errors.push((method, e));
                 Ok(T::default())
             }
         }

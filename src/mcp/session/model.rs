@@ -271,6 +271,18 @@ pub struct Lists {
     pub resources: Vec<Value>,
     pub templates: Vec<Value>,
     pub prompts: Vec<Value>,
+    /// The lists that did not come (shown empty): the method, and why.
+    pub errors: Vec<(&'static str, RequestError)>,
+}
+
+impl Lists {
+    /// Why the list of `method` did not come, if it did not.
+    pub fn error(&self, method: &str) -> Option<&RequestError> {
+        self.errors
+            .iter()
+            .find(|(m, _)| *m == method)
+            .map(|(_, e)| e)
+    }
 }
 
 /// The most input_required rounds one request may take.

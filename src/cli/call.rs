@@ -1,0 +1,131 @@
+//! `mcpdeck call`: one tool call, its arguments checked against the
+//! `inputSchema` first, its result rendered by content type (or printed as
+//! received with `--json`).
+
+use std::io::Write;
+
+use serde_json::json;
+
+use super::TargetArgs;
+use super::exit::{Exit, Failure, Outcome, call_failure, did_you_mean};
+use super::link::{Link, Options};
+use super::{output, values};
+use crate::config::Config;
+use crate::mcp::manager::CallError;
+use crate::mcp::session::RequestError;
+use crate::sanitize;
+use crate::text::fmt_duration;
+
+pub struct CallArgs {
+    pub tool: String,
+    pub json_args: Option<String>,
+    pub pairs: Vec<String>,
+    pub no_validate: bool,
+    pub json: bool,
+    pub log_level: Option<String>,
+}
+
+pub async fn call_tool(
+    config: &Config,
+    target: &TargetArgs,
+    call: &CallArgs,
+    trace: bool,
+) -> Outcome {
+    let mut link = Link::open(config, target, Options::new(trace)).await?;
+    let result = call_connected(&mut link, call).await;
+    link.close().await;
+    result
+}
+
+async fn call_connected(link: &mut Link, call: &CallArgs) -> Outcome {
+    let snap = link.server.clone();
+    let tool = snap.lists.tools.iter().find(|t| t.name == call.tool);
+    if tool.is_none() && !call.no_validate {
+        let names: Vec<&str> = snap.lists.tools.iter().map(|t| t.name.as_str()).collect();
+        let hint = did_you_mean(&names, &call.tool).unwrap_or_else(|| {
+            "; `mcpdeck tools` lists them, --no-validate sends the call anyway".into()
+        });
+        return Err(Failure::new(
+            Exit::Usage,
+            format!(
+                "server {:?} lists no tool named {:?}{hint}",
+                snap.config.name, call.tool
+            ),
+        ));
+    }
+    let schema = tool.and_then(|t| t.input_schema.as_ref());
+    let arguments = values::build(call.json_args.as_deref(), &call.pairs, schema)
+        .map_err(|e| Failure::new(Exit::Usage, e))?;
+    if !call.no_validate
+        && let Some(schema) = schema
+    {
+        match crate::schema::check(schema, &arguments) {
+            Ok(violations) if !violations.is_empty() => {
+                let list: Vec<String> = violations
+                    .iter()
+                    .map(|v| format!("    {}", sanitize::strip(&v.to_string())))
+                    .collect();
+                return Err(Failure::new(
+                    Exit::Usage,
+                    format!(
+                        "the arguments do not match the inputSchema of {:?}:\n{}\nfix them, or pass --no-validate to send them anyway",
+                        call.tool,
+                        list.join("\n")
+                    ),
+                ));
+            }
+            Ok(_) => {}
+            Err(e) => eprintln!(
+                "mcpdeck: not validating the arguments: the tool's inputSchema is broken ({})",
+                sanitize::strip(&e)
+            ),
+        }
+    }
+    if let Some(level) = &call.log_level
+        && let Err(e) = link.set_log_level(level).await
+    {
+        eprintln!("mcpdeck: warning: {}", sanitize::one_line(&e.to_string()));
+    }
+    let finished = link.call(&call.tool, arguments).await;
+    let (result, elapsed) = finished;
+    let mut out = std::io::stdout().lock();
+    match result {
+        Ok(r) => {
+            if call.json {
+                let _ = writeln!(out, "{}", output::json_pretty(&r.raw));
+            } else {
+                let _ = output::write_call_result(
+                    &mut out,
+                    &r,
+                    tool.and_then(|t| t.output_schema.as_ref()),
+                );
+            }
+            if r.is_error {
+                eprintln!(
+                    "mcpdeck: the tool reported an error (isError: true) after {}",
+                    fmt_duration(elapsed)
+                );
+                Ok(Exit::ToolError)
+            } else {
+                Ok(Exit::Ok)
+            }
+        }
+        Err(CallError::Request(RequestError::Rpc { error, .. })) => {
+            if call.json {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    output::json_pretty(&json!({"error": error.to_value()}))
+                );
+            }
+            Err(Failure::new(
+                Exit::ToolError,
+                format!(
+                    "the server answered tools/call with error {}",
+                    sanitize::strip(&error.to_string())
+                ),
+            ))
+        }
+        Err(e) => Err(call_failure(&e)),
+    }
+}

@@ -1,0 +1,58 @@
+//! Which configuration a run uses: `--demo`, `--config FILE`,
+//! `$MCPDECK_CONFIG`, or the user's default file; and what to say when no
+//! servers are configured yet.
+
+use super::args::Cli;
+use super::exit::{Exit, Failure};
+use crate::config::{self, Config};
+
+pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
+    if cli.demo {
+        return Ok(crate::demo::demo_config());
+    }
+    let Some(path) = config::resolve_path(cli.config.as_deref()) else {
+        return Ok(Config::empty(None));
+    };
+    let explicit = cli.config.is_some()
+        || std::env::var_os(config::CONFIG_ENV_VAR).is_some_and(|v| !v.is_empty());
+    let loaded = if explicit {
+        config::load(&path)
+    } else {
+        config::load_or_empty(&path)
+    };
+    loaded.map_err(|e| {
+        let from = if cli.config.is_some() {
+            "--config"
+        } else {
+            config::CONFIG_ENV_VAR
+        };
+        let hint = if !path.exists() {
+            format!(
+                " (the file was named by {from}; create it, or point {from} at an existing file)"
+            )
+        } else {
+            String::new()
+        };
+        Failure::new(Exit::Usage, format!("{e}{hint}"))
+    })
+}
+
+pub fn no_servers_yet(config: &Config) {
+    let path = config
+        .path
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .or_else(|| config::default_path().map(|p| p.display().to_string()))
+        .unwrap_or_else(|| "(no config directory on this system; use --config FILE)".into());
+    println!("No servers are configured yet.");
+    println!();
+    println!("Add one to {path}, for example:");
+    println!();
+    println!("    [servers.everything]");
+    println!("    command = \"npx\"");
+    println!("    args = [\"-y\", \"@modelcontextprotocol/server-everything\"]");
+    println!();
+    println!(
+        "config.example.toml documents every option. To look around first, run `mcpdeck --demo`."
+    );
+}

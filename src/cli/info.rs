@@ -1,0 +1,133 @@
+//! `mcpdeck info` (what was negotiated, and how) and `mcpdeck tools`.
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use super::TargetArgs;
+use super::exit::{Exit, Failure, Outcome};
+use super::link::{Link, Options};
+use super::output;
+use crate::config::Config;
+use crate::sanitize;
+use crate::text::fmt_duration;
+
+pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> Outcome {
+    let link = Link::open(config, target, Options::new(trace)).await?;
+    let snap = link.server.clone();
+    link.close().await;
+    let Some(n) = snap.negotiated else {
+        return Err(Failure::new(
+            Exit::Connect,
+            "connected, but nothing was negotiated",
+        ));
+    };
+    let mut out = std::io::stdout().lock();
+    if json {
+        let v = json!({
+            "name": snap.config.name,
+            "era": n.era.label(),
+            "version": n.version,
+            "detection": n.detection,
+            "transport": n.transport,
+            "serverInfo": n.server_info.raw,
+            "capabilities": n.capabilities,
+            "instructions": n.instructions,
+            "supportedVersions": n.supported_versions,
+            "connectMs": n.connect_time.as_millis() as u64,
+        });
+        let _ = writeln!(out, "{}", output::json_pretty(&v));
+        return Ok(Exit::Ok);
+    }
+    let info = &n.server_info;
+    let title = info
+        .title
+        .as_deref()
+        .map(|t| format!(" \"{}\"", sanitize::strip(t)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "server:       {} {}{title}",
+        sanitize::strip(&info.name),
+        sanitize::strip(&info.version)
+    );
+    let _ = writeln!(out, "era:          {} ({})", n.era, n.version);
+    let _ = writeln!(out, "transport:    {}", n.transport);
+    let _ = writeln!(out, "detected by:  {}", sanitize::strip(&n.detection));
+    if !n.supported_versions.is_empty() {
+        let _ = writeln!(
+            out,
+            "supports:     {}",
+            sanitize::strip(&n.supported_versions.join(", "))
+        );
+    }
+    let _ = writeln!(out, "connected in: {}", fmt_duration(n.connect_time));
+    let caps: Vec<String> = n
+        .capabilities
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    let flags: Vec<&str> = v
+                        .as_object()
+                        .map(|o| {
+                            o.iter()
+                                .filter(|(_, b)| b.as_bool() == Some(true))
+                                .map(|(f, _)| f.as_str())
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if flags.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{k} ({})", flags.join(", "))
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let caps = if caps.is_empty() {
+        "(none)".to_string()
+    } else {
+        caps.join(", ")
+    };
+    let _ = writeln!(out, "capabilities: {}", sanitize::strip(&caps));
+    if let Some(i) = &n.instructions {
+        let _ = writeln!(out, "instructions:");
+        for line in sanitize::strip(i).lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+pub async fn tools(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> Outcome {
+    let link = Link::open(config, target, Options::new(trace)).await?;
+    let snap = link.server.clone();
+    link.close().await;
+    let mut out = std::io::stdout().lock();
+    if json {
+        let raw: Vec<Value> = snap.lists.tools.iter().map(|t| t.raw.clone()).collect();
+        let _ = writeln!(out, "{}", output::json_pretty(&json!({"tools": raw})));
+        return Ok(Exit::Ok);
+    }
+    if snap.lists.tools.is_empty() {
+        let declared = snap
+            .negotiated
+            .as_ref()
+            .is_some_and(|n| n.has_capability("tools"));
+        let _ = writeln!(
+            out,
+            "{}",
+            if declared {
+                "The server lists no tools."
+            } else {
+                "The server does not declare the tools capability."
+            }
+        );
+    }
+    for t in snap.lists.tools.iter() {
+        let _ = output::write_tool(&mut out, t, snap.config.is_tool_denied(&t.name));
+    }
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,530 @@
+//! The one way from a headless command to the core: a [`Manager`], as the
+//! TUI has, started on the servers a command needs. Every command connects,
+//! reports connect errors and findings, and maps failures to exit codes the
+//! same way.
+//!
+//! - [`start`] starts the manager on many servers (`servers`);
+//! - [`Link`] is one server, connected: requests, lists, calls,
+//!   subscriptions and notifications go through the manager's commands and
+//!   come back as its events, with progress, log messages, task statuses
+//!   and findings reported on stderr as they arrive (never on stdout).
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::exit::{Exit, Failure, connect_failure};
+use super::{TargetArgs, trace};
+use crate::config::{self, Config, ServerConfig};
+use crate::mcp::framelog::FrameLog;
+use crate::mcp::manager::{
+    Answers, CallError, Command, Event, Manager, ServerSnapshot, ServerStatus,
+};
+use crate::mcp::session::ConnectError;
+use crate::mcp::{CallResult, Finding};
+use crate::sanitize;
+use crate::startup::CHILDREN;
+
+/// Say on stderr when TLS verification is off for a server.
+pub fn warn_insecure(servers: &[ServerConfig]) {
+    for s in servers {
+        if s.enabled
+            && let config::TransportConfig::Http { insecure: true, .. } = &s.transport
+        {
+            eprintln!(
+                "mcpdeck: warning: TLS certificates are not verified for server {:?} (insecure = true)",
+                s.name
+            );
+        }
+    }
+}
+
+/// Start the manager on `servers` (headless: no client capabilities).
+pub fn start(
+    config: &Config,
+    servers: Vec<ServerConfig>,
+    trace_frames: bool,
+) -> (Manager, UnboundedReceiver<Event>) {
+    warn_insecure(&servers);
+    Manager::start_answering(
+        config.settings.clone(),
+        servers,
+        trace::frame_log(&config.settings, trace_frames),
+        CHILDREN.clone(),
+        Answers::Nothing,
+    )
+}
+
+/// Wait until every named server has a settled status.
+pub async fn wait_settled(rx: &mut UnboundedReceiver<Event>, names: &[String]) {
+    let mut waiting: Vec<&String> = names.iter().collect();
+    while !waiting.is_empty() {
+        let Some(ev) = rx.recv().await else { return };
+        report(&ev);
+        if let Event::Status { server, status, .. } = &ev
+            && status.settled()
+        {
+            waiting.retain(|n| *n != server);
+        }
+    }
+}
+
+/// Report what is left in the event stream.
+pub fn drain(rx: &mut UnboundedReceiver<Event>) {
+    while let Ok(ev) = rx.try_recv() {
+        report(&ev);
+    }
+}
+
+/// Shut the manager down, then report what it said last.
+pub async fn finish(manager: Manager, mut rx: UnboundedReceiver<Event>) {
+    manager.shutdown().await;
+    drain(&mut rx);
+}
+
+/// Print what deserves the user's attention while we wait: progress, log
+/// messages and task statuses, and findings about the server's frames.
+pub fn report(ev: &Event) {
+    match ev {
+        Event::TaskStatus { server, status, .. } => {
+            let message = status
+                .message
+                .as_deref()
+                .map(|m| format!(" · {}", sanitize::one_line(m)))
+                .unwrap_or_default();
+            eprintln!(
+                "mcpdeck: [{}] task {} {}{message}",
+                sanitize::one_line(server),
+                sanitize::one_line(&status.task_id),
+                sanitize::one_line(&status.status)
+            );
+        }
+        Event::Notification {
+            server,
+            method,
+            params: Some(p),
+        } => {
+            let mut err = std::io::stderr().lock();
+            match method.as_str() {
+                "notifications/progress" => {
+                    let _ = writeln!(
+                        err,
+                        "mcpdeck: [{}] progress {}",
+                        sanitize::one_line(server),
+                        crate::mcp::types::progress_text(
+                            p.get("progress").and_then(Value::as_f64).unwrap_or(0.0),
+                            p.get("total").and_then(Value::as_f64),
+                            p.get("message").and_then(Value::as_str),
+                        )
+                    );
+                }
+                "notifications/message" => {
+                    let _ = writeln!(
+                        err,
+                        "mcpdeck: [{}] {}",
+                        sanitize::one_line(server),
+                        crate::mcp::types::log_line(p)
+                    );
+                }
+                _ => {}
+            }
+        }
+        Event::Finding { server, finding } => print_finding(server, finding),
+        _ => {}
+    }
+}
+
+/// A finding on stderr, with (the start of) its frame.
+pub fn print_finding(server: &str, finding: &Finding) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "mcpdeck: [{}] {}: {}",
+        sanitize::one_line(server),
+        finding.severity.label(),
+        sanitize::one_line(&finding.message)
+    );
+    if let Some(raw) = &finding.raw {
+        let cut = crate::mcp::finding::truncate(raw, 200);
+        let more = if finding.raw_len > cut.len() {
+            format!(" …({} bytes)", finding.raw_len)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(err, "    frame: {}{more}", sanitize::one_line(cut));
+    }
+}
+
+/// Resolve TARGET to one server config.
+pub fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfig, Failure> {
+    if !target.command.is_empty() {
+        if target.target.is_some() {
+            return Err(Failure::new(
+                Exit::Usage,
+                "give either TARGET or `-- CMD ARGS…`, not both",
+            ));
+        }
+        let mut server = ServerConfig::stdio("adhoc", target.command[0].clone(), &[]);
+        if let config::TransportConfig::Stdio { args, .. } = &mut server.transport {
+            *args = target.command[1..].to_vec();
+        }
+        return Ok(server);
+    }
+    let Some(name) = target.target.as_deref() else {
+        return Err(Failure::new(
+            Exit::Usage,
+            "give a TARGET: a configured server name, an http(s):// URL, or `-- CMD ARGS…`",
+        ));
+    };
+    if name.starts_with("http://") || name.starts_with("https://") {
+        return Ok(ServerConfig::http("remote", name));
+    }
+    match config.server(name) {
+        Some(s) => {
+            let mut s = s.clone();
+            if !s.enabled {
+                eprintln!(
+                    "mcpdeck: server {name:?} is disabled in the config; connecting to it anyway"
+                );
+                s.enabled = true;
+            }
+            Ok(s)
+        }
+        None => {
+            let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+            let hint = super::exit::did_you_mean(&names, name).unwrap_or_else(|| {
+                if names.is_empty() {
+                    let at = config
+                        .path
+                        .as_ref()
+                        .map(|p| format!(" in {}", p.display()))
+                        .unwrap_or_default();
+                    format!("; no servers are configured{at} (try --demo, or `-- CMD ARGS…`)")
+                } else {
+                    format!(" (configured: {})", names.join(", "))
+                }
+            });
+            Err(Failure::new(
+                Exit::Usage,
+                format!("no server named {name:?} in the configuration{hint}"),
+            ))
+        }
+    }
+}
+
+/// How a [`Link`] is opened.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// `--trace`: every frame and HTTP exchange on stderr.
+    pub trace: bool,
+    /// How the server's own requests are answered.
+    pub answers: Answers,
+    /// Keep findings for the caller ([`Link::take_findings`]) instead of
+    /// printing them.
+    pub keep_findings: bool,
+    /// A request timeout for this run, over the config's (and the server's).
+    pub timeout: Option<Duration>,
+}
+
+impl Options {
+    pub fn new(trace: bool) -> Self {
+        Options {
+            trace,
+            answers: Answers::Nothing,
+            keep_findings: false,
+            timeout: None,
+        }
+    }
+}
+
+/// One server, connected through the manager.
+pub struct Link {
+    manager: Manager,
+    events: UnboundedReceiver<Event>,
+    /// The server as it was when it connected: its config, what was
+    /// negotiated, and its tools, resources and prompts.
+    pub server: ServerSnapshot,
+    next_tag: u64,
+    keep_findings: bool,
+    findings: Vec<Finding>,
+    /// Notifications waiting for [`Link::notification`].
+    notifications: VecDeque<(String, Option<Value>)>,
+}
+
+impl Link {
+    /// Connect TARGET. Usage errors (an unknown name) are `Err`; a server
+    /// that could not be connected is `Ok(Err(…))`, with why.
+    pub async fn connect(
+        config: &Config,
+        target: &TargetArgs,
+        options: Options,
+    ) -> Result<Result<Link, (String, ConnectError)>, Failure> {
+        let mut server = target_config(config, target)?;
+        let mut settings = config.settings.clone();
+        if let Some(t) = options.timeout {
+            settings.request_timeout = t;
+            server.timeout = Some(t);
+        }
+        warn_insecure(std::slice::from_ref(&server));
+        let name = server.name.clone();
+        let (manager, mut events) = Manager::start_answering(
+            settings.clone(),
+            vec![server],
+            trace::frame_log(&settings, options.trace),
+            CHILDREN.clone(),
+            options.answers,
+        );
+        let mut kept = Vec::new();
+        loop {
+            let Some(ev) = events.recv().await else {
+                break;
+            };
+            let settled = matches!(&ev, Event::Status { server, status, .. }
+                if *server == name && status.settled());
+            match ev {
+                Event::Finding { finding, .. } if options.keep_findings => kept.push(finding),
+                ev => report(&ev),
+            }
+            if settled {
+                break;
+            }
+        }
+        let snap = manager
+            .snapshot()
+            .await
+            .into_iter()
+            .find(|s| s.config.name == name);
+        match snap {
+            Some(server) if server.status == ServerStatus::Connected => Ok(Ok(Link {
+                manager,
+                events,
+                server,
+                next_tag: 1,
+                keep_findings: options.keep_findings,
+                findings: kept,
+                notifications: VecDeque::new(),
+            })),
+            Some(ServerSnapshot {
+                status: ServerStatus::NeedsAuth(e) | ServerStatus::Failed(e),
+                ..
+            }) => {
+                finish(manager, events).await;
+                Ok(Err((name, e)))
+            }
+            _ => {
+                finish(manager, events).await;
+                Err(Failure::new(
+                    Exit::Connect,
+                    format!("could not connect to {name}"),
+                ))
+            }
+        }
+    }
+
+    /// Connect TARGET; a server that could not be connected is a failure
+    /// with its exit code.
+    pub async fn open(
+        config: &Config,
+        target: &TargetArgs,
+        options: Options,
+    ) -> Result<Link, Failure> {
+        Link::connect(config, target, options)
+            .await?
+            .map_err(|(name, e)| connect_failure(&name, &e))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.server.config.name
+    }
+
+    /// Whether the server declares `capability` (`resources`, `prompts`, …).
+    pub fn declares(&self, capability: &str) -> bool {
+        self.server
+            .negotiated
+            .as_ref()
+            .is_some_and(|n| n.has_capability(capability))
+    }
+
+    /// Every frame sent and received so far.
+    pub fn frames(&self) -> &Arc<FrameLog> {
+        self.manager.frames()
+    }
+
+    /// The findings kept so far (with [`Options::keep_findings`]).
+    pub fn take_findings(&mut self) -> Vec<Finding> {
+        std::mem::take(&mut self.findings)
+    }
+
+    fn tag(&mut self) -> u64 {
+        self.next_tag += 1;
+        self.next_tag
+    }
+
+    /// Receive events, reporting them, until `want` picks one.
+    async fn until<T>(
+        &mut self,
+        mut want: impl FnMut(Event) -> ControlFlow<T, Event>,
+    ) -> Option<T> {
+        loop {
+            let ev = self.events.recv().await?;
+            let ev = match want(ev) {
+                ControlFlow::Break(found) => return Some(found),
+                ControlFlow::Continue(ev) => ev,
+            };
+            match ev {
+                Event::Finding { finding, .. } if self.keep_findings => self.findings.push(finding),
+                Event::Notification { method, params, .. }
+                    if method == "notifications/resources/updated" =>
+                {
+                    self.notifications.push_back((method, params));
+                }
+                ev => report(&ev),
+            }
+        }
+    }
+
+    fn gone() -> CallError {
+        CallError::Request(crate::mcp::RequestError::Closed {
+            description: "the manager stopped before the answer came".into(),
+            stderr_tail: Vec::new(),
+        })
+    }
+
+    /// Any request; its result.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, CallError> {
+        let tag = self.tag();
+        self.manager.send(Command::Request {
+            tag,
+            server: self.name().to_string(),
+            method: method.to_string(),
+            params,
+        });
+        self.response(tag).await
+    }
+
+    /// A list as the server gave it while connecting (every page), or why
+    /// it did not come: `tools/list`, `resources/list`,
+    /// `resources/templates/list` or `prompts/list`.
+    pub fn listed(&self, method: &str) -> Result<Vec<Value>, CallError> {
+        let lists = &self.server.lists;
+        if let Some(e) = lists.error(method) {
+            return Err(CallError::Request(e.clone()));
+        }
+        Ok(match method {
+            "tools/list" => lists.tools.iter().map(|t| t.raw.clone()).collect(),
+            "resources/list" => lists.resources.clone(),
+            "resources/templates/list" => lists.templates.clone(),
+            "prompts/list" => lists.prompts.clone(),
+            _ => Vec::new(),
+        })
+    }
+
+    async fn response(&mut self, tag: u64) -> Result<Value, CallError> {
+        self.until(|ev| match ev {
+            Event::Response { tag: t, result, .. } if t == tag => ControlFlow::Break(result),
+            ev => ControlFlow::Continue(ev),
+        })
+        .await
+        .unwrap_or_else(|| Err(Self::gone()))
+    }
+
+    /// Call a tool (as a task when it requires that); the result and how
+    /// long it took. Deny lists apply.
+    pub async fn call(
+        &mut self,
+        tool: &str,
+        arguments: Value,
+    ) -> (Result<CallResult, CallError>, Duration) {
+        let tag = self.tag();
+        self.manager.send(Command::Call {
+            tag,
+            server: self.name().to_string(),
+            tool: tool.to_string(),
+            arguments,
+        });
+        self.until(|ev| match ev {
+            Event::CallFinished {
+                tag: t,
+                result,
+                elapsed,
+                ..
+            } if t == tag => ControlFlow::Break((result, elapsed)),
+            ev => ControlFlow::Continue(ev),
+        })
+        .await
+        .unwrap_or_else(|| (Err(Self::gone()), Duration::ZERO))
+    }
+
+    /// Ask for log messages at `level` and above.
+    pub async fn set_log_level(&mut self, level: &str) -> Result<(), CallError> {
+        self.manager.send(Command::SetLogLevel(
+            self.name().to_string(),
+            level.to_string(),
+        ));
+        self.until(|ev| match ev {
+            Event::LogLevel { result, .. } => ControlFlow::Break(result),
+            ev => ControlFlow::Continue(ev),
+        })
+        .await
+        .unwrap_or_else(|| Err(Self::gone()))
+    }
+
+    /// Subscribe to a resource's updates (`on`), or end the subscription.
+    pub async fn subscribe(&mut self, uri: &str, on: bool) -> Result<(), CallError> {
+        let (name, uri) = (self.name().to_string(), uri.to_string());
+        self.manager.send(if on {
+            Command::Subscribe(name, uri.clone())
+        } else {
+            Command::Unsubscribe(name, uri.clone())
+        });
+        self.until(|ev| match ev {
+            Event::Subscription { uri: u, result, .. } if u == uri => ControlFlow::Break(result),
+            ev => ControlFlow::Continue(ev),
+        })
+        .await
+        .unwrap_or_else(|| Err(Self::gone()))
+    }
+
+    /// The params of the next `notifications/resources/updated`; `None`
+    /// when the server is gone.
+    pub async fn resource_update(&mut self) -> Option<Value> {
+        if let Some((_, params)) = self.notifications.pop_front() {
+            return Some(params.unwrap_or_default());
+        }
+        self.until(|ev| match ev {
+            Event::Notification { method, params, .. }
+                if method == "notifications/resources/updated" =>
+            {
+                ControlFlow::Break(params.unwrap_or_default())
+            }
+            Event::Status { status, .. }
+                if status.settled() && status != ServerStatus::Connected =>
+            {
+                ControlFlow::Break(Value::Null)
+            }
+            ev => ControlFlow::Continue(ev),
+        })
+        .await
+        .filter(|v| !v.is_null())
+    }
+
+    /// Stop the server and report what it said last.
+    pub async fn close(self) {
+        let Link {
+            manager,
+            events,
+            keep_findings,
+            ..
+        } = self;
+        if keep_findings {
+            manager.shutdown().await;
+        } else {
+            finish(manager, events).await;
+        }
+    }
+}
