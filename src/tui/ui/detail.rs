@@ -1,0 +1,238 @@
+//! The detail pane: the selected tool (its schema for a person) or server
+//! (status, error and stderr, notifications, transport).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::config::HttpTransportKind;
+use crate::mcp::manager::ServerStatus;
+use crate::sanitize;
+use crate::tui::app::{Pane, ServerView, State, url_text};
+
+use super::servers::insecure_badge;
+use super::*;
+
+pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
+    let mut lines: Vec<Line> = Vec::new();
+    let title;
+    if s.focus == Pane::Servers
+        && let Some(v) = s.selected_server()
+    {
+        title = format!("Server · {}", clean(&v.name));
+        server_lines(v, &mut lines);
+    } else if let Some((_, t)) = s.selected_tool() {
+        title = format!("Tool · {}", clean(&t.name));
+        if let Some(x) = &t.title {
+            lines.push(Line::styled(
+                clean(x),
+                Style::default().add_modifier(Modifier::BOLD),
+            ));
+        }
+        if let Some(d) = &t.description {
+            for l in sanitize::visible(d).lines() {
+                lines.push(Line::raw(l.to_string()));
+            }
+        }
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "Arguments",
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+        match &t.input_schema {
+            None => lines.push(Line::styled(
+                "  (no inputSchema)",
+                Style::default().fg(Color::Yellow),
+            )),
+            Some(schema) => schema_lines(schema, &mut lines),
+        }
+        if let Some(out) = &t.output_schema {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "Output",
+                Style::default().add_modifier(Modifier::BOLD),
+            ));
+            schema_lines(out, &mut lines);
+        }
+    } else {
+        title = "Detail".into();
+        lines.push(Line::styled(
+            "No tool selected.",
+            Style::default().fg(Color::DarkGray),
+        ));
+    }
+    let p = Paragraph::new(lines)
+        .block(block(title, s.focus == Pane::Detail))
+        .wrap(Wrap { trim: false })
+        .scroll((s.detail_scroll.min(u16::MAX as usize) as u16, 0));
+    f.render_widget(p, area);
+}
+
+pub(super) fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
+    if let ServerStatus::NeedsAuth(reason) = &v.status {
+        // The same words and symbol as the servers pane: 🔒 needs auth.
+        lines.push(Line::styled(
+            format!("status: 🔒 {}", v.status.label()),
+            Style::default().fg(Color::Yellow),
+        ));
+        lines.push(Line::styled(
+            format!("reason: {}", clean(&reason.to_string())),
+            Style::default().fg(Color::Yellow),
+        ));
+    } else {
+        lines.push(Line::raw(format!("status: {}", v.status.label())));
+    }
+    if let Some(h) = &v.http {
+        // With `auto`, the connection tells which one answered.
+        let kind = match (h.kind, v.negotiated.as_ref().map(|n| n.transport)) {
+            (HttpTransportKind::Auto, Some("http")) => "streamable HTTP (auto-detected)",
+            (HttpTransportKind::Auto, Some("sse")) => "legacy HTTP+SSE (auto-detected)",
+            _ => h.kind_label(),
+        };
+        lines.push(Line::raw(format!("transport: {kind}")));
+        lines.push(Line::raw(format!("url: {}", url_text(&h.url))));
+        for (name, value) in &h.headers {
+            // Masked when the view was built; shown_header again is a no-op
+            // on masked values and keeps this line safe on its own.
+            let (name, value) = crate::mcp::netlog::shown_header(name, value);
+            lines.push(Line::raw(format!("header: {}: {value}", clean(&name))));
+        }
+        if let Some(ca) = &h.ca_file {
+            lines.push(Line::raw(format!("ca_file: {}", clean(ca))));
+        }
+        if h.insecure {
+            lines.push(Line::from(vec![
+                insecure_badge(),
+                Span::styled(
+                    ": TLS certificates are not verified (insecure = true)",
+                    Style::default().fg(Color::Yellow),
+                ),
+            ]));
+        }
+    }
+    if let Some(n) = &v.negotiated {
+        lines.push(Line::raw(format!("era: {} ({})", n.era, n.version)));
+        lines.push(Line::raw(format!(
+            "server: {} {}",
+            clean(&n.server_info.name),
+            clean(&n.server_info.version)
+        )));
+        lines.push(Line::raw(format!("detected by: {}", clean(&n.detection))));
+    }
+    let mut latency = Vec::new();
+    if let Some(d) = v.ping {
+        latency.push(format!("ping {}", crate::text::fmt_duration(d)));
+    }
+    if let Some(d) = v.last_latency {
+        latency.push(format!("last call {}", crate::text::fmt_duration(d)));
+    }
+    if !latency.is_empty() {
+        lines.push(Line::raw(format!("latency: {}", latency.join(" · "))));
+    }
+    if let Some(l) = &v.log_level {
+        lines.push(Line::raw(format!("log level: {l} and above")));
+    }
+    if let ServerStatus::Failed(reason) = &v.status {
+        let stderr_tail = reason.stderr_tail();
+        lines.push(Line::styled(
+            format!("error: {}", clean(&reason.to_string())),
+            Style::default().fg(Color::Red),
+        ));
+        if !stderr_tail.is_empty() {
+            lines.push(Line::styled(
+                "stderr:",
+                Style::default().add_modifier(Modifier::BOLD),
+            ));
+            for l in stderr_tail {
+                lines.push(Line::raw(format!("  {}", clean(l))));
+            }
+        }
+    }
+    if v.findings > 0 {
+        lines.push(Line::styled(
+            format!("{} findings", v.findings),
+            Style::default().fg(Color::Yellow),
+        ));
+    }
+    if !v.notices.is_empty() {
+        lines.push(Line::styled(
+            "notifications and findings (newest first):",
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+        for n in v.notices.iter().rev().take(8) {
+            lines.push(Line::styled(format!("  {}", clean(n)), level_style(n)));
+        }
+    }
+    // A failed server's tail is shown above; a running server's stderr here.
+    if !matches!(v.status, ServerStatus::Failed(_)) && !v.stderr.is_empty() {
+        lines.push(Line::styled(
+            "stderr (newest last):",
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+        for l in v.stderr.iter().skip(v.stderr.len().saturating_sub(12)) {
+            lines.push(Line::styled(
+                format!("  {}", clean(l)),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+    }
+}
+
+pub(super) fn schema_lines(schema: &serde_json::Value, lines: &mut Vec<Line<'static>>) {
+    let rows = crate::schema::rows(schema);
+    if rows.is_empty() {
+        lines.push(Line::styled(
+            "  (none)",
+            Style::default().fg(Color::DarkGray),
+        ));
+    }
+    for r in rows {
+        let indent = "  ".repeat(r.depth + 1);
+        let mut spans = vec![
+            Span::raw(indent),
+            Span::styled(
+                clean(&r.name),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
+        ];
+        if r.required {
+            spans.push(Span::styled("*", Style::default().fg(Color::Red)));
+        }
+        spans.push(Span::styled(
+            format!("  {}", clean(&r.ty)),
+            Style::default().fg(Color::Cyan),
+        ));
+        if !r.details.is_empty() {
+            spans.push(Span::styled(
+                format!("  {}", clean(&r.details.join(", "))),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+        lines.push(Line::from(spans));
+        if let Some(d) = &r.description {
+            lines.push(Line::styled(
+                format!("{}  {}", "  ".repeat(r.depth + 1), clean(d)),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+    }
+}
+
+/// The colour of a notice by its log level (`[error] …`).
+pub(super) fn level_style(notice: &str) -> Style {
+    let level = notice
+        .strip_prefix('[')
+        .and_then(|r| r.split_once(']'))
+        .map(|(l, _)| l);
+    match level {
+        Some("debug") => Style::default().fg(Color::DarkGray),
+        Some("info" | "notice") => Style::default(),
+        Some("warning") => Style::default().fg(Color::Yellow),
+        Some("error" | "critical" | "alert" | "emergency") => Style::default().fg(Color::Red),
+        _ if notice.starts_with("error:") => Style::default().fg(Color::Red),
+        _ if notice.starts_with("warning:") => Style::default().fg(Color::Yellow),
+        _ => Style::default(),
+    }
+}

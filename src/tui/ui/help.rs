@@ -1,0 +1,58 @@
+//! The help overlay, generated from the keymap.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::tui::app::State;
+
+use super::*;
+
+pub(super) fn render_help(s: &State, f: &mut Frame, area: Rect) {
+    let mut lines = Vec::new();
+    let help = s.keymap.help();
+    // The key column as wide as its longest entry: room for the words.
+    let kw = help
+        .iter()
+        .flat_map(|(_, rows)| rows.iter().map(|(k, _)| k.chars().count()))
+        .max()
+        .unwrap_or(0)
+        .clamp(6, 14);
+    for (group, rows) in help {
+        lines.push(Line::styled(
+            group.title(),
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+        for (keys, help) in rows {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {keys:<kw$}  "), Style::default().fg(Color::Cyan)),
+                Span::raw(help),
+            ]));
+        }
+    }
+    // Two columns when one does not fit (80×24 and the like).
+    let room = area.height.saturating_sub(4) as usize;
+    let columns = if lines.len() > room { 2 } else { 1 };
+    let per_column = lines.len().div_ceil(columns);
+    let width = if columns == 2 {
+        area.width.saturating_sub(2)
+    } else {
+        70
+    };
+    let popup = centered(area, width, per_column as u16 + 2);
+    f.render_widget(Clear, popup);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title("Keys (any key closes)");
+    let inner = block.inner(popup);
+    f.render_widget(block, popup);
+    let parts =
+        Layout::horizontal(vec![Constraint::Ratio(1, columns as u32); columns]).split(inner);
+    for (i, chunk) in lines.chunks(per_column).enumerate() {
+        if let Some(part) = parts.get(i) {
+            f.render_widget(Paragraph::new(chunk.to_vec()), *part);
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Rendering: pure functions of `&State` into a ratatui frame. Everything a
+//! server sent goes through `sanitize::visible` before it is drawn.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::app::{Mode, State};
+use crate::sanitize;
+
+mod add;
+mod ask;
+pub mod browse;
+mod confirm;
+mod detail;
+mod editor;
+mod help;
+mod log;
+mod net;
+mod result;
+mod servers;
+mod status;
+mod tools;
+mod welcome;
+
+use add::render_add;
+use confirm::render_confirm;
+use detail::render_detail;
+use editor::render_editor;
+use help::render_help;
+use log::render_log;
+use net::render_net;
+use result::render_result;
+use servers::render_servers;
+use status::render_status;
+use tools::render_tools;
+use welcome::render_empty;
+
+pub(super) const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+pub(super) fn clean(s: &str) -> String {
+    sanitize::one_line(s)
+}
+
+pub(super) fn block(title: String, focused: bool) -> Block<'static> {
+    let style = if focused {
+        Style::default()
+            .fg(Color::Cyan)
+            .add_modifier(Modifier::BOLD)
+    } else {
+        Style::default()
+    };
+    Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(title, style))
+        .border_style(style)
+}
+
+/// Draw the whole screen, then apply the theme (`[theme]` and `NO_COLOR`).
+pub fn render(s: &State, f: &mut Frame) {
+    render_panes(s, f);
+    s.theme.apply(f.buffer_mut());
+}
+
+/// Where each pane goes on a screen of this size (shared with the mouse
+/// handling, so a click lands where the eye sees it).
+pub struct Areas {
+    pub main: Rect,
+    pub status: Rect,
+    pub servers: Rect,
+    pub tools: Rect,
+    pub detail: Rect,
+    pub result: Rect,
+}
+
+pub fn layout(area: Rect, servers: usize) -> Areas {
+    let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    let left_width = (main.width / 3).clamp(24, 48);
+    let [left, right] =
+        Layout::horizontal([Constraint::Length(left_width), Constraint::Min(20)]).areas(main);
+    let servers_height = (servers as u16 + 2).clamp(3, (left.height / 2).max(3));
+    let [servers, tools] =
+        Layout::vertical([Constraint::Length(servers_height), Constraint::Min(3)]).areas(left);
+    let [detail, result] =
+        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(right);
+    Areas {
+        main,
+        status,
+        servers,
+        tools,
+        detail,
+        result,
+    }
+}
+
+/// The first row a list shows, so that `sel` is visible in `height` rows.
+pub fn list_offset(sel: usize, height: usize) -> usize {
+    sel.saturating_sub(height.saturating_sub(1))
+}
+
+pub(super) fn render_panes(s: &State, f: &mut Frame) {
+    let area = f.area();
+    let Areas {
+        main,
+        status,
+        servers,
+        tools,
+        detail,
+        result,
+    } = layout(area, s.servers.len());
+
+    // The help over a view keeps the view under it.
+    let view = match s.mode {
+        Mode::Help => s.help_back.and_then(crate::tui::browse::Kind::of_mode),
+        m => crate::tui::browse::Kind::of_mode(m),
+    };
+    if let Some(kind) = view {
+        browse::render(s, kind, f, main);
+    } else if matches!(s.mode, Mode::Log | Mode::LogFilter) {
+        render_log(s, f, main);
+    } else if s.mode == Mode::Net {
+        render_net(s, f, main);
+    } else {
+        render_servers(s, f, servers);
+        render_tools(s, f, tools);
+        if s.mode == Mode::Editor {
+            render_editor(s, f, detail);
+        } else {
+            render_detail(s, f, detail);
+        }
+        render_result(s, f, result);
+    }
+    render_status(s, f, status);
+    if s.servers.is_empty() && s.mode == Mode::Normal {
+        render_empty(s, f, area);
+    }
+    match s.mode {
+        Mode::AddServer => render_add(s, f, area),
+        Mode::Help => render_help(s, f, area),
+        Mode::ConfirmQuit => render_confirm(f, area),
+        _ => {}
+    }
+    // A server's request goes over everything.
+    ask::render(s, f, area);
+}
+
+pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// A bordered box over the middle of the screen.
+pub(super) fn popup(f: &mut Frame, area: Rect, width: u16, title: &str, lines: Vec<Line>) {
+    let rect = centered(area, width, lines.len() as u16 + 2);
+    f.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(title.to_string());
+    f.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+/// Cut to `width` characters, with `…` when cut.
+pub(super) fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        format!("{text:<width$}")
+    } else {
+        let mut t: String = text.chars().take(width.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}

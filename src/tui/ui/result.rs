@@ -1,0 +1,94 @@
+//! The result pane: the call in flight (progress, task status) or the last
+//! call's outcome.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::tui::app::{Pane, State};
+
+use super::*;
+
+/// A placeholder for the result pane before any result.
+pub(super) fn result_placeholder(s: &State) -> Vec<Line<'static>> {
+    match &s.inflight {
+        Some(c) => inflight_lines(s, c),
+        None => vec![Line::styled(
+            "No call yet: select a tool and press Enter.",
+            Style::default().fg(Color::DarkGray),
+        )],
+    }
+}
+
+/// The in-flight lines: spinner, tool, server (and a task's status); then,
+/// when the server reports progress, a line with the bar, the numbers, the
+/// message and the rate.
+pub(super) fn inflight_lines(s: &State, c: &crate::tui::app::InFlight) -> Vec<Line<'static>> {
+    let mut head = format!(
+        "{} calling {} on {}… (Esc cancels)",
+        SPINNER[s.spinner % SPINNER.len()],
+        clean(&c.tool),
+        clean(&c.server)
+    );
+    if let Some(t) = &c.task {
+        head.push_str(&format!(" · {}", clean(t)));
+    }
+    let mut lines = vec![Line::raw(head)];
+    let Some(p) = &c.progress else {
+        return lines;
+    };
+    let mut spans = Vec::new();
+    if let Some(r) = p.ratio() {
+        let cells = 20usize;
+        let done = (r * cells as f64).round() as usize;
+        spans.push(Span::styled(
+            "█".repeat(done),
+            Style::default().fg(Color::Green),
+        ));
+        spans.push(Span::styled(
+            "░".repeat(cells - done),
+            Style::default().fg(Color::DarkGray),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::raw(clean(&p.text())));
+    lines.push(Line::from(spans));
+    lines
+}
+
+pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
+    let title = match &s.outcome {
+        Some(o) => format!(
+            "Result · {} on {} · {} ms",
+            clean(&o.tool),
+            clean(&o.server),
+            o.elapsed.as_millis()
+        ),
+        None => "Result".into(),
+    };
+    // Only the visible window of the prepared lines is handed to ratatui:
+    // a 10 MB result costs no more per frame than a short one.
+    let height = area.height.saturating_sub(2) as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    if let Some(c) = &s.inflight
+        && s.outcome.is_some()
+    {
+        lines.extend(
+            inflight_lines(s, c)
+                .into_iter()
+                .map(|l| l.style(Style::default().fg(Color::Yellow))),
+        );
+    }
+    match &s.outcome {
+        None => lines.extend(result_placeholder(s)),
+        Some(o) => lines.extend(
+            (s.result_scroll..s.result_scroll + height.max(1)).filter_map(|i| o.lines.line(i)),
+        ),
+    }
+    let p = Paragraph::new(lines)
+        .block(block(title, s.focus == Pane::Result))
+        .wrap(Wrap { trim: false });
+    f.render_widget(p, area);
+}

@@ -1,0 +1,87 @@
+//! The servers pane: each server's badge, name, version, tool count and latency.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{List, ListItem, ListState};
+
+use crate::mcp::manager::ServerStatus;
+use crate::tui::app::{Pane, ServerView, State};
+
+use super::*;
+
+pub(super) fn badge(s: &State, v: &ServerView) -> Span<'static> {
+    match &v.status {
+        ServerStatus::Pending => Span::styled(
+            SPINNER[s.spinner % SPINNER.len()].to_string(),
+            Style::default().fg(Color::Yellow),
+        ),
+        ServerStatus::Connected => Span::styled("●", Style::default().fg(Color::Green)),
+        ServerStatus::Failed { .. } => Span::styled("✗", Style::default().fg(Color::Red)),
+        ServerStatus::NeedsAuth { .. } => Span::styled("🔒", Style::default().fg(Color::Yellow)),
+        ServerStatus::Disabled => Span::styled("○", Style::default().fg(Color::DarkGray)),
+        ServerStatus::Disconnected => Span::styled("◌", Style::default().fg(Color::DarkGray)),
+    }
+}
+
+pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
+    let items: Vec<ListItem> = s
+        .servers
+        .iter()
+        .map(|v| {
+            let era = v
+                .negotiated
+                .as_ref()
+                .map(|n| n.version.clone())
+                .unwrap_or_else(|| v.status.label().to_string());
+            let tools = if v.status == ServerStatus::Connected {
+                format!(" {}t", v.lists.tools.len())
+            } else {
+                String::new()
+            };
+            // The last call's latency, else the last ping's.
+            let latency = v
+                .last_latency
+                .or(v.ping)
+                .map(|d| format!(" {}ms", d.as_millis()))
+                .unwrap_or_default();
+            let mut spans = vec![
+                badge(s, v),
+                Span::raw(" "),
+                Span::styled(
+                    clean(&v.name),
+                    Style::default().add_modifier(Modifier::BOLD),
+                ),
+            ];
+            // Before the rest, so a narrow pane still shows it.
+            if v.http.as_ref().is_some_and(|h| h.insecure) {
+                spans.push(Span::raw(" "));
+                spans.push(insecure_badge());
+            }
+            spans.push(Span::styled(
+                format!(" {era}{tools}{latency}"),
+                Style::default().fg(Color::DarkGray),
+            ));
+            ListItem::new(Line::from(spans))
+        })
+        .collect();
+    let mut state = ListState::default().with_selected(Some(s.server_sel));
+    let list = List::new(items)
+        .block(block(
+            format!("Servers ({})", s.servers.len()),
+            s.focus == Pane::Servers,
+        ))
+        .highlight_style(Style::default().add_modifier(Modifier::REVERSED));
+    f.render_stateful_widget(list, area, &mut state);
+}
+
+/// TLS verification is off for this server.
+pub(super) fn insecure_badge() -> Span<'static> {
+    Span::styled(
+        "⚠ insecure",
+        Style::default()
+            .fg(Color::Yellow)
+            .add_modifier(Modifier::BOLD),
+    )
+}

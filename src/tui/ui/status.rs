@@ -1,0 +1,90 @@
+//! The status bar: the latest message, or hints from the keymap.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::tui::app::{Mode, State};
+use crate::tui::keymap::Action;
+
+use super::*;
+
+pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
+    let k = &s.keymap;
+    let hint = if let Some(h) = ask::hint(s) {
+        h
+    } else {
+        match s.mode {
+            Mode::Editor => k.hint(&[Action::Send, Action::Back]),
+            Mode::Filter => "type to filter · Enter keep · Esc clear".to_string(),
+            Mode::Help => "any key closes the help".to_string(),
+            Mode::ConfirmQuit => "y quits, any other key stays".to_string(),
+            Mode::Log => format!(
+                "{} · / method filter · t this server / all · End follow · Esc back",
+                k.hint(&[Action::Up, Action::Down])
+            ),
+            Mode::LogFilter => "type a method · Enter keep · Esc clear".to_string(),
+            Mode::Net => {
+                let label = |a: Action| k.key_label(a).unwrap_or_default();
+                let (up, down, tab, copy, back) = (
+                    label(Action::Up),
+                    label(Action::Down),
+                    label(Action::NextPane),
+                    label(Action::Copy),
+                    label(Action::Back),
+                );
+                if s.net.detail_focus {
+                    format!("{up}/{down} scroll · {tab} list · {copy} copy · {back} back")
+                } else {
+                    format!(
+                        "{up}/{down} move · {} server/all · {} follow · {tab} details · {copy} copy · {back} back",
+                        label(Action::AllTools),
+                        label(Action::End),
+                    )
+                }
+            }
+            Mode::AddServer => "Tab next field · Enter add · Esc cancel".to_string(),
+            Mode::Resources => browse::hint(s, crate::tui::browse::Kind::Resources),
+            Mode::Prompts => browse::hint(s, crate::tui::browse::Kind::Prompts),
+            Mode::Normal => {
+                let mut actions = vec![
+                    Action::Open,
+                    Action::Filter,
+                    Action::ToggleServer,
+                    Action::ToggleDeny,
+                ];
+                // The network view matters only when a server speaks HTTP.
+                if s.servers.iter().any(|v| v.http.is_some()) {
+                    actions.push(Action::Network);
+                }
+                actions.extend([Action::Help, Action::Quit]);
+                // The views of what the selected server offers besides tools.
+                if let Some(v) = s.selected_server() {
+                    let has = |cap: &str, empty: bool| {
+                        !empty || v.negotiated.as_ref().is_some_and(|n| n.has_capability(cap))
+                    };
+                    if has(
+                        "resources",
+                        v.lists.resources.is_empty() && v.lists.templates.is_empty(),
+                    ) {
+                        actions.push(Action::Resources);
+                    }
+                    if has("prompts", v.lists.prompts.is_empty()) {
+                        actions.push(Action::Prompts);
+                    }
+                }
+                k.hint(&actions)
+            }
+        }
+    };
+    // The latest message first: on a narrow screen the hints give way.
+    let mut spans = Vec::new();
+    if let Some(msg) = &s.status {
+        spans.push(Span::styled(clean(msg), Style::default().fg(Color::Yellow)));
+        spans.push(Span::raw(" · "));
+    }
+    spans.push(Span::styled(hint, Style::default().fg(Color::DarkGray)));
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
