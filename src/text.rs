@@ -155,6 +155,49 @@ fn escaped_byte(bytes: &[u8], i: usize) -> Option<u8> {
     Some((h * 16 + l) as u8)
 }
 
+/// Split a command line into words: spaces separate, quotes group, and a
+/// backslash escapes the next character.
+pub fn split_command(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (q, '\\') if q != Some('\'') => match chars.next() {
+                Some(n) => {
+                    word.push(n);
+                    in_word = true;
+                }
+                None => return Err("the command ends with a lone backslash".into()),
+            },
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (_, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err("a quote is not closed".into());
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

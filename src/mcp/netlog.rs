@@ -41,6 +41,35 @@ pub struct Exchange {
 }
 
 impl Exchange {
+    /// The exchange as text (for the clipboard): secrets stay masked.
+    pub fn text(&self) -> String {
+        let e = self;
+        use crate::mcp::netlog::shown_header;
+        use std::fmt::Write;
+        let mut t = String::new();
+        let _ = writeln!(t, "{} {}", e.http_method, shown_url(&e.url));
+        let _ = writeln!(t, "# {} · {}", e.server, e.summary());
+        if let Some(n) = &e.note {
+            let _ = writeln!(t, "# note: {n}");
+        }
+        if let Some(err) = &e.error {
+            let _ = writeln!(t, "# error: {err}");
+        }
+        for (name, value) in &e.request_headers {
+            let (name, value) = shown_header(name, value);
+            let _ = writeln!(t, "{name}: {value}");
+        }
+        t.push('\n');
+        if let Some(status) = e.status {
+            let _ = writeln!(t, "HTTP {status}");
+        }
+        for (name, value) in &e.response_headers {
+            let (name, value) = shown_header(name, value);
+            let _ = writeln!(t, "{name}: {value}");
+        }
+        crate::sanitize::strip(&t).into_owned()
+    }
+
     /// Finished (with a status and a total time, or an error).
     pub fn done(&self) -> bool {
         self.total.is_some() || self.error.is_some()

@@ -1,0 +1,405 @@
+//! Keys: each goes to the request screen, the view or the mode that has
+//! the keyboard; in the panes, named actions from the keymap.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::config::ServerConfig;
+use crate::mcp::manager::Command;
+use crate::tui::keymap::Action;
+
+use super::editor::{editor_key, open_editor};
+use super::media::save_media;
+use super::model::*;
+use super::views::{log_key, net_key, open_net};
+use super::*;
+
+pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    let action = s.keymap.action(&k);
+    if action == Some(Action::ForceQuit) {
+        fx.push(Effect::Quit);
+        return true;
+    }
+    // A server's request is answered before anything else.
+    if s.ask.is_some() {
+        return crate::tui::ask::key(s, k, fx);
+    }
+    match s.mode {
+        Mode::Help => {
+            // Any key closes the help.
+            s.mode = s.help_back.take().unwrap_or(Mode::Normal);
+            true
+        }
+        Mode::ConfirmQuit => {
+            if matches!(k.code, KeyCode::Char('y') | KeyCode::Char('Y'))
+                || action == Some(Action::Quit)
+            {
+                fx.push(Effect::Quit);
+            } else {
+                s.mode = Mode::Normal;
+            }
+            true
+        }
+        Mode::Filter => filter_key(s, k, action),
+        Mode::Log => log_key(s, action, fx),
+        Mode::Net => net_key(s, action, fx),
+        Mode::Resources => {
+            crate::tui::browse::key(s, crate::tui::browse::Kind::Resources, k, action, fx)
+        }
+        Mode::Prompts => {
+            crate::tui::browse::key(s, crate::tui::browse::Kind::Prompts, k, action, fx)
+        }
+        Mode::AddServer => add_key(s, k, fx),
+        Mode::LogFilter => {
+            match k.code {
+                KeyCode::Esc => {
+                    s.log.method.clear();
+                    s.mode = Mode::Log;
+                }
+                KeyCode::Enter => s.mode = Mode::Log,
+                KeyCode::Backspace => {
+                    s.log.method.pop();
+                }
+                KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
+                    s.log.method.push(c)
+                }
+                _ => return false,
+            }
+            s.log.sel = None;
+            true
+        }
+        Mode::Editor => editor_key(s, k, action, fx),
+        Mode::Normal => match action {
+            Some(a) => normal_action(s, a, fx),
+            None => false,
+        },
+    }
+}
+
+pub(super) fn filter_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
+    match k.code {
+        KeyCode::Esc => {
+            s.filter.clear();
+            s.mode = Mode::Normal;
+        }
+        KeyCode::Enter => s.mode = Mode::Normal,
+        KeyCode::Backspace => {
+            s.filter.pop();
+        }
+        KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => s.filter.push(c),
+        KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown => {
+            if let Some(a) = action {
+                return move_action(s, a);
+            }
+        }
+        _ => return false,
+    }
+    s.refilter();
+    true
+}
+
+pub(super) fn add_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    let form = &mut s.add;
+    let field = if form.field == 0 {
+        &mut form.name
+    } else {
+        &mut form.command
+    };
+    match k.code {
+        KeyCode::Esc => {
+            s.mode = Mode::Normal;
+            return true;
+        }
+        KeyCode::Tab | KeyCode::BackTab | KeyCode::Up | KeyCode::Down => {
+            form.field = 1 - form.field
+        }
+        KeyCode::Backspace => {
+            field.pop();
+        }
+        KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => field.push(c),
+        KeyCode::Enter if form.field == 0 => form.field = 1,
+        KeyCode::Enter => {
+            let name = form.name.trim().to_string();
+            let words = match split_command(&form.command) {
+                Ok(w) if !w.is_empty() => w,
+                Ok(_) => {
+                    form.error = Some("type the command that starts the server".into());
+                    return true;
+                }
+                Err(e) => {
+                    form.error = Some(e);
+                    return true;
+                }
+            };
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+                || name.contains("__")
+            {
+                form.error =
+                    Some("the name may use letters, digits, `_`, `.` and `-` (not `__`)".into());
+                form.field = 0;
+                return true;
+            }
+            if s.servers.iter().any(|v| v.name == name) {
+                form.error = Some(format!("there is already a server named {name:?}"));
+                form.field = 0;
+                return true;
+            }
+            let is_url = |w: &str| {
+                let w = w.to_ascii_lowercase();
+                w.starts_with("http://") || w.starts_with("https://")
+            };
+            let server = if words.len() == 1 && is_url(&words[0]) {
+                // A URL: an HTTP server (the transport is detected).
+                ServerConfig::http(name, words[0].clone())
+            } else {
+                let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+                ServerConfig::stdio(name, words[0].clone(), &args)
+            };
+            fx.push(Effect::AddServer(server));
+            s.mode = Mode::Normal;
+        }
+        _ => return false,
+    }
+    s.add.error = None;
+    true
+}
+
+pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
+    match a {
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Home
+        | Action::End => move_action(s, a),
+        Action::Left => {
+            s.focus = Pane::Servers;
+            true
+        }
+        Action::Right => {
+            s.focus = match s.focus {
+                Pane::Servers => Pane::Tools,
+                Pane::Tools => Pane::Detail,
+                other => other,
+            };
+            true
+        }
+        Action::NextPane | Action::PrevPane => {
+            s.focus = s.focus.step(a == Action::NextPane);
+            true
+        }
+        Action::Help => {
+            s.mode = Mode::Help;
+            true
+        }
+        Action::Quit => {
+            if s.inflight.is_some() {
+                s.mode = Mode::ConfirmQuit;
+            } else {
+                fx.push(Effect::Quit);
+            }
+            true
+        }
+        Action::Filter => {
+            s.mode = Mode::Filter;
+            s.focus = Pane::Tools;
+            true
+        }
+        Action::AllTools => {
+            s.all_tools = !s.all_tools;
+            s.tool_sel = 0;
+            s.refilter();
+            true
+        }
+        Action::Back => {
+            if let Some(c) = &s.inflight {
+                fx.push(Effect::Manager(Command::Cancel { tag: c.tag }));
+                s.status = Some(format!("cancelling {} on {}…", c.tool, c.server));
+            } else if !s.filter.is_empty() {
+                s.filter.clear();
+                s.refilter();
+            } else {
+                s.focus = Pane::Servers;
+            }
+            true
+        }
+        Action::Open => open_editor(s),
+        Action::ToggleServer => {
+            let Some(v) = s.servers.get_mut(s.server_sel) else {
+                return false;
+            };
+            v.enabled = !v.enabled;
+            let (server, enabled) = (v.name.clone(), v.enabled);
+            fx.push(Effect::WriteEnabled { server, enabled });
+            true
+        }
+        Action::ToggleDeny => {
+            let Some((si, ti)) = s.visible.get(s.tool_sel).copied() else {
+                return false;
+            };
+            let v = &mut s.servers[si];
+            let Some(tool) = v.lists.tools.get(ti).map(|t| t.name.clone()) else {
+                return false;
+            };
+            let previous = v.deny.clone();
+            if v.denied(&tool) {
+                v.deny.retain(|d| *d != tool);
+            } else {
+                v.deny.push(tool);
+            }
+            let (server, tools) = (v.name.clone(), v.deny.clone());
+            fx.push(Effect::WriteDeny {
+                server,
+                tools,
+                previous,
+            });
+            true
+        }
+        Action::Reconnect => {
+            let Some(v) = s.servers.get(s.server_sel) else {
+                return false;
+            };
+            fx.push(Effect::Manager(Command::Reconnect(v.name.clone())));
+            true
+        }
+        Action::Ping => {
+            let Some(v) = s.servers.get(s.server_sel) else {
+                return false;
+            };
+            fx.push(Effect::Manager(Command::Ping(v.name.clone())));
+            s.status = Some(format!("{}: ping…", v.name));
+            true
+        }
+        Action::LogLevel => {
+            let Some(v) = s.servers.get(s.server_sel) else {
+                return false;
+            };
+            use crate::mcp::session::LOG_LEVELS;
+            let next = match v.log_level.as_deref() {
+                Some(l) => LOG_LEVELS
+                    .iter()
+                    .position(|x| *x == l)
+                    .map_or(0, |i| (i + 1) % LOG_LEVELS.len()),
+                None => 0,
+            };
+            fx.push(Effect::Manager(Command::SetLogLevel(
+                v.name.clone(),
+                LOG_LEVELS[next].to_string(),
+            )));
+            true
+        }
+        Action::Copy => {
+            let text = match &s.outcome {
+                Some(o) => match &o.result {
+                    Ok(r) => serde_json::to_string_pretty(&r.raw).unwrap_or_default(),
+                    Err(e) => e.to_string(),
+                },
+                None => {
+                    s.status = Some("nothing to copy yet".into());
+                    return true;
+                }
+            };
+            copy(s, text, fx);
+            true
+        }
+        Action::Save => {
+            save_media(s, fx);
+            true
+        }
+        Action::ProtocolLog => {
+            s.mode = Mode::Log;
+            s.log.seen = s.frames.as_ref().and_then(|f| f.last_seq());
+            true
+        }
+        Action::Network => {
+            open_net(s);
+            true
+        }
+        Action::Resources => {
+            crate::tui::browse::open(s, crate::tui::browse::Kind::Resources);
+            true
+        }
+        Action::Prompts => {
+            crate::tui::browse::open(s, crate::tui::browse::Kind::Prompts);
+            true
+        }
+        Action::Subscribe => {
+            let key = s.keymap.key_label(Action::Resources).unwrap_or_default();
+            s.status = Some(format!(
+                "subscriptions are made in the resources view ({key})"
+            ));
+            true
+        }
+        Action::Reload => {
+            if s.config_path.is_none() {
+                s.status = Some("nothing to reload: this session has no config file (demo)".into());
+            } else {
+                fx.push(Effect::Reload);
+            }
+            true
+        }
+        Action::AddServer => {
+            s.add = AddForm::default();
+            s.mode = Mode::AddServer;
+            true
+        }
+        // Send and the external editor belong to the editor.
+        _ => {
+            s.status = Some(format!("`{}` is not available yet", a.name()));
+            true
+        }
+    }
+}
+
+pub(super) fn move_action(s: &mut State, a: Action) -> bool {
+    let page = 10;
+    match a {
+        Action::Up => move_by(s, -1),
+        Action::Down => move_by(s, 1),
+        Action::PageUp => move_by(s, -page),
+        Action::PageDown => move_by(s, page),
+        Action::Home => move_by(s, isize::MIN / 2),
+        Action::End => move_by(s, isize::MAX / 2),
+        _ => false,
+    }
+}
+
+pub(super) fn move_by(s: &mut State, by: isize) -> bool {
+    match s.focus {
+        Pane::Servers => {
+            let new = step(s.server_sel, by, s.servers.len());
+            if new == s.server_sel {
+                return false;
+            }
+            s.server_sel = new;
+            s.detail_scroll = 0;
+            if !s.all_tools {
+                s.tool_sel = 0;
+                s.refilter();
+            }
+        }
+        Pane::Tools => {
+            let new = step(s.tool_sel, by, s.visible.len());
+            if new == s.tool_sel {
+                return false;
+            }
+            s.tool_sel = new;
+            s.detail_scroll = 0;
+        }
+        Pane::Detail => s.detail_scroll = step(s.detail_scroll, by, usize::MAX / 4),
+        Pane::Result => {
+            // The last page, not the last line alone, is as far as it goes.
+            let screen = ratatui::layout::Rect::new(0, 0, s.size.0, s.size.1);
+            let height = crate::tui::ui::layout(screen, s.servers.len())
+                .result
+                .height
+                .saturating_sub(2) as usize;
+            let n = s.outcome.as_ref().map(|o| o.lines.len()).unwrap_or(0);
+            let last = n.saturating_sub(height.max(1)) + 1;
+            s.result_scroll = step(s.result_scroll, by, last);
+        }
+    }
+    true
+}

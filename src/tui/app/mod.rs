@@ -1,0 +1,178 @@
+//! The TUI's state and its transitions. `update` is a pure function of the
+//! state and one message; it returns whether a redraw is needed and pushes
+//! effects (commands to the manager, config writes, quit) for the driver
+//! to carry out. No IO, no awaits: every transition is unit-testable.
+
+mod editor;
+mod event;
+mod keys;
+mod media;
+mod model;
+mod mouse;
+mod state;
+mod views;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+use ratatui_textarea::TextArea;
+
+use crate::config::ServerConfig;
+use crate::mcp::manager::{Command, Event};
+
+pub use editor::problems;
+use event::on_event;
+pub use event::tool_diff;
+use keys::on_key;
+pub(crate) use media::copy;
+pub use model::*;
+use mouse::on_mouse;
+pub use state::State;
+use views::net_poll;
+
+/// What the driver must do after an update.
+#[derive(Debug)]
+pub enum Effect {
+    Manager(Command),
+    /// Persist a server's enabled flag to the config file.
+    WriteEnabled {
+        server: String,
+        enabled: bool,
+    },
+    /// Persist a server's deny list to the config file.
+    WriteDeny {
+        server: String,
+        tools: Vec<String>,
+        /// The list before, to go back to if the write fails.
+        previous: Vec<String>,
+    },
+    /// Put text on the clipboard (OSC 52).
+    Copy(String),
+    /// Write files (name, bytes) into the current directory.
+    Save(Vec<(String, Vec<u8>)>),
+    /// Read the config file again and hand the servers to the manager.
+    Reload,
+    /// Edit this text in $VISUAL / $EDITOR; answer with `Msg::EditorReturned`.
+    ExternalEditor(String),
+    /// Add this server to the config file, then reload.
+    AddServer(ServerConfig),
+    /// Open this http(s) URL with the system opener (never blocking;
+    /// failures come back as `Msg::Note`).
+    OpenUrl(String),
+    Quit,
+}
+
+/// The most OSC 52 carries reliably (terminals cap it around here).
+pub const COPY_LIMIT: usize = 100_000;
+
+/// An input to `update`.
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Manager(Event),
+    /// The spinner ticks while something is pending.
+    Tick,
+    /// The terminal's size (columns, rows).
+    Resize(u16, u16),
+    /// The result of a config write (Err: a message for the status bar).
+    Written(Result<String, String>),
+    /// The external editor returned this text (Err: why not).
+    EditorReturned(Result<String, String>),
+    /// The config file was read again (Err: why not).
+    Reloaded(Result<Vec<ServerConfig>, String>),
+    /// A message for the status bar from the driver (an opener failed).
+    Note(String),
+}
+
+/// Apply one message. Returns true when the screen must be redrawn.
+pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
+    match msg {
+        Msg::Tick => {
+            if s.mode == Mode::Net {
+                let changed = net_poll(s);
+                if !s.animating() {
+                    return changed;
+                }
+            } else if s.in_log() && !s.animating() {
+                // Only new frames need a redraw.
+                let newest = s.frames.as_ref().and_then(|f| f.last_seq());
+                let changed = newest != s.log.seen;
+                s.log.seen = newest;
+                return changed;
+            }
+            s.spinner = s.spinner.wrapping_add(1);
+            true
+        }
+        Msg::Resize(w, h) => {
+            s.size = (w, h);
+            true
+        }
+        Msg::Written(Ok(note)) => {
+            s.status = Some(note);
+            true
+        }
+        Msg::Written(Err(e)) => {
+            s.status = Some(e);
+            true
+        }
+        Msg::Note(note) => {
+            s.status = Some(note);
+            true
+        }
+        Msg::EditorReturned(Err(e)) => {
+            s.status = Some(e);
+            true
+        }
+        Msg::EditorReturned(Ok(text)) => {
+            let schema = s.editor.as_ref().and_then(|e| {
+                s.servers
+                    .iter()
+                    .find(|v| v.name == e.server)
+                    .and_then(|v| v.lists.tools.iter().find(|t| t.name == e.tool))
+                    .and_then(|t| t.input_schema.clone())
+            });
+            if let Some(e) = s.editor.as_mut() {
+                let text = text.trim_end().to_string();
+                e.problems = problems(&text, schema.as_ref());
+                e.text = TextArea::new(text.lines().map(str::to_string).collect());
+                e.text.set_tab_length(2);
+            }
+            true
+        }
+        Msg::Reloaded(Err(e)) => {
+            s.status = Some(format!("not reloaded: {e}"));
+            true
+        }
+        Msg::Reloaded(Ok(servers)) => {
+            // Keep what is known of servers that stay (the manager keeps
+            // unchanged ones connected); new ones start pending.
+            let mut old: Vec<ServerView> = std::mem::take(&mut s.servers);
+            s.servers = servers
+                .iter()
+                .map(|c| match old.iter().position(|v| v.name == c.name) {
+                    Some(i) => {
+                        let mut v = old.remove(i);
+                        v.enabled = c.enabled;
+                        v.deny = c.deny_tools.clone();
+                        v.http = HttpView::from_config(&c.transport);
+                        v
+                    }
+                    None => ServerView::new(c),
+                })
+                .collect();
+            s.server_sel = s.server_sel.min(s.servers.len().saturating_sub(1));
+            s.refilter();
+            s.status = Some(format!("config reloaded: {} servers", s.servers.len()));
+            true
+        }
+        Msg::Manager(ev) => on_event(s, ev, fx),
+        Msg::Mouse(m) => on_mouse(s, m),
+        Msg::Key(k) => on_key(s, k, fx),
+    }
+}
+
+/// A URL as it may be shown: masked (again: a no-op on a masked URL).
+pub fn url_text(url: &str) -> String {
+    crate::mcp::netlog::shown_url(url)
+}
+
+pub use crate::text::split_command;

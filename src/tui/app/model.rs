@@ -1,0 +1,299 @@
+//! What the TUI keeps about each server, pane and view: plain data.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ratatui_textarea::TextArea;
+use serde_json::Value;
+
+use crate::config::{HttpTransportKind, ServerConfig, TransportConfig};
+use crate::mcp::manager::{CallError, ServerStatus};
+use crate::mcp::session::{Lists, Negotiated};
+use crate::mcp::types::CallResult;
+
+/// Lines of stderr and notifications kept per server in the UI.
+pub(super) const KEEP_LINES: usize = 300;
+
+/// One server as the UI shows it.
+#[derive(Debug, Clone)]
+pub struct ServerView {
+    pub name: String,
+    pub enabled: bool,
+    pub status: ServerStatus,
+    pub negotiated: Option<Negotiated>,
+    pub lists: Arc<Lists>,
+    pub deny: Vec<String>,
+    /// Latency of the last call, for the servers pane.
+    pub last_latency: Option<Duration>,
+    /// The last ping's round trip.
+    pub ping: Option<Duration>,
+    /// The log level asked of the server, once set.
+    pub log_level: Option<String>,
+    pub stderr: VecDeque<String>,
+    pub notices: VecDeque<String>,
+    pub findings: usize,
+    /// For an HTTP server: its settings as they may be shown.
+    pub http: Option<HttpView>,
+    /// Its resource subscriptions (they end with its session).
+    pub subs: crate::tui::browse::Subs,
+}
+
+/// An HTTP server's settings as the UI may show them. Secrets are masked
+/// when the view is built, so the state never holds them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpView {
+    /// The URL, secret query values and user info masked.
+    pub url: String,
+    pub kind: HttpTransportKind,
+    /// The configured headers, secret values masked.
+    pub headers: Vec<(String, String)>,
+    pub ca_file: Option<String>,
+    /// TLS certificates are not verified (`insecure = true`).
+    pub insecure: bool,
+}
+
+impl HttpView {
+    pub fn from_config(transport: &TransportConfig) -> Option<HttpView> {
+        use crate::mcp::netlog::{shown_header, shown_url};
+        match transport {
+            TransportConfig::Http {
+                url,
+                headers,
+                transport,
+                ca_file,
+                insecure,
+            } => Some(HttpView {
+                url: shown_url(url),
+                kind: *transport,
+                headers: headers.iter().map(|(n, v)| shown_header(n, v)).collect(),
+                ca_file: ca_file
+                    .as_ref()
+                    .map(|p| crate::sanitize::one_line(&p.display().to_string())),
+                insecure: *insecure,
+            }),
+            TransportConfig::Stdio { .. } => None,
+        }
+    }
+
+    /// The transport in words.
+    pub fn kind_label(&self) -> &'static str {
+        match self.kind {
+            HttpTransportKind::Auto => "HTTP, auto (streamable HTTP, else legacy HTTP+SSE)",
+            HttpTransportKind::StreamableHttp => "streamable HTTP",
+            HttpTransportKind::Sse => "legacy HTTP+SSE",
+        }
+    }
+}
+
+impl ServerView {
+    pub fn new(config: &ServerConfig) -> Self {
+        ServerView {
+            name: config.name.clone(),
+            enabled: config.enabled,
+            status: if config.enabled {
+                ServerStatus::Pending
+            } else {
+                ServerStatus::Disabled
+            },
+            negotiated: None,
+            lists: Arc::new(Lists::default()),
+            deny: config.deny_tools.clone(),
+            last_latency: None,
+            ping: None,
+            log_level: None,
+            stderr: VecDeque::new(),
+            notices: VecDeque::new(),
+            findings: 0,
+            http: HttpView::from_config(&config.transport),
+            subs: crate::tui::browse::Subs::default(),
+        }
+    }
+
+    pub fn denied(&self, tool: &str) -> bool {
+        self.deny.iter().any(|d| d == tool)
+    }
+}
+
+/// Which pane has the focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Servers,
+    Tools,
+    Detail,
+    Result,
+}
+
+impl Pane {
+    pub(super) const ORDER: [Pane; 4] = [Pane::Servers, Pane::Tools, Pane::Detail, Pane::Result];
+
+    pub(super) fn step(self, forward: bool) -> Pane {
+        let i = Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0);
+        let n = Pane::ORDER.len();
+        Pane::ORDER[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
+    }
+}
+
+/// What the keyboard is talking to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    /// Typing the tool filter.
+    Filter,
+    /// Editing a call's arguments.
+    Editor,
+    Help,
+    /// Quit asked while a call is in flight.
+    ConfirmQuit,
+    /// The protocol log, full screen.
+    Log,
+    /// Typing the protocol log's method filter.
+    LogFilter,
+    /// The add-server form.
+    AddServer,
+    /// The network view: HTTP exchanges, full screen.
+    Net,
+    /// The selected server's resources and templates, full screen.
+    Resources,
+    /// The selected server's prompts, full screen.
+    Prompts,
+}
+
+/// The add-server form: a name and a command line.
+#[derive(Debug, Clone, Default)]
+pub struct AddForm {
+    pub name: String,
+    pub command: String,
+    /// Which field has the cursor: 0 name, 1 command.
+    pub field: usize,
+    pub error: Option<String>,
+}
+
+/// The protocol log view.
+#[derive(Debug, Clone, Default)]
+pub struct LogView {
+    /// Index into the filtered frames; `None` follows the newest.
+    pub sel: Option<usize>,
+    /// Only the selected server's frames.
+    pub only_server: bool,
+    /// Only frames whose method contains this.
+    pub method: String,
+    /// The newest frame drawn, to redraw only when frames arrive.
+    pub seen: Option<u64>,
+}
+
+/// The network view.
+#[derive(Debug, Clone, Default)]
+pub struct NetView {
+    /// The selected exchange by sequence number (stable while the ring
+    /// drops old entries); `None` follows the newest.
+    pub sel: Option<u64>,
+    /// Only the selected server's exchanges.
+    pub only_server: bool,
+    /// What the screen shows, to redraw only when it changes: the log's
+    /// next sequence number and a fingerprint of the visible exchanges.
+    pub seen: Option<(u64, u64)>,
+    /// Whether a visible exchange was still open at the last look (then
+    /// it may progress without a new one starting).
+    pub open: bool,
+    /// The keys scroll the details rather than move the selection.
+    pub detail_focus: bool,
+    pub detail_scroll: usize,
+}
+
+/// The argument editor on one tool.
+pub struct Editor {
+    pub server: String,
+    pub tool: String,
+    pub text: TextArea<'static>,
+    /// Problems with the arguments as they stand: JSON syntax, or schema
+    /// violations by path.
+    pub problems: Vec<String>,
+}
+
+/// A call in flight.
+#[derive(Debug, Clone)]
+pub struct InFlight {
+    pub tag: u64,
+    pub server: String,
+    pub tool: String,
+    /// The request id (also its progressToken), once sent.
+    pub request_id: Option<i64>,
+    /// The last progress notification, if any.
+    pub progress: Option<ProgressView>,
+    /// For a call that runs as a task: its id, status and message.
+    pub task: Option<String>,
+}
+
+/// A server request waiting for the person (sampling, elicitation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AskView {
+    /// The manager's id, for `Command::AnswerServerRequest`.
+    pub id: u64,
+    pub server: String,
+    pub method: String,
+    pub params: Value,
+}
+
+/// A call's progress as the server reported it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressView {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+    /// Units per second since the first notification.
+    pub rate: Option<f64>,
+    /// When the first notification came, and its progress value.
+    pub first: (std::time::Instant, f64),
+}
+
+impl ProgressView {
+    /// `3/10 (30%) · step 3 · 2.0/s`
+    pub fn text(&self) -> String {
+        let mut t =
+            crate::mcp::types::progress_text(self.progress, self.total, self.message.as_deref());
+        if let Some(r) = self.rate {
+            t.push_str(&format!(" · {r:.1}/s"));
+        }
+        t
+    }
+
+    /// The fraction done, when the total is known.
+    pub fn ratio(&self) -> Option<f64> {
+        self.total
+            .filter(|t| *t > 0.0)
+            .map(|t| (self.progress / t).clamp(0.0, 1.0))
+    }
+}
+
+/// The last call's outcome.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub server: String,
+    pub tool: String,
+    pub result: Result<CallResult, CallError>,
+    pub elapsed: Duration,
+    pub output_schema: Option<Value>,
+    /// The outcome prepared for display (sanitized, long lines chunked).
+    pub lines: crate::tui::result::Prepared,
+}
+
+pub(super) fn push_bounded(q: &mut VecDeque<String>, line: String) {
+    if q.len() == KEEP_LINES {
+        q.pop_front();
+    }
+    q.push_back(line);
+}
+
+/// `value` moved by `by`, within `0..len`.
+pub(super) fn step(value: usize, by: isize, len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let v = value as isize + by;
+    v.clamp(0, len as isize - 1) as usize
+}

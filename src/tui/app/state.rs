@@ -1,0 +1,246 @@
+//! [`State`]: everything the UI shows, and queries over it (the visible
+//! tools, the selection, the log's and the network view's contents).
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::config::ServerConfig;
+use crate::mcp::manager::ServerStatus;
+use crate::mcp::netlog::Exchange;
+use crate::mcp::types::Tool;
+use crate::tui::keymap::Keymap;
+
+use super::model::*;
+
+/// Everything the UI shows. Plain data.
+pub struct State {
+    pub servers: Vec<ServerView>,
+    pub server_sel: usize,
+    /// Tools of every server rather than the selected one.
+    pub all_tools: bool,
+    pub filter: String,
+    /// Indices (server, tool) of the tools shown, after scope and filter.
+    pub visible: Vec<(usize, usize)>,
+    pub tool_sel: usize,
+    pub focus: Pane,
+    pub mode: Mode,
+    pub editor: Option<Editor>,
+    /// Each tool's last arguments, for this session.
+    pub last_args: HashMap<(String, String), String>,
+    pub inflight: Option<InFlight>,
+    /// Server requests waiting for an answer, oldest first.
+    pub asks: VecDeque<AskView>,
+    /// The screen of the oldest request (its id, its screen): shown over
+    /// everything, and every key goes to it.
+    pub ask: Option<(u64, crate::tui::ask::AskScreen)>,
+    pub outcome: Option<Outcome>,
+    pub result_scroll: usize,
+    pub detail_scroll: usize,
+    pub keymap: Keymap,
+    /// A one-line message for the status bar (errors of writes, hints).
+    pub status: Option<String>,
+    pub spinner: usize,
+    pub config_path: Option<PathBuf>,
+    /// The raw frames (shared with the sessions; read-only here).
+    pub frames: Option<Arc<crate::mcp::framelog::FrameLog>>,
+    pub log: LogView,
+    pub net: NetView,
+    /// The colours (`[theme]`, `NO_COLOR`).
+    pub theme: crate::tui::theme::Theme,
+    /// The terminal's size, for mapping mouse clicks to panes.
+    pub size: (u16, u16),
+    pub add: AddForm,
+    /// The resources view.
+    pub resources: crate::tui::browse::Browse,
+    /// The prompts view.
+    pub prompts: crate::tui::browse::Browse,
+    /// Where closing the help goes back to (a view), if not the panes.
+    pub help_back: Option<Mode>,
+    next_tag: u64,
+}
+
+impl State {
+    pub fn new(servers: &[ServerConfig], keymap: Keymap, config_path: Option<PathBuf>) -> State {
+        let mut s = State {
+            servers: servers.iter().map(ServerView::new).collect(),
+            server_sel: 0,
+            all_tools: false,
+            filter: String::new(),
+            visible: Vec::new(),
+            tool_sel: 0,
+            focus: Pane::Servers,
+            mode: Mode::Normal,
+            editor: None,
+            last_args: HashMap::new(),
+            inflight: None,
+            asks: VecDeque::new(),
+            ask: None,
+            outcome: None,
+            result_scroll: 0,
+            detail_scroll: 0,
+            keymap,
+            status: None,
+            spinner: 0,
+            config_path,
+            frames: None,
+            log: LogView::default(),
+            net: NetView::default(),
+            theme: crate::tui::theme::Theme::from_config(
+                &[],
+                std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            )
+            .unwrap_or_default(),
+            size: (80, 24),
+            add: AddForm::default(),
+            resources: crate::tui::browse::Browse::default(),
+            prompts: crate::tui::browse::Browse::default(),
+            help_back: None,
+            next_tag: 1,
+        };
+        s.refilter();
+        s
+    }
+
+    /// Whether anything animates (the spinner runs only then).
+    pub fn busy(&self) -> bool {
+        self.animating() || self.in_log() || self.mode == Mode::Net
+    }
+
+    /// Whether the spinner has something to show.
+    pub(super) fn animating(&self) -> bool {
+        self.inflight.is_some()
+            || self.resources.pending.is_some()
+            || self.prompts.pending.is_some()
+            || self
+                .servers
+                .iter()
+                .any(|s| s.status == ServerStatus::Pending)
+    }
+
+    pub(super) fn in_log(&self) -> bool {
+        matches!(self.mode, Mode::Log | Mode::LogFilter)
+    }
+
+    /// The frames the log shows, after its filters.
+    pub fn log_frames(&self) -> Vec<Arc<crate::mcp::framelog::Frame>> {
+        let Some(frames) = &self.frames else {
+            return Vec::new();
+        };
+        let server = self
+            .selected_server()
+            .map(|v| v.name.as_str())
+            .unwrap_or("");
+        let method = self.log.method.to_lowercase();
+        frames
+            .snapshot()
+            .into_iter()
+            .filter(|f| !self.log.only_server || &*f.server == server)
+            .filter(|f| {
+                method.is_empty()
+                    || f.method
+                        .as_deref()
+                        .is_some_and(|m| m.to_lowercase().contains(&method))
+            })
+            .collect()
+    }
+
+    /// The HTTP exchanges the network view shows, oldest first.
+    pub fn net_exchanges(&self) -> Vec<Exchange> {
+        let Some(frames) = &self.frames else {
+            return Vec::new();
+        };
+        let mut all = frames.net().snapshot();
+        if self.net.only_server {
+            let server = self
+                .selected_server()
+                .map(|v| v.name.as_str())
+                .unwrap_or("");
+            all.retain(|e| &*e.server == server);
+        }
+        all
+    }
+
+    /// The index of the selected exchange in `list` (the newest when
+    /// following, the next one when the selected one is gone).
+    pub fn net_index(&self, list: &[Exchange]) -> Option<usize> {
+        if list.is_empty() {
+            return None;
+        }
+        let last = list.len() - 1;
+        Some(match self.net.sel {
+            None => last,
+            Some(seq) => list.iter().position(|e| e.seq >= seq).unwrap_or(last),
+        })
+    }
+
+    pub fn selected_server(&self) -> Option<&ServerView> {
+        self.servers.get(self.server_sel)
+    }
+
+    /// The selected tool and its server.
+    pub fn selected_tool(&self) -> Option<(&ServerView, &Tool)> {
+        let (si, ti) = *self.visible.get(self.tool_sel)?;
+        let server = self.servers.get(si)?;
+        Some((server, server.lists.tools.get(ti)?))
+    }
+
+    /// The selected tool as (server name, tool name).
+    pub fn selected_names(&self) -> Option<(String, String)> {
+        let (v, t) = self.selected_tool()?;
+        Some((v.name.clone(), t.name.clone()))
+    }
+
+    /// Recompute the visible tools after a change of scope or filter.
+    pub fn refilter(&mut self) {
+        let previous = self.selected_names();
+        self.refilter_to(previous);
+    }
+
+    /// Recompute the visible tools, keeping `previous` selected by name
+    /// (indices shift when lists change; names do not).
+    pub fn refilter_to(&mut self, previous: Option<(String, String)>) {
+        let needle = self.filter.to_lowercase();
+        let keep = |t: &Tool| {
+            needle.is_empty()
+                || t.name.to_lowercase().contains(&needle)
+                || t.title
+                    .as_deref()
+                    .is_some_and(|x| x.to_lowercase().contains(&needle))
+                || t.description
+                    .as_deref()
+                    .is_some_and(|d| d.to_lowercase().contains(&needle))
+        };
+        self.visible.clear();
+        for (si, s) in self.servers.iter().enumerate() {
+            if !self.all_tools && si != self.server_sel {
+                continue;
+            }
+            for (ti, t) in s.lists.tools.iter().enumerate() {
+                if keep(t) {
+                    self.visible.push((si, ti));
+                }
+            }
+        }
+        let servers = &self.servers;
+        self.tool_sel = previous
+            .and_then(|(sn, tn)| {
+                self.visible.iter().position(|&(si, ti)| {
+                    servers[si].name == sn
+                        && servers[si]
+                            .lists
+                            .tools
+                            .get(ti)
+                            .is_some_and(|t| t.name == tn)
+                })
+            })
+            .unwrap_or(0)
+            .min(self.visible.len().saturating_sub(1));
+    }
+
+    pub(crate) fn next_tag(&mut self) -> u64 {
+        let t = self.next_tag;
+        self.next_tag += 1;
+        t
+    }
+}
