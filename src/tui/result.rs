@@ -2,7 +2,8 @@
 //! block sanitized and split into lines (very long lines cut into chunks),
 //! so drawing a frame only touches the lines on screen.
 
-use ratatui::style::{Color, Modifier, Style};
+use crate::tui::theme::Role;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use serde_json::Value;
 
@@ -15,7 +16,7 @@ use crate::sanitize;
 const CHUNK: usize = 2000;
 
 /// Styles of plain text rows (a byte per row instead of a `Style`).
-const TEXT_STYLES: [Style; 2] = [Style::new(), Style::new().fg(Color::Cyan)];
+const TEXT_STYLES: [Style; 2] = [Style::new(), Style::new().fg(Role::Accent.color())];
 const PLAIN: u8 = 0;
 const STRUCTURED: u8 = 1;
 
@@ -77,7 +78,7 @@ impl Prepared {
             if self.rows.last().is_none_or(|r| !r.styled) {
                 self.push(Line::styled(
                     "… (the rest is too large to show)",
-                    Style::default().fg(Color::Yellow),
+                    Role::Warn.style(),
                 ));
             }
             return;
@@ -150,18 +151,15 @@ fn highlight_json_line(line: &str) -> Line<'static> {
         None => (None, body),
     };
     if let Some(k) = key {
-        spans.push(Span::styled(
-            k.to_string(),
-            Style::default().fg(Color::Cyan),
-        ));
+        spans.push(Span::styled(k.to_string(), Role::Accent.style()));
     }
     let value = rest.trim_start_matches(": ").trim_end_matches(',');
     let style = if value.starts_with('"') {
-        Style::default().fg(Color::Green)
+        Role::Ok.style()
     } else if value == "true" || value == "false" || value == "null" {
-        Style::default().fg(Color::Magenta)
+        Role::Media.style()
     } else if value.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-        Style::default().fg(Color::Yellow)
+        Role::Warn.style()
     } else {
         Style::default()
     };
@@ -176,17 +174,14 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
         Err(e) => {
             lines.push(Line::styled(
                 format!("✗ {}", clean(&e.to_string())),
-                Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+                Role::Error.style().add_modifier(Modifier::BOLD),
             ));
         }
         Ok(r) => {
             if r.is_error {
                 lines.push(Line::styled(
                     "✗ the tool reported an error (isError)",
-                    Style::default()
-                        .fg(Color::White)
-                        .bg(Color::Red)
-                        .add_modifier(Modifier::BOLD),
+                    Role::Alert.style().add_modifier(Modifier::BOLD),
                 ));
             }
             for block in &r.content {
@@ -198,7 +193,7 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                             clean(mime),
                             Content::decoded_len(data)
                         ),
-                        Style::default().fg(Color::Magenta),
+                        Role::Media.style(),
                     )),
                     Content::Audio { mime, data } => lines.push(Line::styled(
                         format!(
@@ -206,7 +201,7 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                             clean(mime),
                             Content::decoded_len(data)
                         ),
-                        Style::default().fg(Color::Magenta),
+                        Role::Media.style(),
                     )),
                     Content::ResourceLink { uri, name, .. } => lines.push(Line::styled(
                         format!(
@@ -214,14 +209,14 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                             clean(uri),
                             name.as_deref().map(clean).unwrap_or_default()
                         ),
-                        Style::default().fg(Color::Blue),
+                        Role::Link.style(),
                     )),
                     Content::Resource {
                         uri, text, blob, ..
                     } => {
                         lines.push(Line::styled(
                             format!("[resource] {}", clean(uri)),
-                            Style::default().fg(Color::Blue),
+                            Role::Link.style(),
                         ));
                         if let Some(t) = text {
                             push_text(&mut lines, t, "  ", PLAIN);
@@ -234,7 +229,7 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                     }
                     Content::Unknown { kind, .. } => lines.push(Line::styled(
                         format!("[unknown content type {}]", clean(kind)),
-                        Style::default().fg(Color::Yellow),
+                        Role::Warn.style(),
                     )),
                 }
             }
@@ -247,22 +242,20 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                 push_text(&mut lines, &pretty, "", STRUCTURED);
                 if let Some(schema) = output_schema {
                     match crate::schema::check(schema, sc) {
-                        Ok(v) if v.is_empty() => lines.push(Line::styled(
-                            "✓ matches the outputSchema",
-                            Style::default().fg(Color::Green),
-                        )),
+                        Ok(v) if v.is_empty() => {
+                            lines.push(Line::styled("✓ matches the outputSchema", Role::Ok.style()))
+                        }
                         Ok(v) => {
                             for x in v {
                                 lines.push(Line::styled(
                                     format!("✗ {}", clean(&x.to_string())),
-                                    Style::default().fg(Color::Red),
+                                    Role::Error.style(),
                                 ));
                             }
                         }
-                        Err(e) => lines.push(Line::styled(
-                            format!("? {}", clean(&e)),
-                            Style::default().fg(Color::Yellow),
-                        )),
+                        Err(e) => {
+                            lines.push(Line::styled(format!("? {}", clean(&e)), Role::Warn.style()))
+                        }
                     }
                 }
             }
@@ -277,7 +270,7 @@ pub type Media = Vec<(String, String)>;
 fn error_line(e: &crate::mcp::manager::CallError) -> Line<'static> {
     Line::styled(
         format!("✗ {}", clean(&e.to_string())),
-        Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+        Role::Error.style().add_modifier(Modifier::BOLD),
     )
 }
 
@@ -313,21 +306,16 @@ pub fn read_lines(result: &Result<Value, crate::mcp::manager::CallError>) -> (Pr
     let Some(contents) = v.get("contents").and_then(Value::as_array) else {
         lines.push(Line::styled(
             "✗ the answer has no `contents` array; as received:",
-            Style::default().fg(Color::Red),
+            Role::Error.style(),
         ));
         let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
         push_text(&mut lines, &pretty, "", PLAIN);
         return (lines, media);
     };
     if contents.is_empty() {
-        lines.push(Line::styled(
-            "(no contents)",
-            Style::default().fg(Color::DarkGray),
-        ));
+        lines.push(Line::styled("(no contents)", Role::Muted.style()));
     }
-    let head = Style::default()
-        .fg(Color::Blue)
-        .add_modifier(Modifier::BOLD);
+    let head = Role::Link.style().add_modifier(Modifier::BOLD);
     for (i, c) in contents.iter().enumerate() {
         let s = |k: &str| c.get(k).and_then(Value::as_str);
         let uri = s("uri").unwrap_or("(no uri)");
@@ -358,16 +346,13 @@ pub fn read_lines(result: &Result<Value, crate::mcp::manager::CallError>) -> (Pr
                         "[blob] {mime_text}, {} decoded",
                         human(Content::decoded_len(blob))
                     ),
-                    Style::default().fg(Color::Magenta),
+                    Role::Media.style(),
                 ));
                 media.push((crate::text::file_name_for(uri, mime), blob.to_string()));
             }
             (None, None) => {
                 lines.push(Line::styled(format!("{} · {mime_text}", clean(uri)), head));
-                lines.push(Line::styled(
-                    "(neither text nor blob)",
-                    Style::default().fg(Color::Yellow),
-                ));
+                lines.push(Line::styled("(neither text nor blob)", Role::Warn.style()));
             }
         }
     }
@@ -397,25 +382,20 @@ pub fn prompt_lines(
     let Some(messages) = v.get("messages").and_then(Value::as_array) else {
         lines.push(Line::styled(
             "✗ the answer has no `messages` array",
-            Style::default().fg(Color::Red),
+            Role::Error.style(),
         ));
         return (lines, media);
     };
     if messages.is_empty() {
-        lines.push(Line::styled(
-            "(no messages)",
-            Style::default().fg(Color::DarkGray),
-        ));
+        lines.push(Line::styled("(no messages)", Role::Muted.style()));
     }
-    let muted = Style::default().fg(Color::Magenta);
+    let muted = Role::Media.style();
     let mut findings = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("(no role)");
         lines.push(Line::styled(
             format!("{}:", clean(role)),
-            Style::default()
-                .fg(Color::Cyan)
-                .add_modifier(Modifier::BOLD),
+            Role::Accent.style().add_modifier(Modifier::BOLD),
         ));
         let blocks = match m.get("content") {
             Some(Value::Array(list)) => list.clone(),
@@ -460,7 +440,7 @@ pub fn prompt_lines(
                         .unwrap_or_default();
                     lines.push(Line::styled(
                         format!("  [resource] {}{mime_text}", clean(&uri)),
-                        Style::default().fg(Color::Blue),
+                        Role::Link.style(),
                     ));
                     if let Some(t) = text {
                         push_text(&mut lines, &t, "    ", PLAIN);
@@ -485,14 +465,14 @@ pub fn prompt_lines(
                     if let Some(m) = mime {
                         t.push_str(&format!(" · {}", clean(&m)));
                     }
-                    lines.push(Line::styled(t, Style::default().fg(Color::Blue)));
+                    lines.push(Line::styled(t, Role::Link.style()));
                     if let Some(d) = description {
                         push_text(&mut lines, &d, "    ", PLAIN);
                     }
                 }
                 Content::Unknown { kind, .. } => lines.push(Line::styled(
                     format!("  [unknown content type {}]", clean(&kind)),
-                    Style::default().fg(Color::Yellow),
+                    Role::Warn.style(),
                 )),
             }
         }

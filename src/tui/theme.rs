@@ -6,18 +6,72 @@
 use std::str::FromStr;
 
 use ratatui::buffer::Buffer;
-use ratatui::style::Color;
+use ratatui::style::{Color, Modifier, Style};
 
-/// The roles, with the colour each is drawn in before the theme applies.
+/// The roles `[theme]` can recolour, with the colour each is drawn in
+/// before the theme applies.
 pub const ROLES: [(&str, Color, &str); 7] = [
-    ("accent", Color::Cyan, "focused pane, keys, types"),
-    ("ok", Color::Green, "connected, valid, read-only"),
-    ("error", Color::Red, "failed, errors, destructive"),
-    ("warn", Color::Yellow, "pending, findings, messages"),
-    ("muted", Color::DarkGray, "hints, secondary text"),
-    ("link", Color::Blue, "links, outgoing frames"),
-    ("media", Color::Magenta, "images and audio"),
+    ("accent", Role::Accent.color(), "focused pane, keys, types"),
+    ("ok", Role::Ok.color(), "connected, valid, read-only"),
+    ("error", Role::Error.color(), "failed, errors, destructive"),
+    ("warn", Role::Warn.color(), "pending, findings, messages"),
+    ("muted", Role::Muted.color(), "hints, secondary text"),
+    ("link", Role::Link.color(), "links, outgoing frames"),
+    ("media", Role::Media.color(), "images and audio"),
 ];
+
+/// What a piece of the screen is, for its colour. Panes name roles, never
+/// colours; each role is drawn in its base colour ([`Role::color`]) and the
+/// [`Theme`] maps the base colours of the finished frame to the user's
+/// (`[theme]`) or takes colour out (`NO_COLOR`), so content prepared ahead
+/// (a result's JSON colours) follows the theme too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The focused pane, keys, types.
+    Accent,
+    /// Connected, valid, read-only.
+    Ok,
+    /// Failed, errors, destructive.
+    Error,
+    /// Pending, findings, messages.
+    Warn,
+    /// Hints, secondary text.
+    Muted,
+    /// Links, outgoing frames.
+    Link,
+    /// Images and audio.
+    Media,
+    /// The selected row of a list or field.
+    Selected,
+    /// What must not be missed: a malformed frame, an error badge.
+    Alert,
+}
+
+impl Role {
+    /// The colour this role is drawn in before the theme applies.
+    pub const fn color(self) -> Color {
+        match self {
+            Role::Accent => Color::Cyan,
+            Role::Ok => Color::Green,
+            Role::Error | Role::Alert => Color::Red,
+            Role::Warn => Color::Yellow,
+            Role::Muted => Color::DarkGray,
+            Role::Link => Color::Blue,
+            Role::Media => Color::Magenta,
+            Role::Selected => Color::Reset,
+        }
+    }
+
+    /// The role's style: its colour (white on red for an alert; reversed
+    /// for the selection).
+    pub fn style(self) -> Style {
+        match self {
+            Role::Selected => Style::default().add_modifier(Modifier::REVERSED),
+            Role::Alert => Style::default().fg(Color::White).bg(Color::Red),
+            r => Style::default().fg(r.color()),
+        }
+    }
+}
 
 /// How the palette is drawn.
 #[derive(Debug, Clone, Default, PartialEq)]

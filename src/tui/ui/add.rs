@@ -1,8 +1,9 @@
 //! The add-server dialog.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::tui::app::State;
@@ -13,7 +14,7 @@ pub(super) fn render_add(s: &State, f: &mut Frame, area: Rect) {
     let form = &s.add;
     let field = |label: &str, value: &str, active: bool| {
         let style = if active {
-            Style::default().add_modifier(Modifier::REVERSED)
+            Role::Selected.style()
         } else {
             Style::default()
         };
@@ -28,14 +29,11 @@ pub(super) fn render_add(s: &State, f: &mut Frame, area: Rect) {
         field("command or URL", &form.command, form.field == 1),
         Line::styled(
             "  e.g. npx -y @modelcontextprotocol/server-everything",
-            Style::default().fg(Color::DarkGray),
+            Role::Muted.style(),
         ),
     ];
     if let Some(e) = &form.error {
-        lines.push(Line::styled(
-            format!("✗ {}", clean(e)),
-            Style::default().fg(Color::Red),
-        ));
+        lines.push(Line::styled(format!("✗ {}", clean(e)), Role::Error.style()));
     }
     popup(f, area, 76, "Add a server (Enter adds, Esc cancels)", lines);
 }

@@ -2,9 +2,10 @@
 //! elicitation, a sampling request. Pure renders of `&State`; everything
 //! the server sent is sanitized here.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
@@ -15,7 +16,7 @@ use crate::tui::ask::{AskScreen, Field, Form, Input, LineEdit, LineKind, Samplin
 use crate::tui::keymap::Action;
 
 fn muted() -> Style {
-    Style::default().fg(Color::DarkGray)
+    Role::Muted.style()
 }
 
 fn bold() -> Style {
@@ -23,7 +24,7 @@ fn bold() -> Style {
 }
 
 fn red() -> Style {
-    Style::default().fg(Color::Red)
+    Role::Error.style()
 }
 
 /// The request's frame: as wide as suits, as tall as its content (all of
@@ -62,13 +63,16 @@ pub fn render(s: &State, f: &mut Frame, area: Rect) {
     f.render_widget(Clear, rect);
     let server = clean(&ask.server);
     let (title, border) = match screen {
-        AskScreen::Form(_) => (format!(" {server} asks for input "), Color::Cyan),
-        AskScreen::Url(_) => (format!(" {server} asks you to open a URL "), Color::Yellow),
+        AskScreen::Form(_) => (format!(" {server} asks for input "), Role::Accent.color()),
+        AskScreen::Url(_) => (
+            format!(" {server} asks you to open a URL "),
+            Role::Warn.color(),
+        ),
         AskScreen::Sampling(_) => (
             format!(" {server} asks for a model reply (sampling) "),
-            Color::Cyan,
+            Role::Accent.color(),
         ),
-        AskScreen::Other { .. } => (format!(" {server} sent a request "), Color::Yellow),
+        AskScreen::Other { .. } => (format!(" {server} sent a request "), Role::Warn.color()),
     };
     let style = Style::default().fg(border).add_modifier(Modifier::BOLD);
     let block = Block::default()
@@ -191,7 +195,7 @@ fn render_form(form: &Form, f: &mut Frame, area: Rect) {
 
     let more_above = first > 0;
     let status = match form.content() {
-        Ok(_) => Line::styled("✓ ready to send", Style::default().fg(Color::Green)),
+        Ok(_) => Line::styled("✓ ready to send", Role::Ok.style()),
         Err(n) => Line::styled(
             format!(
                 "✗ {n} field{} need{} attention",
@@ -227,9 +231,7 @@ pub(super) fn field_lines(
     label_w: usize,
 ) -> Vec<Line<'static>> {
     let label_style = if focused {
-        Style::default()
-            .fg(Color::Cyan)
-            .add_modifier(Modifier::BOLD)
+        Role::Accent.style().add_modifier(Modifier::BOLD)
     } else {
         bold()
     };
@@ -324,7 +326,7 @@ fn kind_hint(field: &Field) -> Option<String> {
 
 /// The value as it is drawn, `width` cells at most.
 fn value_spans(field: &Field, focused: bool, width: usize) -> Vec<Span<'static>> {
-    let sel = Style::default().add_modifier(Modifier::REVERSED);
+    let sel = Role::Selected.style();
     match &field.input {
         Input::Text { line, format, .. } => {
             let placeholder = match format.as_deref() {
@@ -446,7 +448,7 @@ fn text_spans(
         let shown = fit(placeholder, width);
         let pad = width.saturating_sub(shown.chars().count());
         return vec![
-            Span::styled(shown, field.fg(Color::DarkGray)),
+            Span::styled(shown, field.fg(Role::Muted.color())),
             Span::styled(" ".repeat(pad), field),
         ];
     }
@@ -490,12 +492,7 @@ fn url_lines(s: &State, u: &UrlAsk) -> Vec<Line<'static>> {
     match &domain {
         Some(d) => lines.push(Line::from(vec![
             Span::styled("Domain  ", muted()),
-            Span::styled(
-                clean(d),
-                Style::default()
-                    .fg(Color::Yellow)
-                    .add_modifier(Modifier::BOLD),
-            ),
+            Span::styled(clean(d), Role::Warn.style().add_modifier(Modifier::BOLD)),
         ])),
         None => lines.push(Line::styled("⚠ this is not a URL mcpdeck can read", red())),
     }
@@ -515,7 +512,7 @@ fn url_lines(s: &State, u: &UrlAsk) -> Vec<Line<'static>> {
             if p.scheme() != "https" {
                 lines.push(Line::styled(
                     "⚠ not HTTPS: what you type there can be read on the way",
-                    Style::default().fg(Color::Yellow),
+                    Role::Warn.style(),
                 ));
             }
             lines.push(Line::raw(format!(
@@ -525,7 +522,7 @@ fn url_lines(s: &State, u: &UrlAsk) -> Vec<Line<'static>> {
         }
         None => lines.push(Line::styled(
             "Not an http(s) URL: mcpdeck will not open it.",
-            Style::default().fg(Color::Yellow),
+            Role::Warn.style(),
         )),
     }
     lines.push(Line::raw(format!(
@@ -547,7 +544,7 @@ fn render_sampling(s: &State, x: &Sampling, f: &mut Frame, area: Rect) {
         .map(|(kind, text)| {
             let text = sanitize::visible(text).into_owned();
             match kind {
-                LineKind::Heading => Line::styled(text, bold().fg(Color::Cyan)),
+                LineKind::Heading => Line::styled(text, bold().fg(Role::Accent.color())),
                 LineKind::Label => Line::styled(text, bold()),
                 LineKind::Text => Line::raw(format!("  {text}")),
                 LineKind::Muted => Line::styled(text, muted()),
@@ -556,9 +553,7 @@ fn render_sampling(s: &State, x: &Sampling, f: &mut Frame, area: Rect) {
         .collect();
     let focus = |on: bool| {
         if on {
-            Style::default()
-                .fg(Color::Cyan)
-                .add_modifier(Modifier::BOLD)
+            Role::Accent.style().add_modifier(Modifier::BOLD)
         } else {
             Style::default()
         }

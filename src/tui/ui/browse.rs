@@ -2,9 +2,10 @@
 //! server's suggestions, and what was read or got. Pure renders of
 //! `&State`; everything a server sent is sanitized here.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use serde_json::Value;
@@ -19,7 +20,7 @@ use crate::tui::keymap::Action;
 const SHOWN_SUGGESTIONS: usize = 6;
 
 fn muted() -> Style {
-    Style::default().fg(Color::DarkGray)
+    Role::Muted.style()
 }
 
 fn view(s: &State, kind: Kind) -> &Browse {
@@ -100,7 +101,7 @@ fn empty_lines(s: &State, kind: Kind, v: Option<&ServerView>) -> Vec<Line<'stati
                 "{name} is {}: nothing to list until it is connected.",
                 v.status.label()
             ),
-            Style::default().fg(Color::Yellow),
+            Role::Warn.style(),
         )];
     }
     if !b.filter.is_empty() {
@@ -159,8 +160,8 @@ fn render_list(s: &State, kind: Kind, list: &[Entry], f: &mut Frame, area: Rect)
     if kind == Kind::Resources && v.is_some_and(|v| !v.subs.on.is_empty()) {
         outer = outer.title(
             Line::from(vec![
-                Span::styled("◉ subscribed ", Style::default().fg(Color::Green)),
-                Span::styled("✱ updated ", Style::default().fg(Color::Yellow)),
+                Span::styled("◉ subscribed ", Role::Ok.style()),
+                Span::styled("✱ updated ", Role::Warn.style()),
             ])
             .alignment(Alignment::Right),
         );
@@ -190,7 +191,7 @@ fn render_list(s: &State, kind: Kind, list: &[Entry], f: &mut Frame, area: Rect)
         };
         let mut line = Line::from(columns.row(v, *e, x));
         if i == sel {
-            line = line.patch_style(Style::default().add_modifier(Modifier::REVERSED));
+            line = line.patch_style(Role::Selected.style());
         }
         lines.push(line);
         if i == sel {
@@ -312,7 +313,7 @@ impl Columns {
             return vec![
                 Span::styled(name, bold),
                 Span::raw(" "),
-                Span::styled(args, Style::default().fg(Color::Cyan)),
+                Span::styled(args, Role::Accent.style()),
                 Span::raw(" "),
                 Span::styled(cell(&title, rest), muted()),
             ];
@@ -323,10 +324,10 @@ impl Columns {
         };
         let (flag, flag_style) = match text(x, "uri").filter(|_| matches!(e, Entry::Resource(_))) {
             Some(u) if v.subs.asking.contains_key(u) => ("…  ", muted()),
-            Some(u) if v.subs.updated.contains(u) => ("✱  ", Style::default().fg(Color::Yellow)),
-            Some(u) if v.subs.on.contains(u) => ("◉  ", Style::default().fg(Color::Green)),
+            Some(u) if v.subs.updated.contains(u) => ("✱  ", Role::Warn.style()),
+            Some(u) if v.subs.on.contains(u) => ("◉  ", Role::Ok.style()),
             // A template: `{}` like its variables.
-            _ if matches!(e, Entry::Template(_)) => ("{} ", Style::default().fg(Color::Cyan)),
+            _ if matches!(e, Entry::Template(_)) => ("{} ", Role::Accent.style()),
             _ => ("   ", Style::default()),
         };
         let fixed = 3
@@ -345,7 +346,7 @@ impl Columns {
             spans.push(Span::raw(" "));
             spans.push(Span::styled(
                 cell(&clean(text(x, "mimeType").unwrap_or("")), self.mime),
-                Style::default().fg(Color::Cyan),
+                Role::Accent.style(),
             ));
         }
         if self.size > 0 {
@@ -392,7 +393,7 @@ fn render_form(s: &State, form: &ArgForm, f: &mut Frame, area: Rect) {
                     super::fit(&clean(&uri), width.saturating_sub(10)),
                     Style::default().add_modifier(Modifier::BOLD),
                 ),
-                Some(Err(e)) => Span::styled(clean(&e), Style::default().fg(Color::Red)),
+                Some(Err(e)) => Span::styled(clean(&e), Role::Error.style()),
                 None => Span::raw(""),
             };
             header.push(Line::from(vec![
@@ -443,14 +444,14 @@ fn render_form(s: &State, form: &ArgForm, f: &mut Frame, area: Rect) {
     );
 
     let mut spans = match form.content() {
-        Ok(_) => vec![Span::styled("✓ ready", Style::default().fg(Color::Green))],
+        Ok(_) => vec![Span::styled("✓ ready", Role::Ok.style())],
         Err(n) => vec![Span::styled(
             format!(
                 "✗ {n} field{} need{} attention",
                 if n == 1 { "" } else { "s" },
                 if n == 1 { "s" } else { "" }
             ),
-            Style::default().fg(Color::Red),
+            Role::Error.style(),
         )],
     };
     spans.push(Span::styled(
@@ -478,7 +479,7 @@ fn suggestion_lines(form: &ArgForm, label_w: usize, width: usize) -> Vec<Line<'s
                 "{indent}  ✗ no suggestions: {}",
                 super::fit(&clean(e), room)
             ),
-            Style::default().fg(Color::Red),
+            Role::Error.style(),
         )];
     }
     // A window around the one picked.
@@ -493,11 +494,9 @@ fn suggestion_lines(form: &ArgForm, label_w: usize, width: usize) -> Vec<Line<'s
         .map(|(i, value)| {
             let picked = g.at == Some(i);
             let style = if picked {
-                Style::default()
-                    .fg(Color::Cyan)
-                    .add_modifier(Modifier::REVERSED)
+                Role::Accent.style().add_modifier(Modifier::REVERSED)
             } else {
-                Style::default().fg(Color::Cyan)
+                Role::Accent.style()
             };
             Line::from(vec![
                 Span::raw(indent.clone()),
@@ -559,7 +558,7 @@ fn render_contents(s: &State, kind: Kind, f: &mut Frame, area: Rect) {
                 p.what.verb(),
                 clean(p.what.label())
             ),
-            Style::default().fg(Color::Yellow),
+            Role::Warn.style(),
         ));
     }
     match &b.shown {

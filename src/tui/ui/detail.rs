@@ -1,9 +1,10 @@
 //! The detail pane: the selected tool (its schema for a person) or server
 //! (status, error and stderr, notifications, transport).
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
@@ -42,10 +43,7 @@ pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
             Style::default().add_modifier(Modifier::BOLD),
         ));
         match &t.input_schema {
-            None => lines.push(Line::styled(
-                "  (no inputSchema)",
-                Style::default().fg(Color::Yellow),
-            )),
+            None => lines.push(Line::styled("  (no inputSchema)", Role::Warn.style())),
             Some(schema) => schema_lines(schema, &mut lines),
         }
         if let Some(out) = &t.output_schema {
@@ -58,10 +56,7 @@ pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
         }
     } else {
         title = "Detail".into();
-        lines.push(Line::styled(
-            "No tool selected.",
-            Style::default().fg(Color::DarkGray),
-        ));
+        lines.push(Line::styled("No tool selected.", Role::Muted.style()));
     }
     let p = Paragraph::new(lines)
         .block(block(title, s.focus == Pane::Detail))
@@ -75,11 +70,11 @@ pub(super) fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
         // The same words and symbol as the servers pane: 🔒 needs auth.
         lines.push(Line::styled(
             format!("status: 🔒 {}", v.status.label()),
-            Style::default().fg(Color::Yellow),
+            Role::Warn.style(),
         ));
         lines.push(Line::styled(
             format!("reason: {}", clean(&reason.to_string())),
-            Style::default().fg(Color::Yellow),
+            Role::Warn.style(),
         ));
     } else {
         lines.push(Line::raw(format!("status: {}", v.status.label())));
@@ -107,7 +102,7 @@ pub(super) fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
                 insecure_badge(),
                 Span::styled(
                     ": TLS certificates are not verified (insecure = true)",
-                    Style::default().fg(Color::Yellow),
+                    Role::Warn.style(),
                 ),
             ]));
         }
@@ -138,7 +133,7 @@ pub(super) fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
         let stderr_tail = reason.stderr_tail();
         lines.push(Line::styled(
             format!("error: {}", clean(&reason.to_string())),
-            Style::default().fg(Color::Red),
+            Role::Error.style(),
         ));
         if !stderr_tail.is_empty() {
             lines.push(Line::styled(
@@ -153,7 +148,7 @@ pub(super) fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
     if v.findings > 0 {
         lines.push(Line::styled(
             format!("{} findings", v.findings),
-            Style::default().fg(Color::Yellow),
+            Role::Warn.style(),
         ));
     }
     if !v.notices.is_empty() {
@@ -172,10 +167,7 @@ pub(super) fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
             Style::default().add_modifier(Modifier::BOLD),
         ));
         for l in v.stderr.iter().skip(v.stderr.len().saturating_sub(12)) {
-            lines.push(Line::styled(
-                format!("  {}", clean(l)),
-                Style::default().fg(Color::DarkGray),
-            ));
+            lines.push(Line::styled(format!("  {}", clean(l)), Role::Muted.style()));
         }
     }
 }
@@ -183,10 +175,7 @@ pub(super) fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
 pub(super) fn schema_lines(schema: &serde_json::Value, lines: &mut Vec<Line<'static>>) {
     let rows = crate::schema::rows(schema);
     if rows.is_empty() {
-        lines.push(Line::styled(
-            "  (none)",
-            Style::default().fg(Color::DarkGray),
-        ));
+        lines.push(Line::styled("  (none)", Role::Muted.style()));
     }
     for r in rows {
         let indent = "  ".repeat(r.depth + 1);
@@ -198,23 +187,23 @@ pub(super) fn schema_lines(schema: &serde_json::Value, lines: &mut Vec<Line<'sta
             ),
         ];
         if r.required {
-            spans.push(Span::styled("*", Style::default().fg(Color::Red)));
+            spans.push(Span::styled("*", Role::Error.style()));
         }
         spans.push(Span::styled(
             format!("  {}", clean(&r.ty)),
-            Style::default().fg(Color::Cyan),
+            Role::Accent.style(),
         ));
         if !r.details.is_empty() {
             spans.push(Span::styled(
                 format!("  {}", clean(&r.details.join(", "))),
-                Style::default().fg(Color::DarkGray),
+                Role::Muted.style(),
             ));
         }
         lines.push(Line::from(spans));
         if let Some(d) = &r.description {
             lines.push(Line::styled(
                 format!("{}  {}", "  ".repeat(r.depth + 1), clean(d)),
-                Style::default().fg(Color::DarkGray),
+                Role::Muted.style(),
             ));
         }
     }
@@ -227,12 +216,12 @@ pub(super) fn level_style(notice: &str) -> Style {
         .and_then(|r| r.split_once(']'))
         .map(|(l, _)| l);
     match level {
-        Some("debug") => Style::default().fg(Color::DarkGray),
+        Some("debug") => Role::Muted.style(),
         Some("info" | "notice") => Style::default(),
-        Some("warning") => Style::default().fg(Color::Yellow),
-        Some("error" | "critical" | "alert" | "emergency") => Style::default().fg(Color::Red),
-        _ if notice.starts_with("error:") => Style::default().fg(Color::Red),
-        _ if notice.starts_with("warning:") => Style::default().fg(Color::Yellow),
+        Some("warning") => Role::Warn.style(),
+        Some("error" | "critical" | "alert" | "emergency") => Role::Error.style(),
+        _ if notice.starts_with("error:") => Role::Error.style(),
+        _ if notice.starts_with("warning:") => Role::Warn.style(),
         _ => Style::default(),
     }
 }

@@ -1,8 +1,8 @@
 //! The argument editor, with problems by path under it.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
@@ -28,13 +28,13 @@ pub(super) fn render_editor(s: &State, f: &mut Frame, area: Rect) {
     let lines: Vec<Line> = if e.problems.is_empty() {
         vec![Line::styled(
             "✓ valid against the inputSchema",
-            Style::default().fg(Color::Green),
+            Role::Ok.style(),
         )]
     } else {
         e.problems
             .iter()
             .take(6)
-            .map(|p| Line::styled(format!("✗ {}", clean(p)), Style::default().fg(Color::Red)))
+            .map(|p| Line::styled(format!("✗ {}", clean(p)), Role::Error.style()))
             .collect()
     };
     f.render_widget(

@@ -1,8 +1,9 @@
 //! The help overlay, generated from the keymap.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
@@ -27,7 +28,7 @@ pub(super) fn render_help(s: &State, f: &mut Frame, area: Rect) {
         ));
         for (keys, help) in rows {
             lines.push(Line::from(vec![
-                Span::styled(format!("  {keys:<kw$}  "), Style::default().fg(Color::Cyan)),
+                Span::styled(format!("  {keys:<kw$}  "), Role::Accent.style()),
                 Span::raw(help),
             ]));
         }

@@ -1,8 +1,9 @@
 //! The protocol log, full screen: every raw frame, filterable.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState, Paragraph};
 
@@ -39,8 +40,8 @@ pub(super) fn render_log(s: &State, f: &mut Frame, area: Rect) {
                 .map(|v| v.get("jsonrpc").and_then(|j| j.as_str()) != Some("2.0"))
                 .unwrap_or(!fr.truncated());
             let dir_style = match fr.dir {
-                crate::mcp::framelog::Direction::Out => Style::default().fg(Color::Blue),
-                crate::mcp::framelog::Direction::In => Style::default().fg(Color::Green),
+                crate::mcp::framelog::Direction::Out => Role::Link.style(),
+                crate::mcp::framelog::Direction::In => Role::Ok.style(),
             };
             let method = fr.method.as_deref().map(clean).unwrap_or_else(|| {
                 if fr.id.is_some() {
@@ -61,7 +62,7 @@ pub(super) fn render_log(s: &State, f: &mut Frame, area: Rect) {
             let mut spans = vec![
                 Span::styled(
                     format!("{:>9.3} ", fr.elapsed.as_secs_f64()),
-                    Style::default().fg(Color::DarkGray),
+                    Role::Muted.style(),
                 ),
                 Span::raw(format!("{:<name_width$} ", clean(&fr.server))),
                 Span::styled(format!("{} ", fr.dir.arrow()), dir_style),
@@ -71,14 +72,11 @@ pub(super) fn render_log(s: &State, f: &mut Frame, area: Rect) {
                 ),
                 Span::styled(
                     format!("  {}{latency}", crate::text::human_size(fr.size)),
-                    Style::default().fg(Color::DarkGray),
+                    Role::Muted.style(),
                 ),
             ];
             if bad {
-                spans.push(Span::styled(
-                    "  malformed",
-                    Style::default().fg(Color::White).bg(Color::Red),
-                ));
+                spans.push(Span::styled("  malformed", Role::Alert.style()));
             }
             ListItem::new(Line::from(spans))
         })
@@ -108,14 +106,11 @@ pub(super) fn render_log(s: &State, f: &mut Frame, area: Rect) {
     let title = format!("Protocol log · {scope} ({}){filter}{follow}", frames.len());
     let list = List::new(items)
         .block(block(title, true))
-        .highlight_style(Style::default().add_modifier(Modifier::REVERSED));
+        .highlight_style(Role::Selected.style());
     f.render_stateful_widget(list, list_area, &mut state);
 
     let detail: Vec<Line> = match frames.get(sel) {
-        None => vec![Line::styled(
-            "No frames yet.",
-            Style::default().fg(Color::DarkGray),
-        )],
+        None => vec![Line::styled("No frames yet.", Role::Muted.style())],
         Some(fr) => {
             let pretty = serde_json::from_str::<serde_json::Value>(&fr.text)
                 .ok()
@@ -131,7 +126,7 @@ pub(super) fn render_log(s: &State, f: &mut Frame, area: Rect) {
                     0,
                     Line::styled(
                         format!("(cut: {} of {} bytes kept)", fr.text.len(), fr.size),
-                        Style::default().fg(Color::Yellow),
+                        Role::Warn.style(),
                     ),
                 );
             }

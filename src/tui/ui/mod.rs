@@ -1,9 +1,10 @@
 //! Rendering: pure functions of `&State` into a ratatui frame. Everything a
 //! server sent goes through `sanitize::visible` before it is drawn.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
@@ -46,9 +47,7 @@ pub(super) fn clean(s: &str) -> String {
 
 pub(super) fn block(title: String, focused: bool) -> Block<'static> {
     let style = if focused {
-        Style::default()
-            .fg(Color::Cyan)
-            .add_modifier(Modifier::BOLD)
+        Role::Accent.style().add_modifier(Modifier::BOLD)
     } else {
         Style::default()
     };

@@ -1,9 +1,10 @@
 //! The network view, full screen: HTTP exchanges with status, timing,
 //! size and headers (secrets masked).
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState, Paragraph, Wrap};
 
@@ -17,12 +18,12 @@ use super::*;
 /// 5xx and failures red, none yet grey.
 pub(super) fn status_style(e: &Exchange) -> Style {
     let color = match (e.status, &e.error) {
-        (_, Some(_)) => Color::Red,
-        (Some(200..=299), _) => Color::Green,
-        (Some(300..=399), _) => Color::Blue,
-        (Some(400..=499), _) => Color::Yellow,
-        (Some(_), _) => Color::Red,
-        (None, None) => Color::DarkGray,
+        (_, Some(_)) => Role::Error.color(),
+        (Some(200..=299), _) => Role::Ok.color(),
+        (Some(300..=399), _) => Role::Link.color(),
+        (Some(400..=499), _) => Role::Warn.color(),
+        (Some(_), _) => Role::Error.color(),
+        (None, None) => Role::Muted.color(),
     };
     Style::default().fg(color)
 }
@@ -60,7 +61,7 @@ pub(super) fn render_net(s: &State, f: &mut Frame, area: Rect) {
     };
     let title = format!("Network · {scope} ({}){follow}", list.len());
     if list.is_empty() {
-        let muted = Style::default().fg(Color::DarkGray);
+        let muted = Role::Muted.style();
         let key = |a: Action| s.keymap.key_label(a).unwrap_or_default();
         let mut lines = vec![
             Line::raw("No HTTP exchanges yet: network traffic of HTTP servers appears here."),
@@ -84,7 +85,7 @@ pub(super) fn render_net(s: &State, f: &mut Frame, area: Rect) {
                     "Only {scope} is shown; {} shows all servers.",
                     key(Action::AllTools)
                 ),
-                Style::default().fg(Color::Yellow),
+                Role::Warn.style(),
             ));
         }
         f.render_widget(
@@ -129,9 +130,7 @@ pub(super) fn render_net(s: &State, f: &mut Frame, area: Rect) {
     f.render_widget(
         Paragraph::new(Line::styled(
             head,
-            Style::default()
-                .fg(Color::DarkGray)
-                .add_modifier(Modifier::BOLD),
+            Role::Muted.style().add_modifier(Modifier::BOLD),
         )),
         head_area,
     );
@@ -150,7 +149,7 @@ pub(super) fn render_net(s: &State, f: &mut Frame, area: Rect) {
                 (None, None) => "…".into(),
             };
             let (headers, total) = exchange_times(e);
-            let muted = Style::default().fg(Color::DarkGray);
+            let muted = Role::Muted.style();
             ListItem::new(Line::from(vec![
                 Span::styled(format!("{:>9.3} ", e.elapsed.as_secs_f64()), muted),
                 Span::raw(format!("{} ", fit(&clean(&e.server), name_width))),
@@ -169,7 +168,7 @@ pub(super) fn render_net(s: &State, f: &mut Frame, area: Rect) {
         })
         .collect();
     let mut state = ListState::default().with_selected(Some(sel - offset.min(sel)));
-    let rows = List::new(items).highlight_style(Style::default().add_modifier(Modifier::REVERSED));
+    let rows = List::new(items).highlight_style(Role::Selected.style());
     f.render_stateful_widget(rows, rows_area, &mut state);
 
     if let Some(e) = list.get(sel) {
@@ -184,7 +183,7 @@ pub(super) fn render_exchange(s: &State, e: &Exchange, f: &mut Frame, area: Rect
     use crate::mcp::netlog::shown_header;
     use crate::text::fmt_duration;
     let bold = Style::default().add_modifier(Modifier::BOLD);
-    let muted = Style::default().fg(Color::DarkGray);
+    let muted = Role::Muted.style();
     let header_lines = |title: &str, headers: &[(String, String)], none: &str| {
         let mut lines = vec![Line::styled(title.to_string(), bold)];
         if headers.is_empty() {
@@ -193,10 +192,7 @@ pub(super) fn render_exchange(s: &State, e: &Exchange, f: &mut Frame, area: Rect
         for (name, value) in headers {
             let (name, value) = shown_header(name, value);
             lines.push(Line::from(vec![
-                Span::styled(
-                    format!("  {}:", clean(&name)),
-                    Style::default().fg(Color::Cyan),
-                ),
+                Span::styled(format!("  {}:", clean(&name)), Role::Accent.style()),
                 Span::raw(format!(" {value}")),
             ]));
         }
@@ -234,13 +230,13 @@ pub(super) fn render_exchange(s: &State, e: &Exchange, f: &mut Frame, area: Rect
     if let Some(n) = &e.note {
         overview.push(Line::styled(
             format!("note: {}", clean(n)),
-            Style::default().fg(Color::Cyan),
+            Role::Accent.style(),
         ));
     }
     if let Some(err) = &e.error {
         overview.push(Line::styled(
             format!("error: {}", clean(err)),
-            Style::default().fg(Color::Red),
+            Role::Error.style(),
         ));
     }
     let request = header_lines("Request headers", &e.request_headers, "(none)");

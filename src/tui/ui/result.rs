@@ -1,9 +1,9 @@
 //! The result pane: the call in flight (progress, task status) or the last
 //! call's outcome.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
@@ -17,7 +17,7 @@ pub(super) fn result_placeholder(s: &State) -> Vec<Line<'static>> {
         Some(c) => inflight_lines(s, c),
         None => vec![Line::styled(
             "No call yet: select a tool and press Enter.",
-            Style::default().fg(Color::DarkGray),
+            Role::Muted.style(),
         )],
     }
 }
@@ -43,14 +43,8 @@ pub(super) fn inflight_lines(s: &State, c: &crate::tui::app::InFlight) -> Vec<Li
     if let Some(r) = p.ratio() {
         let cells = 20usize;
         let done = (r * cells as f64).round() as usize;
-        spans.push(Span::styled(
-            "█".repeat(done),
-            Style::default().fg(Color::Green),
-        ));
-        spans.push(Span::styled(
-            "░".repeat(cells - done),
-            Style::default().fg(Color::DarkGray),
-        ));
+        spans.push(Span::styled("█".repeat(done), Role::Ok.style()));
+        spans.push(Span::styled("░".repeat(cells - done), Role::Muted.style()));
         spans.push(Span::raw(" "));
     }
     spans.push(Span::raw(clean(&p.text())));
@@ -78,7 +72,7 @@ pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
         lines.extend(
             inflight_lines(s, c)
                 .into_iter()
-                .map(|l| l.style(Style::default().fg(Color::Yellow))),
+                .map(|l| l.style(Role::Warn.style())),
         );
     }
     match &s.outcome {

@@ -1,8 +1,9 @@
 //! The servers pane: each server's badge, name, version, tool count and latency.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState};
 
@@ -15,13 +16,13 @@ pub(super) fn badge(s: &State, v: &ServerView) -> Span<'static> {
     match &v.status {
         ServerStatus::Pending => Span::styled(
             SPINNER[s.spinner % SPINNER.len()].to_string(),
-            Style::default().fg(Color::Yellow),
+            Role::Warn.style(),
         ),
-        ServerStatus::Connected => Span::styled("●", Style::default().fg(Color::Green)),
-        ServerStatus::Failed { .. } => Span::styled("✗", Style::default().fg(Color::Red)),
-        ServerStatus::NeedsAuth { .. } => Span::styled("🔒", Style::default().fg(Color::Yellow)),
-        ServerStatus::Disabled => Span::styled("○", Style::default().fg(Color::DarkGray)),
-        ServerStatus::Disconnected => Span::styled("◌", Style::default().fg(Color::DarkGray)),
+        ServerStatus::Connected => Span::styled("●", Role::Ok.style()),
+        ServerStatus::Failed { .. } => Span::styled("✗", Role::Error.style()),
+        ServerStatus::NeedsAuth { .. } => Span::styled("🔒", Role::Warn.style()),
+        ServerStatus::Disabled => Span::styled("○", Role::Muted.style()),
+        ServerStatus::Disconnected => Span::styled("◌", Role::Muted.style()),
     }
 }
 
@@ -61,7 +62,7 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
             }
             spans.push(Span::styled(
                 format!(" {era}{tools}{latency}"),
-                Style::default().fg(Color::DarkGray),
+                Role::Muted.style(),
             ));
             ListItem::new(Line::from(spans))
         })
@@ -72,7 +73,7 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
             format!("Servers ({})", s.servers.len()),
             s.focus == Pane::Servers,
         ))
-        .highlight_style(Style::default().add_modifier(Modifier::REVERSED));
+        .highlight_style(Role::Selected.style());
     f.render_stateful_widget(list, area, &mut state);
 }
 
@@ -80,8 +81,6 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
 pub(super) fn insecure_badge() -> Span<'static> {
     Span::styled(
         "⚠ insecure",
-        Style::default()
-            .fg(Color::Yellow)
-            .add_modifier(Modifier::BOLD),
+        Role::Warn.style().add_modifier(Modifier::BOLD),
     )
 }

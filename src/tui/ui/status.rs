@@ -1,8 +1,8 @@
 //! The status bar: the latest message, or hints from the keymap.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -82,9 +82,9 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
     // The latest message first: on a narrow screen the hints give way.
     let mut spans = Vec::new();
     if let Some(msg) = &s.status {
-        spans.push(Span::styled(clean(msg), Style::default().fg(Color::Yellow)));
+        spans.push(Span::styled(clean(msg), Role::Warn.style()));
         spans.push(Span::raw(" · "));
     }
-    spans.push(Span::styled(hint, Style::default().fg(Color::DarkGray)));
+    spans.push(Span::styled(hint, Role::Muted.style()));
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }

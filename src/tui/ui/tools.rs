@@ -1,8 +1,9 @@
 //! The tools pane: the selected server's tools (or every server's), filtered.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState};
 
@@ -26,14 +27,12 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
             if s.all_tools {
                 spans.push(Span::styled(
                     format!("{}__", clean(&v.name)),
-                    Style::default().fg(Color::DarkGray),
+                    Role::Muted.style(),
                 ));
             }
             let denied = v.denied(&t.name);
             let name_style = if denied {
-                Style::default()
-                    .fg(Color::DarkGray)
-                    .add_modifier(Modifier::CROSSED_OUT)
+                Role::Muted.style().add_modifier(Modifier::CROSSED_OUT)
             } else {
                 Style::default()
             };
@@ -41,14 +40,14 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
             if let Some(title) = t.title.as_deref().filter(|x| !x.is_empty() && *x != t.name) {
                 spans.push(Span::styled(
                     format!(" {}", clean(title)),
-                    Style::default().fg(Color::DarkGray),
+                    Role::Muted.style(),
                 ));
             }
             for (on, label, color) in [
-                (t.read_only(), " ro", Color::Green),
-                (t.destructive(), " destructive", Color::Red),
-                (t.open_world(), " open", Color::Blue),
-                (denied, " denied", Color::Red),
+                (t.read_only(), " ro", Role::Ok.color()),
+                (t.destructive(), " destructive", Role::Error.color()),
+                (t.open_world(), " open", Role::Link.color()),
+                (denied, " denied", Role::Error.color()),
             ] {
                 if on {
                     spans.push(Span::styled(label, Style::default().fg(color)));
@@ -73,6 +72,6 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
     let title = format!("Tools · {scope} ({}){filter}", s.visible.len());
     let list = List::new(items)
         .block(block(title, s.focus == Pane::Tools))
-        .highlight_style(Style::default().add_modifier(Modifier::REVERSED));
+        .highlight_style(Role::Selected.style());
     f.render_stateful_widget(list, area, &mut state);
 }
