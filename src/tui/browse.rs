@@ -465,8 +465,7 @@ fn list_action(s: &mut State, kind: Kind, a: Action, fx: &mut Vec<Effect>) -> bo
 
 /// The rows the contents pane shows on this screen.
 fn contents_height(s: &State, kind: Kind) -> usize {
-    let screen = ratatui::layout::Rect::new(0, 0, s.size.0, s.size.1);
-    let main = super::ui::layout(screen, s.servers.len()).main;
+    let main = s.areas.main;
     let (_, bottom) = super::ui::browse::areas(main, entries(s, kind).len());
     bottom.height.saturating_sub(2) as usize
 }

@@ -41,7 +41,7 @@ pub async fn launch(config: &Config) -> Result<(), LaunchError> {
         CHILDREN.clone(),
         true,
     );
-    let result = super::run::run(config.clone(), keymap, theme, manager.clone(), rx).await;
+    let result = super::terminal::run(config.clone(), keymap, theme, manager.clone(), rx).await;
     manager.shutdown().await;
     result.map_err(LaunchError::Terminal)
 }

@@ -7,8 +7,10 @@ pub mod ask;
 pub mod browse;
 pub mod keymap;
 mod launch;
+pub mod layout;
 pub mod result;
 pub mod run;
+mod terminal;
 pub mod theme;
 pub mod ui;
 

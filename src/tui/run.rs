@@ -1,274 +1,164 @@
-//! The TUI driver: terminal setup and restore, the event loop, effects.
+//! The TUI's event loop, generic over the ratatui backend and the terminal
+//! host, so tests drive the real loop on a `TestBackend`.
 //!
 //! Nothing is drawn unless something changed; bursts of events become one
 //! frame; the spinner ticks only while something is pending. So an idle
-//! mcpdeck uses no CPU.
+//! mcpdeck uses no CPU. Effects are carried out here (config writes,
+//! files, commands to the manager); everything they change comes back to
+//! `update` as a message.
 
-use std::io::Write;
-use std::time::Duration;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
-use crossterm::event::{self, EventStream};
-use crossterm::{execute, terminal};
-use futures_util::StreamExt;
+use crossterm::event;
 use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
+use ratatui::backend::Backend;
 
-use super::app::{self, Effect, Msg, State};
-use super::keymap::Keymap;
+use super::app::{self, Effect, Msg, Revert, State};
 use super::ui;
 use crate::config::{Config, ConfigEditor};
-use crate::mcp::manager::{Command, Manager};
+use crate::mcp::manager::{Command, Event, Manager};
 
-/// Restores the terminal when dropped: on return, on error, and when the
-/// future running the TUI is dropped (a signal). A panic hook does the same.
-struct TerminalGuard;
+/// What the loop needs from the terminal besides drawing.
+#[allow(async_fn_in_trait)]
+pub trait Host {
+    /// The terminal this host draws on.
+    type Backend: Backend;
+    /// The next terminal event, or a note for the status bar from work the
+    /// host started (an opener that failed); `None` when the input has
+    /// ended.
+    async fn next_input(&mut self) -> Option<Input>;
+    /// Hand the terminal to `$EDITOR` on `text`; the edited text, or why
+    /// not. `Err` only when the terminal cannot be taken back.
+    async fn edit_externally(&mut self, text: &str) -> std::io::Result<Result<String, String>>;
+    /// The terminal was someone else's: make the next frame draw it all.
+    fn redraw_all(&mut self, terminal: &mut Terminal<Self::Backend>) -> std::io::Result<()>;
+    /// Put text on the clipboard.
+    fn copy(&mut self, text: &str);
+    /// Open an http(s) URL without waiting for it.
+    fn open_url(&mut self, url: String);
+}
 
-impl TerminalGuard {
-    fn enter() -> std::io::Result<TerminalGuard> {
-        terminal::enable_raw_mode()?;
-        let mut out = std::io::stdout();
-        execute!(
-            out,
-            terminal::EnterAlternateScreen,
-            event::EnableMouseCapture
-        )?;
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            restore();
-            previous(info);
-        }));
-        Ok(TerminalGuard)
+/// What the host hands the loop.
+#[derive(Debug)]
+pub enum Input {
+    Terminal(std::io::Result<event::Event>),
+    Note(String),
+}
+
+/// Where the loop's commands go: the manager, or a recorder in tests.
+pub trait Core {
+    fn send(&self, cmd: Command);
+}
+
+impl Core for Manager {
+    fn send(&self, cmd: Command) {
+        Manager::send(self, cmd);
     }
 }
 
-impl TerminalGuard {
-    fn reenter() -> std::io::Result<()> {
-        terminal::enable_raw_mode()?;
-        execute!(
-            std::io::stdout(),
-            terminal::EnterAlternateScreen,
-            event::EnableMouseCapture
-        )
-    }
+fn other(e: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::other(e.to_string())
 }
 
-/// Edit `text` in $VISUAL, else $EDITOR, else vi; the edited text.
-async fn external_editor(text: &str) -> Result<String, String> {
-    let editor = ["VISUAL", "EDITOR"]
-        .iter()
-        .filter_map(|v| std::env::var(v).ok())
-        .find(|v| !v.trim().is_empty())
-        .unwrap_or_else(|| "vi".into());
-    let mut words = editor.split_whitespace();
-    let program = words.next().unwrap_or("vi").to_string();
-    let path = std::env::temp_dir().join(format!("mcpdeck-args-{}.json", std::process::id()));
-    std::fs::write(&path, text).map_err(|e| format!("could not write {}: {e}", path.display()))?;
-    let status = tokio::process::Command::new(&program)
-        .args(words)
-        .arg(&path)
-        .status()
-        .await;
-    let result = match status {
-        Ok(s) if s.success() => std::fs::read_to_string(&path)
-            .map_err(|e| format!("could not read {}: {e}", path.display())),
-        Ok(s) => Err(format!(
-            "{program} exited with {s}; the arguments were left as they were"
-        )),
-        Err(e) => Err(format!(
-            "could not start {program} ($VISUAL / $EDITOR): {e}"
-        )),
-    };
-    let _ = std::fs::remove_file(&path);
-    result
-}
-
-/// The system's URL opener.
-fn opener() -> &'static str {
-    if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    }
-}
-
-/// Open `url` with the system opener without waiting for it: it runs on
-/// its own with no terminal (its output would tear the screen), and a
-/// failure to start or a failing exit comes back on `notes`.
-fn open_url(url: String, notes: tokio::sync::mpsc::UnboundedSender<String>) {
-    let program = opener();
-    let child = tokio::process::Command::new(program)
-        .arg(&url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    match child {
-        Err(e) => {
-            let _ = notes.send(format!(
-                "could not start {program} to open the URL: {e}; y copies it"
-            ));
-        }
-        Ok(mut child) => {
-            tokio::spawn(async move {
-                let note = match child.wait().await {
-                    Ok(st) if st.success() => {
-                        format!("opened {}", crate::sanitize::one_line(&url))
-                    }
-                    Ok(st) => format!("{program} failed ({st}); y copies the URL"),
-                    Err(e) => format!("{program}: {e}"),
-                };
-                let _ = notes.send(note);
-            });
-        }
-    }
-}
-
-fn restore() {
-    let _ = terminal::disable_raw_mode();
-    let mut out = std::io::stdout();
-    let _ = execute!(
-        out,
-        event::DisableMouseCapture,
-        terminal::LeaveAlternateScreen,
-        crossterm::cursor::Show
-    );
-    let _ = out.flush();
-}
-
-impl Drop for TerminalGuard {
-    fn drop(&mut self) {
-        restore();
-    }
-}
-
-/// Run the TUI on these servers until the user quits.
-pub async fn run(
+/// Run the loop until the user quits (or the input ends).
+pub async fn run_loop<H: Host, C: Core>(
+    terminal: &mut Terminal<H::Backend>,
+    host: &mut H,
+    core: &C,
     mut config: Config,
-    keymap: Keymap,
-    theme: super::theme::Theme,
-    manager: Manager,
-    mut events: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::manager::Event>,
+    mut state: State,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<Event>,
 ) -> std::io::Result<()> {
-    let mut state = State::new(&config.servers, keymap, config.path.clone());
-    state.frames = Some(manager.frames().clone());
-    state.theme = theme;
-    let _guard = TerminalGuard::enter()?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    let mut effects = Vec::new();
     if let Ok(size) = terminal.size() {
-        state.size = (size.width, size.height);
+        app::update(
+            &mut state,
+            Msg::Resize(size.width, size.height),
+            &mut effects,
+        );
     }
-    let mut input = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut editor: Option<ConfigEditor> = None;
-    let (notes_tx, mut notes) = tokio::sync::mpsc::unbounded_channel::<String>();
-    let mut effects = Vec::new();
     let mut dirty = true;
     loop {
         if dirty {
-            terminal.draw(|f| ui::render(&state, f))?;
+            terminal.draw(|f| ui::render(&state, f)).map_err(other)?;
             dirty = false;
         }
         let msg = tokio::select! {
-            ev = input.next() => match ev {
-                Some(Ok(event::Event::Key(k))) if k.kind != event::KeyEventKind::Release => Msg::Key(k),
-                Some(Ok(event::Event::Mouse(m))) => Msg::Mouse(m),
-                Some(Ok(event::Event::Resize(w, h))) => Msg::Resize(w, h),
-                Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(e),
+            ev = host.next_input() => match ev {
+                Some(Input::Terminal(Ok(event::Event::Key(k)))) if k.kind != event::KeyEventKind::Release => Msg::Key(k),
+                Some(Input::Terminal(Ok(event::Event::Mouse(m)))) => Msg::Mouse(m),
+                Some(Input::Terminal(Ok(event::Event::Resize(w, h)))) => Msg::Resize(w, h),
+                Some(Input::Terminal(Ok(_))) => continue,
+                Some(Input::Terminal(Err(e))) => return Err(e),
+                Some(Input::Note(note)) => Msg::Note(note),
                 None => break,
             },
             Some(ev) = events.recv() => Msg::Manager(ev),
-            Some(note) = notes.recv() => Msg::Note(note),
             _ = tick.tick(), if state.busy() => Msg::Tick,
         };
+        dirty |= app::update(&mut state, Msg::Clock(Instant::now()), &mut effects);
         dirty |= app::update(&mut state, msg, &mut effects);
         // A burst of manager events becomes one frame.
         while let Ok(ev) = events.try_recv() {
             dirty |= app::update(&mut state, Msg::Manager(ev), &mut effects);
         }
+        // Effects, and the effects of the messages they bring back.
+        let mut queue: VecDeque<Effect> = effects.drain(..).collect();
         let mut quit = false;
-        for e in effects.drain(..) {
+        while let Some(e) = queue.pop_front() {
+            let mut back = Vec::new();
             match e {
                 Effect::Quit => quit = true,
                 Effect::ExternalEditor(text) => {
-                    // Hand the terminal over: stop reading keys, leave the
-                    // alternate screen, and take it back afterwards.
-                    drop(input);
-                    restore();
-                    let result = external_editor(&text).await;
-                    TerminalGuard::reenter()?;
-                    terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
-                    input = EventStream::new();
-                    // The terminal may have been resized meanwhile.
-                    if let Ok(size) = terminal.size() {
-                        state.size = (size.width, size.height);
-                    }
+                    let result = host.edit_externally(&text).await?;
+                    // The terminal was someone else's: draw it all again, at
+                    // its size now.
+                    host.redraw_all(terminal)?;
                     dirty = true;
-                    dirty |= app::update(&mut state, Msg::EditorReturned(result), &mut Vec::new());
+                    if let Ok(size) = terminal.size() {
+                        back.push(Msg::Resize(size.width, size.height));
+                    }
+                    back.push(Msg::EditorReturned(result));
                 }
                 Effect::AddServer(server) => {
                     let name = server.name.clone();
                     let r = write(&config, &mut editor, |ed| ed.add_server(&server));
-                    let msg = match r.and_then(|()| reload(&config, &manager, &mut editor)) {
+                    match r.and_then(|()| reload(&config, core, &mut editor)) {
                         Ok(servers) => {
                             config.servers = servers.clone();
-                            dirty |= app::update(
-                                &mut state,
-                                Msg::Reloaded(Ok(servers)),
-                                &mut Vec::new(),
-                            );
-                            Msg::Written(Ok(format!("{name} added to the config")))
+                            back.push(Msg::Reloaded(Ok(servers)));
+                            back.push(Msg::Written(Ok(format!("{name} added to the config"))));
                         }
-                        Err(e) => Msg::Written(Err(e)),
-                    };
-                    dirty |= app::update(&mut state, msg, &mut Vec::new());
-                }
-                Effect::Reload => {
-                    let msg = Msg::Reloaded(reload(&config, &manager, &mut editor));
-                    dirty |= app::update(&mut state, msg, &mut Vec::new());
-                }
-                Effect::Copy(text) => {
-                    use base64::Engine;
-                    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-                    let mut out = std::io::stdout();
-                    // OSC 52: the terminal puts it on the system clipboard.
-                    let _ = write!(out, "\x1b]52;c;{b64}\x07");
-                    let _ = out.flush();
-                }
-                Effect::Save(files) => {
-                    let mut saved = Vec::new();
-                    let mut failed = None;
-                    for (name, bytes) in files {
-                        match save_new(std::path::Path::new("."), &name, &bytes) {
-                            Ok(path) => saved.push(format!("{path} ({} bytes)", bytes.len())),
-                            Err(e) => failed = Some(format!("could not write {name}: {e}")),
-                        }
+                        Err(e) => back.push(Msg::Written(Err(e))),
                     }
-                    let r = match failed {
-                        Some(e) => Err(e),
-                        None => Ok(format!("saved {}", saved.join(", "))),
-                    };
-                    pending_writes(&mut state, r, &mut dirty);
                 }
-                Effect::Manager(cmd) => manager.send(cmd),
-                Effect::OpenUrl(url) => open_url(url, notes_tx.clone()),
+                Effect::Reload => back.push(Msg::Reloaded(reload(&config, core, &mut editor))),
+                Effect::Copy(text) => host.copy(&text),
+                Effect::Save(files) => back.push(Msg::Written(save_all(files))),
+                Effect::Manager(cmd) => core.send(cmd),
+                Effect::OpenUrl(url) => host.open_url(url),
                 Effect::WriteEnabled { server, enabled } => {
                     let r = write(&config, &mut editor, |ed| ed.set_enabled(&server, enabled));
                     if r.is_ok() || config.path.is_none() {
                         // The file first: the manager follows once it is written.
-                        manager.send(Command::SetEnabled(server.clone(), enabled));
-                    } else if let Some(v) = state.servers.iter_mut().find(|v| v.name == server) {
+                        core.send(Command::SetEnabled(server.clone(), enabled));
+                    } else {
                         // Not written: the screen goes back to what the file says.
-                        v.enabled = !enabled;
+                        back.push(Msg::Revert(Revert::Enabled {
+                            server: server.clone(),
+                            enabled: !enabled,
+                        }));
                     }
-                    let r = r.map(|()| {
+                    back.push(Msg::Written(r.map(|()| {
                         format!(
                             "{server} {} (saved)",
                             if enabled { "enabled" } else { "disabled" }
                         )
-                    });
-                    pending_writes(&mut state, r, &mut dirty);
+                    })));
                 }
                 Effect::WriteDeny {
                     server,
@@ -279,13 +169,22 @@ pub async fn run(
                         ed.set_deny_tools(&server, &tools)
                     });
                     if r.is_ok() || config.path.is_none() {
-                        manager.send(Command::SetDenyList(server.clone(), tools.clone()));
-                    } else if let Some(v) = state.servers.iter_mut().find(|v| v.name == server) {
-                        v.deny = previous;
+                        core.send(Command::SetDenyList(server.clone(), tools.clone()));
+                    } else {
+                        back.push(Msg::Revert(Revert::Deny {
+                            server: server.clone(),
+                            tools: previous,
+                        }));
                     }
-                    let r = r.map(|()| format!("deny list of {server} saved"));
-                    pending_writes(&mut state, r, &mut dirty);
+                    back.push(Msg::Written(
+                        r.map(|()| format!("deny list of {server} saved")),
+                    ));
                 }
+            }
+            for msg in back {
+                let mut more = Vec::new();
+                dirty |= app::update(&mut state, msg, &mut more);
+                queue.extend(more);
             }
         }
         if quit {
@@ -295,12 +194,22 @@ pub async fn run(
     Ok(())
 }
 
-fn pending_writes(state: &mut State, r: Result<String, String>, dirty: &mut bool) {
-    let mut sink = Vec::new();
-    *dirty |= app::update(state, Msg::Written(r), &mut sink);
+/// Save files into the current directory; what was saved, or why not.
+fn save_all(files: Vec<(String, Vec<u8>)>) -> Result<String, String> {
+    let mut saved = Vec::new();
+    let mut failed = None;
+    for (name, bytes) in files {
+        match save_new(std::path::Path::new("."), &name, &bytes) {
+            Ok(path) => saved.push(format!("{path} ({} bytes)", bytes.len())),
+            Err(e) => failed = Some(format!("could not write {name}: {e}")),
+        }
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(format!("saved {}", saved.join(", "))),
+    }
 }
 
-/// Read the config file again and hand its servers to the manager.
 /// Write `bytes` to a new file named `name` in the current directory, or
 /// `name-2`, `name-3`… when it exists: never over an existing file, never
 /// through a symlink (names may come from a server).
@@ -338,18 +247,19 @@ fn save_new(dir: &std::path::Path, name: &str, bytes: &[u8]) -> std::io::Result<
     ))
 }
 
+/// Read the config file again and hand its servers to the manager.
 fn reload(
     config: &Config,
-    manager: &Manager,
+    core: &impl Core,
     editor: &mut Option<ConfigEditor>,
 ) -> Result<Vec<crate::config::ServerConfig>, String> {
     let Some(path) = config.path.as_deref() else {
         return Err("no config file".into());
     };
     let fresh = crate::config::load(path).map_err(|e| e.summary())?;
-    manager.send(Command::SetServers(fresh.servers.clone()));
+    core.send(Command::SetServers(fresh.servers.clone()));
     // A change of roots is announced to the servers (roots list_changed).
-    manager.send(Command::SetRoots(fresh.settings.roots.clone()));
+    core.send(Command::SetRoots(fresh.settings.roots.clone()));
     // Edits from now on start from the file as it is.
     if let Some(ed) = editor.as_mut() {
         let _ = ed.reload();

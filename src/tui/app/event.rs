@@ -234,9 +234,14 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
                     && c.request_id == token
                 {
                     let progress = p.get("progress").and_then(Value::as_f64).unwrap_or(0.0);
-                    let now = std::time::Instant::now();
+                    // Time comes in messages (`Msg::Clock`): the rate needs two
+                    // readings of the clock.
+                    let now = s.clock;
                     let first = c.progress.as_ref().map_or((now, progress), |v| v.first);
-                    let secs = now.duration_since(first.0).as_secs_f64();
+                    let secs = match (now, first.0) {
+                        (Some(now), Some(then)) => now.duration_since(then).as_secs_f64(),
+                        _ => 0.0,
+                    };
                     c.progress = Some(ProgressView {
                         progress,
                         total: p.get("total").and_then(Value::as_f64),

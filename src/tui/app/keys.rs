@@ -391,11 +391,7 @@ pub(super) fn move_by(s: &mut State, by: isize) -> bool {
         Pane::Detail => s.detail_scroll = step(s.detail_scroll, by, usize::MAX / 4),
         Pane::Result => {
             // The last page, not the last line alone, is as far as it goes.
-            let screen = ratatui::layout::Rect::new(0, 0, s.size.0, s.size.1);
-            let height = crate::tui::ui::layout(screen, s.servers.len())
-                .result
-                .height
-                .saturating_sub(2) as usize;
+            let height = s.areas.result.height.saturating_sub(2) as usize;
             let n = s.outcome.as_ref().map(|o| o.lines.len()).unwrap_or(0);
             let last = n.saturating_sub(height.max(1)) + 1;
             s.result_scroll = step(s.result_scroll, by, last);

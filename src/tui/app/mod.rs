@@ -63,6 +63,13 @@ pub enum Effect {
 /// The most OSC 52 carries reliably (terminals cap it around here).
 pub const COPY_LIMIT: usize = 100_000;
 
+/// What a failed write takes back.
+#[derive(Debug)]
+pub enum Revert {
+    Enabled { server: String, enabled: bool },
+    Deny { server: String, tools: Vec<String> },
+}
+
 /// An input to `update`.
 #[derive(Debug)]
 pub enum Msg {
@@ -71,8 +78,13 @@ pub enum Msg {
     Manager(Event),
     /// The spinner ticks while something is pending.
     Tick,
+    /// The time now: `update` reads no clock of its own (the progress rate
+    /// needs it).
+    Clock(std::time::Instant),
     /// The terminal's size (columns, rows).
     Resize(u16, u16),
+    /// A write failed: the screen goes back to what the file says.
+    Revert(Revert),
     /// The result of a config write (Err: a message for the status bar).
     Written(Result<String, String>),
     /// The external editor returned this text (Err: why not).
@@ -102,8 +114,25 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             s.spinner = s.spinner.wrapping_add(1);
             true
         }
+        Msg::Clock(now) => {
+            s.clock = Some(now);
+            false
+        }
         Msg::Resize(w, h) => {
             s.size = (w, h);
+            s.relayout();
+            true
+        }
+        Msg::Revert(Revert::Enabled { server, enabled }) => {
+            if let Some(v) = s.servers.iter_mut().find(|v| v.name == server) {
+                v.enabled = enabled;
+            }
+            true
+        }
+        Msg::Revert(Revert::Deny { server, tools }) => {
+            if let Some(v) = s.servers.iter_mut().find(|v| v.name == server) {
+                v.deny = tools;
+            }
             true
         }
         Msg::Written(Ok(note)) => {
@@ -161,6 +190,7 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
                 .collect();
             s.server_sel = s.server_sel.min(s.servers.len().saturating_sub(1));
             s.refilter();
+            s.relayout();
             s.status = Some(format!("config reloaded: {} servers", s.servers.len()));
             true
         }

@@ -247,8 +247,9 @@ pub struct ProgressView {
     pub message: Option<String>,
     /// Units per second since the first notification.
     pub rate: Option<f64>,
-    /// When the first notification came, and its progress value.
-    pub first: (std::time::Instant, f64),
+    /// When the first notification came (as far as the clock said), and
+    /// its progress value.
+    pub first: (Option<std::time::Instant>, f64),
 }
 
 impl ProgressView {

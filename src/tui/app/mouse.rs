@@ -7,12 +7,11 @@ use super::model::*;
 use super::*;
 
 pub(super) fn on_mouse(s: &mut State, m: MouseEvent) -> bool {
-    use ratatui::layout::{Position, Rect};
+    use ratatui::layout::Position;
     if s.mode != Mode::Normal || s.ask.is_some() {
         return false;
     }
-    let screen = Rect::new(0, 0, s.size.0, s.size.1);
-    let a = crate::tui::ui::layout(screen, s.servers.len());
+    let a = s.areas;
     let at = Position::new(m.column, m.row);
     let pane = [
         (a.servers, Pane::Servers),
@@ -45,14 +44,14 @@ pub(super) fn on_mouse(s: &mut State, m: MouseEvent) -> bool {
             if m.row > rect.y && row < height {
                 match p {
                     Pane::Servers if !s.servers.is_empty() => {
-                        let target = crate::tui::ui::list_offset(s.server_sel, height) + row;
+                        let target = crate::tui::layout::list_offset(s.server_sel, height) + row;
                         if target < s.servers.len() && target != s.server_sel {
                             let by = target as isize - s.server_sel as isize;
                             move_by(s, by);
                         }
                     }
                     Pane::Tools if !s.visible.is_empty() => {
-                        let target = crate::tui::ui::list_offset(s.tool_sel, height) + row;
+                        let target = crate::tui::layout::list_offset(s.tool_sel, height) + row;
                         if target < s.visible.len() {
                             s.tool_sel = target;
                             s.detail_scroll = 0;

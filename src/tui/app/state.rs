@@ -48,8 +48,12 @@ pub struct State {
     pub net: NetView,
     /// The colours (`[theme]`, `NO_COLOR`).
     pub theme: crate::tui::theme::Theme,
-    /// The terminal's size, for mapping mouse clicks to panes.
+    /// The time as the driver last told it (`Msg::Clock`).
+    pub clock: Option<std::time::Instant>,
+    /// The terminal's size (from `Msg::Resize`).
     pub size: (u16, u16),
+    /// Where the panes are at that size, for mapping clicks and pages.
+    pub areas: crate::tui::layout::Areas,
     pub add: AddForm,
     /// The resources view.
     pub resources: crate::tui::browse::Browse,
@@ -86,12 +90,12 @@ impl State {
             frames: None,
             log: LogView::default(),
             net: NetView::default(),
-            theme: crate::tui::theme::Theme::from_config(
-                &[],
-                std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
-            )
-            .unwrap_or_default(),
+            // The driver hands in the theme it built from the config and
+            // the environment.
+            theme: crate::tui::theme::Theme::default(),
+            clock: None,
             size: (80, 24),
+            areas: crate::tui::layout::Areas::default(),
             add: AddForm::default(),
             resources: crate::tui::browse::Browse::default(),
             prompts: crate::tui::browse::Browse::default(),
@@ -99,7 +103,14 @@ impl State {
             next_tag: 1,
         };
         s.refilter();
+        s.relayout();
         s
+    }
+
+    /// Recompute the panes' areas for the current size and server count.
+    pub fn relayout(&mut self) {
+        let screen = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+        self.areas = crate::tui::layout::layout(screen, self.servers.len());
     }
 
     /// Whether anything animates (the spinner runs only then).

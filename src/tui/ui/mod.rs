@@ -3,13 +3,15 @@
 
 use crate::tui::theme::Role;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::app::{Mode, State};
 use crate::sanitize;
+
+pub use crate::tui::layout::{Areas, layout, list_offset};
 
 mod add;
 mod ask;
@@ -61,42 +63,6 @@ pub(super) fn block(title: String, focused: bool) -> Block<'static> {
 pub fn render(s: &State, f: &mut Frame) {
     render_panes(s, f);
     s.theme.apply(f.buffer_mut());
-}
-
-/// Where each pane goes on a screen of this size (shared with the mouse
-/// handling, so a click lands where the eye sees it).
-pub struct Areas {
-    pub main: Rect,
-    pub status: Rect,
-    pub servers: Rect,
-    pub tools: Rect,
-    pub detail: Rect,
-    pub result: Rect,
-}
-
-pub fn layout(area: Rect, servers: usize) -> Areas {
-    let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
-    let left_width = (main.width / 3).clamp(24, 48);
-    let [left, right] =
-        Layout::horizontal([Constraint::Length(left_width), Constraint::Min(20)]).areas(main);
-    let servers_height = (servers as u16 + 2).clamp(3, (left.height / 2).max(3));
-    let [servers, tools] =
-        Layout::vertical([Constraint::Length(servers_height), Constraint::Min(3)]).areas(left);
-    let [detail, result] =
-        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(right);
-    Areas {
-        main,
-        status,
-        servers,
-        tools,
-        detail,
-        result,
-    }
-}
-
-/// The first row a list shows, so that `sel` is visible in `height` rows.
-pub fn list_offset(sel: usize, height: usize) -> usize {
-    sel.saturating_sub(height.saturating_sub(1))
 }
 
 pub(super) fn render_panes(s: &State, f: &mut Frame) {

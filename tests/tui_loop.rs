@@ -1,0 +1,184 @@
+//! The TUI's real event loop (`tui::run::run_loop`) on ratatui's
+//! TestBackend: scripted keys from a test host, scripted manager events,
+//! and a recorder standing in for the manager.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use mcpdeck::config::{Config, ServerConfig};
+use mcpdeck::mcp::manager::{Command, Event, ServerStatus};
+use mcpdeck::mcp::session::Lists;
+use mcpdeck::mcp::types::Tool;
+use mcpdeck::tui::app::State;
+use mcpdeck::tui::keymap::Keymap;
+use mcpdeck::tui::run::{Core, Host, Input, run_loop};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+
+/// Keys typed one at a time, each after the loop had time to take in what
+/// came before; the input ends after the last.
+struct ScriptedHost {
+    keys: VecDeque<KeyEvent>,
+    copied: Vec<String>,
+}
+
+impl Host for ScriptedHost {
+    type Backend = TestBackend;
+
+    fn redraw_all(&mut self, terminal: &mut Terminal<TestBackend>) -> std::io::Result<()> {
+        terminal
+            .clear()
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+
+    async fn next_input(&mut self) -> Option<Input> {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        self.keys
+            .pop_front()
+            .map(|k| Input::Terminal(Ok(TermEvent::Key(k))))
+    }
+
+    async fn edit_externally(&mut self, text: &str) -> std::io::Result<Result<String, String>> {
+        Ok(Ok(text.to_string()))
+    }
+
+    fn copy(&mut self, text: &str) {
+        self.copied.push(text.to_string());
+    }
+
+    fn open_url(&mut self, _url: String) {}
+}
+
+#[derive(Default, Clone)]
+struct Recorder(Arc<Mutex<Vec<Command>>>);
+
+impl Core for Recorder {
+    fn send(&self, cmd: Command) {
+        self.0.lock().unwrap().push(cmd);
+    }
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new_with_kind(code, KeyModifiers::NONE, KeyEventKind::Press)
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new_with_kind(KeyCode::Char(c), KeyModifiers::CONTROL, KeyEventKind::Press)
+}
+
+fn echo_tool() -> Tool {
+    let raw = json!({"name": "echo", "description": "Echo a message back.",
+        "inputSchema": {"type": "object", "properties": {"message": {"type": "string", "default": "hi"}},
+                        "required": ["message"]},
+        "annotations": {"readOnlyHint": true}});
+    Tool::parse(&raw, &mut Vec::new()).expect("a tool")
+}
+
+fn screen(t: &Terminal<TestBackend>) -> String {
+    let buf = t.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_real_loop_calls_a_tool_and_quits() {
+    let mut config = Config::empty(None);
+    config.servers = vec![ServerConfig::stdio("demo", "x", &[])];
+    let state = State::new(&config.servers, Keymap::default(), None);
+    let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+    // The server connects and lists its tool before any key is typed.
+    events_tx
+        .send(Event::Status {
+            server: "demo".into(),
+            status: ServerStatus::Connected,
+            negotiated: None,
+        })
+        .unwrap();
+    events_tx
+        .send(Event::Lists {
+            server: "demo".into(),
+            lists: Arc::new(Lists {
+                tools: vec![echo_tool()],
+                ..Lists::default()
+            }),
+        })
+        .unwrap();
+    let mut host = ScriptedHost {
+        // Tools pane, open the editor on echo, send, then quit.
+        keys: [
+            key(KeyCode::Tab),
+            key(KeyCode::Enter),
+            ctrl('s'),
+            key(KeyCode::Char('q')),
+        ]
+        .into_iter()
+        .collect(),
+        copied: Vec::new(),
+    };
+    let recorder = Recorder::default();
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        run_loop(&mut terminal, &mut host, &recorder, config, state, events),
+    )
+    .await
+    .expect("the loop ends")
+    .expect("no terminal error");
+    let sent = recorder.0.lock().unwrap();
+    let call = sent
+        .iter()
+        .find_map(|c| match c {
+            Command::Call {
+                server,
+                tool,
+                arguments,
+                ..
+            } => Some((server.clone(), tool.clone(), arguments.clone())),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no call reached the manager: {sent:?}"));
+    assert_eq!(
+        call,
+        ("demo".into(), "echo".into(), json!({"message": "hi"}))
+    );
+    // The last frame drawn: the call in flight on the result pane.
+    let out = screen(&terminal);
+    assert!(out.contains("calling echo on demo"), "{out}");
+    // A call in flight makes `q` ask first; the input then ended.
+    assert!(out.contains("Quit"), "{out}");
+    drop(events_tx);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_loop_ends_when_the_input_ends_and_draws_each_change() {
+    let config = Config::empty(None);
+    let state = State::new(&config.servers, Keymap::default(), None);
+    let (_events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+    let mut host = ScriptedHost {
+        keys: [key(KeyCode::Char('?'))].into_iter().collect(),
+        copied: Vec::new(),
+    };
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    run_loop(
+        &mut terminal,
+        &mut host,
+        &Recorder::default(),
+        config,
+        state,
+        events,
+    )
+    .await
+    .unwrap();
+    // `?` opened the help, drawn before the input ended.
+    let out = screen(&terminal);
+    assert!(out.contains("Keys (any key closes)"), "{out}");
+}
