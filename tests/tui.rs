@@ -1500,7 +1500,7 @@ fn accepting_a_form_sends_typed_values_and_omits_empty_optional_ones() {
             }}))
         )]
     );
-    assert!(s.ask.is_none() && s.asks.is_empty());
+    assert!(!s.asks.is_open() && s.asks.is_empty());
     // Integers typed as text go out as numbers; choices and ticks too.
     ask(&mut s, 8, "demo", "elicitation/create", form_params());
     let mut fx = Vec::new();
@@ -1610,7 +1610,7 @@ fn a_form_can_be_declined_or_cancelled_and_d_types_in_a_text_field() {
     update(&mut s, shift_tab(), &mut fx);
     update(&mut s, key(KeyCode::Esc), &mut fx);
     assert_eq!(answers(&fx), vec![(3, Ok(json!({"action": "cancel"})))]);
-    assert!(s.ask.is_none());
+    assert!(!s.asks.is_open());
 }
 
 #[test]
@@ -1847,7 +1847,7 @@ fn requests_queue_oldest_first_and_keys_do_not_reach_the_panes() {
     let mut fx = Vec::new();
     update(&mut s, key(KeyCode::Esc), &mut fx);
     assert_eq!(answers(&fx), vec![(2, Ok(json!({"action": "cancel"})))]);
-    assert!(s.ask.is_none());
+    assert!(!s.asks.is_open());
     update(&mut s, key(KeyCode::Tab), &mut fx);
     assert_ne!(s.focus, focus);
     // Ctrl-C quits even over a request.

@@ -35,7 +35,9 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
                 }
                 // Its requests and subscriptions died with its session.
                 if gone {
-                    crate::tui::ask::drop_server(s, &server, fx);
+                    if let Some(note) = s.asks.drop_server(&server, fx).status {
+                        s.status = Some(note);
+                    }
                     crate::tui::browse::server_gone(s, &server);
                 }
             }
@@ -80,15 +82,12 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
         } => {
             // The first is shown at once (its screen says who asks, and
             // older messages would hide the keys); a later one waits.
-            s.status = (!s.asks.is_empty())
-                .then(|| format!("{server} asks too ({method}): {} waiting", s.asks.len() + 1));
-            s.asks.push_back(AskView {
+            s.status = s.asks.push(AskView {
                 id,
                 server,
                 method,
                 params,
             });
-            crate::tui::ask::sync(s);
             true
         }
         Event::TaskStatus {

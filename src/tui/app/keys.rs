@@ -20,8 +20,12 @@ pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         return true;
     }
     // A server's request is answered before anything else.
-    if s.ask.is_some() {
-        return crate::tui::ask::key(s, k, fx);
+    if s.asks.is_open() {
+        let step = s.asks.key(k, &s.keymap, fx);
+        if step.status.is_some() {
+            s.status = step.status;
+        }
+        return step.redraw;
     }
     match s.mode {
         Mode::Help => {

@@ -4,15 +4,21 @@ use super::model::*;
 use super::*;
 
 pub(crate) fn copy(s: &mut State, text: String, fx: &mut Vec<Effect>) {
+    s.status = Some(copy_effect(text, fx));
+}
+
+/// Copy `text` to the clipboard (OSC 52) unless it is too large for a
+/// terminal; what happened, for the status bar.
+pub fn copy_effect(text: String, fx: &mut Vec<Effect>) -> String {
     if text.len() > COPY_LIMIT {
-        s.status = Some(format!(
+        return format!(
             "too large to copy ({} bytes; terminals take about {COPY_LIMIT} through OSC 52)",
             text.len()
-        ));
-        return;
+        );
     }
-    s.status = Some(format!("copied {} bytes (OSC 52)", text.len()));
+    let note = format!("copied {} bytes (OSC 52)", text.len());
     fx.push(Effect::Copy(text));
+    note
 }
 
 /// Save the result's images, audio and blobs to files.

@@ -23,6 +23,7 @@ use event::on_event;
 pub use event::tool_diff;
 use keys::on_key;
 pub(crate) use media::copy;
+pub use media::copy_effect;
 pub use model::*;
 use mouse::on_mouse;
 pub use state::State;

@@ -8,7 +8,7 @@ use super::*;
 
 pub(super) fn on_mouse(s: &mut State, m: MouseEvent) -> bool {
     use ratatui::layout::Position;
-    if s.mode != Mode::Normal || s.ask.is_some() {
+    if s.mode != Mode::Normal || s.asks.is_open() {
         return false;
     }
     let a = s.areas;

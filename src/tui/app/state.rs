@@ -1,7 +1,7 @@
 //! [`State`]: everything the UI shows, and queries over it (the visible
 //! tools, the selection, the log's and the network view's contents).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -29,11 +29,8 @@ pub struct State {
     /// Each tool's last arguments, for this session.
     pub last_args: HashMap<(String, String), String>,
     pub inflight: Option<InFlight>,
-    /// Server requests waiting for an answer, oldest first.
-    pub asks: VecDeque<AskView>,
-    /// The screen of the oldest request (its id, its screen): shown over
-    /// everything, and every key goes to it.
-    pub ask: Option<(u64, crate::tui::ask::AskScreen)>,
+    /// Server requests waiting for the person, and the screen of the first.
+    pub asks: crate::tui::ask::Asks,
     pub outcome: Option<Outcome>,
     pub result_scroll: usize,
     pub detail_scroll: usize,
@@ -78,8 +75,7 @@ impl State {
             editor: None,
             last_args: HashMap::new(),
             inflight: None,
-            asks: VecDeque::new(),
-            ask: None,
+            asks: crate::tui::ask::Asks::default(),
             outcome: None,
             result_scroll: 0,
             detail_scroll: 0,

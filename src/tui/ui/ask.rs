@@ -49,7 +49,7 @@ fn position(s: &State) -> String {
 }
 
 pub fn render(s: &State, f: &mut Frame, area: Rect) {
-    let (Some((_, screen)), Some(ask)) = (&s.ask, s.asks.front()) else {
+    let (Some((_, screen)), Some(ask)) = (&s.asks.screen, s.asks.queue.front()) else {
         return;
     };
     let width = inner_width(area);
@@ -599,7 +599,7 @@ fn render_sampling(s: &State, x: &Sampling, f: &mut Frame, area: Rect) {
 
 /// The status bar's hint for the request shown.
 pub fn hint(s: &State) -> Option<String> {
-    let (_, screen) = s.ask.as_ref()?;
+    let (_, screen) = s.asks.screen.as_ref()?;
     let k = &s.keymap;
     Some(match screen {
         AskScreen::Form(form) => {

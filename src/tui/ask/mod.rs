@@ -1,0 +1,455 @@
+//! The screens where the person answers a server's request: an
+//! elicitation form (MCP 2025-11-25 `requestedSchema`), a URL elicitation,
+//! and a sampling request (`sampling/createMessage`) answered by hand.
+//!
+//! [`Asks`] is a view that owns its state (the queue and the screen of the
+//! request at its front): a key goes in, the screen changes, and an answer
+//! comes out as `Effect::Manager(Command::AnswerServerRequest)`, with a
+//! line for the status bar. Everything a server sent is sanitized when it
+//! is drawn.
+
+mod form;
+mod screens;
+
+use std::collections::VecDeque;
+
+use crossterm::event::KeyEvent;
+use serde_json::{Value, json};
+
+pub use form::*;
+pub use screens::*;
+
+use super::app::{AskView, Effect};
+use super::keymap::{Action, Keymap};
+use crate::mcp::jsonrpc::RpcError;
+use crate::mcp::manager::Command;
+
+/// The model name a hand-written sampling reply carries.
+pub const HUMAN_MODEL: &str = "mcpdeck-human";
+
+/// The error a declined sampling request gets.
+pub const SAMPLING_DECLINED: &str = "the user declined the sampling request";
+
+/// What a view's update hands back besides its effects.
+#[derive(Debug, Default, PartialEq)]
+pub struct Step {
+    /// The screen changed.
+    pub redraw: bool,
+    /// A line for the status bar.
+    pub status: Option<String>,
+}
+
+impl Step {
+    fn drawn() -> Step {
+        Step {
+            redraw: true,
+            status: None,
+        }
+    }
+
+    fn say(status: String) -> Step {
+        Step {
+            redraw: true,
+            status: Some(status),
+        }
+    }
+
+    fn ignored() -> Step {
+        Step::default()
+    }
+}
+
+/// The server requests waiting for the person, oldest first, and the
+/// screen of the first: shown over everything, and every key goes to it.
+#[derive(Default)]
+pub struct Asks {
+    pub queue: VecDeque<AskView>,
+    /// The screen of the request at the front (its id, its screen).
+    pub screen: Option<(u64, AskScreen)>,
+}
+
+impl Asks {
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Whether a request is shown (then every key goes to it).
+    pub fn is_open(&self) -> bool {
+        self.screen.is_some()
+    }
+
+    /// A new request; the first is shown at once, a later one waits (the
+    /// status says so).
+    pub fn push(&mut self, ask: AskView) -> Option<String> {
+        let status = (!self.queue.is_empty()).then(|| {
+            format!(
+                "{} asks too ({}): {} waiting",
+                ask.server,
+                ask.method,
+                self.queue.len() + 1
+            )
+        });
+        self.queue.push_back(ask);
+        self.sync();
+        status
+    }
+
+    /// Keep the screen on the front of the queue.
+    fn sync(&mut self) {
+        let same =
+            matches!((&self.screen, self.queue.front()), (Some((id, _)), Some(a)) if *id == a.id);
+        if !same {
+            self.screen = self.queue.front().map(|a| (a.id, AskScreen::new(a)));
+        }
+    }
+
+    /// Answer the request at the front and show the next one.
+    fn answer(
+        &mut self,
+        result: Result<Value, RpcError>,
+        fx: &mut Vec<Effect>,
+        what: &str,
+    ) -> Step {
+        let Some(a) = self.queue.pop_front() else {
+            return Step::ignored();
+        };
+        let status = match self.queue.len() {
+            0 => format!("{} on {}: {what}", a.method, a.server),
+            n => format!("{} on {}: {what}; {n} more waiting", a.method, a.server),
+        };
+        fx.push(Effect::Manager(Command::AnswerServerRequest {
+            id: a.id,
+            result,
+        }));
+        self.sync();
+        Step::say(status)
+    }
+
+    fn elicitation(&self) -> bool {
+        self.queue
+            .front()
+            .is_some_and(|a| a.method.starts_with("elicitation/"))
+    }
+
+    /// A key while a request is shown: nothing reaches the panes.
+    pub fn key(&mut self, k: KeyEvent, keymap: &Keymap, fx: &mut Vec<Effect>) -> Step {
+        let action = keymap.ask_action(&k);
+        match self.screen.as_ref().map(|(_, screen)| screen) {
+            None => Step::ignored(),
+            Some(AskScreen::Form(_)) => self.form_key(k, action, fx),
+            Some(AskScreen::Url(_)) => self.url_key(action, fx),
+            Some(AskScreen::Sampling(_)) => self.sampling_key(k, action, fx),
+            Some(AskScreen::Other { .. }) => match action {
+                Some(Action::Decline) => self.decline_other(fx),
+                Some(Action::Back) if self.elicitation() => {
+                    self.answer(Ok(action_value("cancel")), fx, "cancelled")
+                }
+                Some(Action::Back) => self.decline_other(fx),
+                _ => Step::ignored(),
+            },
+        }
+    }
+
+    fn decline_other(&mut self, fx: &mut Vec<Effect>) -> Step {
+        let result = if self.elicitation() {
+            Ok(action_value("decline"))
+        } else {
+            Err(RpcError::new(
+                -32601,
+                "mcpdeck does not handle this request",
+            ))
+        };
+        self.answer(result, fx, "declined")
+    }
+
+    fn form_key(&mut self, k: KeyEvent, action: Option<Action>, fx: &mut Vec<Effect>) -> Step {
+        let Some((_, AskScreen::Form(f))) = self.screen.as_mut() else {
+            return Step::ignored();
+        };
+        // Text entry first: in a text field, a character is a character and
+        // the editing keys edit (so `d` types a d; Ctrl-D declines).
+        if LineEdit::edits(&k)
+            && let Some(line) = f.fields.get_mut(f.focus).and_then(Field::line_mut)
+        {
+            line.key(&k);
+            return Step::drawn();
+        }
+        let Some(a) = action else {
+            return Step::ignored();
+        };
+        match a {
+            Action::Send => match f.content() {
+                Ok(content) => {
+                    return self.answer(
+                        Ok(json!({ "action": "accept", "content": content })),
+                        fx,
+                        "accepted",
+                    );
+                }
+                Err(bad) => {
+                    // Go to the first field that needs attention.
+                    if let Some(i) = f.fields.iter().position(|x| x.error().is_some()) {
+                        f.focus = i;
+                    }
+                    return Step::say(format!(
+                        "not sent: {bad} field{} need{} attention",
+                        if bad == 1 { "" } else { "s" },
+                        if bad == 1 { "s" } else { "" }
+                    ));
+                }
+            },
+            Action::Decline => return self.answer(Ok(action_value("decline")), fx, "declined"),
+            Action::Back => return self.answer(Ok(action_value("cancel")), fx, "cancelled"),
+            Action::Down | Action::NextPane | Action::Accept => f.move_focus(1),
+            Action::Up | Action::PrevPane => f.move_focus(-1),
+            Action::PageDown => f.move_focus(5),
+            Action::PageUp => f.move_focus(-5),
+            Action::Home => f.focus = 0,
+            Action::End => f.move_focus(isize::MAX / 2),
+            Action::Toggle => {
+                if let Some(field) = f.fields.get_mut(f.focus) {
+                    field.toggle();
+                }
+            }
+            Action::Left | Action::Right => {
+                if let Some(field) = f.fields.get_mut(f.focus) {
+                    field.cycle(if a == Action::Right { 1 } else { -1 });
+                }
+            }
+            _ => return Step::ignored(),
+        }
+        Step::drawn()
+    }
+
+    fn url_key(&mut self, action: Option<Action>, fx: &mut Vec<Effect>) -> Step {
+        let Some((_, AskScreen::Url(u))) = self.screen.as_ref() else {
+            return Step::ignored();
+        };
+        match action {
+            Some(Action::Accept | Action::Send) => {
+                self.answer(Ok(action_value("accept")), fx, "accepted (done)")
+            }
+            Some(Action::Decline) => self.answer(Ok(action_value("decline")), fx, "declined"),
+            Some(Action::Back) => self.answer(Ok(action_value("cancel")), fx, "cancelled"),
+            Some(Action::OpenUrl) => match u.openable() {
+                Some(url) => {
+                    let url = url.to_string();
+                    let status = format!(
+                        "opening {} in the browser…",
+                        crate::sanitize::one_line(&url)
+                    );
+                    fx.push(Effect::OpenUrl(url));
+                    Step::say(status)
+                }
+                None => Step::say(
+                    "only http(s) URLs are opened; copy it instead if you trust it".into(),
+                ),
+            },
+            Some(Action::Copy) => {
+                let text = u
+                    .parsed
+                    .as_ref()
+                    .map(url::Url::to_string)
+                    .unwrap_or_else(|| crate::sanitize::strip(&u.url).into_owned());
+                Step::say(super::app::copy_effect(text, fx))
+            }
+            _ => Step::ignored(),
+        }
+    }
+
+    fn sampling_key(&mut self, k: KeyEvent, action: Option<Action>, fx: &mut Vec<Effect>) -> Step {
+        let Some((_, AskScreen::Sampling(x))) = self.screen.as_mut() else {
+            return Step::ignored();
+        };
+        let declined = || Err(RpcError::new(-1, SAMPLING_DECLINED));
+        // The request scrolls from anywhere with the page keys.
+        let rows = x.request.len();
+        match action {
+            Some(Action::Send) => {
+                let text = x.reply_text();
+                if text.trim().is_empty() {
+                    return Step::say("type a reply first (or decline)".into());
+                }
+                let result = json!({
+                    "role": "assistant",
+                    "content": {"type": "text", "text": text},
+                    "model": HUMAN_MODEL,
+                    "stopReason": "endTurn",
+                });
+                return self.answer(Ok(result), fx, "reply sent");
+            }
+            Some(Action::Back) => return self.answer(declined(), fx, "declined"),
+            Some(Action::Decline) if !(x.in_reply && is_typing(&k)) => {
+                return self.answer(declined(), fx, "declined");
+            }
+            Some(Action::NextPane | Action::PrevPane) => {
+                x.in_reply = !x.in_reply;
+                return Step::drawn();
+            }
+            Some(Action::PageUp) => {
+                x.scroll = x.scroll.saturating_sub(5);
+                return Step::drawn();
+            }
+            Some(Action::PageDown) => {
+                x.scroll = (x.scroll + 5).min(rows.saturating_sub(1));
+                return Step::drawn();
+            }
+            _ => {}
+        }
+        if x.in_reply {
+            return Step {
+                redraw: x.reply.input(k),
+                status: None,
+            };
+        }
+        match action {
+            Some(Action::Up) => x.scroll = x.scroll.saturating_sub(1),
+            Some(Action::Down) => x.scroll = (x.scroll + 1).min(rows.saturating_sub(1)),
+            Some(Action::Home) => x.scroll = 0,
+            Some(Action::End) => x.scroll = rows.saturating_sub(1),
+            Some(Action::Accept) => x.in_reply = true,
+            _ => return Step::ignored(),
+        }
+        Step::drawn()
+    }
+
+    /// Drop the requests of a server that is no longer connected. Each is
+    /// answered with an error, so the manager forgets it too.
+    pub fn drop_server(&mut self, server: &str, fx: &mut Vec<Effect>) -> Step {
+        let before = self.queue.len();
+        let mut kept = VecDeque::new();
+        for a in self.queue.drain(..) {
+            if a.server == server {
+                fx.push(Effect::Manager(Command::AnswerServerRequest {
+                    id: a.id,
+                    result: Err(RpcError::new(-32603, "the server disconnected")),
+                }));
+            } else {
+                kept.push_back(a);
+            }
+        }
+        self.queue = kept;
+        let dropped = before - self.queue.len();
+        if dropped == 0 {
+            return Step::ignored();
+        }
+        self.sync();
+        Step::say(format!(
+            "{server} is no longer connected: {dropped} request{} dropped",
+            if dropped == 1 { "" } else { "s" }
+        ))
+    }
+}
+
+fn action_value(action: &str) -> Value {
+    json!({ "action": action })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
+
+    #[test]
+    fn a_json_field_must_have_the_schema_type() {
+        let mut f = Field::new("tags", &serde_json::json!({"type": "array"}), true);
+        if let Some(l) = f.line_mut() {
+            l.text = "5".into();
+        }
+        assert_eq!(f.value(), Err("must be JSON of type array".to_string()));
+        if let Some(l) = f.line_mut() {
+            l.text = "[1, 2]".into();
+        }
+        assert_eq!(f.value(), Ok(Some(serde_json::json!([1, 2]))));
+    }
+
+
+    #[test]
+    fn formats_are_checked_as_the_spec_names_them() {
+        for ok in ["a@b.co", "first.last+tag@example.org"] {
+            assert!(is_email(ok), "{ok}");
+        }
+        for bad in ["", "a@", "@b.co", "a@b", "a b@c.de", "a@.com", "a@b.com."] {
+            assert!(!is_email(bad), "{bad}");
+        }
+        for ok in ["2024-02-29", "1999-12-31"] {
+            assert!(is_date(ok), "{ok}");
+        }
+        for bad in [
+            "2023-02-29",
+            "2024-13-01",
+            "2024-1-01",
+            "24-01-01",
+            "2024-01-32",
+            "x",
+        ] {
+            assert!(!is_date(bad), "{bad}");
+        }
+        for ok in [
+            "2025-11-25T10:30:00Z",
+            "2025-11-25t10:30:00.123+01:00",
+            "2025-11-25T23:59:60-05:30",
+        ] {
+            assert!(is_date_time(ok), "{ok}");
+        }
+        for bad in [
+            "2025-11-25",
+            "2025-11-25T10:30Z",
+            "2025-11-25T24:00:00Z",
+            "2025-11-25T10:30:00",
+            "2025-11-25T10:30:00.Z",
+            "2025-11-25T10:30:00+1:00",
+        ] {
+            assert!(!is_date_time(bad), "{bad}");
+        }
+        assert!(check_format("uri", "https://example.com/x").is_ok());
+        assert!(check_format("uri", "not a uri").is_err());
+        assert!(
+            check_format("color", "anything").is_ok(),
+            "unknown formats pass"
+        );
+    }
+
+    #[test]
+    fn fields_follow_the_schema() {
+        let f = Field::new("n", &json!({"type": "number", "default": 2}), false);
+        assert_eq!(f.value(), Ok(Some(json!(2))));
+        let f = Field::new("n", &json!({"type": ["integer", "null"]}), true);
+        assert_eq!(f.value(), Err("required".into()));
+        // An optional choice cycles through "none"; a required one does not.
+        let mut f = Field::new("c", &json!({"type": "string", "enum": ["a", "b"]}), false);
+        assert_eq!(f.value(), Ok(None));
+        f.cycle(-1);
+        assert_eq!(f.value(), Ok(Some(json!("b"))));
+        f.cycle(1);
+        assert_eq!(f.value(), Ok(None));
+        let mut f = Field::new("c", &json!({"type": "string", "enum": ["a", "b"]}), true);
+        f.cycle(1);
+        assert_eq!(f.value(), Ok(Some(json!("a"))));
+        // An optional yes/no without a default can go back to no answer.
+        let mut f = Field::new("b", &json!({"type": "boolean"}), false);
+        let seen: Vec<_> = (0..3)
+            .map(|_| {
+                f.toggle();
+                f.value().unwrap()
+            })
+            .collect();
+        assert_eq!(seen, vec![Some(json!(true)), Some(json!(false)), None]);
+        // Nested objects are not in the spec: typed as JSON.
+        let f = Field::new("o", &json!({"type": "object", "default": {"k": 1}}), false);
+        assert!(f.is_text());
+        assert_eq!(f.value(), Ok(Some(json!({"k": 1}))));
+        // Typed text: the cursor moves by characters, not bytes.
+        let mut l = LineEdit::new("né".into());
+        let k = |c| KeyEvent::new(c, KeyModifiers::NONE);
+        l.key(&k(KeyCode::Left));
+        l.key(&k(KeyCode::Char('x')));
+        l.key(&k(KeyCode::End));
+        l.key(&k(KeyCode::Backspace));
+        assert_eq!(l.text, "nx");
+    }
+}
