@@ -38,7 +38,9 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
                     if let Some(note) = s.asks.drop_server(&server, fx).status {
                         s.status = Some(note);
                     }
-                    crate::tui::browse::server_gone(s, &server);
+                    if let Some(i) = find(s, &server) {
+                        crate::tui::browse::server_gone(&mut s.servers[i]);
+                    }
                 }
             }
             true
@@ -111,7 +113,10 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             subscribed,
             result,
         } => {
-            crate::tui::browse::on_subscription(s, &server, &uri, subscribed, result.is_ok());
+            if let Some(i) = find(s, &server) {
+                let v = &mut s.servers[i];
+                crate::tui::browse::on_subscription(v, &uri, subscribed, result.is_ok());
+            }
             let what = if subscribed {
                 "subscribed to"
             } else {
@@ -127,7 +132,16 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             true
         }
         // Answers to requests of the resources and prompts views.
-        Event::Response { tag, result, .. } => crate::tui::browse::on_response(s, tag, result),
+        Event::Response { tag, result, .. } => {
+            use crate::tui::browse::Kind;
+            let Some(kind) = [Kind::Resources, Kind::Prompts]
+                .into_iter()
+                .find(|k| s.browse(*k).awaits(tag))
+            else {
+                return false;
+            };
+            s.with_browse(kind, fx, |b, cx| b.on_response(tag, result, cx))
+        }
         Event::Ping {
             server,
             result,
@@ -254,8 +268,18 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
                     return true;
                 }
             }
-            if method == "notifications/resources/updated" {
-                crate::tui::browse::on_updated(s, &server, params.as_ref(), fx);
+            if method == "notifications/resources/updated"
+                && let Some(uri) = params
+                    .as_ref()
+                    .and_then(|p| p.get("uri"))
+                    .and_then(Value::as_str)
+                && let Some(i) = find(s, &server)
+                && crate::tui::browse::mark_updated(&mut s.servers[i], uri)
+                && s.resources.server == server
+            {
+                let uri = uri.to_string();
+                use crate::tui::browse::Kind;
+                s.with_browse(Kind::Resources, fx, |b, cx| b.on_updated(&uri, cx));
             }
             if let Some(i) = find(s, &server) {
                 let line = match (method.as_str(), &params) {

@@ -46,11 +46,12 @@ pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         Mode::Filter => filter_key(s, k, action),
         Mode::Log => log_key(s, action, fx),
         Mode::Net => net_key(s, action, fx),
-        Mode::Resources => {
-            crate::tui::browse::key(s, crate::tui::browse::Kind::Resources, k, action, fx)
-        }
-        Mode::Prompts => {
-            crate::tui::browse::key(s, crate::tui::browse::Kind::Prompts, k, action, fx)
+        Mode::Resources | Mode::Prompts => {
+            let kind = match s.mode {
+                Mode::Resources => crate::tui::browse::Kind::Resources,
+                _ => crate::tui::browse::Kind::Prompts,
+            };
+            s.with_browse(kind, fx, |b, cx| b.key(k, action, cx))
         }
         Mode::AddServer => add_key(s, k, fx),
         Mode::LogFilter => {
@@ -322,11 +323,11 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
             true
         }
         Action::Resources => {
-            crate::tui::browse::open(s, crate::tui::browse::Kind::Resources);
+            s.open_view(crate::tui::browse::Kind::Resources);
             true
         }
         Action::Prompts => {
-            crate::tui::browse::open(s, crate::tui::browse::Kind::Prompts);
+            s.open_view(crate::tui::browse::Kind::Prompts);
             true
         }
         Action::Subscribe => {

@@ -11,7 +11,9 @@ use crate::mcp::netlog::Exchange;
 use crate::mcp::types::Tool;
 use crate::tui::keymap::Keymap;
 
+use super::Effect;
 use super::model::*;
+use crate::tui::browse::{Browse, Ctx, Go, Kind};
 
 /// Everything the UI shows. Plain data.
 pub struct State {
@@ -243,6 +245,67 @@ impl State {
             })
             .unwrap_or(0)
             .min(self.visible.len().saturating_sub(1));
+    }
+
+    /// The resources or prompts view.
+    pub fn browse(&self, kind: Kind) -> &Browse {
+        match kind {
+            Kind::Resources => &self.resources,
+            Kind::Prompts => &self.prompts,
+        }
+    }
+
+    /// Open a view on the selected server (its state is kept while the
+    /// server stays the same).
+    pub fn open_view(&mut self, kind: Kind) {
+        let server = self
+            .selected_server()
+            .map(|v| v.name.clone())
+            .unwrap_or_default();
+        match kind {
+            Kind::Resources => self.resources.open(server),
+            Kind::Prompts => self.prompts.open(server),
+        }
+        self.mode = kind.mode();
+    }
+
+    /// Run `f` on a view with what it needs of the rest of the state, then
+    /// carry out what it asked: a status line, where to go.
+    pub(crate) fn with_browse<T>(
+        &mut self,
+        kind: Kind,
+        fx: &mut Vec<Effect>,
+        f: impl FnOnce(&mut Browse, &mut Ctx) -> T,
+    ) -> T {
+        let b = match kind {
+            Kind::Resources => &mut self.resources,
+            Kind::Prompts => &mut self.prompts,
+        };
+        let server = self.servers.iter_mut().find(|v| v.name == b.server);
+        let mut cx = Ctx {
+            kind,
+            server,
+            tags: &mut self.next_tag,
+            area: self.areas.main,
+            fx,
+            status: None,
+            go: Go::Stay,
+        };
+        let out = f(b, &mut cx);
+        let (status, go) = (cx.status, cx.go);
+        if let Some(status) = status {
+            self.status = status;
+        }
+        match go {
+            Go::Stay => {}
+            Go::Panes => self.mode = Mode::Normal,
+            Go::View(other) => self.open_view(other),
+            Go::Help => {
+                self.help_back = Some(kind.mode());
+                self.mode = Mode::Help;
+            }
+        }
+        out
     }
 
     pub(crate) fn next_tag(&mut self) -> u64 {

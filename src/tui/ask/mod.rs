@@ -367,7 +367,6 @@ mod tests {
         assert_eq!(f.value(), Ok(Some(serde_json::json!([1, 2]))));
     }
 
-
     #[test]
     fn formats_are_checked_as_the_spec_names_them() {
         for ok in ["a@b.co", "first.last+tag@example.org"] {
