@@ -2539,3 +2539,54 @@ fn the_views_render_at_any_size() {
         }
     }
 }
+
+/// Every command key goes through the keymap: the quit confirmation, the
+/// filters and the add-server form follow `[keys]`, and so do their hints.
+#[test]
+fn dialogs_and_filters_follow_rebound_keys() {
+    let keys = Keymap::with_overrides(&[
+        ("confirm".into(), vec!["o".into()]),
+        ("back".into(), vec!["ctrl-g".into()]),
+        ("open".into(), vec!["ctrl-o".into()]),
+    ])
+    .unwrap();
+    let mut s = state();
+    s.keymap = keys;
+    let mut fx = Vec::new();
+    // A filter: characters are typed; the rebound keys keep and clear it.
+    update(&mut s, key(KeyCode::Char('/')), &mut fx);
+    assert_eq!(s.mode, Mode::Filter);
+    update(&mut s, key(KeyCode::Char('e')), &mut fx);
+    assert_eq!(s.filter, "e");
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Ctrl-O keep · Ctrl-G clear"), "{out}");
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(s.mode, Mode::Filter, "Esc is no longer `back`");
+    update(&mut s, ctrl('g'), &mut fx);
+    assert_eq!((s.mode, s.filter.as_str()), (Mode::Normal, ""));
+    // The quit confirmation asks with the rebound key, and takes it.
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let _ = call_selected_with(&mut s, ctrl('o'));
+    update(&mut s, key(KeyCode::Char('q')), &mut fx);
+    assert_eq!(s.mode, Mode::ConfirmQuit);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Quit anyway? (o/n)"), "{out}");
+    assert!(out.contains("o quits, any other key stays"), "{out}");
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('y')), &mut fx);
+    assert!(
+        fx.iter().all(|e| !matches!(e, Effect::Quit)),
+        "y no longer confirms"
+    );
+    update(&mut s, key(KeyCode::Char('q')), &mut fx);
+    update(&mut s, key(KeyCode::Char('o')), &mut fx);
+    assert!(fx.iter().any(|e| matches!(e, Effect::Quit)));
+}
+
+/// Open the editor on the selected tool with `open` and send it.
+fn call_selected_with(s: &mut State, open: Msg) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    update(s, open, &mut fx);
+    update(s, ctrl('s'), &mut fx);
+    fx
+}

@@ -55,6 +55,8 @@ pub enum Action {
     Toggle,
     Help,
     Quit,
+    /// Yes, in a confirmation (quit while a call is in flight).
+    Confirm,
     ForceQuit,
 }
 
@@ -347,6 +349,13 @@ const SPECS: &[Spec] = &[
         keys: &["q"],
     },
     Spec {
+        action: Action::Confirm,
+        name: "confirm",
+        help: "yes, in a confirmation (quit while a call is in flight)",
+        group: Group::App,
+        keys: &["y", "Y"],
+    },
+    Spec {
         action: Action::ForceQuit,
         name: "force_quit",
         help: "quit now",
@@ -543,12 +552,29 @@ pub struct KeymapError(pub String);
 pub struct Keymap {
     by_key: HashMap<Key, Action>,
     ask_by_key: HashMap<Key, Action>,
+    confirm_by_key: HashMap<Key, Action>,
     keys: HashMap<Action, Vec<Key>>,
 }
 
-/// Whether an action's keys live in the request screens' table.
-fn in_ask_table(action: Action) -> bool {
-    action.group() == Group::Ask
+/// The key tables: the screen's, the request screens' (where `d`
+/// declines), and the quit confirmation's (where `y` confirms); the last
+/// two are looked up before the screen's, so a key can mean one thing there
+/// and another elsewhere (`d` denies and `y` copies in the panes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Table {
+    Screen,
+    Ask,
+    Confirm,
+}
+
+fn table_of(action: Action) -> Table {
+    if action == Action::Confirm {
+        Table::Confirm
+    } else if action.group() == Group::Ask {
+        Table::Ask
+    } else {
+        Table::Screen
+    }
 }
 
 impl Default for Keymap {
@@ -556,6 +582,7 @@ impl Default for Keymap {
         let mut map = Keymap {
             by_key: HashMap::new(),
             ask_by_key: HashMap::new(),
+            confirm_by_key: HashMap::new(),
             keys: HashMap::new(),
         };
         for s in SPECS {
@@ -571,10 +598,10 @@ impl Default for Keymap {
 
 impl Keymap {
     fn table_mut(&mut self, action: Action) -> &mut HashMap<Key, Action> {
-        if in_ask_table(action) {
-            &mut self.ask_by_key
-        } else {
-            &mut self.by_key
+        match table_of(action) {
+            Table::Ask => &mut self.ask_by_key,
+            Table::Confirm => &mut self.confirm_by_key,
+            Table::Screen => &mut self.by_key,
         }
     }
 
@@ -584,7 +611,7 @@ impl Keymap {
     /// unparseable keys are errors.
     pub fn with_overrides(overrides: &[(String, Vec<String>)]) -> Result<Keymap, KeymapError> {
         let mut map = Keymap::default();
-        let mut claimed: HashMap<(bool, Key), Action> = HashMap::new();
+        let mut claimed: HashMap<(Table, Key), Action> = HashMap::new();
         for (name, keys) in overrides {
             let action = Action::from_name(name).ok_or_else(|| {
                 let hint = SPECS
@@ -601,7 +628,7 @@ impl Keymap {
                     });
                 KeymapError(format!("unknown action `{name}` in [keys]{hint}"))
             })?;
-            let ask = in_ask_table(action);
+            let ask = table_of(action);
             let mut parsed = Vec::new();
             for k in keys {
                 let key = Key::parse(k).map_err(|e| KeymapError(format!("[keys] {name}: {e}")))?;
@@ -652,9 +679,25 @@ impl Keymap {
             .copied()
     }
 
+    /// The action of a key press in the quit confirmation: its own table
+    /// first, then the usual one.
+    pub fn confirm_action(&self, ev: &KeyEvent) -> Option<Action> {
+        let key = Key::from_event(ev);
+        self.confirm_by_key
+            .get(&key)
+            .or_else(|| self.by_key.get(&key))
+            .copied()
+    }
+
     /// The keys of an action, in order.
     pub fn keys(&self, action: Action) -> &[Key] {
         self.keys.get(&action).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The first key of an action, for hints; `(unbound)` when it has none.
+    pub fn label(&self, action: Action) -> String {
+        self.key_label(action)
+            .unwrap_or_else(|| "(unbound)".to_string())
     }
 
     /// The first key of an action, for hints (`None` if it has no key).
@@ -763,6 +806,7 @@ fn short_help(a: Action) -> &'static str {
         Action::Toggle => "toggle",
         Action::Help => "help",
         Action::Quit => "quit",
+        Action::Confirm => "yes",
         Action::ForceQuit => "quit now",
         Action::NextPane | Action::PrevPane => "pane",
         _ => a.help(),

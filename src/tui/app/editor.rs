@@ -61,8 +61,10 @@ pub(super) fn open_editor(s: &mut State) -> bool {
     };
     if server.denied(&tool.name) {
         s.status = Some(format!(
-            "{} is denied on {}; d allows it",
-            tool.name, server.name
+            "{} is denied on {}; {} allows it",
+            tool.name,
+            server.name,
+            s.keymap.label(Action::ToggleDeny)
         ));
         return true;
     }
@@ -94,7 +96,10 @@ pub(super) fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
         return;
     };
     if s.inflight.is_some() {
-        s.status = Some("a call is already in flight; Esc cancels it".into());
+        s.status = Some(format!(
+            "a call is already in flight; {} cancels it",
+            s.keymap.label(Action::Back)
+        ));
         return;
     }
     let text = editor.text.lines().join("\n");

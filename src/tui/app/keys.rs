@@ -34,9 +34,11 @@ pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Mode::ConfirmQuit => {
-            if matches!(k.code, KeyCode::Char('y') | KeyCode::Char('Y'))
-                || action == Some(Action::Quit)
-            {
+            // The dialog's own keys (`confirm`) first, then quit again.
+            if matches!(
+                s.keymap.confirm_action(&k),
+                Some(Action::Confirm | Action::Quit)
+            ) {
                 fx.push(Effect::Quit);
             } else {
                 s.mode = Mode::Normal;
@@ -55,19 +57,15 @@ pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         }
         Mode::AddServer => add_key(s, k, fx),
         Mode::LogFilter => {
-            match k.code {
-                KeyCode::Esc => {
-                    s.log.method.clear();
-                    s.mode = Mode::Log;
+            if !edit_line(&mut s.log.method, &k) {
+                match action {
+                    Some(Action::Back) => {
+                        s.log.method.clear();
+                        s.mode = Mode::Log;
+                    }
+                    Some(Action::Open) => s.mode = Mode::Log,
+                    _ => return false,
                 }
-                KeyCode::Enter => s.mode = Mode::Log,
-                KeyCode::Backspace => {
-                    s.log.method.pop();
-                }
-                KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
-                    s.log.method.push(c)
-                }
-                _ => return false,
             }
             s.log.sel = None;
             true
@@ -80,23 +78,35 @@ pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     }
 }
 
-pub(super) fn filter_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
+/// A key typed into a one-line text (a character, Backspace); false when
+/// it is not for the text but a command.
+pub(super) fn edit_line(text: &mut String, k: &KeyEvent) -> bool {
     match k.code {
-        KeyCode::Esc => {
-            s.filter.clear();
-            s.mode = Mode::Normal;
-        }
-        KeyCode::Enter => s.mode = Mode::Normal,
         KeyCode::Backspace => {
-            s.filter.pop();
+            text.pop();
+            true
         }
-        KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => s.filter.push(c),
-        KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown => {
-            if let Some(a) = action {
+        KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
+            text.push(c);
+            true
+        }
+        _ => false,
+    }
+}
+
+pub(super) fn filter_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
+    if !edit_line(&mut s.filter, &k) {
+        match action {
+            Some(Action::Back) => {
+                s.filter.clear();
+                s.mode = Mode::Normal;
+            }
+            Some(Action::Open) => s.mode = Mode::Normal,
+            Some(a @ (Action::Up | Action::Down | Action::PageUp | Action::PageDown)) => {
                 return move_action(s, a);
             }
+            _ => return false,
         }
-        _ => return false,
     }
     s.refilter();
     true
@@ -109,20 +119,20 @@ pub(super) fn add_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool 
     } else {
         &mut form.command
     };
-    match k.code {
-        KeyCode::Esc => {
+    if edit_line(field, &k) {
+        s.add.error = None;
+        return true;
+    }
+    match s.keymap.action(&k) {
+        Some(Action::Back) => {
             s.mode = Mode::Normal;
             return true;
         }
-        KeyCode::Tab | KeyCode::BackTab | KeyCode::Up | KeyCode::Down => {
+        Some(Action::NextPane | Action::PrevPane | Action::Up | Action::Down) => {
             form.field = 1 - form.field
         }
-        KeyCode::Backspace => {
-            field.pop();
-        }
-        KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => field.push(c),
-        KeyCode::Enter if form.field == 0 => form.field = 1,
-        KeyCode::Enter => {
+        Some(Action::Open) if form.field == 0 => form.field = 1,
+        Some(Action::Open) => {
             let name = form.name.trim().to_string();
             let words = match split_command(&form.command) {
                 Ok(w) if !w.is_empty() => w,

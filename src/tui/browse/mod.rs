@@ -362,19 +362,22 @@ impl Browse {
 
     fn filter_key(&mut self, k: KeyEvent, action: Option<Action>, cx: &mut Ctx) -> bool {
         match k.code {
-            KeyCode::Esc => {
-                self.filter.clear();
-                self.filtering = false;
-            }
-            KeyCode::Enter => self.filtering = false,
+            // The filter's own editing keys.
             KeyCode::Backspace => {
                 self.filter.pop();
             }
             KeyCode::Char(c) if is_typing(&k) => self.filter.push(c),
-            KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown => {
-                return action.is_some_and(|a| self.move_in(a, cx));
-            }
-            _ => return false,
+            _ => match action {
+                Some(Action::Back) => {
+                    self.filter.clear();
+                    self.filtering = false;
+                }
+                Some(Action::Open) => self.filtering = false,
+                Some(a @ (Action::Up | Action::Down | Action::PageUp | Action::PageDown)) => {
+                    return self.move_in(a, cx);
+                }
+                _ => return false,
+            },
         }
         self.sel = 0;
         true

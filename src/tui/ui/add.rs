@@ -7,6 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::tui::app::State;
+use crate::tui::keymap::Action;
 
 use super::*;
 
@@ -35,5 +36,10 @@ pub(super) fn render_add(s: &State, f: &mut Frame, area: Rect) {
     if let Some(e) = &form.error {
         lines.push(Line::styled(format!("✗ {}", clean(e)), Role::Error.style()));
     }
-    popup(f, area, 76, "Add a server (Enter adds, Esc cancels)", lines);
+    let title = format!(
+        "Add a server ({} adds, {} cancels)",
+        s.keymap.label(Action::Open),
+        s.keymap.label(Action::Back)
+    );
+    popup(f, area, 76, &title, lines);
 }

@@ -594,7 +594,7 @@ pub fn hint(s: &State, kind: Kind) -> String {
     let b = view(s, kind);
     let k = &s.keymap;
     if b.filtering {
-        return "type to filter · Enter keep · Esc clear".into();
+        return super::status::typing_hint(s, "type to filter");
     }
     let verb = match kind {
         Kind::Resources => "read",

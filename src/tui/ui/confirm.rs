@@ -4,14 +4,15 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
+use crate::tui::app::State;
+use crate::tui::keymap::Action;
+
 use super::*;
 
-pub(super) fn render_confirm(f: &mut Frame, area: Rect) {
-    popup(
-        f,
-        area,
-        44,
-        "Quit",
-        vec![Line::raw("A call is in flight. Quit anyway? (y/n)")],
+pub(super) fn render_confirm(s: &State, f: &mut Frame, area: Rect) {
+    let question = format!(
+        "A call is in flight. Quit anyway? ({}/n)",
+        s.keymap.label(Action::Confirm)
     );
+    popup(f, area, 44, "Quit", vec![Line::raw(question)]);
 }

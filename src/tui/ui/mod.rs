@@ -104,7 +104,7 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
     match s.mode {
         Mode::AddServer => render_add(s, f, area),
         Mode::Help => render_help(s, f, area),
-        Mode::ConfirmQuit => render_confirm(f, area),
+        Mode::ConfirmQuit => render_confirm(s, f, area),
         _ => {}
     }
     // A server's request goes over everything.

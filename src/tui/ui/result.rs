@@ -16,7 +16,10 @@ pub(super) fn result_placeholder(s: &State) -> Vec<Line<'static>> {
     match &s.inflight {
         Some(c) => inflight_lines(s, c),
         None => vec![Line::styled(
-            "No call yet: select a tool and press Enter.",
+            format!(
+                "No call yet: select a tool and press {}.",
+                s.keymap.label(crate::tui::keymap::Action::Open)
+            ),
             Role::Muted.style(),
         )],
     }
@@ -27,10 +30,11 @@ pub(super) fn result_placeholder(s: &State) -> Vec<Line<'static>> {
 /// message and the rate.
 pub(super) fn inflight_lines(s: &State, c: &crate::tui::app::InFlight) -> Vec<Line<'static>> {
     let mut head = format!(
-        "{} calling {} on {}… (Esc cancels)",
+        "{} calling {} on {}… ({} cancels)",
         SPINNER[s.spinner % SPINNER.len()],
         clean(&c.tool),
-        clean(&c.server)
+        clean(&c.server),
+        s.keymap.label(crate::tui::keymap::Action::Back)
     );
     if let Some(t) = &c.task {
         head.push_str(&format!(" · {}", clean(t)));

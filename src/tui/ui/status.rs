@@ -11,6 +11,16 @@ use crate::tui::keymap::Action;
 
 use super::*;
 
+/// The hint while a one-line text is typed: `type to filter · Enter keep ·
+/// Esc clear`.
+pub(super) fn typing_hint(s: &State, what: &str) -> String {
+    format!(
+        "{what} · {} keep · {} clear",
+        s.keymap.label(Action::Open),
+        s.keymap.label(Action::Back)
+    )
+}
+
 pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
     let k = &s.keymap;
     let hint = if let Some(h) = ask::hint(s) {
@@ -18,14 +28,18 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
     } else {
         match s.mode {
             Mode::Editor => k.hint(&[Action::Send, Action::Back]),
-            Mode::Filter => "type to filter · Enter keep · Esc clear".to_string(),
+            Mode::Filter => typing_hint(s, "type to filter"),
             Mode::Help => "any key closes the help".to_string(),
-            Mode::ConfirmQuit => "y quits, any other key stays".to_string(),
+            Mode::ConfirmQuit => format!("{} quits, any other key stays", k.label(Action::Confirm)),
             Mode::Log => format!(
-                "{} · / method filter · t this server / all · End follow · Esc back",
-                k.hint(&[Action::Up, Action::Down])
+                "{} · {} method filter · {} this server / all · {} follow · {} back",
+                k.hint(&[Action::Up, Action::Down]),
+                k.label(Action::Filter),
+                k.label(Action::AllTools),
+                k.label(Action::End),
+                k.label(Action::Back),
             ),
-            Mode::LogFilter => "type a method · Enter keep · Esc clear".to_string(),
+            Mode::LogFilter => typing_hint(s, "type a method"),
             Mode::Net => {
                 let label = |a: Action| k.key_label(a).unwrap_or_default();
                 let (up, down, tab, copy, back) = (
@@ -45,7 +59,12 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                     )
                 }
             }
-            Mode::AddServer => "Tab next field · Enter add · Esc cancel".to_string(),
+            Mode::AddServer => format!(
+                "{} next field · {} add · {} cancel",
+                k.label(Action::NextPane),
+                k.label(Action::Open),
+                k.label(Action::Back)
+            ),
             Mode::Resources => browse::hint(s, crate::tui::browse::Kind::Resources),
             Mode::Prompts => browse::hint(s, crate::tui::browse::Kind::Prompts),
             Mode::Normal => {
