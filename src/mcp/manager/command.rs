@@ -1,6 +1,6 @@
 //! Commands from the UI or the CLI, applied to the task's state.
 
-use crate::mcp::session::Session;
+use crate::mcp::session::{RequestError, Session};
 
 use super::model::*;
 use super::task::*;
@@ -61,20 +61,17 @@ impl Task {
                 method,
                 params,
             } => {
-                let session = self.live_session(&server);
-                let events = self.events.clone();
-                self.tasks.spawn(async move {
-                    let result = match session {
-                        Ok(s) => s.request(&method, Some(params)).await.map_err(Into::into),
-                        Err(e) => Err(e),
-                    };
-                    let _ = events.send(Event::Response {
+                let (name, asked) = (server.clone(), method.clone());
+                self.on_session(
+                    &name,
+                    move |s| async move { s.request(&asked, Some(params)).await },
+                    move |result| Event::Response {
                         tag,
                         server,
                         method,
                         result,
-                    });
-                });
+                    },
+                );
             }
             Command::SetRoots(dirs) => {
                 let changed = self.client.roots.as_ref().is_some_and(|r| r.set(&dirs));
@@ -99,35 +96,26 @@ impl Task {
             }
             Command::Subscribe(name, uri) => self.subscription(name, uri, true),
             Command::Unsubscribe(name, uri) => self.subscription(name, uri, false),
-            Command::Ping(name) => {
-                let session = self.live_session(&name);
-                let events = self.events.clone();
-                self.tasks.spawn(async move {
-                    let result = match session {
-                        Ok(s) => s.ping().await.map_err(Into::into),
-                        Err(e) => Err(e),
-                    };
-                    let _ = events.send(Event::Ping {
-                        server: name,
-                        result,
-                        requested: true,
-                    });
-                });
-            }
+            Command::Ping(name) => self.on_session(
+                &name.clone(),
+                |s| async move { s.ping().await },
+                move |result| Event::Ping {
+                    server: name,
+                    result,
+                    requested: true,
+                },
+            ),
             Command::SetLogLevel(name, level) => {
-                let session = self.live_session(&name);
-                let events = self.events.clone();
-                self.tasks.spawn(async move {
-                    let result = match session {
-                        Ok(s) => s.set_log_level(&level).await.map_err(Into::into),
-                        Err(e) => Err(e),
-                    };
-                    let _ = events.send(Event::LogLevel {
+                let asked = level.clone();
+                self.on_session(
+                    &name.clone(),
+                    move |s| async move { s.set_log_level(&asked).await },
+                    move |result| Event::LogLevel {
                         server: name,
                         level,
                         result,
-                    });
-                });
+                    },
+                );
             }
             Command::Call {
                 tag,
@@ -182,20 +170,44 @@ impl Task {
     }
 
     pub(super) fn subscription(&mut self, name: String, uri: String, on: bool) {
-        let session = self.live_session(&name);
-        let events = self.events.clone();
-        self.tasks.spawn(async move {
-            let result = match session {
-                Ok(s) if on => s.subscribe(&uri).await.map_err(Into::into),
-                Ok(s) => s.unsubscribe(&uri).await.map_err(Into::into),
-                Err(e) => Err(e),
-            };
-            let _ = events.send(Event::Subscription {
+        let asked = uri.clone();
+        self.on_session(
+            &name.clone(),
+            move |s| async move {
+                if on {
+                    s.subscribe(&asked).await
+                } else {
+                    s.unsubscribe(&asked).await
+                }
+            },
+            move |result| Event::Subscription {
                 server: name,
                 uri,
                 subscribed: on,
                 result,
-            });
+            },
+        );
+    }
+
+    /// Run `work` on a connected server's session in the background, and
+    /// emit the event `event` makes of its result (or of why there is no
+    /// session to run it on).
+    fn on_session<T: Send + 'static, F>(
+        &mut self,
+        name: &str,
+        work: impl FnOnce(Session) -> F + Send + 'static,
+        event: impl FnOnce(Result<T, CallError>) -> Event + Send + 'static,
+    ) where
+        F: std::future::Future<Output = Result<T, RequestError>> + Send + 'static,
+    {
+        let session = self.live_session(name);
+        let events = self.events.clone();
+        self.tasks.spawn(async move {
+            let result = match session {
+                Ok(s) => work(s).await.map_err(Into::into),
+                Err(e) => Err(e),
+            };
+            let _ = events.send(event(result));
         });
     }
 

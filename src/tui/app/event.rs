@@ -13,284 +13,375 @@ use super::model::*;
 use super::*;
 
 pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
-    let find = |s: &mut State, name: &str| s.servers.iter().position(|v| v.name == name);
     match ev {
         Event::Servers(_) => false,
         Event::Status {
             server,
             status,
             negotiated,
-        } => {
-            if let Some(i) = find(s, &server) {
-                let v = &mut s.servers[i];
-                v.status = status;
-                if let Some(n) = negotiated {
-                    v.negotiated = Some(*n);
-                }
-                // Only a connected server's tools can be called.
-                let gone = v.status != ServerStatus::Connected;
-                if gone && !v.lists.tools.is_empty() {
-                    v.lists = Arc::new(Lists::default());
-                    s.refilter();
-                }
-                // Its requests and subscriptions died with its session.
-                if gone {
-                    if let Some(note) = s.asks.drop_server(&server, fx).status {
-                        s.status = Some(note);
-                    }
-                    if let Some(i) = find(s, &server) {
-                        crate::tui::browse::server_gone(&mut s.servers[i]);
-                    }
-                }
-            }
-            true
-        }
-        Event::Lists { server, lists } => {
-            let previous = s.selected_names();
-            if let Some(i) = find(s, &server) {
-                let old = std::mem::replace(&mut s.servers[i].lists, lists);
-                // A changed list (list_changed, refresh) is shown as a diff.
-                if s.servers[i].status == ServerStatus::Connected && !old.tools.is_empty() {
-                    let diff = tool_diff(&old.tools, &s.servers[i].lists.tools);
-                    if !diff.is_empty() {
-                        let line = format!("tools changed: {diff}");
-                        s.status = Some(format!("{}: {line}", server));
-                        push_bounded(&mut s.servers[i].notices, line);
-                    }
-                }
-                s.refilter_to(previous);
-            }
-            true
-        }
-        Event::DenyList { server, tools } => {
-            if let Some(i) = find(s, &server) {
-                s.servers[i].deny = tools;
-            }
-            true
-        }
+        } => on_status(s, server, status, negotiated, fx),
+        Event::Lists { server, lists } => on_lists(s, server, lists),
+        Event::DenyList { server, tools } => on_deny_list(s, server, tools),
         Event::CallStarted {
             tag, request_id, ..
-        } => {
-            if let Some(c) = s.inflight.as_mut().filter(|c| c.tag == tag) {
-                c.request_id = Some(request_id);
-            }
-            false
-        }
+        } => on_call_started(s, tag, request_id),
         Event::ServerRequest {
             id,
             server,
             method,
             params,
-        } => {
-            // The first is shown at once (its screen says who asks, and
-            // older messages would hide the keys); a later one waits.
-            s.status = s.asks.push(AskView {
-                id,
-                server,
-                method,
-                params,
-            });
-            true
-        }
+        } => on_server_request(s, id, server, method, params),
         Event::TaskStatus {
             tag,
             status,
             server: _,
-        } => {
-            let Some(c) = s.inflight.as_mut().filter(|c| c.tag == tag) else {
-                return false;
-            };
-            let mut text = format!("task {}: {}", status.task_id, status.status);
-            if let Some(m) = &status.message {
-                text.push_str(&format!(" · {m}"));
-            }
-            c.task = Some(crate::sanitize::one_line(&text));
-            true
-        }
+        } => on_task_status(s, tag, status),
         Event::Subscription {
             server,
             uri,
             subscribed,
             result,
-        } => {
-            if let Some(i) = find(s, &server) {
-                let v = &mut s.servers[i];
-                crate::tui::browse::on_subscription(v, &uri, subscribed, result.is_ok());
-            }
-            let what = if subscribed {
-                "subscribed to"
-            } else {
-                "unsubscribed from"
-            };
-            s.status = Some(match result {
-                Ok(()) => format!("{server}: {what} {}", crate::sanitize::one_line(&uri)),
-                Err(e) => format!(
-                    "{server}: not {what} {}: {e}",
-                    crate::sanitize::one_line(&uri)
-                ),
-            });
-            true
-        }
-        // Answers to requests of the resources and prompts views.
-        Event::Response { tag, result, .. } => {
-            use crate::tui::browse::Kind;
-            let Some(kind) = [Kind::Resources, Kind::Prompts]
-                .into_iter()
-                .find(|k| s.browse(*k).awaits(tag))
-            else {
-                return false;
-            };
-            s.with_browse(kind, fx, |b, cx| b.on_response(tag, result, cx))
-        }
+        } => on_subscription(s, server, uri, subscribed, result),
+        Event::Response { tag, result, .. } => on_response(s, tag, result, fx),
         Event::Ping {
             server,
             result,
             requested,
-        } => {
-            match result {
-                Ok(d) => {
-                    if let Some(i) = find(s, &server) {
-                        s.servers[i].ping = Some(d);
-                    }
-                    if requested {
-                        s.status = Some(format!("{server}: ping {}", crate::text::fmt_duration(d)));
-                    }
-                }
-                // The automatic ping of a server that does not answer pings
-                // is no news; the one asked for is.
-                Err(e) if requested => s.status = Some(format!("{server}: ping failed: {e}")),
-                Err(_) => {}
-            }
-            true
-        }
+        } => on_ping(s, server, result, requested),
         Event::LogLevel {
             server,
             level,
             result,
-        } => {
-            match result {
-                Ok(()) => {
-                    if let Some(i) = find(s, &server) {
-                        s.servers[i].log_level = Some(level.clone());
-                    }
-                    s.status = Some(format!("{server}: log level {level}"));
-                }
-                Err(e) => s.status = Some(format!("{server}: log level not set: {e}")),
-            }
-            true
-        }
+        } => on_log_level(s, server, level, result),
         Event::CallFinished {
             tag,
             server,
             tool,
             result,
             elapsed,
-        } => {
-            if s.inflight.as_ref().map(|c| c.tag) != Some(tag) {
-                return false;
-            }
-            s.inflight = None;
-            let output_schema = s
-                .servers
-                .iter()
-                .find(|v| v.name == server)
-                .and_then(|v| v.lists.tools.iter().find(|t| t.name == tool))
-                .and_then(|t| t.output_schema.clone());
-            if let Some(i) = find(s, &server) {
-                s.servers[i].last_latency = Some(elapsed);
-            }
-            let lines = crate::tui::result::lines(&result, output_schema.as_ref());
-            s.outcome = Some(Outcome {
-                server,
-                tool,
-                result,
-                elapsed,
-                output_schema,
-                lines,
-            });
-            s.result_scroll = 0;
-            if s.mode == Mode::ConfirmQuit {
-                s.mode = Mode::Normal;
-            }
-            s.focus = Pane::Result;
-            true
-        }
-        Event::Finding { server, finding } => {
-            if let Some(i) = find(s, &server) {
-                s.servers[i].findings += 1;
-                let line = format!("{}: {}", finding.severity.label(), finding.message);
-                push_bounded(&mut s.servers[i].notices, line);
-            }
-            true
-        }
-        Event::Stderr { server, line } => {
-            if let Some(i) = find(s, &server) {
-                push_bounded(&mut s.servers[i].stderr, line);
-            }
-            // Only the failed server's pane shows stderr; redraw is cheap.
-            true
-        }
+        } => on_call_finished(s, tag, server, tool, result, elapsed),
+        Event::Finding { server, finding } => on_finding(s, server, finding),
+        Event::Stderr { server, line } => on_stderr(s, server, line),
         Event::Notification {
             server,
             method,
             params,
-        } => {
-            if method == "notifications/progress" {
-                let p = params.clone().unwrap_or_default();
-                let token = p.get("progressToken").and_then(|t| {
-                    t.as_i64()
-                        .or_else(|| t.as_str().and_then(|s| s.parse().ok()))
-                });
-                if let Some(c) = s.inflight.as_mut()
-                    && c.server == server
-                    && token.is_some()
-                    && c.request_id == token
-                {
-                    let progress = p.get("progress").and_then(Value::as_f64).unwrap_or(0.0);
-                    // Time comes in messages (`Msg::Clock`): the rate needs two
-                    // readings of the clock.
-                    let now = s.clock;
-                    let first = c.progress.as_ref().map_or((now, progress), |v| v.first);
-                    let secs = match (now, first.0) {
-                        (Some(now), Some(then)) => now.duration_since(then).as_secs_f64(),
-                        _ => 0.0,
-                    };
-                    c.progress = Some(ProgressView {
-                        progress,
-                        total: p.get("total").and_then(Value::as_f64),
-                        message: p
-                            .get("message")
-                            .and_then(Value::as_str)
-                            .map(crate::sanitize::one_line),
-                        rate: (secs > 0.05).then(|| (progress - first.1) / secs),
-                        first,
-                    });
-                    return true;
-                }
-            }
-            if method == "notifications/resources/updated"
-                && let Some(uri) = params
-                    .as_ref()
-                    .and_then(|p| p.get("uri"))
-                    .and_then(Value::as_str)
-                && let Some(i) = find(s, &server)
-                && crate::tui::browse::mark_updated(&mut s.servers[i], uri)
-                && s.resources.server == server
-            {
-                let uri = uri.to_string();
-                use crate::tui::browse::Kind;
-                s.with_browse(Kind::Resources, fx, |b, cx| b.on_updated(&uri, cx));
+        } => on_notification(s, server, method, params, fx),
+    }
+}
+
+/// The index of a server by name.
+fn find(s: &State, name: &str) -> Option<usize> {
+    s.servers.iter().position(|v| v.name == name)
+}
+
+/// A server's status changed; what died with its session goes.
+fn on_status(
+    s: &mut State,
+    server: String,
+    status: ServerStatus,
+    negotiated: Option<Box<crate::mcp::session::Negotiated>>,
+    fx: &mut Vec<Effect>,
+) -> bool {
+    if let Some(i) = find(s, &server) {
+        let v = &mut s.servers[i];
+        v.status = status;
+        if let Some(n) = negotiated {
+            v.negotiated = Some(*n);
+        }
+        // Only a connected server's tools can be called.
+        let gone = v.status != ServerStatus::Connected;
+        if gone && !v.lists.tools.is_empty() {
+            v.lists = Arc::new(Lists::default());
+            s.refilter();
+        }
+        // Its requests and subscriptions died with its session.
+        if gone {
+            if let Some(note) = s.asks.drop_server(&server, fx).status {
+                s.status = Some(note);
             }
             if let Some(i) = find(s, &server) {
-                let line = match (method.as_str(), &params) {
-                    ("notifications/message", Some(p)) => crate::mcp::types::log_line(p),
-                    _ => method,
-                };
-                push_bounded(&mut s.servers[i].notices, line);
+                crate::tui::browse::server_gone(&mut s.servers[i]);
             }
-            true
         }
     }
+    true
+}
+
+/// A server's lists came (again): a changed tool list is shown as a diff.
+fn on_lists(s: &mut State, server: String, lists: Arc<Lists>) -> bool {
+    let previous = s.selected_names();
+    if let Some(i) = find(s, &server) {
+        let old = std::mem::replace(&mut s.servers[i].lists, lists);
+        // A changed list (list_changed, refresh) is shown as a diff.
+        if s.servers[i].status == ServerStatus::Connected && !old.tools.is_empty() {
+            let diff = tool_diff(&old.tools, &s.servers[i].lists.tools);
+            if !diff.is_empty() {
+                let line = format!("tools changed: {diff}");
+                s.status = Some(format!("{}: {line}", server));
+                push_bounded(&mut s.servers[i].notices, line);
+            }
+        }
+        s.refilter_to(previous);
+    }
+    true
+}
+
+/// A server's deny list as the manager has it.
+fn on_deny_list(s: &mut State, server: String, tools: Vec<String>) -> bool {
+    if let Some(i) = find(s, &server) {
+        s.servers[i].deny = tools;
+    }
+    true
+}
+
+/// The call in flight was sent: its request id (and progressToken).
+fn on_call_started(s: &mut State, tag: u64, request_id: i64) -> bool {
+    if let Some(c) = s.inflight.as_mut().filter(|c| c.tag == tag) {
+        c.request_id = Some(request_id);
+    }
+    false
+}
+
+/// A server asks the person: the first request is shown at once.
+fn on_server_request(
+    s: &mut State,
+    id: u64,
+    server: String,
+    method: String,
+    params: Value,
+) -> bool {
+    // The first is shown at once (its screen says who asks, and
+    // older messages would hide the keys); a later one waits.
+    s.status = s.asks.push(AskView {
+        id,
+        server,
+        method,
+        params,
+    });
+    true
+}
+
+/// A call that runs as a task changed state.
+fn on_task_status(s: &mut State, tag: u64, status: crate::mcp::session::TaskStatus) -> bool {
+    let Some(c) = s.inflight.as_mut().filter(|c| c.tag == tag) else {
+        return false;
+    };
+    let mut text = format!("task {}: {}", status.task_id, status.status);
+    if let Some(m) = &status.message {
+        text.push_str(&format!(" · {m}"));
+    }
+    c.task = Some(crate::sanitize::one_line(&text));
+    true
+}
+
+/// The answer to a subscribe or unsubscribe.
+fn on_subscription(
+    s: &mut State,
+    server: String,
+    uri: String,
+    subscribed: bool,
+    result: Result<(), crate::mcp::manager::CallError>,
+) -> bool {
+    if let Some(i) = find(s, &server) {
+        let v = &mut s.servers[i];
+        crate::tui::browse::on_subscription(v, &uri, subscribed, result.is_ok());
+    }
+    let what = if subscribed {
+        "subscribed to"
+    } else {
+        "unsubscribed from"
+    };
+    s.status = Some(match result {
+        Ok(()) => format!("{server}: {what} {}", crate::sanitize::one_line(&uri)),
+        Err(e) => format!(
+            "{server}: not {what} {}: {e}",
+            crate::sanitize::one_line(&uri)
+        ),
+    });
+    true
+}
+
+/// An answer to a request of the resources or prompts view.
+fn on_response(
+    s: &mut State,
+    tag: u64,
+    result: Result<Value, crate::mcp::manager::CallError>,
+    fx: &mut Vec<Effect>,
+) -> bool {
+    use crate::tui::browse::Kind;
+    let Some(kind) = [Kind::Resources, Kind::Prompts]
+        .into_iter()
+        .find(|k| s.browse(*k).awaits(tag))
+    else {
+        return false;
+    };
+    s.with_browse(kind, fx, |b, cx| b.on_response(tag, result, cx))
+}
+
+/// A ping's round trip (the automatic one failing is no news).
+fn on_ping(
+    s: &mut State,
+    server: String,
+    result: Result<std::time::Duration, crate::mcp::manager::CallError>,
+    requested: bool,
+) -> bool {
+    match result {
+        Ok(d) => {
+            if let Some(i) = find(s, &server) {
+                s.servers[i].ping = Some(d);
+            }
+            if requested {
+                s.status = Some(format!("{server}: ping {}", crate::text::fmt_duration(d)));
+            }
+        }
+        // The automatic ping of a server that does not answer pings
+        // is no news; the one asked for is.
+        Err(e) if requested => s.status = Some(format!("{server}: ping failed: {e}")),
+        Err(_) => {}
+    }
+    true
+}
+
+/// The server's log level was set (or not).
+fn on_log_level(
+    s: &mut State,
+    server: String,
+    level: String,
+    result: Result<(), crate::mcp::manager::CallError>,
+) -> bool {
+    match result {
+        Ok(()) => {
+            if let Some(i) = find(s, &server) {
+                s.servers[i].log_level = Some(level.clone());
+            }
+            s.status = Some(format!("{server}: log level {level}"));
+        }
+        Err(e) => s.status = Some(format!("{server}: log level not set: {e}")),
+    }
+    true
+}
+
+/// The call in flight finished: its outcome, prepared for display.
+fn on_call_finished(
+    s: &mut State,
+    tag: u64,
+    server: String,
+    tool: String,
+    result: Result<crate::mcp::types::CallResult, crate::mcp::manager::CallError>,
+    elapsed: std::time::Duration,
+) -> bool {
+    if s.inflight.as_ref().map(|c| c.tag) != Some(tag) {
+        return false;
+    }
+    s.inflight = None;
+    let output_schema = s
+        .servers
+        .iter()
+        .find(|v| v.name == server)
+        .and_then(|v| v.lists.tools.iter().find(|t| t.name == tool))
+        .and_then(|t| t.output_schema.clone());
+    if let Some(i) = find(s, &server) {
+        s.servers[i].last_latency = Some(elapsed);
+    }
+    let lines = crate::tui::result::lines(&result, output_schema.as_ref());
+    s.outcome = Some(Outcome {
+        server,
+        tool,
+        result,
+        elapsed,
+        output_schema,
+        lines,
+    });
+    s.result_scroll = 0;
+    if s.mode == Mode::ConfirmQuit {
+        s.mode = Mode::Normal;
+    }
+    s.focus = Pane::Result;
+    true
+}
+
+/// An off-spec frame or other finding about a server.
+fn on_finding(s: &mut State, server: String, finding: crate::mcp::Finding) -> bool {
+    if let Some(i) = find(s, &server) {
+        s.servers[i].findings += 1;
+        let line = format!("{}: {}", finding.severity.label(), finding.message);
+        push_bounded(&mut s.servers[i].notices, line);
+    }
+    true
+}
+
+/// A line of a server's stderr.
+fn on_stderr(s: &mut State, server: String, line: String) -> bool {
+    if let Some(i) = find(s, &server) {
+        push_bounded(&mut s.servers[i].stderr, line);
+    }
+    // Only the failed server's pane shows stderr; redraw is cheap.
+    true
+}
+
+/// A notification: progress for the call in flight, resource updates, log messages.
+fn on_notification(
+    s: &mut State,
+    server: String,
+    method: String,
+    params: Option<Value>,
+    fx: &mut Vec<Effect>,
+) -> bool {
+    if method == "notifications/progress" {
+        let p = params.clone().unwrap_or_default();
+        let token = p.get("progressToken").and_then(|t| {
+            t.as_i64()
+                .or_else(|| t.as_str().and_then(|s| s.parse().ok()))
+        });
+        if let Some(c) = s.inflight.as_mut()
+            && c.server == server
+            && token.is_some()
+            && c.request_id == token
+        {
+            let progress = p.get("progress").and_then(Value::as_f64).unwrap_or(0.0);
+            // Time comes in messages (`Msg::Clock`): the rate needs two
+            // readings of the clock.
+            let now = s.clock;
+            let first = c.progress.as_ref().map_or((now, progress), |v| v.first);
+            let secs = match (now, first.0) {
+                (Some(now), Some(then)) => now.duration_since(then).as_secs_f64(),
+                _ => 0.0,
+            };
+            c.progress = Some(ProgressView {
+                progress,
+                total: p.get("total").and_then(Value::as_f64),
+                message: p
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(crate::sanitize::one_line),
+                rate: (secs > 0.05).then(|| (progress - first.1) / secs),
+                first,
+            });
+            return true;
+        }
+    }
+    if method == "notifications/resources/updated"
+        && let Some(uri) = params
+            .as_ref()
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str)
+        && let Some(i) = find(s, &server)
+        && crate::tui::browse::mark_updated(&mut s.servers[i], uri)
+        && s.resources.server == server
+    {
+        let uri = uri.to_string();
+        use crate::tui::browse::Kind;
+        s.with_browse(Kind::Resources, fx, |b, cx| b.on_updated(&uri, cx));
+    }
+    if let Some(i) = find(s, &server) {
+        let line = match (method.as_str(), &params) {
+            ("notifications/message", Some(p)) => crate::mcp::types::log_line(p),
+            _ => method,
+        };
+        push_bounded(&mut s.servers[i].notices, line);
+    }
+    true
 }
 
 /// What changed between two tool lists: `+added -removed ~changed`.

@@ -189,6 +189,35 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         | Action::PageDown
         | Action::Home
         | Action::End => move_action(s, a),
+        Action::Left | Action::Right | Action::NextPane | Action::PrevPane => focus_action(s, a),
+        Action::ToggleServer
+        | Action::Reconnect
+        | Action::Ping
+        | Action::LogLevel
+        | Action::Reload
+        | Action::AddServer => server_action(s, a, fx),
+        Action::Filter | Action::AllTools | Action::Open | Action::ToggleDeny | Action::Back => {
+            tool_action(s, a, fx)
+        }
+        Action::Copy
+        | Action::Save
+        | Action::ProtocolLog
+        | Action::Network
+        | Action::Resources
+        | Action::Prompts
+        | Action::Subscribe => view_action(s, a, fx),
+        Action::Help | Action::Quit => app_action(s, a, fx),
+        // Send and the external editor belong to the editor.
+        _ => {
+            s.status = Some(format!("`{}` is not available yet", a.name()));
+            true
+        }
+    }
+}
+
+/// Moves between the panes.
+fn focus_action(s: &mut State, a: Action) -> bool {
+    match a {
         Action::Left => {
             s.focus = Pane::Servers;
             true
@@ -205,42 +234,13 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
             s.focus = s.focus.step(a == Action::NextPane);
             true
         }
-        Action::Help => {
-            s.mode = Mode::Help;
-            true
-        }
-        Action::Quit => {
-            if s.inflight.is_some() {
-                s.mode = Mode::ConfirmQuit;
-            } else {
-                fx.push(Effect::Quit);
-            }
-            true
-        }
-        Action::Filter => {
-            s.mode = Mode::Filter;
-            s.focus = Pane::Tools;
-            true
-        }
-        Action::AllTools => {
-            s.all_tools = !s.all_tools;
-            s.tool_sel = 0;
-            s.refilter();
-            true
-        }
-        Action::Back => {
-            if let Some(c) = &s.inflight {
-                fx.push(Effect::Manager(Command::Cancel { tag: c.tag }));
-                s.status = Some(format!("cancelling {} on {}…", c.tool, c.server));
-            } else if !s.filter.is_empty() {
-                s.filter.clear();
-                s.refilter();
-            } else {
-                s.focus = Pane::Servers;
-            }
-            true
-        }
-        Action::Open => open_editor(s),
+        _ => false,
+    }
+}
+
+/// Keys on the selected server.
+fn server_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
+    match a {
         Action::ToggleServer => {
             let Some(v) = s.servers.get_mut(s.server_sel) else {
                 return false;
@@ -248,28 +248,6 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
             v.enabled = !v.enabled;
             let (server, enabled) = (v.name.clone(), v.enabled);
             fx.push(Effect::WriteEnabled { server, enabled });
-            true
-        }
-        Action::ToggleDeny => {
-            let Some((si, ti)) = s.visible.get(s.tool_sel).copied() else {
-                return false;
-            };
-            let v = &mut s.servers[si];
-            let Some(tool) = v.lists.tools.get(ti).map(|t| t.name.clone()) else {
-                return false;
-            };
-            let previous = v.deny.clone();
-            if v.denied(&tool) {
-                v.deny.retain(|d| *d != tool);
-            } else {
-                v.deny.push(tool);
-            }
-            let (server, tools) = (v.name.clone(), v.deny.clone());
-            fx.push(Effect::WriteDeny {
-                server,
-                tools,
-                previous,
-            });
             true
         }
         Action::Reconnect => {
@@ -305,6 +283,79 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
             )));
             true
         }
+        Action::Reload => {
+            if s.config_path.is_none() {
+                s.status = Some("nothing to reload: this session has no config file (demo)".into());
+            } else {
+                fx.push(Effect::Reload);
+            }
+            true
+        }
+        Action::AddServer => {
+            s.add = AddForm::default();
+            s.mode = Mode::AddServer;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Keys on the tools and calls.
+fn tool_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
+    match a {
+        Action::Filter => {
+            s.mode = Mode::Filter;
+            s.focus = Pane::Tools;
+            true
+        }
+        Action::AllTools => {
+            s.all_tools = !s.all_tools;
+            s.tool_sel = 0;
+            s.refilter();
+            true
+        }
+        Action::Back => {
+            if let Some(c) = &s.inflight {
+                fx.push(Effect::Manager(Command::Cancel { tag: c.tag }));
+                s.status = Some(format!("cancelling {} on {}…", c.tool, c.server));
+            } else if !s.filter.is_empty() {
+                s.filter.clear();
+                s.refilter();
+            } else {
+                s.focus = Pane::Servers;
+            }
+            true
+        }
+        Action::Open => open_editor(s),
+        Action::ToggleDeny => {
+            let Some((si, ti)) = s.visible.get(s.tool_sel).copied() else {
+                return false;
+            };
+            let v = &mut s.servers[si];
+            let Some(tool) = v.lists.tools.get(ti).map(|t| t.name.clone()) else {
+                return false;
+            };
+            let previous = v.deny.clone();
+            if v.denied(&tool) {
+                v.deny.retain(|d| *d != tool);
+            } else {
+                v.deny.push(tool);
+            }
+            let (server, tools) = (v.name.clone(), v.deny.clone());
+            fx.push(Effect::WriteDeny {
+                server,
+                tools,
+                previous,
+            });
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Keys that open a view, or act on the result.
+fn view_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
+    match a {
         Action::Copy => {
             let text = match &s.outcome {
                 Some(o) => match &o.result {
@@ -347,24 +398,26 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
             ));
             true
         }
-        Action::Reload => {
-            if s.config_path.is_none() {
-                s.status = Some("nothing to reload: this session has no config file (demo)".into());
+        _ => false,
+    }
+}
+
+/// Help and quit.
+fn app_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
+    match a {
+        Action::Help => {
+            s.mode = Mode::Help;
+            true
+        }
+        Action::Quit => {
+            if s.inflight.is_some() {
+                s.mode = Mode::ConfirmQuit;
             } else {
-                fx.push(Effect::Reload);
+                fx.push(Effect::Quit);
             }
             true
         }
-        Action::AddServer => {
-            s.add = AddForm::default();
-            s.mode = Mode::AddServer;
-            true
-        }
-        // Send and the external editor belong to the editor.
-        _ => {
-            s.status = Some(format!("`{}` is not available yet", a.name()));
-            true
-        }
+        _ => false,
     }
 }
 
