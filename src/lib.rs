@@ -1,8 +1,16 @@
 //! mcpdeck: a terminal deck for working with MCP servers by hand.
 //!
-//! The library is split into a protocol core (`mcp`) that never imports UI
-//! code, the configuration model (`config`), the headless CLI (`cli`) and the
-//! built-in demo server (`demo`).
+//! The layers, each using only those above it:
+//! - shared helpers: [`text`] (durations, sizes, file names), [`sanitize`]
+//!   (what a server sends, made safe for a terminal), [`schema`] (JSON
+//!   Schema checks, skeletons, rows and smoke arguments), [`uritemplate`];
+//! - [`config`]: the TOML model, `${VAR}` expansion, errors with line and
+//!   column, comment-keeping write-back;
+//! - [`mcp`]: the protocol core (no UI): transports, sessions, the manager;
+//! - [`demo`]: the built-in demo server;
+//! - [`startup`]: logging, the runtime, signals, the server registry;
+//! - [`cli`] (headless commands) and [`tui`] (the terminal UI), side by
+//!   side on the same core; `main` picks one.
 
 pub mod cli;
 pub mod config;

@@ -1,11 +1,11 @@
 //! The headless CLI: every command but the TUI, on the same core (a
-//! [`Manager`](crate::mcp::manager::Manager), reached through [`link`]).
+//! [`Manager`](crate::mcp::manager::Manager), reached through `link`).
 //! Text output for people, `--json` for scripts, exit codes from
-//! [`exit`].
+//! `exit`.
 //!
-//! Commands: `servers`, `info`, `tools`, `call` ([`call`]), `smoke`
-//! ([`smoke`]), `resources`, `templates`, `read`, `prompts`, `prompt`,
-//! `complete` ([`resources`]), and `demo-server` (run by `main`).
+//! Commands: `servers`, `info`, `tools`, `call` (`call`), `smoke`
+//! (`smoke`), `resources`, `templates`, `read`, `prompts`, `prompt`,
+//! `complete` (`resources`), and `demo-server` (run by `main`).
 
 pub mod args;
 mod call;

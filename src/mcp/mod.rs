@@ -1,10 +1,20 @@
-//! The protocol core. It never imports UI code.
+//! The protocol core: both MCP eras, every transport, no UI. It never
+//! imports `tui` or `cli`, and no file in it is part of an import circle.
 //!
 //! - [`jsonrpc`]: the lenient envelope parser and serializers;
 //! - [`types`]: views of tools, content blocks and results;
-//! - [`transport`]: stdio (HTTP arrives later) behind one type;
-//! - [`session`]: one server: era detection, requests, pagination;
-//! - [`manager`]: the background task that owns every session.
+//! - [`finding`]: what was off-spec in a frame, for a person to read;
+//! - [`framelog`], [`netlog`]: the raw frames and HTTP exchanges, kept in
+//!   rings (the protocol log, the network view, `--trace`);
+//! - [`transport`]: stdio, streamable HTTP and legacy HTTP+SSE behind one
+//!   type;
+//! - [`session`]: one server: era detection and the handshake, requests
+//!   with timeouts and cancellation, pagination, tasks, subscriptions,
+//!   answers to the server's own requests;
+//! - [`manager`]: the background task that owns every session: commands
+//!   in, events out (the TUI and the CLI both drive it);
+//! - [`error`]: the kind of every failure, which the CLI maps to exit
+//!   codes and the TUI to badges.
 
 pub mod error;
 pub mod finding;

@@ -1,6 +1,18 @@
 //! The interactive terminal UI. Pure state + update + render over the
-//! manager's events (see STYLE.md); this module never reaches into
-//! sessions directly.
+//! manager's events (see STYLE.md); it never reaches into sessions
+//! directly, and imports nothing from `cli`.
+//!
+//! - [`app`]: the state, the messages and `update` (keys, mouse, manager
+//!   events), with no I/O;
+//! - [`ask`], [`browse`]: views that own their state (the request screens;
+//!   the resources and prompts views);
+//! - [`keymap`]: keys to named actions, `[keys]`, the help and hints;
+//! - [`ui`]: rendering, one file per pane or overlay; [`layout`] the
+//!   geometry shared with `update`; [`theme`] colour roles; [`result`]
+//!   results prepared once for display;
+//! - [`run`]: the event loop, generic over the backend and the terminal
+//!   host; `terminal` the real terminal; [`launch`] starting it on a
+//!   config.
 
 pub mod app;
 pub mod ask;

@@ -2,13 +2,13 @@
 //! timeouts and cancellation, pagination, answers to the server's requests,
 //! and the raw frame tap.
 //!
-//! - [`model`]: what to connect to, what was negotiated, events and errors;
-//! - [`policy`]: how the server's own requests are answered;
-//! - [`handle`]: the [`Session`] handle and its shared state;
-//! - [`open`]: starting the transport; [`negotiate`]: era detection and the
-//!   handshake; [`request`]: requests, timeouts, cancellation;
-//!   [`list`]: pagination; [`task`]: task-augmented calls;
-//!   [`subscribe`]: subscriptions; [`inbound`]: what the server sends.
+//! - `model`: what to connect to, what was negotiated, events and errors;
+//! - `policy`: how the server's own requests are answered;
+//! - `handle`: the [`Session`] handle and its shared state;
+//! - `open`: starting the transport; `negotiate`: era detection and the
+//!   handshake; `request`: requests, timeouts, cancellation;
+//!   `list`: pagination; `task`: task-augmented calls;
+//!   `subscribe`: subscriptions; `inbound`: what the server sends.
 
 mod handle;
 mod inbound;
