@@ -4,7 +4,7 @@
 use crate::mcp::error::ErrorKind;
 use crate::sanitize;
 
-/// Exit codes (documented in the README).
+/// Exit codes (documented in docs/cli.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Ok = 0,
