@@ -28,9 +28,9 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::{Map, Value, json};
 
-use super::skeleton::{integer_skeleton, number_skeleton};
+use super::skeleton::{integer_skeleton, length_bounds, number_skeleton};
 use super::walk::{ROOT_KEY, Walker, infer_type, main_type, merge_key, required_names};
-use super::{MAX_DEPTH, MAX_ITEMS, MAX_STRING, Obj, Violation};
+use super::{MAX_DEPTH, MAX_ITEMS, Obj, Violation};
 
 /// Where an argument's value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -426,15 +426,7 @@ impl<'a> Sampler<'a> {
     }
 
     fn string(&self, m: &Obj, variant: usize) -> Option<(Value, Source)> {
-        let min = m
-            .get("minLength")
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-            .min(MAX_STRING) as usize;
-        let max = m
-            .get("maxLength")
-            .and_then(Value::as_u64)
-            .map(|n| n.min(MAX_STRING) as usize);
+        let (min, max) = length_bounds(m);
         let fits_len = |s: &str| {
             let n = s.chars().count();
             n >= min && max.is_none_or(|max| n <= max)

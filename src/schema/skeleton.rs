@@ -124,15 +124,7 @@ fn string_skeleton(m: &Obj) -> Value {
         Some("regex") => ".*",
         _ => "",
     };
-    let min = m
-        .get("minLength")
-        .and_then(Value::as_u64)
-        .unwrap_or(0)
-        .min(MAX_STRING) as usize;
-    let max = m
-        .get("maxLength")
-        .and_then(Value::as_u64)
-        .map(|n| n.min(MAX_STRING) as usize);
+    let (min, max) = length_bounds(m);
     let fit = |s: &str, pad: char| -> String {
         let mut s: String = s.to_string();
         let len = s.chars().count();
@@ -269,4 +261,19 @@ pub(super) fn number_skeleton(m: &Obj) -> Value {
         c
     };
     Number::from_f64(c).map_or(Value::from(0), Value::Number)
+}
+
+/// A string schema's `minLength` and `maxLength`, capped at what a
+/// generated string may be.
+pub(super) fn length_bounds(m: &Obj) -> (usize, Option<usize>) {
+    let min = m
+        .get("minLength")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        .min(MAX_STRING) as usize;
+    let max = m
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .map(|n| n.min(MAX_STRING) as usize);
+    (min, max)
 }
