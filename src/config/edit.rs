@@ -467,6 +467,7 @@ fn server_table(server: &ServerConfig) -> std::result::Result<Table, String> {
             transport,
             ca_file,
             insecure,
+            ..
         } => {
             put("url", Value::from(escape(url)));
             if !headers.is_empty() {

@@ -28,6 +28,7 @@ mod edit;
 mod error;
 mod expand;
 mod model;
+mod oauth;
 mod parse;
 
 use std::ffi::OsString;
@@ -37,7 +38,10 @@ use std::path::{Path, PathBuf};
 
 pub use edit::ConfigEditor;
 pub use error::{ConfigError, Diagnostic, Position};
-pub use model::{Config, HttpTransportKind, ProtocolPin, ServerConfig, Settings, TransportConfig};
+pub use model::{
+    Config, CredentialStoreKind, HttpTransportKind, OAuthConfig, OAuthGrant, OAuthResource,
+    ProtocolPin, ServerConfig, Settings, TransportConfig,
+};
 
 /// The environment variable that overrides the default configuration path.
 pub const CONFIG_ENV_VAR: &str = "MCPDECK_CONFIG";

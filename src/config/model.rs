@@ -62,6 +62,11 @@ pub struct Settings {
     /// The directories offered to servers as roots (`roots/list`); empty
     /// means mcpdeck's current directory.
     pub roots: Vec<PathBuf>,
+    /// The command that opens a login URL (the URL is appended); `None`:
+    /// `$MCPDECK_BROWSER`, else `$BROWSER`, else the platform's opener.
+    pub browser: Option<String>,
+    /// Where OAuth credentials are kept.
+    pub credentials: CredentialStoreKind,
 }
 
 impl Settings {
@@ -89,6 +94,8 @@ impl Default for Settings {
             stderr_lines: Self::DEFAULT_STDERR_LINES,
             frame_log: Self::DEFAULT_FRAME_LOG,
             roots: Vec::new(),
+            browser: None,
+            credentials: CredentialStoreKind::Auto,
         }
     }
 }
@@ -134,6 +141,7 @@ impl ServerConfig {
                 transport: HttpTransportKind::Auto,
                 ca_file: None,
                 insecure: false,
+                oauth: None,
             },
         )
     }
@@ -187,7 +195,104 @@ pub enum TransportConfig {
         ca_file: Option<PathBuf>,
         /// Skip TLS certificate verification (`insecure = true`).
         insecure: bool,
+        /// How to log in (`[servers.NAME.oauth]`); `None`: the defaults
+        /// (discovery and dynamic registration when the server asks).
+        oauth: Option<OAuthConfig>,
     },
+}
+
+/// `[servers.NAME.oauth]`: how mcpdeck logs in to an HTTP server that
+/// answers 401. Every key is optional: with none, the client is registered
+/// dynamically and logs in with a browser.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OAuthConfig {
+    /// A client registered beforehand with the authorization server.
+    pub client_id: Option<String>,
+    /// Its secret (usually `${VAR}`).
+    pub client_secret: Option<String>,
+    /// An https URL of a client ID metadata document (CIMD), used as the
+    /// client_id where the authorization server supports it.
+    pub client_metadata_url: Option<String>,
+    /// The scopes to ask for; empty: what the server's challenge or
+    /// metadata says.
+    pub scopes: Vec<String>,
+    /// A fixed port for the loopback redirect (for pre-registered clients);
+    /// `None`: a free port.
+    pub callback_port: Option<u16>,
+    /// The `resource` parameter (RFC 8707).
+    pub resource: OAuthResource,
+    /// How tokens are got.
+    pub grant: OAuthGrant,
+    /// A PKCS#8 PEM key (EC P-256 or RSA) for `private_key_jwt` client
+    /// authentication with `client_credentials` (relative to the config).
+    pub private_key_file: Option<PathBuf>,
+    /// The authorization server's issuer URL, over discovery.
+    pub authorization_server: Option<String>,
+    /// Cross-app access: the identity provider's ID token (usually `${VAR}`).
+    pub id_token: Option<String>,
+    /// Cross-app access: the identity provider's token endpoint.
+    pub idp_token_endpoint: Option<String>,
+    /// Cross-app access: the client at the identity provider.
+    pub idp_client_id: Option<String>,
+    pub idp_client_secret: Option<String>,
+}
+
+/// The `resource` key of `[servers.NAME.oauth]`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum OAuthResource {
+    /// The protected resource metadata's `resource`, else the server URL.
+    #[default]
+    Discovered,
+    /// This value.
+    Fixed(String),
+    /// `resource = false`: never sent (for providers that reject it).
+    Omit,
+}
+
+/// The `grant` key of `[servers.NAME.oauth]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OAuthGrant {
+    /// A person logs in with a browser (PKCE), tokens are refreshed.
+    #[default]
+    AuthorizationCode,
+    /// Machine to machine: the client's secret or its private key.
+    ClientCredentials,
+    /// Cross-app access (enterprise): an identity provider's ID token is
+    /// exchanged for an ID-JAG, then for a token (RFC 8693, RFC 7523).
+    CrossApp,
+}
+
+impl OAuthGrant {
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "authorization_code" => Some(OAuthGrant::AuthorizationCode),
+            "client_credentials" => Some(OAuthGrant::ClientCredentials),
+            "cross_app" | "jwt_bearer" => Some(OAuthGrant::CrossApp),
+            _ => None,
+        }
+    }
+}
+
+/// `[settings] credentials`: where tokens and registrations are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CredentialStoreKind {
+    /// The OS keyring when one is reachable, else the file.
+    #[default]
+    Auto,
+    Keyring,
+    /// A file in the user's data directory (0600, locked while written).
+    File,
+}
+
+impl CredentialStoreKind {
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "auto" => Some(Self::Auto),
+            "keyring" => Some(Self::Keyring),
+            "file" => Some(Self::File),
+            _ => None,
+        }
+    }
 }
 
 /// The `transport` key of an HTTP server.

@@ -13,7 +13,8 @@ use toml_edit::{Document, Item, Key, TableLike, Value};
 use super::error::{ConfigError, Diagnostic};
 use super::expand::{self, ExpandError};
 use super::model::{
-    Config, HttpTransportKind, ProtocolPin, ServerConfig, Settings, TransportConfig,
+    Config, CredentialStoreKind, HttpTransportKind, OAuthConfig, ProtocolPin, ServerConfig,
+    Settings, TransportConfig,
 };
 
 /// The longest time any setting may name: longer is surely a typo.
@@ -42,6 +43,8 @@ pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "stderr_lines",
     "frame_log",
     "roots",
+    "browser",
+    "credentials",
 ];
 /// Keys allowed in `[servers.NAME]`.
 pub(crate) const SERVER_KEYS: &[&str] = &[
@@ -58,6 +61,7 @@ pub(crate) const SERVER_KEYS: &[&str] = &[
     "deny_tools",
     "protocol",
     "timeout",
+    "oauth",
 ];
 
 /// Parses and validates `text`. `path` is only used in messages and stored in
@@ -113,19 +117,19 @@ pub(crate) fn check_server_name(name: &str) -> std::result::Result<(), String> {
 
 /// A string value together with where it was written.
 #[derive(Debug, Clone)]
-struct Raw {
-    text: String,
-    span: Option<Range<usize>>,
+pub(super) struct Raw {
+    pub(super) text: String,
+    pub(super) span: Option<Range<usize>>,
 }
 
 /// A key's value and the span of the key itself.
-struct Field<T> {
-    value: T,
-    key_span: Option<Range<usize>>,
+pub(super) struct Field<T> {
+    pub(super) value: T,
+    pub(super) key_span: Option<Range<usize>>,
 }
 
 impl<T> Field<T> {
-    fn new(value: T, key_span: &Option<Range<usize>>) -> Self {
+    pub(super) fn new(value: T, key_span: &Option<Range<usize>>) -> Self {
         Self {
             value,
             key_span: key_span.clone(),
@@ -150,21 +154,26 @@ struct ServerFields {
     deny_tools: Option<Vec<String>>,
     protocol: Option<ProtocolPin>,
     timeout: Option<Duration>,
+    oauth: Option<Field<OAuthConfig>>,
 }
 
-struct Parser<'a> {
-    source: &'a str,
-    path: Option<&'a Path>,
-    env: Env<'a>,
+pub(super) struct Parser<'a> {
+    pub(super) source: &'a str,
+    pub(super) path: Option<&'a Path>,
+    pub(super) env: Env<'a>,
 }
 
 impl Parser<'_> {
-    fn error(&self, span: Option<Range<usize>>, message: impl Into<String>) -> ConfigError {
+    pub(super) fn error(
+        &self,
+        span: Option<Range<usize>>,
+        message: impl Into<String>,
+    ) -> ConfigError {
         Diagnostic::new(self.source, self.path, span, message).into()
     }
 
     /// The source text of a value, as written in the file.
-    fn written(&self, span: &Option<Range<usize>>) -> &str {
+    pub(super) fn written(&self, span: &Option<Range<usize>>) -> &str {
         span.clone()
             .and_then(|span| self.source.get(span))
             .unwrap_or("this value")
@@ -302,6 +311,24 @@ impl Parser<'_> {
                         });
                     }
                     settings.roots = roots;
+                }
+                "browser" => {
+                    let command = self.string("", key, value)?;
+                    let command = self.expand("", key, &command)?;
+                    settings.browser = (!command.trim().is_empty()).then_some(command);
+                }
+                "credentials" => {
+                    let raw = self.string("", key, value)?;
+                    settings.credentials =
+                        CredentialStoreKind::from_name(&raw.text).ok_or_else(|| {
+                            self.error(
+                                raw.span.clone(),
+                                format!(
+                                    "unknown credentials store \"{}\"; use \"auto\" (the OS keyring when reachable, else a file), \"keyring\" or \"file\"",
+                                    raw.text
+                                ),
+                            )
+                        })?;
                 }
                 _ => {
                     return Err(self.error(
@@ -444,6 +471,9 @@ impl Parser<'_> {
                     fields.protocol = Some(pin);
                 }
                 "timeout" => fields.timeout = Some(self.duration(ctx, key, value, false)?),
+                "oauth" => {
+                    fields.oauth = Some(Field::new(self.oauth(name, value)?, &key_span));
+                }
                 _ => return Err(self.unknown_server_key(name, key, key_span)),
             }
         }
@@ -488,6 +518,7 @@ impl Parser<'_> {
             ("transport", fields.transport.as_ref().map(|f| &f.key_span)),
             ("ca_file", fields.ca_file.as_ref().map(|f| &f.key_span)),
             ("insecure", fields.insecure.as_ref().map(|f| &f.key_span)),
+            ("oauth", fields.oauth.as_ref().map(|f| &f.key_span)),
         ];
         let misplaced = |keys: &[(&str, Option<&Option<Range<usize>>>)], needs: &str| {
             keys.iter().find_map(|(key, span)| {
@@ -591,6 +622,7 @@ impl Parser<'_> {
                         .map_or(HttpTransportKind::Auto, |f| f.value),
                     ca_file,
                     insecure: fields.insecure.as_ref().is_some_and(|f| f.value),
+                    oauth: fields.oauth.as_ref().map(|f| f.value.clone()),
                 })
             }
         }
@@ -609,7 +641,7 @@ impl Parser<'_> {
     }
 
     /// Expands `${VAR}` references in a string written for `key`.
-    fn expand(&self, ctx: &str, key: &str, raw: &Raw) -> Result<String> {
+    pub(super) fn expand(&self, ctx: &str, key: &str, raw: &Raw) -> Result<String> {
         let lenient = |_: &str| Some(String::new());
         let lookup: &dyn Fn(&str) -> Option<String> = match self.env {
             Env::Lookup(lookup) => lookup,
@@ -700,7 +732,7 @@ impl Parser<'_> {
         Ok(duration)
     }
 
-    fn count(
+    pub(super) fn count(
         &self,
         key: &str,
         (item, key_span): (&Item, Option<Range<usize>>),
@@ -730,7 +762,7 @@ impl Parser<'_> {
         }
     }
 
-    fn boolean(
+    pub(super) fn boolean(
         &self,
         ctx: &str,
         key: &str,
@@ -747,7 +779,7 @@ impl Parser<'_> {
         })
     }
 
-    fn string(
+    pub(super) fn string(
         &self,
         ctx: &str,
         key: &str,
@@ -765,7 +797,7 @@ impl Parser<'_> {
         }
     }
 
-    fn non_empty_string(
+    pub(super) fn non_empty_string(
         &self,
         ctx: &str,
         key: &str,
@@ -778,7 +810,7 @@ impl Parser<'_> {
         Ok(raw)
     }
 
-    fn string_array(
+    pub(super) fn string_array(
         &self,
         ctx: &str,
         key: &str,
@@ -861,14 +893,16 @@ impl Parser<'_> {
 }
 
 /// The entries of a table with the span of each key, in file order.
-fn entries(table: &dyn TableLike) -> impl Iterator<Item = (&str, Option<Range<usize>>, &Item)> {
+pub(super) fn entries(
+    table: &dyn TableLike,
+) -> impl Iterator<Item = (&str, Option<Range<usize>>, &Item)> {
     table
         .iter()
         .map(move |(key, item)| (key, table.key(key).and_then(Key::span), item))
 }
 
 /// `unknown key ...` with a did-you-mean suggestion, or the list of valid keys.
-fn unknown_key_message(key: &str, place: &str, candidates: &[&str]) -> String {
+pub(super) fn unknown_key_message(key: &str, place: &str, candidates: &[&str]) -> String {
     match suggest(key, candidates) {
         Some(suggestion) => {
             format!("unknown key `{key}` {place} — did you mean `{suggestion}`?")
@@ -902,7 +936,7 @@ fn is_header_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
 }
 
-fn describe(item: &Item) -> &'static str {
+pub(super) fn describe(item: &Item) -> &'static str {
     match item {
         Item::None => "nothing",
         Item::Value(value) => describe_value(value),

@@ -16,6 +16,7 @@
 //! - [`error`]: the kind of every failure, which the CLI maps to exit
 //!   codes and the TUI to badges.
 
+pub mod auth;
 pub mod error;
 pub mod finding;
 pub mod framelog;

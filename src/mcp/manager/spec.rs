@@ -37,6 +37,7 @@ pub fn session_spec(
             transport,
             ca_file,
             insecure,
+            oauth,
         } => TransportSpec::Http(HttpSpec {
             url: url.clone(),
             headers: headers.clone(),

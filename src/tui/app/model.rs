@@ -63,6 +63,7 @@ impl HttpView {
                 transport,
                 ca_file,
                 insecure,
+                ..
             } => Some(HttpView {
                 url: shown_url(url),
                 kind: *transport,

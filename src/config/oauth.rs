@@ -1,0 +1,148 @@
+//! `[servers.NAME.oauth]`: how mcpdeck logs in to an HTTP server. Parsed
+//! here with the same line-and-column errors as the rest of the file.
+
+use std::path::{Path, PathBuf};
+
+use toml_edit::Item;
+
+use super::error::ConfigError;
+use super::model::{OAuthConfig, OAuthGrant, OAuthResource};
+use super::parse::{Parser, Raw, describe, entries, unknown_key_message};
+
+/// Keys allowed in `[servers.NAME.oauth]`.
+pub(crate) const OAUTH_KEYS: &[&str] = &[
+    "client_id",
+    "client_secret",
+    "client_metadata_url",
+    "scopes",
+    "callback_port",
+    "resource",
+    "grant",
+    "private_key_file",
+    "authorization_server",
+    "id_token",
+    "idp_token_endpoint",
+    "idp_client_id",
+    "idp_client_secret",
+];
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+impl Parser<'_> {
+    /// `[servers.NAME.oauth]`, type-checked and expanded.
+    pub(super) fn oauth(
+        &self,
+        name: &str,
+        (item, key_span): (&Item, Option<std::ops::Range<usize>>),
+    ) -> Result<OAuthConfig> {
+        let table = item.as_table_like().ok_or_else(|| {
+            self.error(
+                item.span().or(key_span.clone()),
+                format!(
+                    "server \"{name}\": `oauth` must be a table like [servers.{name}.oauth], found {}",
+                    describe(item)
+                ),
+            )
+        })?;
+        let ctx = format!("server \"{name}\" [oauth]: ");
+        let ctx = ctx.as_str();
+        let mut oauth = OAuthConfig::default();
+        for (key, key_span, item) in entries(table) {
+            let value = (item, key_span.clone());
+            let text = |raw: Raw| self.expand(ctx, key, &raw);
+            match key {
+                "client_id" => oauth.client_id = Some(text(self.non_empty_string(ctx, key, value)?)?),
+                "client_secret" => {
+                    oauth.client_secret = Some(text(self.string(ctx, key, value)?)?)
+                        .filter(|s| !s.is_empty())
+                }
+                "client_metadata_url" => {
+                    let raw = self.non_empty_string(ctx, key, value)?;
+                    let span = raw.span.clone();
+                    let url = text(raw)?;
+                    if !url.starts_with("https://") && !url.starts_with("http://") {
+                        return Err(self.error(
+                            span,
+                            format!("{ctx}`client_metadata_url` must be an https URL (the client's metadata document, which is its client_id)"),
+                        ));
+                    }
+                    oauth.client_metadata_url = Some(url);
+                }
+                "scopes" => {
+                    for raw in self.string_array(ctx, key, value)? {
+                        let scope = text(raw)?;
+                        oauth
+                            .scopes
+                            .extend(scope.split_whitespace().map(str::to_string));
+                    }
+                }
+                "callback_port" => {
+                    let port = self.count(key, value, "")?;
+                    oauth.callback_port = Some(u16::try_from(port).ok().filter(|p| *p > 0).ok_or_else(|| {
+                        self.error(
+                            item.span().or(key_span.clone()),
+                            format!("{ctx}`callback_port` must be a port from 1 to 65535, found {port}"),
+                        )
+                    })?);
+                }
+                "resource" => {
+                    oauth.resource = match item.as_bool() {
+                        Some(false) => OAuthResource::Omit,
+                        Some(true) => OAuthResource::Discovered,
+                        None => OAuthResource::Fixed(text(self.non_empty_string(ctx, key, value).map_err(|_| {
+                            self.error(
+                                item.span().or(key_span.clone()),
+                                format!("{ctx}`resource` must be a URL, or false to leave the parameter out, found {}", describe(item)),
+                            )
+                        })?)?),
+                    }
+                }
+                "grant" => {
+                    let raw = self.string(ctx, key, value)?;
+                    oauth.grant = OAuthGrant::from_name(&raw.text).ok_or_else(|| {
+                        self.error(
+                            raw.span.clone(),
+                            format!(
+                                "{ctx}unknown grant \"{}\"; use \"authorization_code\" (a person logs in with a browser), \"client_credentials\" (machine to machine) or \"cross_app\" (an identity provider's ID token)",
+                                raw.text
+                            ),
+                        )
+                    })?;
+                }
+                "private_key_file" => {
+                    let p = PathBuf::from(text(self.non_empty_string(ctx, key, value)?)?);
+                    oauth.private_key_file = Some(self.relative(p));
+                }
+                "authorization_server" => {
+                    oauth.authorization_server =
+                        Some(text(self.non_empty_string(ctx, key, value)?)?)
+                }
+                "id_token" => oauth.id_token = Some(text(self.non_empty_string(ctx, key, value)?)?),
+                "idp_token_endpoint" => {
+                    oauth.idp_token_endpoint =
+                        Some(text(self.non_empty_string(ctx, key, value)?)?)
+                }
+                "idp_client_id" => {
+                    oauth.idp_client_id = Some(text(self.non_empty_string(ctx, key, value)?)?)
+                }
+                "idp_client_secret" => {
+                    oauth.idp_client_secret = Some(text(self.string(ctx, key, value)?)?)
+                        .filter(|s| !s.is_empty())
+                }
+                _ => {
+                    let place = format!("in [servers.{name}.oauth]");
+                    return Err(self.error(key_span, unknown_key_message(key, &place, OAUTH_KEYS)));
+                }
+            }
+        }
+        Ok(oauth)
+    }
+
+    /// A path relative to the config file's folder.
+    pub(super) fn relative(&self, p: PathBuf) -> PathBuf {
+        match self.path.and_then(Path::parent) {
+            Some(dir) if p.is_relative() && !dir.as_os_str().is_empty() => dir.join(p),
+            _ => p,
+        }
+    }
+}
