@@ -92,6 +92,9 @@ pub enum Cmd {
     Prompt(resources::PromptArgs),
     /// Ask for completions of a prompt argument or a resource template variable
     Complete(resources::CompleteArgs),
+    /// OAuth logins of HTTP servers: `auth login SERVER`, `auth logout SERVER`, `auth status [--json]`
+    #[command(subcommand)]
+    Auth(super::auth::AuthCmd),
     /// Run the built-in demo MCP server on stdio
     DemoServer(crate::demo::DemoArgs),
 }

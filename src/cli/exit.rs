@@ -56,7 +56,18 @@ pub type Outcome = Result<Exit, Failure>;
 
 /// A server that could not be connected, as the CLI reports it.
 pub fn connect_failure(name: &str, e: &crate::mcp::ConnectError) -> Failure {
-    let message = if e.needs_auth() {
+    let message = if let Some(a) = e.auth() {
+        let hint = match a.kind {
+            crate::mcp::auth::AuthErrorKind::NeedsLogin => {
+                format!("; log in with `mcpdeck auth login {name}`")
+            }
+            _ => String::new(),
+        };
+        format!(
+            "{name} needs authorization: {}{hint}",
+            sanitize::strip(&a.report())
+        )
+    } else if e.needs_auth() {
         format!(
             "{name} needs authorization: {}",
             sanitize::strip(&e.to_string())

@@ -182,6 +182,16 @@ pub fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfi
         ));
     };
     if name.starts_with("http://") || name.starts_with("https://") {
+        // A configured server with this URL brings its settings (headers,
+        // OAuth client, TLS).
+        let configured = config.servers.iter().find(
+            |s| matches!(&s.transport, config::TransportConfig::Http { url, .. } if url == name),
+        );
+        if let Some(s) = configured {
+            let mut s = s.clone();
+            s.enabled = true;
+            return Ok(s);
+        }
         return Ok(ServerConfig::http("remote", name));
     }
     match config.server(name) {
@@ -333,9 +343,22 @@ impl Link {
         target: &TargetArgs,
         options: Options,
     ) -> Result<Link, Failure> {
-        Link::connect(config, target, options)
-            .await?
-            .map_err(|(name, e)| connect_failure(&name, &e))
+        match Link::connect(config, target, options).await? {
+            Ok(link) => Ok(link),
+            Err((name, e)) => {
+                // With a terminal, a server that needs a login offers one,
+                // then connects again.
+                if let Some(a) = e.auth()
+                    && let Ok(server) = target_config(config, target)
+                    && super::auth::offer_login(config, &server, a).await
+                {
+                    return Link::connect(config, target, options)
+                        .await?
+                        .map_err(|(name, e)| connect_failure(&name, &e));
+                }
+                Err(connect_failure(&name, &e))
+            }
+        }
     }
 
     pub fn name(&self) -> &str {

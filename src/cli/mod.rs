@@ -8,6 +8,7 @@
 //! `complete` (`resources`), and `demo-server` (run by `main`).
 
 pub mod args;
+pub mod auth;
 mod call;
 mod config;
 pub mod exit;
@@ -60,6 +61,9 @@ pub fn report(outcome: Outcome) -> i32 {
 /// hint when nothing is configured, or `servers`).
 pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
     let trace = cli.trace;
+    // A login that starts by itself (smoke with a browser command) shows
+    // its URL and trace on stderr.
+    crate::mcp::auth::set_default_reporter(Some(auth::stderr_reporter()));
     match cli.command {
         None => {
             if cli.demo {
@@ -130,6 +134,7 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Prompts(a)) => resources::prompts(&config, &a, trace).await,
         Some(Cmd::Prompt(a)) => resources::prompt(&config, &a, trace).await,
         Some(Cmd::Complete(a)) => resources::complete(&config, &a, trace).await,
+        Some(Cmd::Auth(a)) => auth::run(&config, &a).await,
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),
     }
 }

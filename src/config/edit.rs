@@ -898,6 +898,7 @@ mod tests {
                 transport: HttpTransportKind::Sse,
                 ca_file: None,
                 insecure: false,
+                oauth: None,
             },
             protocol: ProtocolPin::Initialize,
             timeout: Some(Duration::from_secs(7)),

@@ -179,6 +179,8 @@ mod tests {
                 frame_log: 20_000,
                 // Relative to the config file's folder.
                 roots: vec![fixture("projects"), PathBuf::from("/srv/shared")],
+                browser: None,
+                credentials: CredentialStoreKind::Auto,
             }
         );
         let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
@@ -221,6 +223,7 @@ mod tests {
                     transport: HttpTransportKind::StreamableHttp,
                     ca_file: None,
                     insecure: false,
+                    oauth: None,
                 },
                 enabled: false,
                 deny_tools: vec![],
@@ -237,6 +240,7 @@ mod tests {
                 transport: HttpTransportKind::Sse,
                 ca_file: None,
                 insecure: false,
+                oauth: None,
             }
         );
         assert_eq!(legacy.protocol, ProtocolPin::Initialize);
@@ -277,10 +281,16 @@ mod tests {
         assert_eq!(config.settings, Settings::default());
         let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["everything", "remote"]);
-        for key in parse::SETTINGS_KEYS.iter().chain(parse::SERVER_KEYS) {
-            let written = text
-                .lines()
-                .any(|line| line.starts_with(&format!("{key} = ")));
+        // An optional key may be shown commented out (`# key = value`).
+        let keys = parse::SETTINGS_KEYS
+            .iter()
+            .chain(parse::SERVER_KEYS)
+            .chain(oauth::OAUTH_KEYS);
+        for key in keys {
+            let written = text.lines().any(|line| {
+                let line = line.strip_prefix("# ").unwrap_or(line);
+                line.starts_with(&format!("{key} = ")) || line.ends_with(&format!(".{key}]"))
+            });
             assert!(written, "config.example.toml does not document `{key}`");
         }
     }
@@ -374,6 +384,7 @@ headers = { Authorization = "Bearer ${TOKEN}" }
                 transport: HttpTransportKind::Auto,
                 ca_file: None,
                 insecure: false,
+                oauth: None,
             }
         );
 

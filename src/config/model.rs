@@ -197,14 +197,14 @@ pub enum TransportConfig {
         insecure: bool,
         /// How to log in (`[servers.NAME.oauth]`); `None`: the defaults
         /// (discovery and dynamic registration when the server asks).
-        oauth: Option<OAuthConfig>,
+        oauth: Option<Box<OAuthConfig>>,
     },
 }
 
 /// `[servers.NAME.oauth]`: how mcpdeck logs in to an HTTP server that
 /// answers 401. Every key is optional: with none, the client is registered
 /// dynamically and logs in with a browser.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Clone, PartialEq, Eq, Default)]
 pub struct OAuthConfig {
     /// A client registered beforehand with the authorization server.
     pub client_id: Option<String>,
@@ -221,8 +221,14 @@ pub struct OAuthConfig {
     pub callback_port: Option<u16>,
     /// The `resource` parameter (RFC 8707).
     pub resource: OAuthResource,
-    /// How tokens are got.
-    pub grant: OAuthGrant,
+    /// How tokens are got; `None`: what the server and the credentials
+    /// allow (client_credentials for a configured client at a server that
+    /// offers only that grant, or with a private key; cross-app access with
+    /// an `id_token`; else the browser login).
+    pub grant: Option<OAuthGrant>,
+    /// The algorithm of `private_key_file` (`ES256` or `RS256`); `None`:
+    /// from the key.
+    pub signing_algorithm: Option<String>,
     /// A PKCS#8 PEM key (EC P-256 or RSA) for `private_key_jwt` client
     /// authentication with `client_credentials` (relative to the config).
     pub private_key_file: Option<PathBuf>,
@@ -235,6 +241,29 @@ pub struct OAuthConfig {
     /// Cross-app access: the client at the identity provider.
     pub idp_client_id: Option<String>,
     pub idp_client_secret: Option<String>,
+}
+
+impl std::fmt::Debug for OAuthConfig {
+    /// Secrets print as `***`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let masked = |s: &Option<String>| s.as_ref().map(|_| "***");
+        f.debug_struct("OAuthConfig")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &masked(&self.client_secret))
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("scopes", &self.scopes)
+            .field("callback_port", &self.callback_port)
+            .field("resource", &self.resource)
+            .field("grant", &self.grant)
+            .field("private_key_file", &self.private_key_file)
+            .field("signing_algorithm", &self.signing_algorithm)
+            .field("authorization_server", &self.authorization_server)
+            .field("id_token", &masked(&self.id_token))
+            .field("idp_token_endpoint", &self.idp_token_endpoint)
+            .field("idp_client_id", &self.idp_client_id)
+            .field("idp_client_secret", &masked(&self.idp_client_secret))
+            .finish()
+    }
 }
 
 /// The `resource` key of `[servers.NAME.oauth]`.
@@ -250,10 +279,9 @@ pub enum OAuthResource {
 }
 
 /// The `grant` key of `[servers.NAME.oauth]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OAuthGrant {
     /// A person logs in with a browser (PKCE), tokens are refreshed.
-    #[default]
     AuthorizationCode,
     /// Machine to machine: the client's secret or its private key.
     ClientCredentials,

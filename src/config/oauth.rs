@@ -19,6 +19,7 @@ pub(crate) const OAUTH_KEYS: &[&str] = &[
     "resource",
     "grant",
     "private_key_file",
+    "signing_algorithm",
     "authorization_server",
     "id_token",
     "idp_token_endpoint",
@@ -99,7 +100,7 @@ impl Parser<'_> {
                 }
                 "grant" => {
                     let raw = self.string(ctx, key, value)?;
-                    oauth.grant = OAuthGrant::from_name(&raw.text).ok_or_else(|| {
+                    oauth.grant = Some(OAuthGrant::from_name(&raw.text).ok_or_else(|| {
                         self.error(
                             raw.span.clone(),
                             format!(
@@ -107,7 +108,18 @@ impl Parser<'_> {
                                 raw.text
                             ),
                         )
-                    })?;
+                    })?);
+                }
+                "signing_algorithm" => {
+                    let raw = self.string(ctx, key, value)?;
+                    let alg = raw.text.to_ascii_uppercase();
+                    if alg != "ES256" && alg != "RS256" {
+                        return Err(self.error(
+                            raw.span.clone(),
+                            format!("{ctx}`signing_algorithm` must be \"ES256\" or \"RS256\", found \"{}\"", raw.text),
+                        ));
+                    }
+                    oauth.signing_algorithm = Some(alg);
                 }
                 "private_key_file" => {
                     let p = PathBuf::from(text(self.non_empty_string(ctx, key, value)?)?);

@@ -622,7 +622,7 @@ impl Parser<'_> {
                         .map_or(HttpTransportKind::Auto, |f| f.value),
                     ca_file,
                     insecure: fields.insecure.as_ref().is_some_and(|f| f.value),
-                    oauth: fields.oauth.as_ref().map(|f| f.value.clone()),
+                    oauth: fields.oauth.as_ref().map(|f| Box::new(f.value.clone())),
                 })
             }
         }

@@ -96,6 +96,9 @@ impl SmokeArgs {
 }
 
 pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
+    // Smoke runs without a person: it logs in by itself where the config
+    // allows that (client credentials, or a browser command it names).
+    crate::mcp::auth::allow_unattended_login(true);
     let mut selection = args.selection()?;
     let timeout = args.request_timeout()?;
     let given = policy::given_arguments(args.args_file.as_deref(), &args.args)

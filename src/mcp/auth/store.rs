@@ -1,1 +1,1835 @@
+//! Where OAuth tokens and client registrations are kept between runs.
+//!
+//! Two places, chosen by `[settings] credentials` (auto | keyring | file):
+//!
+//! - **The OS keyring** (macOS Keychain, Windows Credential Manager, the
+//!   Secret Service on Linux and the BSDs), when one is reachable. Secrets
+//!   go in the keyring, one entry per token and per client (service
+//!   `mcpdeck`); a non-secret index file, `credentials-index.json`, lists
+//!   what exists so lookups need not enumerate the keyring.
+//! - **A file**, `credentials.json` in the user's data directory
+//!   (`$XDG_DATA_HOME/mcpdeck` or `~/.local/share/mcpdeck` on Linux). The
+//!   secrets are plain in it; the file is 0600 in a 0700 directory.
+//!
+//! Either way the JSON files are written atomically (a temp file in the same
+//! directory, fsync, rename, fsync of the directory), and every change is a
+//! read-modify-write under an exclusive `flock` on `credentials.lock`, so two
+//! mcpdeck processes refreshing at once do not lose a rotated refresh token.
+//! Readers take the lock shared.
+//!
+//! Tokens are keyed by (issuer, resource, client_id) and found by the MCP
+//! server URL they were obtained for; registrations are keyed by
+//! (issuer, client_id). Nothing here prints a secret: not the errors, not
+//! `Debug`.
+//!
+//! Everything is synchronous: the files are small and callers hold the store
+//! only briefly.
 
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, mpsc};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::secret::Secret;
+use crate::config::CredentialStoreKind;
+
+/// The keyring service name, and the name of the data directory.
+const SERVICE: &str = "mcpdeck";
+/// The file store.
+const FILE_NAME: &str = "credentials.json";
+/// The keyring store's index (no secrets).
+const INDEX_NAME: &str = "credentials-index.json";
+/// Taken (`flock`) around every read and every read-modify-write.
+const LOCK_NAME: &str = "credentials.lock";
+/// The format of both JSON files.
+const FORMAT_VERSION: u64 = 1;
+/// How long the keyring probe may take before the keyring counts as absent.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What the user can set to avoid the keyring.
+const FILE_HINT: &str =
+    "set `credentials = \"file\"` in [settings] to keep OAuth credentials in a file instead";
+
+/// A token kept for an MCP server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredToken {
+    /// The authorization server that issued it.
+    pub issuer: String,
+    /// The RFC 8707 resource sent (`None` when omitted).
+    pub resource: Option<String>,
+    pub client_id: String,
+    /// The MCP server URL this was obtained for (the lookup key at startup).
+    pub server_url: String,
+    pub access_token: Secret,
+    pub refresh_token: Option<Secret>,
+    pub token_type: String,
+    /// The scopes granted.
+    pub scopes: Vec<String>,
+    /// Unix seconds.
+    pub expires_at: Option<u64>,
+    /// Unix seconds.
+    pub obtained_at: u64,
+}
+
+/// A client registration kept for an authorization server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredClient {
+    pub issuer: String,
+    pub client_id: String,
+    pub client_secret: Option<Secret>,
+    /// `client_secret_basic` | `client_secret_post` | `none` | `private_key_jwt`.
+    pub auth_method: String,
+    pub redirect_uris: Vec<String>,
+    /// Unix seconds.
+    pub registered_at: u64,
+    /// Unix seconds; `Some(0)` means it never expires.
+    pub client_secret_expires_at: Option<u64>,
+}
+
+/// Why the store could not do what was asked. The messages name the file or
+/// the keyring and the fix, and never contain a secret.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No home directory, so no data directory.
+    #[error(
+        "no home directory to keep OAuth credentials in: set $HOME (or $XDG_DATA_HOME) to a directory mcpdeck may write"
+    )]
+    NoHome,
+    /// `credentials = "keyring"`, and no keyring answered.
+    #[error("no OS keyring is reachable ({reason}); {FILE_HINT}")]
+    KeyringUnavailable { reason: String },
+    /// A file or directory operation failed.
+    #[error("could not {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// A credentials file that cannot be read as one. It is left as it is.
+    #[error(
+        "{} is not a credentials file this mcpdeck can read ({detail}); it was left untouched: delete it (this forgets every saved login) and log in again",
+        path.display()
+    )]
+    Corrupt { path: PathBuf, detail: String },
+    /// The keyring refused an operation.
+    #[error("the OS keyring ({keyring}) could not {action}: {detail}; {FILE_HINT}")]
+    Keyring {
+        keyring: &'static str,
+        action: &'static str,
+        detail: String,
+    },
+}
+
+/// The store of tokens and client registrations.
+pub struct CredentialStore {
+    /// The data directory: the file store, the index and the lock live here.
+    dir: PathBuf,
+    backend: Backend,
+    /// Why `auto` did not use the keyring, if it did not.
+    fallback: Option<String>,
+}
+
+enum Backend {
+    /// Everything in `credentials.json`.
+    File,
+    /// Secrets in the keyring, the rest in `credentials-index.json`.
+    Keyring(Arc<dyn Vault>),
+}
+
+impl std::fmt::Debug for CredentialStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CredentialStore")
+            .field("where", &self.describe())
+            .finish()
+    }
+}
+
+impl CredentialStore {
+    /// Opens the store the setting names. `Auto`: the keyring when one is
+    /// reachable (probed once per process, for at most two seconds), else
+    /// the file. `Keyring` when none is reachable: an error that says so and
+    /// suggests `credentials = "file"`. Nothing is created until something
+    /// is saved.
+    pub fn open(kind: CredentialStoreKind) -> Result<CredentialStore, StoreError> {
+        Self::open_with(kind, data_dir, os_keyring)
+    }
+
+    /// The decision behind [`CredentialStore::open`], with the directory
+    /// and the keyring probe passed in.
+    fn open_with(
+        kind: CredentialStoreKind,
+        dir: impl FnOnce() -> Result<PathBuf, StoreError>,
+        probe: impl FnOnce() -> Result<Arc<dyn Vault>, String>,
+    ) -> Result<CredentialStore, StoreError> {
+        let dir = dir()?;
+        match kind {
+            CredentialStoreKind::File => Ok(Self::file_in(dir)),
+            CredentialStoreKind::Keyring => match probe() {
+                Ok(vault) => Ok(Self::keyring_in(dir, vault)),
+                Err(reason) => Err(StoreError::KeyringUnavailable { reason }),
+            },
+            CredentialStoreKind::Auto => match probe() {
+                Ok(vault) => Ok(Self::keyring_in(dir, vault)),
+                Err(reason) => {
+                    tracing::debug!("no OS keyring ({reason}): OAuth credentials go to a file");
+                    let mut store = Self::file_in(dir);
+                    store.fallback = Some(reason);
+                    Ok(store)
+                }
+            },
+        }
+    }
+
+    /// For tests and for an explicit folder: a file store in `dir`.
+    pub fn file_in(dir: PathBuf) -> CredentialStore {
+        CredentialStore {
+            dir,
+            backend: Backend::File,
+            fallback: None,
+        }
+    }
+
+    fn keyring_in(dir: PathBuf, vault: Arc<dyn Vault>) -> CredentialStore {
+        CredentialStore {
+            dir,
+            backend: Backend::Keyring(vault),
+            fallback: None,
+        }
+    }
+
+    /// Where secrets go, for `auth status`: `file /home/u/.local/share/mcpdeck/credentials.json`
+    /// or `OS keyring (Secret Service)`.
+    pub fn describe(&self) -> String {
+        match &self.backend {
+            Backend::File => format!("file {}", self.dir.join(FILE_NAME).display()),
+            Backend::Keyring(vault) => format!("OS keyring ({})", vault.name()),
+        }
+    }
+
+    /// `"file"` or `"keyring"`.
+    pub fn kind_name(&self) -> &'static str {
+        match self.backend {
+            Backend::File => "file",
+            Backend::Keyring(_) => "keyring",
+        }
+    }
+
+    /// Why `auto` chose the file: the keyring probe's answer. `None` when the
+    /// store is what was asked for.
+    pub fn fallback_reason(&self) -> Option<&str> {
+        self.fallback.as_deref()
+    }
+
+    /// The newest token obtained for this server URL (exact string match
+    /// after trimming one trailing '/'), optionally only for the given
+    /// client_id.
+    pub fn token_for(
+        &self,
+        server_url: &str,
+        client_id: Option<&str>,
+    ) -> Result<Option<StoredToken>, StoreError> {
+        let wanted =
+            |url: &str, id: &str| same_url(url, server_url) && client_id.is_none_or(|c| c == id);
+        match &self.backend {
+            Backend::File => {
+                let doc: Doc<StoredToken, StoredClient> = self.read(FILE_NAME)?;
+                Ok(newest(
+                    &doc.tokens,
+                    |t| wanted(&t.server_url, &t.client_id),
+                    |t| t.obtained_at,
+                )
+                .cloned())
+            }
+            Backend::Keyring(vault) => {
+                let doc: Doc<TokenMeta, ClientMeta> = self.read(INDEX_NAME)?;
+                let mut candidates: Vec<(usize, &TokenMeta)> = doc
+                    .tokens
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| wanted(&t.server_url, &t.client_id))
+                    .collect();
+                candidates.sort_by_key(|(i, t)| std::cmp::Reverse((t.obtained_at, *i)));
+                for (_, meta) in candidates {
+                    if let Some(token) = load_token(vault.as_ref(), meta)? {
+                        return Ok(Some(token));
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Insert or replace the token with the same (issuer, resource,
+    /// client_id). When this returns `Ok` the token is on disk (or in the
+    /// keyring): callers rely on this for rotated refresh tokens.
+    pub fn save_token(&self, token: &StoredToken) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::File => self.update(FILE_NAME, |doc: &mut Doc<StoredToken, StoredClient>| {
+                doc.tokens.retain(|t| !same_token(t, token));
+                doc.tokens.push(token.clone());
+                Ok(())
+            }),
+            Backend::Keyring(vault) => {
+                self.update(INDEX_NAME, |doc: &mut Doc<TokenMeta, ClientMeta>| {
+                    let key = token_key(&token.issuer, token.resource.as_deref(), &token.client_id);
+                    let old_parts = doc
+                        .tokens
+                        .iter()
+                        .filter(|m| m.key() == key)
+                        .map(|m| m.parts)
+                        .max()
+                        .unwrap_or(0);
+                    let blob = encode_secret(&TokenSecrets {
+                        access_token: token.access_token.clone(),
+                        refresh_token: token.refresh_token.clone(),
+                    });
+                    let parts = put_blob(vault.as_ref(), &key, &blob, old_parts)?;
+                    doc.tokens.retain(|m| m.key() != key);
+                    doc.tokens.push(TokenMeta::of(token, parts));
+                    Ok(())
+                })
+            }
+        }
+    }
+
+    /// Remove every token for this server URL (matched as in
+    /// [`CredentialStore::token_for`]); returns what was removed, so a
+    /// caller can revoke them.
+    pub fn remove_tokens(&self, server_url: &str) -> Result<Vec<StoredToken>, StoreError> {
+        match &self.backend {
+            Backend::File => self.update(FILE_NAME, |doc: &mut Doc<StoredToken, StoredClient>| {
+                let (gone, kept) = std::mem::take(&mut doc.tokens)
+                    .into_iter()
+                    .partition(|t| same_url(&t.server_url, server_url));
+                doc.tokens = kept;
+                Ok(gone)
+            }),
+            Backend::Keyring(vault) => {
+                self.update(INDEX_NAME, |doc: &mut Doc<TokenMeta, ClientMeta>| {
+                    let (gone, kept): (Vec<TokenMeta>, Vec<TokenMeta>) =
+                        std::mem::take(&mut doc.tokens)
+                            .into_iter()
+                            .partition(|t| same_url(&t.server_url, server_url));
+                    // Read every secret first (to hand back), then delete: if the
+                    // keyring fails half way the index still lists what is left.
+                    let mut removed = Vec::new();
+                    for meta in &gone {
+                        if let Some(token) = load_token(vault.as_ref(), meta)? {
+                            removed.push(token);
+                        }
+                    }
+                    for meta in &gone {
+                        delete_blob(vault.as_ref(), &meta.key(), meta.parts)?;
+                    }
+                    doc.tokens = kept;
+                    Ok(removed)
+                })
+            }
+        }
+    }
+
+    /// Every token kept, for `auth status`.
+    pub fn tokens(&self) -> Result<Vec<StoredToken>, StoreError> {
+        match &self.backend {
+            Backend::File => {
+                let doc: Doc<StoredToken, StoredClient> = self.read(FILE_NAME)?;
+                Ok(doc.tokens)
+            }
+            Backend::Keyring(vault) => {
+                let doc: Doc<TokenMeta, ClientMeta> = self.read(INDEX_NAME)?;
+                let mut out = Vec::new();
+                for meta in &doc.tokens {
+                    if let Some(token) = load_token(vault.as_ref(), meta)? {
+                        out.push(token);
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// The registration kept for an authorization server (keyed by issuer;
+    /// if several, the newest of those whose redirect_uris contain
+    /// `redirect_uri` when given and one does, else the newest).
+    pub fn client_for(
+        &self,
+        issuer: &str,
+        redirect_uri: Option<&str>,
+    ) -> Result<Option<StoredClient>, StoreError> {
+        match &self.backend {
+            Backend::File => {
+                let doc: Doc<StoredToken, StoredClient> = self.read(FILE_NAME)?;
+                Ok(pick_client(&doc.clients, issuer, redirect_uri, |c| {
+                    (&c.issuer, &c.redirect_uris, c.registered_at)
+                })
+                .cloned())
+            }
+            Backend::Keyring(vault) => {
+                let doc: Doc<TokenMeta, ClientMeta> = self.read(INDEX_NAME)?;
+                let Some(meta) = pick_client(&doc.clients, issuer, redirect_uri, |c| {
+                    (&c.issuer, &c.redirect_uris, c.registered_at)
+                }) else {
+                    return Ok(None);
+                };
+                load_client(vault.as_ref(), meta)
+            }
+        }
+    }
+
+    /// Insert or replace the registration with the same (issuer, client_id).
+    pub fn save_client(&self, client: &StoredClient) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::File => self.update(FILE_NAME, |doc: &mut Doc<StoredToken, StoredClient>| {
+                doc.clients
+                    .retain(|c| !(c.issuer == client.issuer && c.client_id == client.client_id));
+                doc.clients.push(client.clone());
+                Ok(())
+            }),
+            Backend::Keyring(vault) => {
+                self.update(INDEX_NAME, |doc: &mut Doc<TokenMeta, ClientMeta>| {
+                    let key = client_key(&client.issuer, &client.client_id);
+                    let old_parts = doc
+                        .clients
+                        .iter()
+                        .filter(|m| m.key() == key)
+                        .map(|m| m.parts)
+                        .max()
+                        .unwrap_or(0);
+                    let blob = match &client.client_secret {
+                        Some(secret) => encode_secret(&ClientSecrets {
+                            client_secret: secret.clone(),
+                        }),
+                        None => Vec::new(),
+                    };
+                    let parts = put_blob(vault.as_ref(), &key, &blob, old_parts)?;
+                    doc.clients.retain(|m| m.key() != key);
+                    doc.clients.push(ClientMeta::of(client, parts));
+                    Ok(())
+                })
+            }
+        }
+    }
+
+    /// Forget the registration (issuer, client_id), if kept.
+    pub fn remove_client(&self, issuer: &str, client_id: &str) -> Result<(), StoreError> {
+        let this = |i: &str, c: &str| i == issuer && c == client_id;
+        match &self.backend {
+            Backend::File => self.update(FILE_NAME, |doc: &mut Doc<StoredToken, StoredClient>| {
+                doc.clients.retain(|c| !this(&c.issuer, &c.client_id));
+                Ok(())
+            }),
+            Backend::Keyring(vault) => {
+                self.update(INDEX_NAME, |doc: &mut Doc<TokenMeta, ClientMeta>| {
+                    for meta in doc.clients.iter().filter(|c| this(&c.issuer, &c.client_id)) {
+                        delete_blob(vault.as_ref(), &meta.key(), meta.parts)?;
+                    }
+                    doc.clients.retain(|c| !this(&c.issuer, &c.client_id));
+                    Ok(())
+                })
+            }
+        }
+    }
+
+    /// Reads one of the JSON files under a shared lock. A missing directory
+    /// or file reads as empty (and nothing is created).
+    fn read<T, C>(&self, name: &str) -> Result<Doc<T, C>, StoreError>
+    where
+        T: DeserializeOwned,
+        C: DeserializeOwned,
+    {
+        if !self.dir.exists() {
+            return Ok(Doc::default());
+        }
+        tighten_dir(&self.dir)?;
+        let _lock = FileLock::take(&self.dir.join(LOCK_NAME), false)?;
+        read_doc(&self.dir.join(name))
+    }
+
+    /// A read-modify-write of one of the JSON files under the exclusive
+    /// lock. The file is written (atomically) only when `change` succeeds
+    /// and changed something.
+    fn update<T, C, R>(
+        &self,
+        name: &str,
+        change: impl FnOnce(&mut Doc<T, C>) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError>
+    where
+        T: DeserializeOwned + Serialize + Clone + PartialEq,
+        C: DeserializeOwned + Serialize + Clone + PartialEq,
+    {
+        ensure_dir(&self.dir)?;
+        let _lock = FileLock::take(&self.dir.join(LOCK_NAME), true)?;
+        let path = self.dir.join(name);
+        let mut doc: Doc<T, C> = read_doc(&path)?;
+        let before = doc.clone();
+        let out = change(&mut doc)?;
+        if doc != before {
+            let bytes = serde_json::to_vec_pretty(&doc).map_err(|e| StoreError::Io {
+                action: "encode",
+                path: path.clone(),
+                source: io::Error::other(e.to_string()),
+            })?;
+            write_atomic(&self.dir, name, &bytes)?;
+        }
+        Ok(out)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Matching.
+
+/// Compares server URLs: exact, after trimming one trailing '/' from each.
+fn same_url(a: &str, b: &str) -> bool {
+    let trim = |s: &str| s.strip_suffix('/').unwrap_or(s).to_string();
+    trim(a) == trim(b)
+}
+
+fn same_token(a: &StoredToken, b: &StoredToken) -> bool {
+    a.issuer == b.issuer && a.resource == b.resource && a.client_id == b.client_id
+}
+
+/// The newest item that matches: the largest time, the later one on a tie
+/// (saves append, so later means saved more recently).
+fn newest<T>(items: &[T], matches: impl Fn(&T) -> bool, time: impl Fn(&T) -> u64) -> Option<&T> {
+    items
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| matches(t))
+        .max_by_key(|(i, t)| (time(t), *i))
+        .map(|(_, t)| t)
+}
+
+fn pick_client<'a, C>(
+    clients: &'a [C],
+    issuer: &str,
+    redirect_uri: Option<&str>,
+    fields: impl Fn(&C) -> (&String, &Vec<String>, u64),
+) -> Option<&'a C> {
+    let of_issuer = |c: &C| fields(c).0 == issuer;
+    if let Some(uri) = redirect_uri {
+        let with_uri = newest(
+            clients,
+            |c| of_issuer(c) && fields(c).1.iter().any(|u| u == uri),
+            |c| fields(c).2,
+        );
+        if with_uri.is_some() {
+            return with_uri;
+        }
+    }
+    newest(clients, of_issuer, |c| fields(c).2)
+}
+
+// ---------------------------------------------------------------------------
+// The JSON files.
+
+/// Both files: `{"version":1,"tokens":[...],"clients":[...]}`.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+struct Doc<T, C> {
+    version: u64,
+    #[serde(default = "Vec::new")]
+    tokens: Vec<T>,
+    #[serde(default = "Vec::new")]
+    clients: Vec<C>,
+}
+
+impl<T, C> Default for Doc<T, C> {
+    fn default() -> Self {
+        Doc {
+            version: FORMAT_VERSION,
+            tokens: Vec::new(),
+            clients: Vec::new(),
+        }
+    }
+}
+
+/// Just the version, read before the rest so that a newer format is named
+/// as such.
+#[derive(Deserialize)]
+struct VersionOnly {
+    version: Option<serde_json::Value>,
+}
+
+/// Reads a credentials file; missing = empty. Anything unreadable is an
+/// error naming the file, whose detail never quotes the file's content.
+fn read_doc<T, C>(path: &Path) -> Result<Doc<T, C>, StoreError>
+where
+    T: DeserializeOwned,
+    C: DeserializeOwned,
+{
+    let text = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Doc::default()),
+        Err(source) => {
+            return Err(StoreError::Io {
+                action: "read",
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    tighten_file(path);
+    let corrupt = |detail: String| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let head: VersionOnly = serde_json::from_slice(&text).map_err(|e| corrupt(json_detail(&e)))?;
+    match head.version {
+        Some(v) if v.as_u64() == Some(FORMAT_VERSION) => {}
+        Some(v) => {
+            let shown = match v.as_u64() {
+                Some(n) => format!("format version {n}, from a newer mcpdeck?"),
+                None => "a \"version\" that is not a number".to_string(),
+            };
+            return Err(corrupt(shown));
+        }
+        None => return Err(corrupt("no \"version\"".to_string())),
+    }
+    serde_json::from_slice(&text).map_err(|e| corrupt(json_detail(&e)))
+}
+
+/// Where and how JSON failed, without serde's message (it can quote values,
+/// and values here are secrets).
+fn json_detail(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let what = match e.classify() {
+        Category::Io => "could not be read",
+        Category::Syntax => "not valid JSON",
+        Category::Data => "unexpected content",
+        Category::Eof => "cut short",
+    };
+    if e.line() == 0 {
+        what.to_string()
+    } else {
+        format!("{what} at line {} column {}", e.line(), e.column())
+    }
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `dir/name` atomically: a new 0600 temp file in `dir`, fsync,
+/// rename over the target, fsync of `dir`. The temp file is removed on
+/// failure.
+fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    let target = dir.join(name);
+    let (tmp, mut file) = loop {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}.{n}.{nanos}.tmp", std::process::id()));
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        match options.open(&tmp) {
+            Ok(file) => break (tmp, file),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(source) => {
+                return Err(StoreError::Io {
+                    action: "create a file in",
+                    path: dir.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    };
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|source| StoreError::Io {
+            action: "write",
+            path: tmp.clone(),
+            source,
+        });
+    drop(file);
+    let renamed = written.and_then(|()| {
+        fs::rename(&tmp, &target).map_err(|source| StoreError::Io {
+            action: "replace",
+            path: target.clone(),
+            source,
+        })
+    });
+    if let Err(e) = renamed {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    #[cfg(unix)]
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|source| StoreError::Io {
+            action: "sync",
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The directory, permissions, the lock.
+
+/// `<data dir>/mcpdeck`, e.g. `~/.local/share/mcpdeck`.
+fn data_dir() -> Result<PathBuf, StoreError> {
+    directories::ProjectDirs::from("", "", SERVICE)
+        .map(|p| p.data_dir().to_path_buf())
+        .ok_or(StoreError::NoHome)
+}
+
+/// Creates the directory (0700) if needed; tightens it if it is looser.
+fn ensure_dir(dir: &Path) -> Result<(), StoreError> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir).map_err(|source| StoreError::Io {
+        action: "create the directory",
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    tighten_dir(dir)
+}
+
+/// Makes an existing directory 0700 if group or others may use it.
+fn tighten_dir(dir: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let io_err = |action, source| StoreError::Io {
+            action,
+            path: dir.to_path_buf(),
+            source,
+        };
+        let mode = fs::metadata(dir)
+            .map_err(|e| io_err("inspect", e))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| io_err("make private (0700)", e))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// Makes an existing credentials file 0600 if it is looser (best effort:
+/// the next write replaces it with a 0600 file anyway).
+fn tighten_file(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = fs::metadata(path)
+            && meta.permissions().mode() & 0o077 != 0
+            && let Err(e) = fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+        {
+            tracing::warn!("could not make {} private (0600): {e}", path.display());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// An `flock` on the lock file, released when dropped (the file closes).
+struct FileLock {
+    _file: File,
+}
+
+impl FileLock {
+    fn take(path: &Path, exclusive: bool) -> Result<FileLock, StoreError> {
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let file = options.open(path).map_err(|source| StoreError::Io {
+            action: "open the lock file",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            let op = if exclusive {
+                libc::LOCK_EX
+            } else {
+                libc::LOCK_SH
+            };
+            loop {
+                // SAFETY: the descriptor is open for as long as `file` lives.
+                let rc = unsafe { libc::flock(file.as_raw_fd(), op) };
+                if rc == 0 {
+                    break;
+                }
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(StoreError::Io {
+                        action: "lock",
+                        path: path.to_path_buf(),
+                        source: e,
+                    });
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = exclusive;
+        Ok(FileLock { _file: file })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The keyring.
+
+/// Where the keyring store puts secrets: the OS keyring, or a stand-in in
+/// tests. Errors are descriptions without secrets.
+trait Vault: Send + Sync {
+    /// For messages: "Secret Service", "macOS Keychain", ...
+    fn name(&self) -> &'static str;
+    /// The largest secret one entry holds (Windows: 2560 bytes).
+    fn max_part(&self) -> usize;
+    /// `None`: no such entry.
+    fn get(&self, user: &str) -> Result<Option<Vec<u8>>, String>;
+    fn set(&self, user: &str, secret: &[u8]) -> Result<(), String>;
+    /// Deleting a missing entry is not an error.
+    fn delete(&self, user: &str) -> Result<(), String>;
+}
+
+#[cfg(target_os = "macos")]
+const KEYRING_NAME: &str = "macOS Keychain";
+#[cfg(target_os = "windows")]
+const KEYRING_NAME: &str = "Windows Credential Manager";
+#[cfg(not(any(target_os = "macos", target_os = "windows")))]
+const KEYRING_NAME: &str = "Secret Service";
+
+/// The platform's keyring, through the `keyring` crate.
+struct OsKeyring;
+
+impl OsKeyring {
+    fn entry(user: &str) -> Result<keyring::Entry, String> {
+        keyring::Entry::new(SERVICE, user).map_err(|e| keyring_detail(&e))
+    }
+}
+
+impl Vault for OsKeyring {
+    fn name(&self) -> &'static str {
+        KEYRING_NAME
+    }
+
+    fn max_part(&self) -> usize {
+        // CRED_MAX_CREDENTIAL_BLOB_SIZE is 2560; keep well under it.
+        if cfg!(windows) { 2048 } else { usize::MAX }
+    }
+
+    fn get(&self, user: &str) -> Result<Option<Vec<u8>>, String> {
+        match Self::entry(user)?.get_secret() {
+            Ok(secret) => Ok(Some(secret)),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(keyring_detail(&e)),
+        }
+    }
+
+    fn set(&self, user: &str, secret: &[u8]) -> Result<(), String> {
+        Self::entry(user)?
+            .set_secret(secret)
+            .map_err(|e| keyring_detail(&e))
+    }
+
+    fn delete(&self, user: &str) -> Result<(), String> {
+        match Self::entry(user)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(keyring_detail(&e)),
+        }
+    }
+}
+
+/// A keyring error, described without any secret data it may carry.
+fn keyring_detail(e: &keyring::Error) -> String {
+    use keyring::Error as E;
+    match e {
+        E::PlatformFailure(p) => format!("platform failure: {p}"),
+        E::NoStorageAccess(p) => format!("no access to the keyring (is it locked?): {p}"),
+        E::NoEntry => "no such entry".to_string(),
+        E::BadEncoding(_) | E::BadDataFormat(..) => {
+            "an entry is not in the expected format".to_string()
+        }
+        E::BadStoreFormat(why) => format!("the keyring is malformed: {why}"),
+        E::TooLong(what, limit) => {
+            format!("the {what} is longer than the keyring allows ({limit})")
+        }
+        E::Invalid(what, why) => format!("invalid {what}: {why}"),
+        E::Ambiguous(items) => format!(
+            "{} entries match; remove the extra `{SERVICE}` entries with the keyring's own tool",
+            items.len()
+        ),
+        E::NoDefaultStore => "no keyring service is available".to_string(),
+        E::NotSupportedByStore(why) => format!("not supported: {why}"),
+        _ => "unexpected keyring error".to_string(),
+    }
+}
+
+/// The OS keyring, if it answers: probed once per process.
+fn os_keyring() -> Result<Arc<dyn Vault>, String> {
+    static PROBED: OnceLock<Result<(), String>> = OnceLock::new();
+    PROBED
+        .get_or_init(|| probe_bounded(PROBE_TIMEOUT, probe_os_keyring))
+        .clone()
+        .map(|()| Arc::new(OsKeyring) as Arc<dyn Vault>)
+}
+
+/// Looks up an entry that does not exist: "no entry" means the keyring
+/// works; anything else (no D-Bus session, no Secret Service, an
+/// unsupported platform) means it does not.
+fn probe_os_keyring() -> Result<(), String> {
+    if let Err(e) = keyring::Entry::store_status() {
+        return Err(match e {
+            keyring::Error::Invalid(what, _) if what == "platform" => {
+                "no OS keyring support on this platform".to_string()
+            }
+            e => keyring_detail(e),
+        });
+    }
+    match OsKeyring.get("probe") {
+        Ok(_) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Runs `probe` on its own thread and gives up after `timeout` (a D-Bus
+/// call can hang); a probe that does not answer in time counts as failed,
+/// and its thread is left to finish on its own.
+fn probe_bounded(
+    timeout: Duration,
+    probe: impl FnOnce() -> Result<(), String> + Send + 'static,
+) -> Result<(), String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("mcpdeck-keyring-probe".to_string())
+        .spawn(move || {
+            let _ = tx.send(probe());
+        })
+        .map_err(|e| format!("could not start the keyring probe: {e}"))?;
+    match rx.recv_timeout(timeout) {
+        Ok(answer) => answer,
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
+            "the keyring did not answer within {} s",
+            timeout.as_secs_f32()
+        )),
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err("the keyring probe failed".to_string()),
+    }
+}
+
+/// The keyring user of a token: a hash of (issuer, resource, client_id), so
+/// it is short and stable.
+fn token_key(issuer: &str, resource: Option<&str>, client_id: &str) -> String {
+    format!(
+        "token:{}",
+        key_hash(&serde_json::json!([issuer, resource, client_id]))
+    )
+}
+
+/// The keyring user of a client registration.
+fn client_key(issuer: &str, client_id: &str) -> String {
+    format!(
+        "client:{}",
+        key_hash(&serde_json::json!([issuer, client_id]))
+    )
+}
+
+fn key_hash(parts: &serde_json::Value) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, parts.to_string().as_bytes());
+    digest.as_ref()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The keyring user of part `i` of a secret (part 0 is the key itself).
+fn part_key(key: &str, i: usize) -> String {
+    if i == 0 {
+        key.to_string()
+    } else {
+        format!("{key}#{i}")
+    }
+}
+
+/// Stores `blob` in as many entries as the keyring needs, then deletes the
+/// parts an older, longer value left. Returns the number of parts.
+fn put_blob(
+    vault: &dyn Vault,
+    key: &str,
+    blob: &[u8],
+    old_parts: usize,
+) -> Result<usize, StoreError> {
+    let chunks: Vec<&[u8]> = blob.chunks(vault.max_part().max(1)).collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        vault
+            .set(&part_key(key, i), chunk)
+            .map_err(|detail| keyring_error(vault, "store a secret", detail))?;
+    }
+    for i in chunks.len()..old_parts {
+        vault
+            .delete(&part_key(key, i))
+            .map_err(|detail| keyring_error(vault, "delete a secret", detail))?;
+    }
+    Ok(chunks.len())
+}
+
+/// The secret in `parts` entries; `None` if any is missing.
+fn get_blob(vault: &dyn Vault, key: &str, parts: usize) -> Result<Option<Vec<u8>>, StoreError> {
+    let mut out = Vec::new();
+    for i in 0..parts {
+        match vault
+            .get(&part_key(key, i))
+            .map_err(|detail| keyring_error(vault, "read a secret", detail))?
+        {
+            Some(part) => out.extend_from_slice(&part),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
+}
+
+fn delete_blob(vault: &dyn Vault, key: &str, parts: usize) -> Result<(), StoreError> {
+    for i in 0..parts.max(1) {
+        vault
+            .delete(&part_key(key, i))
+            .map_err(|detail| keyring_error(vault, "delete a secret", detail))?;
+    }
+    Ok(())
+}
+
+fn keyring_error(vault: &dyn Vault, action: &'static str, detail: String) -> StoreError {
+    StoreError::Keyring {
+        keyring: vault.name(),
+        action,
+        detail,
+    }
+}
+
+fn encode_secret<T: Serialize>(secrets: &T) -> Vec<u8> {
+    // Serializing a struct of strings cannot fail.
+    serde_json::to_vec(secrets).unwrap_or_default()
+}
+
+/// The secret half of a token, as kept in the keyring.
+#[derive(Serialize, Deserialize)]
+struct TokenSecrets {
+    access_token: Secret,
+    refresh_token: Option<Secret>,
+}
+
+/// The secret half of a client, as kept in the keyring.
+#[derive(Serialize, Deserialize)]
+struct ClientSecrets {
+    client_secret: Secret,
+}
+
+/// A token in the index: everything but the secrets.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+struct TokenMeta {
+    issuer: String,
+    resource: Option<String>,
+    client_id: String,
+    server_url: String,
+    token_type: String,
+    scopes: Vec<String>,
+    expires_at: Option<u64>,
+    obtained_at: u64,
+    /// How many keyring entries hold the secrets.
+    parts: usize,
+}
+
+impl TokenMeta {
+    fn of(t: &StoredToken, parts: usize) -> TokenMeta {
+        TokenMeta {
+            issuer: t.issuer.clone(),
+            resource: t.resource.clone(),
+            client_id: t.client_id.clone(),
+            server_url: t.server_url.clone(),
+            token_type: t.token_type.clone(),
+            scopes: t.scopes.clone(),
+            expires_at: t.expires_at,
+            obtained_at: t.obtained_at,
+            parts,
+        }
+    }
+
+    fn key(&self) -> String {
+        token_key(&self.issuer, self.resource.as_deref(), &self.client_id)
+    }
+}
+
+/// A client in the index: everything but the secret.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+struct ClientMeta {
+    issuer: String,
+    client_id: String,
+    auth_method: String,
+    redirect_uris: Vec<String>,
+    registered_at: u64,
+    client_secret_expires_at: Option<u64>,
+    /// How many keyring entries hold the secret (0: it has none).
+    parts: usize,
+}
+
+impl ClientMeta {
+    fn of(c: &StoredClient, parts: usize) -> ClientMeta {
+        ClientMeta {
+            issuer: c.issuer.clone(),
+            client_id: c.client_id.clone(),
+            auth_method: c.auth_method.clone(),
+            redirect_uris: c.redirect_uris.clone(),
+            registered_at: c.registered_at,
+            client_secret_expires_at: c.client_secret_expires_at,
+            parts,
+        }
+    }
+
+    fn key(&self) -> String {
+        client_key(&self.issuer, &self.client_id)
+    }
+}
+
+/// The whole token, or `None` when its keyring entry is gone or unreadable
+/// (deleted by hand, say): the caller then logs in again.
+fn load_token(vault: &dyn Vault, meta: &TokenMeta) -> Result<Option<StoredToken>, StoreError> {
+    let Some(blob) = get_blob(vault, &meta.key(), meta.parts)? else {
+        tracing::warn!(
+            "the keyring has no secret for the token from {} for {}",
+            meta.issuer,
+            meta.server_url
+        );
+        return Ok(None);
+    };
+    let Ok(secrets) = serde_json::from_slice::<TokenSecrets>(&blob) else {
+        tracing::warn!(
+            "the keyring's secret for the token from {} for {} is not in the expected format",
+            meta.issuer,
+            meta.server_url
+        );
+        return Ok(None);
+    };
+    Ok(Some(StoredToken {
+        issuer: meta.issuer.clone(),
+        resource: meta.resource.clone(),
+        client_id: meta.client_id.clone(),
+        server_url: meta.server_url.clone(),
+        access_token: secrets.access_token,
+        refresh_token: secrets.refresh_token,
+        token_type: meta.token_type.clone(),
+        scopes: meta.scopes.clone(),
+        expires_at: meta.expires_at,
+        obtained_at: meta.obtained_at,
+    }))
+}
+
+/// The whole registration, or `None` when it has a secret the keyring no
+/// longer holds.
+fn load_client(vault: &dyn Vault, meta: &ClientMeta) -> Result<Option<StoredClient>, StoreError> {
+    let client_secret = if meta.parts == 0 {
+        None
+    } else {
+        let secrets = get_blob(vault, &meta.key(), meta.parts)?
+            .and_then(|blob| serde_json::from_slice::<ClientSecrets>(&blob).ok());
+        let Some(secrets) = secrets else {
+            tracing::warn!(
+                "the keyring has no usable secret for client {} of {}",
+                meta.client_id,
+                meta.issuer
+            );
+            return Ok(None);
+        };
+        Some(secrets.client_secret)
+    };
+    Ok(Some(StoredClient {
+        issuer: meta.issuer.clone(),
+        client_id: meta.client_id.clone(),
+        client_secret,
+        auth_method: meta.auth_method.clone(),
+        redirect_uris: meta.redirect_uris.clone(),
+        registered_at: meta.registered_at,
+        client_secret_expires_at: meta.client_secret_expires_at,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+    use std::sync::atomic::AtomicBool;
+
+    fn token(url: &str, client: &str, access: &str, at: u64) -> StoredToken {
+        StoredToken {
+            issuer: "https://as.example.com".into(),
+            resource: Some("https://mcp.example.com/mcp".into()),
+            client_id: client.into(),
+            server_url: url.into(),
+            access_token: Secret::new(access),
+            refresh_token: Some(Secret::new(format!("refresh-{access}"))),
+            token_type: "Bearer".into(),
+            scopes: vec!["read".into()],
+            expires_at: Some(at + 3600),
+            obtained_at: at,
+        }
+    }
+
+    fn client(id: &str, redirect: &str, at: u64, secret: Option<&str>) -> StoredClient {
+        StoredClient {
+            issuer: "https://as.example.com".into(),
+            client_id: id.into(),
+            client_secret: secret.map(Secret::new),
+            auth_method: if secret.is_some() {
+                "client_secret_basic"
+            } else {
+                "none"
+            }
+            .into(),
+            redirect_uris: vec![redirect.into()],
+            registered_at: at,
+            client_secret_expires_at: None,
+        }
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut out: Vec<String> = fs::read_dir(dir)
+            .expect("list dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(path).expect("stat").permissions().mode() & 0o777
+    }
+
+    /// An in-memory keyring.
+    #[derive(Default)]
+    struct MemVault {
+        entries: Mutex<BTreeMap<String, Vec<u8>>>,
+        max_part: usize,
+        fail: AtomicBool,
+    }
+
+    impl MemVault {
+        fn with_part(max_part: usize) -> Arc<MemVault> {
+            Arc::new(MemVault {
+                max_part,
+                ..MemVault::default()
+            })
+        }
+        fn dump(&self) -> BTreeMap<String, Vec<u8>> {
+            self.entries.lock().expect("lock").clone()
+        }
+    }
+
+    impl Vault for MemVault {
+        fn name(&self) -> &'static str {
+            "test vault"
+        }
+        fn max_part(&self) -> usize {
+            self.max_part
+        }
+        fn get(&self, user: &str) -> Result<Option<Vec<u8>>, String> {
+            Ok(self.entries.lock().expect("lock").get(user).cloned())
+        }
+        fn set(&self, user: &str, secret: &[u8]) -> Result<(), String> {
+            if self.fail.load(Ordering::SeqCst) {
+                return Err("the collection is locked".into());
+            }
+            self.entries
+                .lock()
+                .expect("lock")
+                .insert(user.to_string(), secret.to_vec());
+            Ok(())
+        }
+        fn delete(&self, user: &str) -> Result<(), String> {
+            self.entries.lock().expect("lock").remove(user);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn store_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<CredentialStore>();
+    }
+
+    #[test]
+    fn missing_directory_reads_empty_and_creates_nothing() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("mcpdeck");
+        let store = CredentialStore::file_in(dir.clone());
+        assert_eq!(store.tokens().expect("tokens"), vec![]);
+        assert_eq!(store.token_for("https://x", None).expect("lookup"), None);
+        assert_eq!(store.client_for("https://as", None).expect("lookup"), None);
+        assert!(!dir.exists());
+        assert_eq!(store.kind_name(), "file");
+        assert_eq!(
+            store.describe(),
+            format!("file {}", dir.join("credentials.json").display())
+        );
+    }
+
+    #[test]
+    fn file_tokens_round_trip() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let store = CredentialStore::file_in(tmp.path().join("mcpdeck"));
+        let url = "https://mcp.example.com/mcp";
+
+        let a = token(url, "client-a", "access-a1", 100);
+        store.save_token(&a).expect("save");
+        assert_eq!(store.token_for(url, None).expect("lookup"), Some(a.clone()));
+        // One trailing slash either side is ignored; anything else is not.
+        assert_eq!(
+            store.token_for(&format!("{url}/"), None).expect("lookup"),
+            Some(a.clone())
+        );
+        let slashed = token(&format!("{url}/"), "client-s", "access-s", 50);
+        store.save_token(&slashed).expect("save");
+        assert_eq!(
+            store.token_for(url, Some("client-s")).expect("lookup"),
+            Some(slashed.clone())
+        );
+        assert_eq!(
+            store.token_for(&format!("{url}//"), None).expect("lookup"),
+            None
+        );
+        assert_eq!(
+            store
+                .token_for("https://mcp.example.com/MCP", None)
+                .expect("lookup"),
+            None
+        );
+
+        // Same (issuer, resource, client_id): replaced, not added.
+        let a2 = token(url, "client-a", "access-a2", 200);
+        store.save_token(&a2).expect("save");
+        assert_eq!(store.tokens().expect("tokens").len(), 2);
+        assert_eq!(
+            store.token_for(url, Some("client-a")).expect("lookup"),
+            Some(a2.clone())
+        );
+
+        // A different resource is another token.
+        let mut other_resource = token(url, "client-a", "access-r", 150);
+        other_resource.resource = None;
+        store.save_token(&other_resource).expect("save");
+        assert_eq!(store.tokens().expect("tokens").len(), 3);
+
+        // The newest for the URL, or the one for the client asked for.
+        let b = token(url, "client-b", "access-b", 300);
+        store.save_token(&b).expect("save");
+        assert_eq!(store.token_for(url, None).expect("lookup"), Some(b.clone()));
+        assert_eq!(
+            store.token_for(url, Some("client-a")).expect("lookup"),
+            Some(a2.clone())
+        );
+        assert_eq!(store.token_for(url, Some("nobody")).expect("lookup"), None);
+
+        // Another server's token stays when this one's are removed.
+        // (Its own resource: tokens are keyed by (issuer, resource, client_id).)
+        let mut elsewhere = token("https://other.example.com/mcp", "client-a", "access-o", 10);
+        elsewhere.resource = Some("https://other.example.com/mcp".into());
+        store.save_token(&elsewhere).expect("save");
+
+        let mut removed = store.remove_tokens(&format!("{url}/")).expect("remove");
+        removed.sort_by_key(|t| t.obtained_at);
+        assert_eq!(removed, vec![slashed, other_resource, a2, b]);
+        assert_eq!(store.token_for(url, None).expect("lookup"), None);
+        assert_eq!(store.tokens().expect("tokens"), vec![elsewhere]);
+        assert_eq!(store.remove_tokens(url).expect("remove"), vec![]);
+    }
+
+    #[test]
+    fn file_clients_round_trip() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let store = CredentialStore::file_in(tmp.path().to_path_buf());
+        let issuer = "https://as.example.com";
+        let one = client("one", "http://127.0.0.1:4000/callback", 10, Some("s1"));
+        let two = client("two", "http://127.0.0.1:5000/callback", 20, None);
+        store.save_client(&one).expect("save");
+        store.save_client(&two).expect("save");
+
+        assert_eq!(
+            store.client_for(issuer, None).expect("lookup"),
+            Some(two.clone())
+        );
+        assert_eq!(
+            store
+                .client_for(issuer, Some("http://127.0.0.1:4000/callback"))
+                .expect("lookup"),
+            Some(one.clone())
+        );
+        assert_eq!(
+            store
+                .client_for(issuer, Some("http://127.0.0.1:9999/callback"))
+                .expect("lookup"),
+            Some(two.clone())
+        );
+        assert_eq!(
+            store.client_for("https://other", None).expect("lookup"),
+            None
+        );
+
+        let mut one_again = one.clone();
+        one_again.client_secret = Some(Secret::new("s1-rotated"));
+        one_again.registered_at = 30;
+        store.save_client(&one_again).expect("save");
+        assert_eq!(
+            store.client_for(issuer, None).expect("lookup"),
+            Some(one_again.clone())
+        );
+
+        store.remove_client(issuer, "one").expect("remove");
+        assert_eq!(store.client_for(issuer, None).expect("lookup"), Some(two));
+        store.remove_client(issuer, "two").expect("remove");
+        store.remove_client(issuer, "never-there").expect("remove");
+        assert_eq!(store.client_for(issuer, None).expect("lookup"), None);
+    }
+
+    #[test]
+    fn file_format_is_versioned_json() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let store = CredentialStore::file_in(tmp.path().to_path_buf());
+        store
+            .save_token(&token("https://m/", "c", "acc-1", 1))
+            .expect("save");
+        let text = fs::read_to_string(tmp.path().join("credentials.json")).expect("read");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(v["version"], 1);
+        assert_eq!(v["tokens"][0]["access_token"], "acc-1");
+        assert_eq!(v["clients"], serde_json::json!([]));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn directory_is_0700_and_files_0600() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("share").join("mcpdeck");
+        let store = CredentialStore::file_in(dir.clone());
+        store
+            .save_token(&token("https://m", "c", "acc", 1))
+            .expect("save");
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join("credentials.json")), 0o600);
+        assert_eq!(mode(&dir.join("credentials.lock")), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn loose_directory_and_file_are_tightened() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("mcpdeck");
+        fs::create_dir(&dir).expect("mkdir");
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).expect("chmod");
+        let store = CredentialStore::file_in(dir.clone());
+        store
+            .save_token(&token("https://m", "c", "acc", 1))
+            .expect("save");
+        assert_eq!(mode(&dir), 0o700);
+
+        // A reader tightens too.
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).expect("chmod");
+        fs::set_permissions(
+            dir.join("credentials.json"),
+            fs::Permissions::from_mode(0o644),
+        )
+        .expect("chmod");
+        assert_eq!(store.tokens().expect("tokens").len(), 1);
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join("credentials.json")), 0o600);
+    }
+
+    #[test]
+    fn corrupt_file_is_an_error_and_left_alone() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("credentials.json");
+        let store = CredentialStore::file_in(tmp.path().to_path_buf());
+        for content in [
+            "{\"version\":1,\"tokens\":[{\"access_token\":\"sekrit-123\"",
+            "{\"version\":1,\"tokens\":[{\"access_token\":\"sekrit-123\"}]}",
+            "{\"version\":1,\"tokens\":\"sekrit-123\"}",
+            "not json sekrit-123",
+            "{\"tokens\":[]}",
+            "\u{0}\u{1}binary",
+        ] {
+            fs::write(&path, content).expect("write");
+            let errors = [
+                store.tokens().map(|_| ()).expect_err("tokens"),
+                store
+                    .token_for("https://m", None)
+                    .map(|_| ())
+                    .expect_err("lookup"),
+                store
+                    .save_token(&token("https://m", "c", "acc", 1))
+                    .expect_err("save"),
+                store
+                    .remove_tokens("https://m")
+                    .map(|_| ())
+                    .expect_err("remove"),
+                store
+                    .save_client(&client("c", "http://l", 1, Some("cs")))
+                    .expect_err("save"),
+            ];
+            for e in errors {
+                assert!(matches!(e, StoreError::Corrupt { .. }), "{e:?}");
+                let msg = e.to_string();
+                assert!(msg.contains(&path.display().to_string()), "{msg}");
+                assert!(msg.contains("delete it"), "{msg}");
+                assert!(!msg.contains("sekrit"), "{msg}");
+            }
+            assert_eq!(fs::read_to_string(&path).expect("read"), content);
+        }
+        assert_eq!(
+            names(tmp.path()),
+            vec!["credentials.json", "credentials.lock"]
+        );
+    }
+
+    #[test]
+    fn newer_format_is_not_overwritten() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("credentials.json");
+        let content = "{\"version\":2,\"tokens\":[],\"clients\":[],\"vaults\":{}}";
+        fs::write(&path, content).expect("write");
+        let store = CredentialStore::file_in(tmp.path().to_path_buf());
+        let e = store
+            .save_token(&token("https://m", "c", "acc", 1))
+            .expect_err("save");
+        assert!(e.to_string().contains("format version 2"), "{e}");
+        assert_eq!(fs::read_to_string(&path).expect("read"), content);
+    }
+
+    #[test]
+    fn debug_shows_no_secret() {
+        let t = token("https://m", "c", "sekrit-access", 1);
+        let c = client("c", "http://l", 1, Some("sekrit-client"));
+        let shown = format!(
+            "{t:?} {c:?} {:?}",
+            CredentialStore::file_in(PathBuf::from("/x"))
+        );
+        assert!(!shown.contains("sekrit"), "{shown}");
+        assert!(shown.contains("***"), "{shown}");
+    }
+
+    #[test]
+    fn concurrent_saves_lose_nothing() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("mcpdeck");
+        let threads: Vec<_> = ["a", "b"]
+            .into_iter()
+            .map(|who| {
+                let store = CredentialStore::file_in(dir.clone());
+                std::thread::spawn(move || {
+                    for i in 0..50 {
+                        let t = token(
+                            "https://m",
+                            &format!("{who}-{i}"),
+                            &format!("acc-{who}-{i}"),
+                            i,
+                        );
+                        store.save_token(&t).expect("save");
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("thread");
+        }
+        let store = CredentialStore::file_in(dir.clone());
+        let tokens = store.tokens().expect("tokens");
+        assert_eq!(tokens.len(), 100);
+        for who in ["a", "b"] {
+            for i in 0..50 {
+                let id = format!("{who}-{i}");
+                let found = store.token_for("https://m", Some(&id)).expect("lookup");
+                assert_eq!(
+                    found.map(|t| t.access_token.expose().to_string()),
+                    Some(format!("acc-{id}"))
+                );
+            }
+        }
+        assert_eq!(names(&dir), vec!["credentials.json", "credentials.lock"]);
+    }
+
+    #[test]
+    fn no_temp_files_left_behind() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let store = CredentialStore::file_in(tmp.path().to_path_buf());
+        store
+            .save_token(&token("https://m", "c", "acc", 1))
+            .expect("save");
+        store
+            .save_client(&client("c", "http://l", 1, None))
+            .expect("save");
+        store.remove_tokens("https://m").expect("remove");
+        store
+            .remove_client("https://as.example.com", "c")
+            .expect("remove");
+        assert_eq!(
+            names(tmp.path()),
+            vec!["credentials.json", "credentials.lock"]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_failed_write_leaves_no_temp_file() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        // The target is a directory: the rename fails after the temp file
+        // was written.
+        fs::create_dir(tmp.path().join("credentials.json")).expect("mkdir");
+        fs::write(tmp.path().join("credentials.json").join("x"), "x").expect("write");
+        let e = write_atomic(tmp.path(), "credentials.json", b"{}").expect_err("rename");
+        assert!(e.to_string().contains("credentials.json"), "{e}");
+        assert_eq!(names(tmp.path()), vec!["credentials.json"]);
+    }
+
+    #[test]
+    fn auto_falls_back_to_the_file_when_the_probe_fails() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = || Ok(tmp.path().to_path_buf());
+        let store = CredentialStore::open_with(CredentialStoreKind::Auto, dir, || {
+            Err("no D-Bus session bus".to_string())
+        })
+        .expect("open");
+        assert_eq!(store.kind_name(), "file");
+        assert_eq!(store.fallback_reason(), Some("no D-Bus session bus"));
+        assert!(
+            store.describe().starts_with("file "),
+            "{}",
+            store.describe()
+        );
+
+        let store = CredentialStore::open_with(CredentialStoreKind::Auto, dir, || {
+            Ok(MemVault::with_part(usize::MAX) as Arc<dyn Vault>)
+        })
+        .expect("open");
+        assert_eq!(store.kind_name(), "keyring");
+        assert_eq!(store.describe(), "OS keyring (test vault)");
+        assert_eq!(store.fallback_reason(), None);
+    }
+
+    #[test]
+    fn keyring_setting_without_a_keyring_is_an_error() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let e = CredentialStore::open_with(
+            CredentialStoreKind::Keyring,
+            || Ok(tmp.path().to_path_buf()),
+            || Err("no D-Bus session bus".to_string()),
+        )
+        .expect_err("open");
+        let msg = e.to_string();
+        assert!(msg.contains("no D-Bus session bus"), "{msg}");
+        assert!(msg.contains("credentials = \"file\""), "{msg}");
+    }
+
+    #[test]
+    fn file_setting_never_probes() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let store = CredentialStore::open_with(
+            CredentialStoreKind::File,
+            || Ok(tmp.path().to_path_buf()),
+            || panic!("probed"),
+        )
+        .expect("open");
+        assert_eq!(store.kind_name(), "file");
+        assert_eq!(store.fallback_reason(), None);
+        let e = CredentialStore::open_with(
+            CredentialStoreKind::File,
+            || Err(StoreError::NoHome),
+            || panic!("probed"),
+        )
+        .expect_err("no home");
+        assert!(e.to_string().contains("$HOME"), "{e}");
+    }
+
+    #[test]
+    fn a_hanging_probe_gives_up_in_time() {
+        let started = std::time::Instant::now();
+        let answer = probe_bounded(Duration::from_millis(100), || {
+            std::thread::sleep(Duration::from_secs(5));
+            Ok(())
+        });
+        assert!(answer.is_err());
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert_eq!(probe_bounded(Duration::from_secs(2), || Ok(())), Ok(()));
+        assert_eq!(
+            probe_bounded(Duration::from_secs(2), || Err("nope".to_string())),
+            Err("nope".to_string())
+        );
+    }
+
+    #[test]
+    fn keyring_store_keeps_secrets_out_of_the_index() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = MemVault::with_part(usize::MAX);
+        let store = CredentialStore::keyring_in(tmp.path().to_path_buf(), vault.clone());
+        let url = "https://mcp.example.com/mcp";
+        let a = token(url, "client-a", "sekrit-a", 100);
+        let b = token(url, "client-b", "sekrit-b", 200);
+        store.save_token(&a).expect("save");
+        store.save_token(&b).expect("save");
+        let c = client("client-a", "http://l", 5, Some("sekrit-client"));
+        let public = client("public", "http://l", 6, None);
+        store.save_client(&c).expect("save");
+        store.save_client(&public).expect("save");
+
+        let index = fs::read_to_string(tmp.path().join("credentials-index.json")).expect("index");
+        assert!(!index.contains("sekrit"), "{index}");
+        assert!(index.contains("client-a"), "{index}");
+        assert!(!tmp.path().join("credentials.json").exists());
+        // Two tokens and one client secret; the public client has none.
+        assert_eq!(vault.dump().len(), 3);
+
+        assert_eq!(
+            store.token_for(&format!("{url}/"), None).expect("lookup"),
+            Some(b.clone())
+        );
+        assert_eq!(
+            store.token_for(url, Some("client-a")).expect("lookup"),
+            Some(a.clone())
+        );
+        assert_eq!(store.tokens().expect("tokens"), vec![a.clone(), b.clone()]);
+        assert_eq!(
+            store
+                .client_for("https://as.example.com", Some("http://l"))
+                .expect("lookup"),
+            Some(public.clone())
+        );
+        store
+            .remove_client("https://as.example.com", "public")
+            .expect("remove");
+        assert_eq!(
+            store
+                .client_for("https://as.example.com", None)
+                .expect("lookup"),
+            Some(c.clone())
+        );
+
+        // Replacing keeps one entry; the newest secret wins.
+        let a2 = token(url, "client-a", "sekrit-a2", 300);
+        store.save_token(&a2).expect("save");
+        assert_eq!(
+            store.token_for(url, None).expect("lookup"),
+            Some(a2.clone())
+        );
+        assert_eq!(vault.dump().len(), 3);
+
+        let mut removed = store.remove_tokens(url).expect("remove");
+        removed.sort_by_key(|t| t.obtained_at);
+        assert_eq!(removed, vec![b, a2]);
+        store
+            .remove_client("https://as.example.com", "client-a")
+            .expect("remove");
+        assert!(vault.dump().is_empty());
+        assert_eq!(store.tokens().expect("tokens"), vec![]);
+        assert_eq!(
+            names(tmp.path()),
+            vec!["credentials-index.json", "credentials.lock"]
+        );
+    }
+
+    #[test]
+    fn keyring_store_splits_long_secrets() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = MemVault::with_part(16);
+        let store = CredentialStore::keyring_in(tmp.path().to_path_buf(), vault.clone());
+        let long = token("https://m", "c", &"x".repeat(100), 1);
+        store.save_token(&long).expect("save");
+        let parts = vault.dump().len();
+        assert!(parts > 1, "{parts}");
+        assert_eq!(
+            store.token_for("https://m", None).expect("lookup"),
+            Some(long)
+        );
+        // A shorter secret later: the extra parts go.
+        let short = token("https://m", "c", "y", 2);
+        store.save_token(&short).expect("save");
+        assert!(vault.dump().len() < parts);
+        assert_eq!(
+            store.token_for("https://m", None).expect("lookup"),
+            Some(short)
+        );
+        store.remove_tokens("https://m").expect("remove");
+        assert!(vault.dump().is_empty());
+    }
+
+    #[test]
+    fn keyring_failures_change_nothing_and_show_no_secret() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = MemVault::with_part(usize::MAX);
+        let store = CredentialStore::keyring_in(tmp.path().to_path_buf(), vault.clone());
+        let a = token("https://m", "c", "sekrit-1", 1);
+        store.save_token(&a).expect("save");
+        vault.fail.store(true, Ordering::SeqCst);
+        let e = store
+            .save_token(&token("https://m", "c", "sekrit-2", 2))
+            .expect_err("locked");
+        let msg = e.to_string();
+        assert!(msg.contains("the collection is locked"), "{msg}");
+        assert!(msg.contains("credentials = \"file\""), "{msg}");
+        assert!(!msg.contains("sekrit"), "{msg}");
+        assert_eq!(store.token_for("https://m", None).expect("lookup"), Some(a));
+    }
+
+    #[test]
+    fn keyring_entry_deleted_by_hand_reads_as_no_token() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = MemVault::with_part(usize::MAX);
+        let store = CredentialStore::keyring_in(tmp.path().to_path_buf(), vault.clone());
+        let old = token("https://m", "old", "sekrit-old", 1);
+        let new = token("https://m", "new", "sekrit-new", 2);
+        store.save_token(&old).expect("save");
+        store.save_token(&new).expect("save");
+        let key = token_key(&new.issuer, new.resource.as_deref(), &new.client_id);
+        vault.delete(&key).expect("delete");
+        // The newest whose secret is still there.
+        assert_eq!(
+            store.token_for("https://m", None).expect("lookup"),
+            Some(old.clone())
+        );
+        assert_eq!(store.tokens().expect("tokens"), vec![old.clone()]);
+        assert_eq!(store.remove_tokens("https://m").expect("remove"), vec![old]);
+        assert_eq!(store.tokens().expect("tokens"), vec![]);
+    }
+
+    #[test]
+    fn keys_are_stable_and_distinct() {
+        let k = token_key("https://as", Some("https://r"), "c");
+        assert_eq!(k, token_key("https://as", Some("https://r"), "c"));
+        assert!(
+            k.starts_with("token:") && k.len() == "token:".len() + 32,
+            "{k}"
+        );
+        assert_ne!(k, token_key("https://as", None, "c"));
+        assert_ne!(
+            token_key("https://as", Some(""), "c"),
+            token_key("https://as", None, "c")
+        );
+        assert_ne!(
+            token_key("a", Some("b"), "c"),
+            token_key("a", Some("b,c"), "")
+        );
+        assert_ne!(client_key("https://as", "c"), client_key("https://as", "d"));
+    }
+}

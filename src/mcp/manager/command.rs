@@ -44,6 +44,9 @@ impl Task {
                 }
             }
             Command::Refresh(name) => self.relist(&name),
+            Command::Login { server, scopes } => self.login(&server, scopes),
+            Command::CancelLogin(server) => self.cancel_login(&server),
+            Command::Logout(server) => self.logout(&server),
             Command::AnswerServerRequest { id, result } => {
                 let reply = self
                     .asks

@@ -137,6 +137,7 @@ impl Task {
                     });
                 }
                 self.set_status(&server, ServerStatus::Connected);
+                self.emit_auth_info(&server);
                 self.emit(Event::Lists {
                     server: server.clone(),
                     lists,

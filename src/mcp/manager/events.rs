@@ -82,6 +82,12 @@ impl Task {
     pub(super) fn message(&mut self, msg: Msg) {
         match msg {
             Msg::Session(t) => self.session_event(t),
+            Msg::Reconnect(server) => {
+                self.emit_auth_info(&server);
+                if self.slot(&server).is_some_and(|s| s.config.enabled) {
+                    self.start_connect(&server);
+                }
+            }
             Msg::Connected {
                 server,
                 generation,

@@ -1,6 +1,7 @@
 //! The manager: one background task that owns every session. Commands go
 //! in, events come out; nothing the UI does ever waits on a server.
 
+mod auth;
 mod call;
 mod command;
 mod connect;

@@ -99,6 +99,17 @@ pub enum Command {
     Cancel {
         tag: u64,
     },
+    /// Log in to an HTTP server (OAuth), asking for these scopes over what
+    /// it already has (a step-up); events come as [`Event::Login`], the end
+    /// as [`Event::LoginFinished`], and success reconnects the server.
+    Login {
+        server: String,
+        scopes: Vec<String>,
+    },
+    /// Stop a login that waits for the browser.
+    CancelLogin(String),
+    /// Revoke and forget the server's token ([`Event::LoggedOut`]).
+    Logout(String),
     Snapshot(oneshot::Sender<Vec<ServerSnapshot>>),
     Shutdown(oneshot::Sender<()>),
 }
@@ -231,6 +242,27 @@ pub enum Event {
         server: String,
         method: String,
         params: Value,
+    },
+    /// A login's progress (discovery trace, URL, browser, waiting).
+    Login {
+        server: String,
+        event: crate::mcp::auth::LoginEvent,
+    },
+    /// A login ended.
+    LoginFinished {
+        server: String,
+        result: Result<crate::mcp::auth::TokenInfo, crate::mcp::auth::AuthError>,
+    },
+    /// A log-out ended: what was revoked and forgotten.
+    LoggedOut {
+        server: String,
+        result: Result<Vec<String>, crate::mcp::auth::AuthError>,
+    },
+    /// What may be shown about a server's login (issuer, scopes, expiry);
+    /// `None`: not logged in.
+    AuthInfo {
+        server: String,
+        info: Option<crate::mcp::auth::TokenInfo>,
     },
     /// The answer to [`Command::SetLogLevel`].
     LogLevel {

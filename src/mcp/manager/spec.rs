@@ -37,7 +37,7 @@ pub fn session_spec(
             transport,
             ca_file,
             insecure,
-            oauth,
+            ..
         } => TransportSpec::Http(HttpSpec {
             url: url.clone(),
             headers: headers.clone(),
@@ -49,6 +49,11 @@ pub fn session_spec(
             ca_file: ca_file.clone(),
             insecure: *insecure,
             connect_timeout: settings.connect_timeout,
+            auth: match crate::mcp::auth::authorizer(config, settings) {
+                Some(Ok(a)) => Some(a),
+                Some(Err(e)) => return Err(ConnectError::Config(e.message)),
+                None => None,
+            },
         }),
     };
     let pin = match &config.protocol {

@@ -52,6 +52,8 @@ pub(super) enum Msg {
         call: u64,
         event: Event,
     },
+    /// A login or log-out finished: connect the server again.
+    Reconnect(String),
 }
 
 pub(super) struct Task {

@@ -229,6 +229,11 @@ impl ConnectError {
         self.kind() == ErrorKind::Auth
     }
 
+    /// Why the OAuth engine could not authorize the connection, if it tried.
+    pub fn auth(&self) -> Option<&crate::mcp::auth::AuthError> {
+        self.http().and_then(|f| f.auth.as_deref())
+    }
+
     /// The HTTP answer behind this error, if there was one: its status,
     /// URL and `WWW-Authenticate` challenges (what a login starts from).
     pub fn http(&self) -> Option<&HttpFailure> {

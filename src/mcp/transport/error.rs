@@ -1,6 +1,7 @@
 //! How a transport fails: an HTTP exchange that brought no answer, or a
 //! connection that can no longer send.
 
+use crate::mcp::auth::error::AuthError;
 use crate::mcp::error::ErrorKind;
 
 /// Why an HTTP exchange did not bring an answer.
@@ -22,6 +23,8 @@ pub struct HttpFailure {
     pub url: Option<String>,
     /// A 2xx JSON body that was not the response to the request.
     pub not_a_response: bool,
+    /// Why the OAuth engine could not authorize the request.
+    pub auth: Option<Box<AuthError>>,
 }
 
 impl HttpFailure {
@@ -34,7 +37,22 @@ impl HttpFailure {
             www_authenticate: Vec::new(),
             url: None,
             not_a_response: false,
+            auth: None,
         }
+    }
+
+    /// A request the OAuth engine could not authorize.
+    pub fn unauthorized(
+        status: u16,
+        url: &str,
+        error: AuthError,
+        www_authenticate: Vec<String>,
+    ) -> Self {
+        let mut f = HttpFailure::new(Some(status), error.message.clone());
+        f.url = Some(url.to_string());
+        f.www_authenticate = www_authenticate;
+        f.auth = Some(Box::new(error));
+        f
     }
 
     pub fn kind(&self) -> ErrorKind {
@@ -45,9 +63,9 @@ impl HttpFailure {
         }
     }
 
-    /// 401 or 403: the server wants credentials.
+    /// 401 or 403: the server wants credentials (or the login failed).
     pub fn needs_auth(&self) -> bool {
-        matches!(self.status, Some(401 | 403))
+        matches!(self.status, Some(401 | 403)) || self.auth.is_some()
     }
 
     /// The answer of an endpoint that does not speak this era or transport

@@ -67,6 +67,11 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             method,
             params,
         } => on_notification(s, server, method, params, fx),
+        // The TUI's login screen comes with the OAuth UI.
+        Event::Login { .. }
+        | Event::LoginFinished { .. }
+        | Event::LoggedOut { .. }
+        | Event::AuthInfo { .. } => false,
     }
 }
 

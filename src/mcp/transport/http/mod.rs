@@ -124,7 +124,16 @@ impl HttpTransport {
             background: Mutex::new(Vec::new()),
             closed: AtomicBool::new(false),
             notify_timeout: spec.connect_timeout,
+            auth: spec.auth.clone().filter(|_| {
+                !spec
+                    .headers
+                    .iter()
+                    .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            }),
         });
+        if let Some(a) = &shared.auth {
+            a.attach(shared.net.clone());
+        }
         Ok((HttpTransport { shared }, ChannelReader::new(rx)))
     }
 

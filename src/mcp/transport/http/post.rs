@@ -23,44 +23,63 @@ use super::shared::*;
 impl Shared {
     /// POST one message and hand up whatever comes back.
     pub(super) async fn post(self: &Arc<Self>, body: String, out: Outgoing) {
-        let mut headers = self.base_headers(Some(&out));
-        headers.insert(
-            reqwest::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        headers.insert(
-            reqwest::header::ACCEPT,
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        let sent_session = headers
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        let ex = self.net.begin(
-            &self.name,
-            "POST",
-            self.shown_url.clone(),
-            out.label(),
-            Self::shown_headers(&headers),
-        );
-        let resp = self
-            .client
-            .post(self.url.clone())
-            .headers(headers)
-            .body(body)
-            .send()
-            .await;
-        let resp = match resp {
-            Ok(r) => r,
-            Err(e) => {
-                let message = describe_send_error("POST", self.url.as_str(), &e);
-                ex.fail(message.clone());
-                self.fail(out.id, HttpFailure::new(None, message)).await;
-                return;
+        let body = bytes::Bytes::from(body);
+        // Authorizations for this request: after a 401 (refresh or a new
+        // token) and for step-up on 403 insufficient_scope.
+        let mut unauthorized = 0u32;
+        let mut step_ups = 0u32;
+        let (resp, ex, sent_session) = loop {
+            if let Some(auth) = &self.auth {
+                auth.fresh().await;
+            }
+            let (resp, ex, sent_session, sent_token) = match self.send_post(&body, &out).await {
+                Some(r) => r,
+                None => return,
+            };
+            let Some(auth) = self.auth.clone() else {
+                break (resp, ex, sent_session);
+            };
+            let code = resp.status().as_u16();
+            if code != 401 && code != 403 {
+                break (resp, ex, sent_session);
+            }
+            let values = www_authenticate(resp.headers());
+            let challenge = crate::mcp::auth::challenge::BearerChallenge::from_headers(&values);
+            if code == 403 && !challenge.insufficient_scope() {
+                break (resp, ex, sent_session);
+            }
+            let _ = read_body(resp, MAX_ERROR_BODY, &ex).await;
+            ex.finish();
+            let done = if code == 401 {
+                if unauthorized >= 2 {
+                    Err(crate::mcp::auth::AuthError::new(
+                        crate::mcp::auth::AuthErrorKind::Token,
+                        format!(
+                            "POST {} still answers 401 to {} with a new token; the server does not accept what its authorization server issues",
+                            self.shown_url,
+                            out.label()
+                        ),
+                    ))
+                } else {
+                    unauthorized += 1;
+                    auth.unauthorized(sent_token.as_ref(), &challenge).await
+                }
+            } else {
+                let r = auth.insufficient_scope(&challenge, step_ups).await;
+                step_ups += 1;
+                r
+            };
+            match done {
+                Ok(()) => ex.note(format!("HTTP {code}: authorized, sent again")),
+                Err(e) => {
+                    ex.note(format!("HTTP {code}: {}", e.message));
+                    let f = HttpFailure::unauthorized(code, self.url.as_str(), e, values);
+                    self.fail(out.id, f).await;
+                    return;
+                }
             }
         };
         let status = resp.status();
-        ex.response(status.as_u16(), Self::shown_headers(resp.headers()));
         if resp.url() != &self.url {
             ex.note(format!("redirected to {}", shown_url(resp.url().as_str())));
         }
@@ -148,6 +167,59 @@ impl Shared {
                 let mut f = HttpFailure::new(Some(status.as_u16()), m);
                 f.body = Some(text);
                 self.fail(out.id, f).await;
+            }
+        }
+    }
+
+    /// One POST of `body`; `None` when it failed to send (reported).
+    async fn send_post(
+        self: &Arc<Self>,
+        body: &bytes::Bytes,
+        out: &Outgoing,
+    ) -> Option<(
+        reqwest::Response,
+        ExchangeHandle,
+        Option<String>,
+        Option<crate::mcp::auth::Secret>,
+    )> {
+        let mut headers = self.base_headers(Some(out));
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(
+            reqwest::header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        let sent_session = headers
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let sent_token = Self::sent_token(&headers);
+        let ex = self.net.begin(
+            &self.name,
+            "POST",
+            self.shown_url.clone(),
+            out.label(),
+            Self::shown_headers(&headers),
+        );
+        let resp = self
+            .client
+            .post(self.url.clone())
+            .headers(headers)
+            .body(body.clone())
+            .send()
+            .await;
+        match resp {
+            Ok(r) => {
+                ex.response(r.status().as_u16(), Self::shown_headers(r.headers()));
+                Some((r, ex, sent_session, sent_token))
+            }
+            Err(e) => {
+                let message = describe_send_error("POST", self.url.as_str(), &e);
+                ex.fail(message.clone());
+                self.fail(out.id, HttpFailure::new(None, message)).await;
+                None
             }
         }
     }

@@ -11,6 +11,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use crate::mcp::auth::Authorizer;
 use crate::mcp::finding::{Finding, Severity};
 use crate::mcp::netlog::{NetLog, shown_header};
 use crate::mcp::transport::error::HttpFailure;
@@ -63,6 +64,8 @@ pub(super) struct Shared {
     pub(super) closed: AtomicBool,
     /// How long a notification or response POST may take.
     pub(super) notify_timeout: Duration,
+    /// The OAuth engine (absent when the config sets `Authorization`).
+    pub(super) auth: Option<Arc<Authorizer>>,
 }
 
 pub(super) struct Pumped {
@@ -71,6 +74,15 @@ pub(super) struct Pumped {
 }
 
 impl Shared {
+    /// The bearer token a request carries, as sent.
+    pub(super) fn sent_token(headers: &HeaderMap) -> Option<crate::mcp::auth::Secret> {
+        headers
+            .get(reqwest::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(crate::mcp::auth::Secret::new)
+    }
+
     /// Abort every request and background task, and mark their open
     /// exchanges as ended.
     pub(super) fn stop_tasks(&self) {
@@ -95,6 +107,12 @@ impl Shared {
 
     pub(super) fn base_headers(&self, out: Option<&Outgoing>) -> HeaderMap {
         let mut h = self.user_headers.clone();
+        if let Some(token) = self.auth.as_ref().and_then(|a| a.bearer())
+            && let Ok(mut v) = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+        {
+            v.set_sensitive(true);
+            h.insert(reqwest::header::AUTHORIZATION, v);
+        }
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(sid) = &st.session_id
             && let Ok(v) = HeaderValue::from_str(sid)

@@ -1,6 +1,9 @@
 //! What to connect to: the URL, headers, TLS, and which HTTP transport.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::mcp::auth::Authorizer;
 use std::time::Duration;
 
 use crate::mcp::netlog::shown_url;
@@ -29,6 +32,9 @@ pub struct HttpSpec {
     pub insecure: bool,
     /// Time allowed to open a TCP + TLS connection.
     pub connect_timeout: Duration,
+    /// The OAuth engine, when the server may need a login (a 401 starts
+    /// it); `None` when `headers` carry an `Authorization` of their own.
+    pub auth: Option<Arc<Authorizer>>,
 }
 
 impl HttpSpec {
@@ -40,6 +46,7 @@ impl HttpSpec {
             ca_file: None,
             insecure: false,
             connect_timeout: Duration::from_secs(30),
+            auth: None,
         }
     }
 

@@ -22,60 +22,82 @@ impl Shared {
         last_event_id: Option<&str>,
         label: &str,
     ) -> Result<(reqwest::Response, ExchangeHandle), HttpFailure> {
-        let mut headers = self.base_headers(None);
-        headers.insert(
-            reqwest::header::ACCEPT,
-            HeaderValue::from_static("text/event-stream"),
-        );
-        if let Some(last) = last_event_id.and_then(|l| HeaderValue::from_str(l).ok()) {
-            headers.insert("last-event-id", last);
-        }
-        let ex = self.net.begin(
-            &self.name,
-            "GET",
-            self.shown_url.clone(),
-            label.to_string(),
-            Self::shown_headers(&headers),
-        );
-        let resp = match self
-            .client
-            .get(self.url.clone())
-            .headers(headers)
-            .send()
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => {
-                let m = describe_send_error("GET", self.url.as_str(), &e);
-                ex.fail(m.clone());
-                return Err(HttpFailure::new(None, m));
+        let mut retried = false;
+        loop {
+            let mut headers = self.base_headers(None);
+            let sent_token = Self::sent_token(&headers);
+            headers.insert(
+                reqwest::header::ACCEPT,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            if let Some(last) = last_event_id.and_then(|l| HeaderValue::from_str(l).ok()) {
+                headers.insert("last-event-id", last);
             }
-        };
-        let status = resp.status();
-        ex.response(status.as_u16(), Self::shown_headers(resp.headers()));
-        if !status.is_success() {
-            let text = read_body(resp, MAX_ERROR_BODY, &ex)
+            let ex = self.net.begin(
+                &self.name,
+                "GET",
+                self.shown_url.clone(),
+                label.to_string(),
+                Self::shown_headers(&headers),
+            );
+            let resp = match self
+                .client
+                .get(self.url.clone())
+                .headers(headers)
+                .send()
                 .await
-                .unwrap_or_default();
-            ex.finish();
-            let mut m = format!("GET {} answered {}", self.shown_url, status_text(status));
-            if !text.trim().is_empty() {
-                m.push_str(&format!(": {}", excerpt(&text)));
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    let m = describe_send_error("GET", self.url.as_str(), &e);
+                    ex.fail(m.clone());
+                    return Err(HttpFailure::new(None, m));
+                }
+            };
+            let status = resp.status();
+            ex.response(status.as_u16(), Self::shown_headers(resp.headers()));
+            if status.as_u16() == 401
+                && let Some(auth) = &self.auth
+                && !retried
+            {
+                let values = www_authenticate(resp.headers());
+                let challenge = crate::mcp::auth::challenge::BearerChallenge::from_headers(&values);
+                let _ = read_body(resp, MAX_ERROR_BODY, &ex).await;
+                ex.finish();
+                match auth.unauthorized(sent_token.as_ref(), &challenge).await {
+                    Ok(()) => {
+                        retried = true;
+                        continue;
+                    }
+                    Err(e) => {
+                        return Err(HttpFailure::unauthorized(401, self.url.as_str(), e, values));
+                    }
+                }
             }
-            return Err(HttpFailure::new(Some(status.as_u16()), m));
+            if !status.is_success() {
+                let text = read_body(resp, MAX_ERROR_BODY, &ex)
+                    .await
+                    .unwrap_or_default();
+                ex.finish();
+                let mut m = format!("GET {} answered {}", self.shown_url, status_text(status));
+                if !text.trim().is_empty() {
+                    m.push_str(&format!(": {}", excerpt(&text)));
+                }
+                return Err(HttpFailure::new(Some(status.as_u16()), m));
+            }
+            let ctype = content_type(resp.headers());
+            if ctype != "text/event-stream" {
+                ex.finish();
+                return Err(HttpFailure::new(
+                    Some(status.as_u16()),
+                    format!(
+                        "GET {} answered with Content-Type {ctype:?}, not text/event-stream",
+                        self.shown_url
+                    ),
+                ));
+            }
+            return Ok((resp, ex));
         }
-        let ctype = content_type(resp.headers());
-        if ctype != "text/event-stream" {
-            ex.finish();
-            return Err(HttpFailure::new(
-                Some(status.as_u16()),
-                format!(
-                    "GET {} answered with Content-Type {ctype:?}, not text/event-stream",
-                    self.shown_url
-                ),
-            ));
-        }
-        Ok((resp, ex))
     }
 
     /// The server-initiated stream: open, read, and reopen after `retry`

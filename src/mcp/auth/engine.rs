@@ -1,0 +1,1112 @@
+//! One server's authorizer: it holds the current token, attaches it to
+//! requests, refreshes it ahead of expiry or on a 401 (one refresh at a time
+//! however many calls wait), obtains a new one with the grant the config
+//! and the server allow, and runs the browser login (PKCE, loopback
+//! redirect) when a person asks for it, or when the config says no person
+//! is needed.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use crate::config::{CredentialStoreKind, OAuthConfig, OAuthGrant, OAuthResource};
+use crate::mcp::netlog::NetLog;
+
+use super::browser;
+use super::callback::{CallbackError, CallbackListener};
+use super::challenge::BearerChallenge;
+use super::discovery::{Discovered, discover};
+use super::error::{AuthError, AuthErrorKind, Trace};
+use super::http::{AuthHttp, check_url};
+use super::register::{self, Identity, Source};
+use super::secret::Secret;
+use super::store::{CredentialStore, StoredToken};
+use super::token::{self, Client, ClientAuth, Granted, now};
+
+/// Refresh this long before a token expires.
+const REFRESH_EARLY: u64 = 30;
+
+/// At most this many authorizations for one request (step-up).
+pub const MAX_AUTHORIZATIONS: u32 = 3;
+
+/// Everything an authorizer needs from the config.
+#[derive(Debug, Clone)]
+pub struct AuthSpec {
+    /// The server's name (for messages and the network view).
+    pub server: Arc<str>,
+    /// The MCP endpoint.
+    pub url: String,
+    pub oauth: OAuthConfig,
+    /// `[settings] browser`.
+    pub browser: Option<String>,
+    pub store: CredentialStoreKind,
+    /// How long to wait for the browser's redirect.
+    pub callback_limit: Duration,
+    /// How long one OAuth HTTP exchange may take.
+    pub http_limit: Duration,
+    pub ca_file: Option<PathBuf>,
+    pub insecure: bool,
+    /// A browser login may start by itself when a request needs one (a
+    /// browser command was named, and the caller runs without a person to
+    /// ask: `smoke`, `auth login`).
+    pub unattended: bool,
+}
+
+impl AuthSpec {
+    pub fn new(server: &str, url: &str) -> AuthSpec {
+        AuthSpec {
+            server: Arc::from(server),
+            url: url.to_string(),
+            oauth: OAuthConfig::default(),
+            browser: None,
+            store: CredentialStoreKind::Auto,
+            callback_limit: Duration::from_secs(300),
+            http_limit: Duration::from_secs(15),
+            ca_file: None,
+            insecure: false,
+            unattended: false,
+        }
+    }
+}
+
+/// What a login shows while it runs.
+#[derive(Debug, Clone)]
+pub enum LoginEvent {
+    /// Discovery finished: each URL tried and what was concluded.
+    Discovered(Trace),
+    /// Open this URL in a browser (it holds no secret).
+    OpenUrl(String),
+    /// How the URL was opened, or that it must be opened by hand.
+    Browser(String),
+    /// Waiting for the browser to come back.
+    Waiting,
+    /// Exchanging the code for a token.
+    Exchanging,
+}
+
+/// Receives a login's events.
+pub type Reporter = Arc<dyn Fn(LoginEvent) + Send + Sync>;
+
+/// What may be shown about the current token: never the token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenInfo {
+    pub issuer: String,
+    pub client_id: String,
+    pub scopes: Vec<String>,
+    pub expires_at: Option<u64>,
+    pub refreshable: bool,
+    /// Where it is kept ("file …", "OS keyring …", or "memory").
+    pub storage: String,
+}
+
+#[derive(Default)]
+struct Current {
+    token: Option<StoredToken>,
+    loaded: bool,
+    discovered: Option<Discovered>,
+    challenge: BearerChallenge,
+}
+
+/// One server's authorizer, shared by its transport and by the UI.
+pub struct Authorizer {
+    spec: AuthSpec,
+    http: AuthHttp,
+    store: OnceLock<Result<CredentialStore, String>>,
+    current: Mutex<Current>,
+    flight: tokio::sync::Mutex<()>,
+    cancel: tokio::sync::Notify,
+    reporter: Mutex<Option<Reporter>>,
+}
+
+impl std::fmt::Debug for Authorizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authorizer")
+            .field("server", &self.spec.server)
+            .finish()
+    }
+}
+
+fn token_info(t: &StoredToken, storage: String) -> TokenInfo {
+    TokenInfo {
+        issuer: t.issuer.clone(),
+        client_id: t.client_id.clone(),
+        scopes: t.scopes.clone(),
+        expires_at: t.expires_at,
+        refreshable: t.refresh_token.is_some(),
+        storage,
+    }
+}
+
+/// A PKCE verifier and its S256 challenge (the `oauth2` crate's).
+pub fn pkce() -> (Secret, String) {
+    let (challenge, verifier) = oauth2::PkceCodeChallenge::new_random_sha256();
+    (
+        Secret::new(verifier.secret().clone()),
+        challenge.as_str().to_string(),
+    )
+}
+
+/// An unguessable `state`.
+fn new_state() -> String {
+    oauth2::CsrfToken::new_random().secret().clone()
+}
+
+fn union(a: &[String], b: &[String]) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    a.iter()
+        .chain(b)
+        .filter(|s| seen.insert((*s).clone()))
+        .cloned()
+        .collect()
+}
+
+fn split_scope(s: Option<&str>) -> Vec<String> {
+    s.map(|s| s.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+impl Authorizer {
+    pub fn new(spec: AuthSpec) -> Result<Arc<Authorizer>, AuthError> {
+        let http = AuthHttp::new(
+            spec.server.clone(),
+            spec.http_limit,
+            spec.ca_file.as_deref(),
+            spec.insecure,
+        )?;
+        Ok(Arc::new(Authorizer {
+            spec,
+            http,
+            store: OnceLock::new(),
+            current: Mutex::new(Current::default()),
+            flight: tokio::sync::Mutex::new(()),
+            cancel: tokio::sync::Notify::new(),
+            reporter: Mutex::new(None),
+        }))
+    }
+
+    pub fn spec(&self) -> &AuthSpec {
+        &self.spec
+    }
+
+    /// Log OAuth exchanges in the transport's network view.
+    pub fn attach(&self, net: Arc<NetLog>) {
+        self.http.attach(net);
+    }
+
+    /// Where login events go (the CLI prints them, the TUI shows them).
+    pub fn set_reporter(&self, reporter: Option<Reporter>) {
+        *self.reporter.lock().unwrap_or_else(|p| p.into_inner()) = reporter;
+    }
+
+    fn report(&self, event: LoginEvent) {
+        let r = self
+            .reporter
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .or_else(super::registry::default_reporter_now);
+        if let Some(r) = r {
+            r(event);
+        }
+    }
+
+    fn store(&self) -> Result<&CredentialStore, String> {
+        self.store
+            .get_or_init(|| CredentialStore::open(self.spec.store).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Where tokens are kept, in words.
+    pub fn storage_name(&self) -> String {
+        match self.store() {
+            Ok(s) => s.describe(),
+            Err(e) => format!("memory only ({e})"),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Current> {
+        self.current.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The token the config's client may use, loaded from the store the
+    /// first time.
+    fn load(&self) {
+        let mut cur = self.lock();
+        if cur.loaded {
+            return;
+        }
+        cur.loaded = true;
+        drop(cur);
+        let found = self.store().ok().and_then(|s| {
+            s.token_for(&self.spec.url, self.spec.oauth.client_id.as_deref())
+                .ok()
+                .flatten()
+        });
+        let mut cur = self.lock();
+        if cur.token.is_none() {
+            cur.token = found;
+        }
+    }
+
+    /// The access token to send, if there is one.
+    pub fn bearer(&self) -> Option<Secret> {
+        self.load();
+        self.lock().token.as_ref().map(|t| t.access_token.clone())
+    }
+
+    /// What may be shown about the current token.
+    pub fn info(&self) -> Option<TokenInfo> {
+        self.load();
+        let t = self.lock().token.clone()?;
+        Some(token_info(&t, self.storage_name()))
+    }
+
+    /// Stop a login that waits for the browser.
+    pub fn cancel(&self) {
+        self.cancel.notify_waiters();
+    }
+
+    /// Before a request: refresh a token that expires within 30 s.
+    pub async fn fresh(&self) {
+        self.load();
+        let due = {
+            let cur = self.lock();
+            cur.token.as_ref().is_some_and(|t| {
+                t.refresh_token.is_some()
+                    && t.expires_at.is_some_and(|e| e <= now() + REFRESH_EARLY)
+            })
+        };
+        if !due {
+            return;
+        }
+        let _flight = self.flight.lock().await;
+        let still = {
+            let cur = self.lock();
+            cur.token.clone().filter(|t| {
+                t.refresh_token.is_some()
+                    && t.expires_at.is_some_and(|e| e <= now() + REFRESH_EARLY)
+            })
+        };
+        if let Some(t) = still {
+            let challenge = self.lock().challenge.clone();
+            let mut trace = Trace::default();
+            if let Err(e) = self.refresh(&t, &challenge, &mut trace).await {
+                tracing::info!(server = %self.spec.server, "refresh ahead of expiry failed: {e}");
+            }
+        }
+    }
+
+    /// A request was answered 401 with this challenge, having sent `sent`.
+    /// `Ok`: send it again (with [`Authorizer::bearer`]).
+    pub async fn unauthorized(
+        &self,
+        sent: Option<&Secret>,
+        challenge: &BearerChallenge,
+    ) -> Result<(), AuthError> {
+        let _flight = self.flight.lock().await;
+        let current = {
+            let mut cur = self.lock();
+            cur.challenge = challenge.clone();
+            cur.token.clone()
+        };
+        // Another request got a new token meanwhile.
+        if let Some(t) = &current
+            && sent.is_none_or(|s| s != &t.access_token)
+        {
+            return Ok(());
+        }
+        let mut trace = Trace::default();
+        if let Some(t) = current.as_ref().filter(|t| t.refresh_token.is_some()) {
+            match self.refresh(t, challenge, &mut trace).await {
+                Ok(()) => return Ok(()),
+                Err(e) => trace.note(format!("refresh failed: {e}")),
+            }
+        }
+        if let Some(t) = &current {
+            trace.note("the server refused the stored token");
+            self.forget_token(t);
+        }
+        self.obtain(challenge, &[], &mut trace).await
+    }
+
+    /// A request was answered 403 `insufficient_scope`; `round` counts the
+    /// authorizations already made for it. `Ok`: send it again.
+    pub async fn insufficient_scope(
+        &self,
+        challenge: &BearerChallenge,
+        round: u32,
+    ) -> Result<(), AuthError> {
+        let _flight = self.flight.lock().await;
+        let wanted = split_scope(challenge.scope.as_deref());
+        let granted = self
+            .lock()
+            .token
+            .as_ref()
+            .map(|t| t.scopes.clone())
+            .unwrap_or_default();
+        if round >= MAX_AUTHORIZATIONS {
+            return Err(AuthError::new(
+                AuthErrorKind::StepUpLimit,
+                format!(
+                    "the server still answers 403 insufficient_scope (wants {:?}) after {round} authorizations; gave up (check the scopes the server and its authorization server agree on)",
+                    challenge.scope.as_deref().unwrap_or("")
+                ),
+            ));
+        }
+        if !wanted.is_empty() && wanted.iter().all(|w| granted.contains(w)) {
+            return Err(AuthError::new(
+                AuthErrorKind::StepUpLimit,
+                format!(
+                    "the server answers 403 insufficient_scope asking for {:?}, which the token already has; authorizing again would not help (the server and its authorization server disagree about scopes)",
+                    wanted.join(" ")
+                ),
+            ));
+        }
+        let scopes = union(&granted, &wanted);
+        let mut trace = Trace::default();
+        trace.note(format!(
+            "step-up: the server asks for scope {:?}; authorizing {:?}",
+            challenge.scope.as_deref().unwrap_or(""),
+            scopes.join(" ")
+        ));
+        self.lock().challenge = challenge.clone();
+        self.obtain(challenge, &scopes, &mut trace).await
+    }
+
+    fn forget_token(&self, t: &StoredToken) {
+        let mut cur = self.lock();
+        if cur.token.as_ref() == Some(t) {
+            cur.token = None;
+        }
+        drop(cur);
+        if let Ok(store) = self.store() {
+            let _ = store.remove_tokens(&self.spec.url);
+        }
+    }
+
+    async fn discovered(
+        &self,
+        challenge: &BearerChallenge,
+        trace: &mut Trace,
+    ) -> Result<Discovered, AuthError> {
+        if let Some(d) = self.lock().discovered.clone()
+            && challenge.resource_metadata.is_none()
+        {
+            trace.note(format!("authorization server {} (found before)", d.issuer));
+            return Ok(d);
+        }
+        let d = discover(
+            &self.http,
+            &self.spec.url,
+            challenge,
+            self.spec.oauth.authorization_server.as_deref(),
+            trace,
+        )
+        .await?;
+        self.lock().discovered = Some(d.clone());
+        Ok(d)
+    }
+
+    fn resource(&self, d: &Discovered) -> Option<String> {
+        match &self.spec.oauth.resource {
+            OAuthResource::Omit => None,
+            OAuthResource::Fixed(r) => Some(r.clone()),
+            // Without resource metadata, the server's own URL (the spec's
+            // canonical URI of the MCP server).
+            OAuthResource::Discovered => d.resource.clone().or_else(|| Some(self.spec.url.clone())),
+        }
+    }
+
+    /// The scopes to ask for: the config's, else the challenge's, else
+    /// everything the resource lists; `offline_access` when the
+    /// authorization server offers it.
+    fn scopes(&self, d: &Discovered, challenge: &BearerChallenge, extra: &[String]) -> Vec<String> {
+        let mut s = if !extra.is_empty() {
+            extra.to_vec()
+        } else if !self.spec.oauth.scopes.is_empty() {
+            self.spec.oauth.scopes.clone()
+        } else if challenge.scope.is_some() {
+            split_scope(challenge.scope.as_deref())
+        } else {
+            d.resource_scopes.clone()
+        };
+        let offered = d
+            .meta
+            .scopes_supported
+            .as_ref()
+            .is_some_and(|l| l.iter().any(|x| x == "offline_access"));
+        if offered && !s.iter().any(|x| x == "offline_access") {
+            s.push("offline_access".into());
+        }
+        s
+    }
+
+    /// Which grant to use: the config's, else the one the server and the
+    /// credentials allow.
+    fn grant(&self, d: &Discovered) -> OAuthGrant {
+        if let Some(g) = self.spec.oauth.grant {
+            return g;
+        }
+        let o = &self.spec.oauth;
+        if o.id_token.is_some() && o.idp_token_endpoint.is_some() {
+            return OAuthGrant::CrossApp;
+        }
+        let has_credentials =
+            o.client_id.is_some() && (o.client_secret.is_some() || o.private_key_file.is_some());
+        let no_code = !d.meta.supports_grant("authorization_code");
+        if has_credentials
+            && (no_code || o.private_key_file.is_some())
+            && d.meta.supports_grant("client_credentials")
+        {
+            return OAuthGrant::ClientCredentials;
+        }
+        OAuthGrant::AuthorizationCode
+    }
+
+    /// Get a new token without a stored one to refresh.
+    async fn obtain(
+        &self,
+        challenge: &BearerChallenge,
+        extra: &[String],
+        trace: &mut Trace,
+    ) -> Result<(), AuthError> {
+        let d = self.discovered(challenge, trace).await?;
+        match self.grant(&d) {
+            OAuthGrant::ClientCredentials => {
+                self.client_credentials(&d, challenge, extra, trace).await
+            }
+            OAuthGrant::CrossApp => self.cross_app(&d, challenge, extra, trace).await,
+            OAuthGrant::AuthorizationCode => {
+                if self.spec.unattended
+                    && browser::explicit(self.spec.browser.as_deref(), &|k| std::env::var(k).ok())
+                {
+                    self.authorize(&d, challenge, extra, trace)
+                        .await
+                        .map(|_| ())
+                } else {
+                    let scope = if extra.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" with scope {:?}", extra.join(" "))
+                    };
+                    Err(AuthError::new(
+                        AuthErrorKind::NeedsLogin,
+                        format!(
+                            "{} needs a login{scope} at {} (a browser login)",
+                            self.spec.server, d.issuer
+                        ),
+                    )
+                    .with_trace(trace))
+                }
+            }
+        }
+    }
+
+    /// A person asked to log in (`auth login`, the TUI's login key), with
+    /// extra scopes for a step-up. Runs discovery again.
+    pub async fn login(&self, extra: &[String]) -> Result<TokenInfo, AuthError> {
+        let _flight = self.flight.lock().await;
+        let challenge = {
+            let mut cur = self.lock();
+            cur.discovered = None;
+            cur.challenge.clone()
+        };
+        let mut trace = Trace::default();
+        // A probe when no 401 was seen yet: what the server asks for.
+        let challenge = if challenge == BearerChallenge::default() {
+            self.probe(&mut trace).await.unwrap_or(challenge)
+        } else {
+            challenge
+        };
+        let d = self.discovered(&challenge, &mut trace).await?;
+        let extra = if extra.is_empty() {
+            Vec::new()
+        } else {
+            let granted = self
+                .lock()
+                .token
+                .as_ref()
+                .map(|t| t.scopes.clone())
+                .unwrap_or_default();
+            union(&granted, extra)
+        };
+        match self.grant(&d) {
+            OAuthGrant::ClientCredentials => {
+                self.client_credentials(&d, &challenge, &extra, &mut trace)
+                    .await?
+            }
+            OAuthGrant::CrossApp => self.cross_app(&d, &challenge, &extra, &mut trace).await?,
+            OAuthGrant::AuthorizationCode => {
+                self.authorize(&d, &challenge, &extra, &mut trace).await?;
+            }
+        }
+        self.info()
+            .ok_or_else(|| AuthError::new(AuthErrorKind::Token, "no token after the login"))
+    }
+
+    /// An unauthenticated POST to learn the server's challenge.
+    async fn probe(&self, trace: &mut Trace) -> Option<BearerChallenge> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(self.spec.http_limit)
+            .build()
+            .ok()?;
+        let body = serde_json::json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpdeck","version":env!("CARGO_PKG_VERSION")}}});
+        let resp = client
+            .post(&self.spec.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string())
+            .send()
+            .await
+            .ok()?;
+        let status = resp.status().as_u16();
+        let values = crate::mcp::transport::http::www_authenticate(resp.headers());
+        let c = BearerChallenge::from_headers(&values);
+        trace.push(
+            "POST",
+            &self.spec.url,
+            Some(status),
+            if values.is_empty() {
+                "no challenge".to_string()
+            } else {
+                "a Bearer challenge".to_string()
+            },
+        );
+        Some(c)
+    }
+
+    /// Forget the token (and revoke it where the server offers revocation).
+    /// Returns what was done, for a person.
+    pub async fn logout(&self) -> Result<Vec<String>, AuthError> {
+        let _flight = self.flight.lock().await;
+        self.load();
+        let store = self
+            .store()
+            .map_err(|e| AuthError::new(AuthErrorKind::Store, e))?;
+        let removed = store
+            .remove_tokens(&self.spec.url)
+            .map_err(|e| AuthError::new(AuthErrorKind::Store, e.to_string()))?;
+        self.lock().token = None;
+        let mut done = Vec::new();
+        for t in &removed {
+            let mut trace = Trace::default();
+            let revoked = match self
+                .discovered(&BearerChallenge::default(), &mut trace)
+                .await
+            {
+                Ok(d) => match &d.meta.revocation_endpoint {
+                    Some(ep) => {
+                        let client = self.client_for_token(&d, &t.client_id);
+                        let mut r = token::revoke(
+                            &self.http,
+                            ep,
+                            &client,
+                            &d.issuer,
+                            &t.access_token,
+                            "access_token",
+                            &mut trace,
+                        )
+                        .await;
+                        if let (Ok(()), Some(rt)) = (&r, &t.refresh_token) {
+                            r = token::revoke(
+                                &self.http,
+                                ep,
+                                &client,
+                                &d.issuer,
+                                rt,
+                                "refresh_token",
+                                &mut trace,
+                            )
+                            .await;
+                        }
+                        match r {
+                            Ok(()) => "revoked".to_string(),
+                            Err(e) => format!("not revoked ({e})"),
+                        }
+                    }
+                    None => "not revoked (the server offers no revocation endpoint)".to_string(),
+                },
+                Err(e) => format!("not revoked ({e})"),
+            };
+            done.push(format!(
+                "token from {} for {}: {revoked}, forgotten",
+                t.issuer, t.client_id
+            ));
+        }
+        Ok(done)
+    }
+
+    /// The client a stored token was obtained with.
+    fn client_for_token(&self, d: &Discovered, client_id: &str) -> Client {
+        if let Ok(Some(c)) = register::configured(&self.spec.oauth, Some(&d.meta))
+            && c.client_id == client_id
+        {
+            return c;
+        }
+        let kept = self.store().ok().and_then(|s| {
+            s.client_for(&d.issuer, None)
+                .ok()
+                .flatten()
+                .filter(|k| k.client_id == client_id)
+        });
+        match kept {
+            Some(k) => Client {
+                client_id: k.client_id,
+                auth: ClientAuth::choose(
+                    k.client_secret.as_ref(),
+                    Some(&k.auth_method),
+                    d.meta.token_endpoint_auth_methods_supported.as_deref(),
+                ),
+            },
+            None => Client {
+                client_id: client_id.to_string(),
+                auth: ClientAuth::None,
+            },
+        }
+    }
+
+    fn token_endpoint<'a>(&self, d: &'a Discovered, trace: &Trace) -> Result<&'a str, AuthError> {
+        d.meta.token_endpoint.as_deref().ok_or_else(|| {
+            AuthError::new(
+                AuthErrorKind::Discovery,
+                format!(
+                    "the authorization server {} lists no token_endpoint",
+                    d.issuer
+                ),
+            )
+            .with_trace(trace)
+        })
+    }
+
+    /// Keep a granted token: stored first (a rotated refresh token must not
+    /// be lost), then used.
+    fn keep(
+        &self,
+        d: &Discovered,
+        client_id: &str,
+        resource: Option<String>,
+        asked: &[String],
+        g: Granted,
+        old_refresh: Option<Secret>,
+    ) -> StoredToken {
+        let now = now();
+        let t = StoredToken {
+            issuer: d.issuer.clone(),
+            resource,
+            client_id: client_id.to_string(),
+            server_url: self.spec.url.clone(),
+            access_token: g.access_token,
+            refresh_token: g.refresh_token.or(old_refresh),
+            token_type: g.token_type,
+            scopes: g.scope.unwrap_or_else(|| asked.to_vec()),
+            expires_at: g.expires_in.map(|s| now + s),
+            obtained_at: now,
+        };
+        if let Ok(store) = self.store()
+            && let Err(e) = store.save_token(&t)
+        {
+            tracing::warn!(server = %self.spec.server, "the token could not be stored: {e}");
+        }
+        self.lock().token = Some(t.clone());
+        t
+    }
+
+    async fn refresh(
+        &self,
+        t: &StoredToken,
+        challenge: &BearerChallenge,
+        trace: &mut Trace,
+    ) -> Result<(), AuthError> {
+        let Some(rt) = &t.refresh_token else {
+            return Err(AuthError::new(AuthErrorKind::Token, "no refresh token"));
+        };
+        let d = self.discovered(challenge, trace).await?;
+        let endpoint = self.token_endpoint(&d, trace)?.to_string();
+        let client = self.client_for_token(&d, &t.client_id);
+        let mut params = vec![
+            ("grant_type".to_string(), "refresh_token".to_string()),
+            ("refresh_token".to_string(), rt.expose().to_string()),
+        ];
+        if let Some(r) = &t.resource {
+            params.push(("resource".into(), r.clone()));
+        }
+        match token::request(&self.http, &endpoint, &client, &d.issuer, params, trace).await {
+            Ok(g) => {
+                trace.note("refreshed the token");
+                self.keep(
+                    &d,
+                    &t.client_id,
+                    t.resource.clone(),
+                    &t.scopes,
+                    g,
+                    Some(rt.clone()),
+                );
+                Ok(())
+            }
+            Err(f) => {
+                if f.error.as_deref() == Some("invalid_grant") {
+                    self.forget_token(t);
+                }
+                Err(f.into_auth(trace))
+            }
+        }
+    }
+
+    async fn client_credentials(
+        &self,
+        d: &Discovered,
+        challenge: &BearerChallenge,
+        extra: &[String],
+        trace: &mut Trace,
+    ) -> Result<(), AuthError> {
+        let Some(client) = register::configured(&self.spec.oauth, Some(&d.meta))? else {
+            return Err(AuthError::new(
+                AuthErrorKind::Config,
+                "the client_credentials grant needs `client_id` and `client_secret` or `private_key_file` in [servers.NAME.oauth]",
+            )
+            .with_trace(trace));
+        };
+        let endpoint = self.token_endpoint(d, trace)?.to_string();
+        let scopes = self.scopes(d, challenge, extra);
+        let resource = self.resource(d);
+        let mut params = vec![("grant_type".to_string(), "client_credentials".to_string())];
+        if !scopes.is_empty() {
+            params.push(("scope".into(), scopes.join(" ")));
+        }
+        if let Some(r) = &resource {
+            params.push(("resource".into(), r.clone()));
+        }
+        trace.note(format!(
+            "client_credentials as {} ({})",
+            client.client_id,
+            client.auth.method_name()
+        ));
+        let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
+            .await
+            .map_err(|f| f.into_auth(trace))?;
+        self.keep(d, &client.client_id, resource, &scopes, g, None);
+        Ok(())
+    }
+
+    /// Cross-app access (SEP-990): the identity provider's ID token is
+    /// exchanged for an ID-JAG (RFC 8693), which the authorization server
+    /// takes as a jwt-bearer grant (RFC 7523).
+    async fn cross_app(
+        &self,
+        d: &Discovered,
+        challenge: &BearerChallenge,
+        extra: &[String],
+        trace: &mut Trace,
+    ) -> Result<(), AuthError> {
+        let o = &self.spec.oauth;
+        let (Some(id_token), Some(idp_endpoint)) = (&o.id_token, &o.idp_token_endpoint) else {
+            return Err(AuthError::new(
+                AuthErrorKind::Config,
+                "cross-app access needs `id_token` and `idp_token_endpoint` in [servers.NAME.oauth]",
+            ));
+        };
+        let idp_client = Client {
+            client_id: o
+                .idp_client_id
+                .clone()
+                .or_else(|| o.client_id.clone())
+                .unwrap_or_default(),
+            auth: ClientAuth::choose(
+                o.idp_client_secret.clone().map(Secret::new).as_ref(),
+                None,
+                None,
+            ),
+        };
+        let scopes = self.scopes(d, challenge, extra);
+        let resource = self.resource(d).unwrap_or_else(|| self.spec.url.clone());
+        let mut params = vec![
+            (
+                "grant_type".to_string(),
+                "urn:ietf:params:oauth:grant-type:token-exchange".to_string(),
+            ),
+            (
+                "requested_token_type".into(),
+                "urn:ietf:params:oauth:token-type:id-jag".into(),
+            ),
+            ("audience".into(), d.issuer.clone()),
+            ("resource".into(), resource.clone()),
+            ("subject_token".into(), id_token.clone()),
+            (
+                "subject_token_type".into(),
+                "urn:ietf:params:oauth:token-type:id_token".into(),
+            ),
+        ];
+        if !scopes.is_empty() {
+            params.push(("scope".into(), scopes.join(" ")));
+        }
+        trace.note("cross-app access: exchanging the identity provider's ID token for an ID-JAG");
+        let jag = token::request(
+            &self.http,
+            idp_endpoint,
+            &idp_client,
+            idp_endpoint,
+            params,
+            trace,
+        )
+        .await
+        .map_err(|f| f.into_auth(trace))?;
+        let Some(client) = register::configured(o, Some(&d.meta))? else {
+            return Err(AuthError::new(
+                AuthErrorKind::Config,
+                "cross-app access needs `client_id` (and `client_secret`) for the authorization server in [servers.NAME.oauth]",
+            ));
+        };
+        let endpoint = self.token_endpoint(d, trace)?.to_string();
+        let mut params = vec![
+            (
+                "grant_type".to_string(),
+                "urn:ietf:params:oauth:grant-type:jwt-bearer".to_string(),
+            ),
+            ("assertion".into(), jag.access_token.expose().to_string()),
+        ];
+        if !scopes.is_empty() {
+            params.push(("scope".into(), scopes.join(" ")));
+        }
+        let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
+            .await
+            .map_err(|f| f.into_auth(trace))?;
+        self.keep(d, &client.client_id, Some(resource), &scopes, g, None);
+        Ok(())
+    }
+
+    /// The browser login: PKCE, the loopback redirect, the code exchange.
+    async fn authorize(
+        &self,
+        d: &Discovered,
+        challenge: &BearerChallenge,
+        extra: &[String],
+        trace: &mut Trace,
+    ) -> Result<StoredToken, AuthError> {
+        let meta = &d.meta;
+        match &meta.code_challenge_methods_supported {
+            Some(list) if !list.iter().any(|m| m == "S256") => {
+                return Err(AuthError::new(
+                    AuthErrorKind::Discovery,
+                    format!("the authorization server {} does not support PKCE with S256 (it lists {list:?}); mcpdeck will not log in without it", d.issuer),
+                )
+                .with_trace(trace));
+            }
+            None => trace.note("the metadata does not list code_challenge_methods_supported; using PKCE S256 anyway"),
+            _ => {}
+        }
+        let Some(auth_endpoint) = meta.authorization_endpoint.clone() else {
+            return Err(AuthError::new(
+                AuthErrorKind::Discovery,
+                format!(
+                    "the authorization server {} lists no authorization_endpoint",
+                    d.issuer
+                ),
+            )
+            .with_trace(trace));
+        };
+        let auth_url = check_url(&auth_endpoint, "authorization endpoint")
+            .map_err(|m| AuthError::new(AuthErrorKind::Discovery, m).with_trace(trace))?;
+        // The port of a kept registration, so it can be used again.
+        let port = self.spec.oauth.callback_port.or_else(|| {
+            if self.spec.oauth.client_id.is_some() {
+                return None;
+            }
+            let kept = self.store().ok()?.client_for(&d.issuer, None).ok()??;
+            kept.redirect_uris
+                .iter()
+                .find_map(|u| reqwest::Url::parse(u).ok()?.port())
+        });
+        let listener = match CallbackListener::bind(port).await {
+            Ok(l) => l,
+            Err(e) if self.spec.oauth.callback_port.is_none() && port.is_some() => {
+                trace.note(format!(
+                    "the port of the earlier registration is taken ({e}): a new one"
+                ));
+                CallbackListener::bind(None)
+                    .await
+                    .map_err(|e| AuthError::new(AuthErrorKind::Config, e.to_string()))?
+            }
+            Err(e) => {
+                return Err(AuthError::new(AuthErrorKind::Config, e.to_string()).with_trace(trace));
+            }
+        };
+        let redirect_uri = listener.redirect_uri();
+        let store = self.store().ok();
+        let Identity { client, source } = register::identify(
+            &self.http,
+            store,
+            &self.spec.oauth,
+            meta,
+            &redirect_uri,
+            trace,
+        )
+        .await?;
+        let scopes = self.scopes(d, challenge, extra);
+        let resource = self.resource(d);
+        let (verifier, code_challenge) = pkce();
+        let state = new_state();
+        let mut url = auth_url;
+        {
+            let mut q = url.query_pairs_mut();
+            q.append_pair("response_type", "code")
+                .append_pair("client_id", &client.client_id)
+                .append_pair("redirect_uri", &redirect_uri)
+                .append_pair("state", &state)
+                .append_pair("code_challenge", &code_challenge)
+                .append_pair("code_challenge_method", "S256");
+            if !scopes.is_empty() {
+                q.append_pair("scope", &scopes.join(" "));
+            }
+            if let Some(r) = &resource {
+                q.append_pair("resource", r);
+            }
+        }
+        trace.note(format!(
+            "authorization code with PKCE S256 as {} ({}), scope {:?}, redirect {redirect_uri}",
+            client.client_id,
+            source.label(),
+            scopes.join(" ")
+        ));
+        self.report(LoginEvent::Discovered(trace.clone()));
+        self.report(LoginEvent::OpenUrl(url.to_string()));
+        let env = |k: &str| std::env::var(k).ok();
+        let launched = match browser::choose(self.spec.browser.as_deref(), &env) {
+            Ok(Some(cmd)) => match browser::launch(&cmd, url.as_str()) {
+                Ok(l) => {
+                    self.report(LoginEvent::Browser(format!(
+                        "opened with `{}`",
+                        cmd.argv.join(" ")
+                    )));
+                    Some(l)
+                }
+                Err(e) => {
+                    self.report(LoginEvent::Browser(format!(
+                        "`{}` failed to start ({e}); open the URL yourself",
+                        cmd.argv.join(" ")
+                    )));
+                    None
+                }
+            },
+            Ok(None) => {
+                self.report(LoginEvent::Browser(
+                    "no browser to open here: open the URL yourself".into(),
+                ));
+                None
+            }
+            Err(e) => {
+                self.report(LoginEvent::Browser(format!(
+                    "the browser command cannot be used ({e}); open the URL yourself"
+                )));
+                None
+            }
+        };
+        self.report(LoginEvent::Waiting);
+        let cancel = self.cancel.notified();
+        let waited = listener.wait(&state, self.spec.callback_limit, cancel);
+        let result = match launched {
+            Some(l) => {
+                tokio::pin!(waited);
+                let finished = l.finished();
+                tokio::pin!(finished);
+                let mut browser_done = false;
+                loop {
+                    tokio::select! {
+                        r = &mut waited => break r,
+                        st = &mut finished, if !browser_done => {
+                            browser_done = true;
+                            if let Some(msg) = browser::failure(&st) {
+                                trace.note(msg.clone());
+                                self.report(LoginEvent::Browser(msg));
+                            }
+                        }
+                    }
+                }
+            }
+            None => waited.await,
+        };
+        let callback = result.map_err(|e| {
+            let kind = match &e {
+                CallbackError::Denied { .. } => AuthErrorKind::Denied,
+                CallbackError::Timeout(_) => AuthErrorKind::Timeout,
+                CallbackError::Cancelled => AuthErrorKind::Cancelled,
+                _ => AuthErrorKind::Config,
+            };
+            AuthError::new(kind, format!("login: {e}")).with_trace(trace)
+        })?;
+        match (&callback.iss, meta.iss_parameter_supported) {
+            (Some(iss), _) if iss != &d.issuer => {
+                trace.note(format!(
+                    "the redirect names issuer {iss:?}, not {:?}: refused",
+                    d.issuer
+                ));
+                return Err(AuthError::new(
+                    AuthErrorKind::Denied,
+                    format!("the login came back from issuer {:?}, not {:?} (a mix-up attack or a misconfigured server); nothing was stored", crate::sanitize::one_line(iss), d.issuer),
+                )
+                .with_trace(trace));
+            }
+            (None, true) => {
+                return Err(AuthError::new(
+                    AuthErrorKind::Denied,
+                    format!("the authorization server {} promises an `iss` in its redirect and sent none; nothing was stored", d.issuer),
+                )
+                .with_trace(trace));
+            }
+            _ => {}
+        }
+        self.report(LoginEvent::Exchanging);
+        let endpoint = self.token_endpoint(d, trace)?.to_string();
+        let mut params = vec![
+            ("grant_type".to_string(), "authorization_code".to_string()),
+            ("code".into(), callback.code.clone()),
+            ("redirect_uri".into(), redirect_uri.clone()),
+            ("code_verifier".into(), verifier.expose().to_string()),
+        ];
+        if let Some(r) = &resource {
+            params.push(("resource".into(), r.clone()));
+        }
+        let g = match token::request(&self.http, &endpoint, &client, &d.issuer, params, trace).await
+        {
+            Ok(g) => g,
+            Err(f) => {
+                if f.error.as_deref() == Some("invalid_client")
+                    && matches!(source, Source::Kept | Source::Registered)
+                    && let Ok(store) = self.store()
+                {
+                    let _ = store.remove_client(&d.issuer, &client.client_id);
+                    trace.note("the server no longer knows the registered client: forgotten, log in again to register anew");
+                }
+                return Err(f.into_auth(trace));
+            }
+        };
+        Ok(self.keep(d, &client.client_id, resource, &scopes, g, None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine as _;
+
+    #[test]
+    fn pkce_is_s256_of_the_verifier() {
+        let (v, c) = pkce();
+        assert!(v.expose().len() >= 43);
+        let d = ring::digest::digest(&ring::digest::SHA256, v.expose().as_bytes());
+        assert_eq!(
+            c,
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(d.as_ref())
+        );
+        assert_ne!(pkce().0.expose(), v.expose());
+    }
+
+    #[test]
+    fn scope_union_keeps_order_and_drops_repeats() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(union(&s(&["a", "b"]), &s(&["b", "c"])), s(&["a", "b", "c"]));
+    }
+}
