@@ -187,8 +187,12 @@ fn node_modules() -> PathBuf {
 }
 
 /// Run one client scenario of the official conformance suite against
-/// `mcpdeck smoke`; every check must be SUCCESS.
-fn conformance(scenario: &str, expected: &[&str]) {
+/// `scripts/conformance-client` (which runs `mcpdeck smoke URL --calls all`
+/// with a config made from the scenario's context and a fresh credential
+/// store); no check may be FAILURE or WARNING, the runner must say PASSED,
+/// and every id in `expected` must be there as SUCCESS. Returns the folder
+/// of the scenario's results (checks.json, stdout.txt, stderr.txt).
+fn conformance(scenario: &str, expected: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let nm = node_modules();
     // The suite needs Node 22: the npm package `node` carries it.
     let node = nm.join("node/bin/node");
@@ -201,25 +205,35 @@ fn conformance(scenario: &str, expected: &[&str]) {
     let mut cmd = Command::new(node);
     cmd.arg(suite)
         .args(["client", "--command"])
-        // The conformance server is a test fixture: every tool may be called.
-        .arg(format!(
-            "{} smoke --calls all",
-            common::mcpdeck_bin().display()
-        ))
+        .arg(common::repo().join("scripts/conformance-client"))
         .args(["--scenario", scenario, "-o"])
         .arg(out.path())
-        .env(
-            "MCPDECK_CONFIG",
-            common::repo().join("tests/fixtures/empty.toml"),
-        );
+        .env("MCPDECK_BIN", common::mcpdeck_bin())
+        // Nothing of the machine's own set-up may leak in.
+        .env_remove("MCPDECK_BROWSER")
+        .env_remove("MCPDECK_CONFIG")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
     let run = common::run_limited(cmd, common::limit(90));
     assert_eq!(run.code, 0, "{scenario}:\n{}\n{}", run.stdout, run.stderr);
-    let dir = std::fs::read_dir(out.path())
-        .unwrap()
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with(scenario))
+    // Checks pushed when the scenario stops reach only the printed summary.
+    assert!(
+        run.stdout.contains("OVERALL: PASSED") || run.stderr.contains("OVERALL: PASSED"),
+        "{scenario}:\n{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    let base = scenario.rsplit('/').next().unwrap_or(scenario);
+    let dir = walk(out.path())
+        .into_iter()
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(base))
+                && p.join("checks.json").exists()
+        })
         .unwrap_or_else(|| panic!("no result folder for {scenario}"));
-    let text = std::fs::read_to_string(dir.path().join("checks.json")).unwrap();
+    let text = std::fs::read_to_string(dir.join("checks.json")).unwrap();
     let checks: Vec<Value> = serde_json::from_str(&text).unwrap();
     for c in &checks {
         let status = c["status"].as_str().unwrap_or("?");
@@ -237,6 +251,250 @@ fn conformance(scenario: &str, expected: &[&str]) {
             "{scenario}: no SUCCESS check {id} in {text}"
         );
     }
+    (out, dir)
+}
+
+/// Every folder under `root`.
+fn walk(root: &std::path::Path) -> Vec<PathBuf> {
+    let mut found = vec![];
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                found.push(path.clone());
+                todo.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// The checks every authorization code login passes.
+const CODE_FLOW: &[&str] = &[
+    "authorization-server-metadata",
+    "authorization-request",
+    "pkce-code-challenge-sent",
+    "pkce-s256-method-used",
+    "token-request",
+    "pkce-code-verifier-sent",
+    "pkce-verifier-matches-challenge",
+    "valid-bearer-token",
+];
+
+fn auth_scenario(scenario: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let expected: Vec<&str> = CODE_FLOW.iter().chain(extra).copied().collect();
+    conformance(scenario, &expected)
+}
+
+#[test]
+fn conformance_auth_metadata_default() {
+    auth_scenario(
+        "auth/metadata-default",
+        &["prm-pathbased-requested", "client-registration"],
+    );
+}
+
+#[test]
+fn conformance_auth_metadata_var1() {
+    auth_scenario(
+        "auth/metadata-var1",
+        &["prm-pathbased-requested", "client-registration"],
+    );
+}
+
+#[test]
+fn conformance_auth_metadata_var2() {
+    auth_scenario(
+        "auth/metadata-var2",
+        &["prm-pathbased-requested", "client-registration"],
+    );
+}
+
+#[test]
+fn conformance_auth_metadata_var3() {
+    auth_scenario(
+        "auth/metadata-var3",
+        &["prm-pathbased-requested", "client-registration"],
+    );
+}
+
+#[test]
+fn conformance_auth_basic_cimd() {
+    auth_scenario("auth/basic-cimd", &["cimd-client-id-used"]);
+}
+
+#[test]
+fn conformance_auth_scope_from_www_authenticate() {
+    auth_scenario(
+        "auth/scope-from-www-authenticate",
+        &["scope-from-www-authenticate"],
+    );
+}
+
+#[test]
+fn conformance_auth_scope_from_scopes_supported() {
+    auth_scenario(
+        "auth/scope-from-scopes-supported",
+        &["scope-from-scopes-supported"],
+    );
+}
+
+#[test]
+fn conformance_auth_scope_omitted_when_undefined() {
+    auth_scenario(
+        "auth/scope-omitted-when-undefined",
+        &["scope-omitted-when-undefined"],
+    );
+}
+
+#[test]
+fn conformance_auth_scope_step_up() {
+    auth_scenario(
+        "auth/scope-step-up",
+        &["scope-step-up-initial", "scope-step-up-escalation"],
+    );
+}
+
+#[test]
+fn conformance_auth_scope_retry_limit() {
+    let (_out, dir) = conformance(
+        "auth/scope-retry-limit",
+        &[
+            "authorization-request",
+            "token-request",
+            "scope-retry-limit",
+        ],
+    );
+    // mcpdeck gives up with a reason, not silently.
+    let stdout = std::fs::read_to_string(dir.join("stdout.txt")).unwrap();
+    assert!(stdout.contains("insufficient_scope"), "{stdout}");
+}
+
+#[test]
+fn conformance_auth_token_endpoint_auth_basic() {
+    auth_scenario(
+        "auth/token-endpoint-auth-basic",
+        &[
+            "token-endpoint-auth-method",
+            "resource-parameter-in-authorization",
+            "resource-parameter-in-token",
+            "resource-parameter-consistency",
+        ],
+    );
+}
+
+#[test]
+fn conformance_auth_token_endpoint_auth_post() {
+    auth_scenario(
+        "auth/token-endpoint-auth-post",
+        &[
+            "token-endpoint-auth-method",
+            "resource-parameter-consistency",
+        ],
+    );
+}
+
+#[test]
+fn conformance_auth_token_endpoint_auth_none() {
+    auth_scenario(
+        "auth/token-endpoint-auth-none",
+        &[
+            "token-endpoint-auth-method",
+            "resource-parameter-consistency",
+        ],
+    );
+}
+
+#[test]
+fn conformance_auth_pre_registration() {
+    auth_scenario("auth/pre-registration", &["pre-registration-auth"]);
+}
+
+#[test]
+fn conformance_auth_2025_03_26_metadata_backcompat() {
+    auth_scenario(
+        "auth/2025-03-26-oauth-metadata-backcompat",
+        &["client-registration"],
+    );
+}
+
+#[test]
+fn conformance_auth_2025_03_26_endpoint_fallback() {
+    conformance(
+        "auth/2025-03-26-oauth-endpoint-fallback",
+        &[
+            "client-registration",
+            "authorization-request",
+            "token-request",
+            "valid-bearer-token",
+        ],
+    );
+}
+
+#[test]
+fn conformance_auth_resource_mismatch() {
+    let (_out, dir) = conformance(
+        "auth/resource-mismatch",
+        &["prm-pathbased-requested", "resource-mismatch-rejected"],
+    );
+    let stdout = std::fs::read_to_string(dir.join("stdout.txt")).unwrap();
+    assert!(
+        stdout.contains("https://evil.example.com/mcp") && stdout.contains("nothing was sent"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn conformance_auth_offline_access_scope() {
+    auth_scenario(
+        "auth/offline-access-scope",
+        &["sep-2207-offline-access-requested"],
+    );
+}
+
+#[test]
+fn conformance_auth_offline_access_not_supported() {
+    auth_scenario(
+        "auth/offline-access-not-supported",
+        &["sep-2207-offline-access-not-requested"],
+    );
+}
+
+#[test]
+fn conformance_auth_client_credentials_jwt() {
+    conformance(
+        "auth/client-credentials-jwt",
+        &[
+            "token-request",
+            "client-credentials-jwt-verified",
+            "valid-bearer-token",
+        ],
+    );
+}
+
+#[test]
+fn conformance_auth_client_credentials_basic() {
+    conformance(
+        "auth/client-credentials-basic",
+        &[
+            "token-request",
+            "client-credentials-basic-auth",
+            "valid-bearer-token",
+        ],
+    );
+}
+
+#[test]
+fn conformance_auth_cross_app_access() {
+    conformance(
+        "auth/cross-app-access-complete-flow",
+        &[
+            "complete-flow-token-exchange",
+            "complete-flow-jwt-bearer",
+            "valid-bearer-token",
+        ],
+    );
 }
 
 #[test]

@@ -250,7 +250,7 @@ impl AuthHttp {
                         "GET",
                         current.as_str(),
                         Some(status.as_u16()),
-                        format!("a {what}"),
+                        format!("{what}, read"),
                     );
                     Fetched::Doc(map)
                 }
