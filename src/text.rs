@@ -262,3 +262,37 @@ mod tests {
         assert_eq!(percent_decode_strict("%ff"), None);
     }
 }
+
+/// A Unix time as `2026-11-24 15:04 UTC` (the proleptic Gregorian calendar;
+/// Howard Hinnant's days-to-civil algorithm).
+pub fn fmt_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rem / 3_600,
+        rem % 3_600 / 60
+    )
+}
+
+#[cfg(test)]
+mod utc_tests {
+    use super::fmt_utc;
+
+    #[test]
+    fn unix_times_read_as_utc_dates() {
+        assert_eq!(fmt_utc(0), "1970-01-01 00:00 UTC");
+        // 2000-02-29 (a leap day in a century leap year) 12:34.
+        assert_eq!(fmt_utc(951_827_640), "2000-02-29 12:34 UTC");
+        assert_eq!(fmt_utc(1_795_999_999), "2026-11-30 00:53 UTC");
+    }
+}

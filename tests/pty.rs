@@ -317,3 +317,95 @@ fn a_prompt_is_filled_in_and_got_and_a_resource_read() {
     t.wait_for("Tools · everything", 10);
     t.quit();
 }
+
+/// The TS SDK's OAuth example (an MCP server and its authorization server,
+/// which logs in by itself and redirects with a code) on random ports.
+fn sdk_oauth_server() -> (common::HttpServer, String) {
+    let port = common::free_port();
+    let auth_port = common::free_port();
+    let mut cmd = std::process::Command::new("node");
+    cmd.arg("--require")
+        .arg(server_script("loopback.cjs"))
+        .arg(common::repo().join(
+            "tests/deps/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js",
+        ))
+        .arg("--oauth")
+        .env("MCP_PORT", port.to_string())
+        .env("MCP_AUTH_PORT", auth_port.to_string());
+    let server = common::HttpServer::start(cmd, port, "/mcp");
+    // Its resource metadata names localhost: the URL must match.
+    (server, format!("http://localhost:{port}/mcp"))
+}
+
+#[test]
+fn the_login_screen_shows_the_trace_and_the_url_and_logs_in() {
+    let (_server, url) = sdk_oauth_server();
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // A browser that waits for the test's go-ahead, then follows the URL
+    // (the example's authorization server redirects to the callback).
+    let go = dir.path().join("go");
+    let browser = write_file(
+        dir.path(),
+        "browser.sh",
+        &format!(
+            "#!/bin/sh\nwhile [ ! -e {go:?} ]; do sleep 0.1; done\nexec curl -fsSL -o /dev/null \"$1\"\n"
+        ),
+    );
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let cfg = format!(
+        "[settings]\nbrowser = {:?}\ncredentials = \"file\"\n\n[servers.sdk]\nurl = {url:?}\n",
+        browser.display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let home_s = home.display().to_string();
+    let data = home.join("data");
+    let data_s = data.display().to_string();
+    let mut t = Tui::start_with(&path, &[("HOME", &home_s), ("XDG_DATA_HOME", &data_s)]);
+    // Without a token the server waits for a login, and says how.
+    let s = t.wait_for("needs auth", 30);
+    assert!(s.contains("press o to log in"), "{s}");
+
+    // The login screen: the discovery trace, the URL, the wait; Esc cancels.
+    t.keys("o");
+    let s = t.wait_for("waiting for the browser", 30);
+    assert!(s.contains("Log in · sdk"), "{s}");
+    assert!(s.contains("oauth-protected-resource"), "{s}");
+    assert!(s.contains("Open this URL to log in:"), "{s}");
+    assert!(s.contains("code_challenge_method=S256"), "{s}");
+    t.keys("\x1b");
+    t.wait_for("login cancelled", 10);
+
+    // Again, and this time the browser comes back.
+    t.keys("o");
+    t.wait_for("waiting for the browser", 30);
+    std::fs::write(&go, "").unwrap();
+    t.wait_for("logged in", 30);
+    // The server connects with the token and shows its tools and login.
+    t.wait_for("greet", 30);
+    let s = t.wait_for("oauth issuer:", 30);
+    assert!(s.contains("oauth scopes: mcp:tools"), "{s}");
+    let stored = std::fs::read_to_string(data.join("mcpdeck/credentials.json")).unwrap();
+    assert!(stored.contains("access_token"), "{stored}");
+    // No token ever reaches the screen.
+    let token =
+        serde_json::from_str::<serde_json::Value>(&stored).unwrap()["tokens"][0]["access_token"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+    assert!(!token.is_empty() && !t.screen().contains(&token));
+
+    // Log out: the token is forgotten and the server needs a login again.
+    t.keys("O");
+    t.wait_for("logged out", 15);
+    t.wait_for("needs auth", 30);
+    let stored = std::fs::read_to_string(data.join("mcpdeck/credentials.json")).unwrap();
+    assert!(!stored.contains(&token), "{stored}");
+    t.quit();
+}

@@ -730,9 +730,15 @@ fn the_help_fits_80x24_in_two_columns() {
     let mut fx = Vec::new();
     update(&mut s, key(KeyCode::Char('?')), &mut fx);
     let out = screen(&s, 80, 24);
-    // The first and the last action are both on screen.
-    assert!(out.contains("move up") && out.contains("quit now"), "{out}");
+    // The first action is on screen, and the help says there is more.
+    assert!(out.contains("move up") && out.contains("↓ more"), "{out}");
     insta::assert_snapshot!("help_80x24", out);
+    // The moves scroll to the last action; another key closes.
+    update(&mut s, key(KeyCode::End), &mut fx);
+    let out = screen(&s, 80, 24);
+    assert!(out.contains("quit now") && out.contains("↑ more"), "{out}");
+    update(&mut s, key(KeyCode::Char('x')), &mut fx);
+    assert_eq!(s.mode, mcpdeck::tui::app::Mode::Normal);
 }
 
 #[test]
@@ -2589,4 +2595,257 @@ fn call_selected_with(s: &mut State, open: Msg) -> Vec<Effect> {
     update(s, open, &mut fx);
     update(s, ctrl('s'), &mut fx);
     fx
+}
+
+/// A state with one HTTP server that waits for a login.
+fn oauth_state() -> State {
+    let configs = vec![ServerConfig::http(
+        "remote",
+        "https://remote.example.com/mcp",
+    )];
+    let mut s = State::new(&configs, Keymap::default(), None);
+    let mut fx = Vec::new();
+    let mut failure = HttpFailure::new(
+        Some(401),
+        "POST https://remote.example.com/mcp answered 401".into(),
+    );
+    failure.auth = Some(Box::new(mcpdeck::mcp::auth::AuthError::new(
+        mcpdeck::mcp::auth::AuthErrorKind::NeedsLogin,
+        "remote needs a login at https://login.example.com (a browser login)",
+    )));
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "remote".into(),
+            status: ServerStatus::NeedsAuth(ConnectError::Open(Box::new(failure))),
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    s
+}
+
+#[test]
+fn the_login_key_opens_the_login_screen_which_follows_the_login() {
+    use mcpdeck::mcp::auth::{LoginEvent, Trace};
+    let mut s = oauth_state();
+    let out = screen(&s, 100, 24);
+    // Why, and the key that helps.
+    assert!(
+        out.contains("reason: remote needs a login at https://login.example.com"),
+        "{out}"
+    );
+    assert!(out.contains("press o to log in"), "{out}");
+    assert!(
+        out.contains("o log in"),
+        "the status bar offers it first: {out}"
+    );
+
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('o')), &mut fx);
+    match &fx[..] {
+        [Effect::Manager(Command::Login { server, scopes })] => {
+            assert_eq!(server, "remote");
+            assert!(scopes.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(s.mode, Mode::Login);
+    let mut trace = Trace::default();
+    trace.push(
+        "GET",
+        "https://remote.example.com/.well-known/oauth-protected-resource/mcp",
+        Some(200),
+        "protected resource metadata, read",
+    );
+    trace.note("authorization server: https://login.example.com");
+    let url = "https://login.example.com/authorize?response_type=code&state=abc";
+    for ev in [
+        LoginEvent::Discovered(trace),
+        LoginEvent::OpenUrl(url.into()),
+        LoginEvent::Browser("opened with `firefox`".into()),
+        LoginEvent::Waiting,
+    ] {
+        update(
+            &mut s,
+            Msg::Manager(Event::Login {
+                server: "remote".into(),
+                event: ev,
+            }),
+            &mut fx,
+        );
+    }
+    // Another server's events are not this screen's.
+    assert!(!update(
+        &mut s,
+        Msg::Manager(Event::Login {
+            server: "other".into(),
+            event: LoginEvent::Exchanging,
+        }),
+        &mut fx,
+    ));
+    assert!(s.busy(), "the spinner runs while the login waits");
+    let out = screen(&s, 100, 24);
+    for want in [
+        "Log in · remote",
+        "GET https://remote.example.com/.well-known/oauth-protected-resource/mcp -> 200",
+        "authorization server: https://login.example.com",
+        "Open this URL to log in:",
+        url,
+        "opened with `firefox`",
+        "waiting for the browser",
+        "Esc cancel",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    // The copy key copies the URL; Esc cancels the login.
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('y')), &mut fx);
+    assert!(matches!(&fx[..], [Effect::Copy(t)] if t == url), "{fx:?}");
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(
+        matches!(&fx[..], [Effect::Manager(Command::CancelLogin(n))] if n == "remote"),
+        "{fx:?}"
+    );
+    assert_eq!(s.mode, Mode::Normal);
+    assert!(s.login.is_none());
+}
+
+#[test]
+fn a_failed_login_says_why_and_a_good_one_shows_the_issuer_scopes_and_expiry() {
+    use mcpdeck::mcp::auth::{AuthError, AuthErrorKind, TokenInfo};
+    let mut s = oauth_state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('o')), &mut fx);
+    update(
+        &mut s,
+        Msg::Manager(Event::LoginFinished {
+            server: "remote".into(),
+            result: Err(AuthError::new(
+                AuthErrorKind::Denied,
+                "the authorization server refused: access_denied",
+            )),
+        }),
+        &mut fx,
+    );
+    assert_eq!(s.mode, Mode::Login, "a failure stays on screen");
+    let out = screen(&s, 100, 24);
+    assert!(
+        out.contains("✗ the authorization server refused: access_denied"),
+        "{out}"
+    );
+    assert!(out.contains("o try again"), "{out}");
+    // Enter closes a finished login.
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+
+    update(&mut s, key(KeyCode::Char('o')), &mut fx);
+    let info = TokenInfo {
+        issuer: "https://login.example.com".into(),
+        client_id: "mcpdeck-test".into(),
+        scopes: vec!["files:read".into(), "files:write".into()],
+        expires_at: Some(1_795_999_999),
+        refreshable: true,
+        storage: "file /home/u/.local/share/mcpdeck/credentials.json".into(),
+    };
+    update(
+        &mut s,
+        Msg::Manager(Event::LoginFinished {
+            server: "remote".into(),
+            result: Ok(info),
+        }),
+        &mut fx,
+    );
+    assert_eq!(s.mode, Mode::Normal, "success goes back to the panes");
+    let out = screen(&s, 160, 30);
+    for want in [
+        "oauth issuer: https://login.example.com",
+        "oauth scopes: files:read files:write",
+        "expires 2026-11-30 00:53 UTC",
+        "refreshed before it expires",
+        "press O to log out",
+        "remote: logged in",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    // The log-out key asks the manager.
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('O')), &mut fx);
+    assert!(
+        matches!(&fx[..], [Effect::Manager(Command::Logout(n))] if n == "remote"),
+        "{fx:?}"
+    );
+    update(
+        &mut s,
+        Msg::Manager(Event::LoggedOut {
+            server: "remote".into(),
+            result: Ok(vec!["revoked the access token".into()]),
+        }),
+        &mut fx,
+    );
+    assert!(s.servers[0].auth.is_none());
+    assert!(screen(&s, 100, 30).contains("remote: logged out"));
+}
+
+#[test]
+fn a_call_that_needs_more_scope_offers_to_authorize_it() {
+    use mcpdeck::mcp::auth::{AuthError, AuthErrorKind};
+    use mcpdeck::mcp::manager::CallError;
+    use mcpdeck::mcp::session::RequestError;
+    let mut s = oauth_state();
+    s.inflight = Some(mcpdeck::tui::app::InFlight {
+        tag: 41,
+        server: "remote".into(),
+        tool: "write_file".into(),
+        request_id: Some(3),
+        progress: None,
+        task: None,
+    });
+    let mut failure = HttpFailure::new(
+        Some(403),
+        "POST https://remote.example.com/mcp answered 403".into(),
+    );
+    let wanted = vec!["files:read".to_string(), "files:write".to_string()];
+    failure.auth = Some(Box::new(
+        AuthError::new(
+            AuthErrorKind::NeedsLogin,
+            "remote needs a login with scope \"files:read files:write\"",
+        )
+        .with_scopes(&wanted),
+    ));
+    let mut fx = Vec::new();
+    update(
+        &mut s,
+        Msg::Manager(Event::CallFinished {
+            tag: 41,
+            server: "remote".into(),
+            tool: "write_file".into(),
+            result: Err(CallError::Request(RequestError::Http(Box::new(failure)))),
+            elapsed: Duration::from_millis(12),
+        }),
+        &mut fx,
+    );
+    let out = screen(&s, 160, 30);
+    assert!(
+        out.contains(
+            "step-up: remote asks for more scope; press o to authorize \"files:read files:write\""
+        ),
+        "{out}"
+    );
+    // The login key (here, from the result pane) asks for those scopes.
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('o')), &mut fx);
+    match &fx[..] {
+        [Effect::Manager(Command::Login { server, scopes })] => {
+            assert_eq!(server, "remote");
+            assert_eq!(scopes, &wanted);
+        }
+        other => panic!("{other:?}"),
+    }
+    let out = screen(&s, 160, 30);
+    assert!(
+        out.contains("asking for scope \"files:read files:write\""),
+        "{out}"
+    );
 }

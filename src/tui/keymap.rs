@@ -44,6 +44,11 @@ pub enum Action {
     Save,
     ExternalEditor,
     AddServer,
+    /// Log in to the selected server (OAuth); after a step-up, with the
+    /// wider scope. On the login screen: open the URL again.
+    Login,
+    /// Log out of the selected server: revoke and forget its token.
+    Logout,
     /// A server's request (elicitation, sampling): accept a URL request.
     Accept,
     /// A server's request: decline it.
@@ -256,6 +261,20 @@ const SPECS: &[Spec] = &[
         help: "add a server to the config",
         group: Group::Servers,
         keys: &["a"],
+    },
+    Spec {
+        action: Action::Login,
+        name: "login",
+        help: "log in to the selected server (OAuth)",
+        group: Group::Servers,
+        keys: &["o"],
+    },
+    Spec {
+        action: Action::Logout,
+        name: "logout",
+        help: "log out of the selected server (revoke its token)",
+        group: Group::Servers,
+        keys: &["O"],
     },
     Spec {
         action: Action::ProtocolLog,

@@ -498,6 +498,7 @@ impl Authorizer {
                             self.spec.server, d.issuer
                         ),
                     )
+                    .with_scopes(extra)
                     .with_trace(trace))
                 }
             }
@@ -1035,7 +1036,8 @@ impl Authorizer {
                 CallbackError::Cancelled => AuthErrorKind::Cancelled,
                 _ => AuthErrorKind::Config,
             };
-            AuthError::new(kind, format!("login: {e}")).with_trace(trace)
+            trace.note(format!("waiting for the redirect: {e}"));
+            AuthError::new(kind, e.to_string()).with_trace(trace)
         })?;
         match (&callback.iss, meta.iss_parameter_supported) {
             (Some(iss), _) if iss != &d.issuer => {
@@ -1045,14 +1047,15 @@ impl Authorizer {
                 ));
                 return Err(AuthError::new(
                     AuthErrorKind::Denied,
-                    format!("the login came back from issuer {:?}, not {:?} (a mix-up attack or a misconfigured server); nothing was stored", crate::sanitize::one_line(iss), d.issuer),
+                    format!("the login came back from issuer {:?}, not {:?} (a mix-up attack or a misconfigured server); the code was not used and no token was stored", crate::sanitize::one_line(iss), d.issuer),
                 )
                 .with_trace(trace));
             }
             (None, true) => {
+                trace.note("the redirect names no issuer, though the server promises one: refused");
                 return Err(AuthError::new(
                     AuthErrorKind::Denied,
-                    format!("the authorization server {} promises an `iss` in its redirect and sent none; nothing was stored", d.issuer),
+                    format!("the authorization server {} promises an `iss` in its redirect and sent none; the code was not used and no token was stored", d.issuer),
                 )
                 .with_trace(trace));
             }

@@ -118,6 +118,10 @@ pub struct AuthError {
     pub kind: AuthErrorKind,
     pub message: String,
     pub trace: Trace,
+    /// For [`AuthErrorKind::NeedsLogin`] after a step-up challenge: the
+    /// scopes a login should ask for (what the token has, and what the
+    /// server asked for); empty when the defaults will do.
+    pub scopes: Vec<String>,
 }
 
 impl AuthError {
@@ -126,7 +130,14 @@ impl AuthError {
             kind,
             message: crate::sanitize::one_line(&message.into()),
             trace: Trace::default(),
+            scopes: Vec::new(),
         }
+    }
+
+    /// With the scopes a login should ask for.
+    pub fn with_scopes(mut self, scopes: &[String]) -> Self {
+        self.scopes = scopes.to_vec();
+        self
     }
 
     pub fn with_trace(mut self, trace: &Trace) -> Self {

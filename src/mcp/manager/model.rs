@@ -162,6 +162,15 @@ impl CallError {
             _ => &[],
         }
     }
+
+    /// The login failure behind this error (a 401 that could not be
+    /// answered, a step-up that needs a person), if that is what it is.
+    pub fn auth(&self) -> Option<&crate::mcp::auth::AuthError> {
+        match self {
+            CallError::Request(e) => e.http().and_then(|f| f.auth.as_deref()),
+            _ => None,
+        }
+    }
 }
 
 /// Events from the manager.

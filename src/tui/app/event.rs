@@ -67,11 +67,12 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             method,
             params,
         } => on_notification(s, server, method, params, fx),
-        // The TUI's login screen comes with the OAuth UI.
-        Event::Login { .. }
-        | Event::LoginFinished { .. }
-        | Event::LoggedOut { .. }
-        | Event::AuthInfo { .. } => false,
+        Event::Login { server, event } => super::login::on_login(s, server, event),
+        Event::LoginFinished { server, result } => {
+            super::login::on_login_finished(s, server, result)
+        }
+        Event::LoggedOut { server, result } => super::login::on_logged_out(s, server, result),
+        Event::AuthInfo { server, info } => super::login::on_auth_info(s, server, info),
     }
 }
 
@@ -288,6 +289,11 @@ fn on_call_finished(
         .and_then(|t| t.output_schema.clone());
     if let Some(i) = find(s, &server) {
         s.servers[i].last_latency = Some(elapsed);
+    }
+    if let Err(e) = &result
+        && let Some(auth) = e.auth()
+    {
+        super::login::note_call_failure(s, &server, auth);
     }
     let lines = crate::tui::result::lines(&result, output_schema.as_ref());
     s.outcome = Some(Outcome {

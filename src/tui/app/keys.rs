@@ -29,8 +29,22 @@ pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     }
     match s.mode {
         Mode::Help => {
-            // Any key closes the help.
-            s.mode = s.help_back.take().unwrap_or(Mode::Normal);
+            // The moves scroll a help that does not fit (the render
+            // clamps); any other key closes it.
+            let by: isize = match action {
+                Some(Action::Up) => -1,
+                Some(Action::Down) => 1,
+                Some(Action::PageUp) => -10,
+                Some(Action::PageDown) => 10,
+                Some(Action::Home) => isize::MIN / 2,
+                Some(Action::End) => isize::MAX / 2,
+                _ => {
+                    s.help_scroll = 0;
+                    s.mode = s.help_back.take().unwrap_or(Mode::Normal);
+                    return true;
+                }
+            };
+            s.help_scroll = step(s.help_scroll, by, 1_000);
             true
         }
         Mode::ConfirmQuit => {
@@ -71,6 +85,7 @@ pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Mode::Editor => editor_key(s, k, action, fx),
+        Mode::Login => super::login::login_key(s, action, fx),
         Mode::Normal => match action {
             Some(a) => normal_action(s, a, fx),
             None => false,
@@ -207,6 +222,8 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         | Action::Prompts
         | Action::Subscribe => view_action(s, a, fx),
         Action::Help | Action::Quit => app_action(s, a, fx),
+        Action::Login => super::login::login(s, fx),
+        Action::Logout => super::login::logout(s, fx),
         // Send and the external editor belong to the editor.
         _ => {
             s.status = Some(format!("`{}` is not available yet", a.name()));

@@ -6,6 +6,7 @@
 mod editor;
 mod event;
 mod keys;
+mod login;
 mod media;
 mod model;
 mod mouse;

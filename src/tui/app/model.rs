@@ -37,6 +37,8 @@ pub struct ServerView {
     pub http: Option<HttpView>,
     /// Its resource subscriptions (they end with its session).
     pub subs: crate::tui::browse::Subs,
+    /// Its OAuth login as it may be shown (never the token), once known.
+    pub auth: Option<crate::mcp::auth::TokenInfo>,
 }
 
 /// An HTTP server's settings as the UI may show them. Secrets are masked
@@ -108,6 +110,7 @@ impl ServerView {
             findings: 0,
             http: HttpView::from_config(&config.transport),
             subs: crate::tui::browse::Subs::default(),
+            auth: None,
         }
     }
 
@@ -162,6 +165,62 @@ pub enum Mode {
     Resources,
     /// The selected server's prompts, full screen.
     Prompts,
+    /// A login to a server (OAuth): the discovery, the URL, the wait.
+    Login,
+}
+
+/// Where a login stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoginPhase {
+    /// Finding the authorization server and the client identity.
+    Discovering,
+    /// The URL is open (or to be opened); waiting for the browser.
+    Waiting,
+    /// The browser came back: exchanging the code for a token.
+    Exchanging,
+    /// Logged in (the server reconnects).
+    Done,
+    /// It failed, or was cancelled: why, in one line.
+    Failed(String),
+}
+
+/// The login screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginView {
+    pub server: String,
+    /// Extra scopes asked for (a step-up), empty for the defaults.
+    pub scopes: Vec<String>,
+    /// The discovery trace: each URL tried, its status, the conclusion.
+    pub trace: Vec<String>,
+    /// The authorization URL (it holds no secret).
+    pub url: Option<String>,
+    /// How the browser was opened, or that it must be opened by hand.
+    pub browser: Option<String>,
+    pub phase: LoginPhase,
+    /// The first trace line shown (the trace scrolls).
+    pub scroll: usize,
+}
+
+impl LoginView {
+    pub fn new(server: &str, scopes: Vec<String>) -> LoginView {
+        LoginView {
+            server: server.to_string(),
+            scopes,
+            trace: Vec::new(),
+            url: None,
+            browser: None,
+            phase: LoginPhase::Discovering,
+            scroll: 0,
+        }
+    }
+
+    /// Whether the login is still running (then Esc cancels it).
+    pub fn running(&self) -> bool {
+        matches!(
+            self.phase,
+            LoginPhase::Discovering | LoginPhase::Waiting | LoginPhase::Exchanging
+        )
+    }
 }
 
 /// The add-server form: a name and a command line.

@@ -60,6 +60,13 @@ pub struct State {
     pub prompts: crate::tui::browse::Browse,
     /// Where closing the help goes back to (a view), if not the panes.
     pub help_back: Option<Mode>,
+    /// The first help line shown, when the help does not fit.
+    pub help_scroll: usize,
+    /// The login screen, while it is open.
+    pub login: Option<LoginView>,
+    /// A call that needs more scope: the server and the scopes a login
+    /// should ask for (the login key uses them).
+    pub step_up: Option<(String, Vec<String>)>,
     next_tag: u64,
 }
 
@@ -98,6 +105,9 @@ impl State {
             resources: crate::tui::browse::Browse::default(),
             prompts: crate::tui::browse::Browse::default(),
             help_back: None,
+            help_scroll: 0,
+            login: None,
+            step_up: None,
             next_tag: 1,
         };
         s.refilter();
@@ -119,6 +129,7 @@ impl State {
     /// Whether the spinner has something to show.
     pub(super) fn animating(&self) -> bool {
         self.inflight.is_some()
+            || self.login.as_ref().is_some_and(LoginView::running)
             || self.resources.pending.is_some()
             || self.prompts.pending.is_some()
             || self

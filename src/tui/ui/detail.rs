@@ -23,7 +23,7 @@ pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
         && let Some(v) = s.selected_server()
     {
         title = format!("Server · {}", clean(&v.name));
-        server_lines(v, &mut lines);
+        server_lines(v, &s.keymap, &mut lines);
     } else if let Some((_, t)) = s.selected_tool() {
         title = format!("Tool · {}", clean(&t.name));
         if let Some(x) = &t.title {
@@ -65,16 +65,32 @@ pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
     f.render_widget(p, area);
 }
 
-pub(super) fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
+pub(super) fn server_lines(
+    v: &ServerView,
+    keys: &crate::tui::keymap::Keymap,
+    lines: &mut Vec<Line<'static>>,
+) {
+    use crate::tui::keymap::Action;
     if let ServerStatus::NeedsAuth(reason) = &v.status {
         // The same words and symbol as the servers pane: 🔒 needs auth.
         lines.push(Line::styled(
             format!("status: 🔒 {}", v.status.label()),
             Role::Warn.style(),
         ));
+        let why = match reason.auth() {
+            Some(a) => a.message.clone(),
+            None => reason.to_string(),
+        };
         lines.push(Line::styled(
-            format!("reason: {}", clean(&reason.to_string())),
+            format!("reason: {}", clean(&why)),
             Role::Warn.style(),
+        ));
+        lines.push(Line::styled(
+            format!(
+                "press {} to log in (OAuth: a browser opens; the login screen shows each step)",
+                keys.label(Action::Login)
+            ),
+            Role::Accent.style(),
         ));
     } else {
         lines.push(Line::raw(format!("status: {}", v.status.label())));
@@ -106,6 +122,36 @@ pub(super) fn server_lines(v: &ServerView, lines: &mut Vec<Line<'static>>) {
                 ),
             ]));
         }
+    }
+    if let Some(a) = &v.auth {
+        lines.push(Line::raw(format!("oauth issuer: {}", clean(&a.issuer))));
+        lines.push(Line::raw(format!("oauth client: {}", clean(&a.client_id))));
+        lines.push(Line::raw(format!(
+            "oauth scopes: {}",
+            if a.scopes.is_empty() {
+                "(none named)".to_string()
+            } else {
+                clean(&a.scopes.join(" "))
+            }
+        )));
+        let expiry = match a.expires_at {
+            Some(at) => format!("expires {}", crate::text::fmt_utc(at)),
+            None => "no expiry given".into(),
+        };
+        let refresh = if a.refreshable {
+            "refreshed before it expires"
+        } else {
+            "no refresh token: log in again when it expires"
+        };
+        lines.push(Line::raw(format!("oauth token: {expiry}; {refresh}")));
+        lines.push(Line::raw(format!("oauth kept in: {}", clean(&a.storage))));
+        lines.push(Line::styled(
+            format!(
+                "press {} to log out (revoke and forget the token)",
+                keys.label(Action::Logout)
+            ),
+            Role::Muted.style(),
+        ));
     }
     if let Some(n) = &v.negotiated {
         lines.push(Line::raw(format!("era: {} ({})", n.era, n.version)));

@@ -33,10 +33,18 @@ pub(super) fn render_help(s: &State, f: &mut Frame, area: Rect) {
             ]));
         }
     }
-    // Two columns when one does not fit (80×24 and the like).
-    let room = area.height.saturating_sub(4) as usize;
-    let columns = if lines.len() > room { 2 } else { 1 };
-    let per_column = lines.len().div_ceil(columns);
+    // Two columns when one does not fit (80×24 and the like); when two do
+    // not fit either, the help scrolls.
+    let room = area.height.saturating_sub(2).max(1) as usize;
+    let columns = if lines.len() > area.height.saturating_sub(4) as usize {
+        2
+    } else {
+        1
+    };
+    let per_column = lines.len().div_ceil(columns).min(room);
+    let shown = per_column * columns;
+    let last = lines.len().saturating_sub(shown);
+    let scroll = s.help_scroll.min(last);
     let width = if columns == 2 {
         area.width.saturating_sub(2)
     } else {
@@ -44,14 +52,23 @@ pub(super) fn render_help(s: &State, f: &mut Frame, area: Rect) {
     };
     let popup = centered(area, width, per_column as u16 + 2);
     f.render_widget(Clear, popup);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title("Keys (any key closes)");
+    let title = if last == 0 {
+        "Keys (any key closes)".to_string()
+    } else {
+        let more = match (scroll > 0, scroll < last) {
+            (true, true) => "↑↓ more",
+            (false, _) => "↓ more",
+            (true, false) => "↑ more",
+        };
+        format!("Keys ({more} · other keys close)")
+    };
+    let block = Block::default().borders(Borders::ALL).title(title);
     let inner = block.inner(popup);
     f.render_widget(block, popup);
     let parts =
         Layout::horizontal(vec![Constraint::Ratio(1, columns as u32); columns]).split(inner);
-    for (i, chunk) in lines.chunks(per_column).enumerate() {
+    let visible = &lines[scroll..(scroll + shown).min(lines.len())];
+    for (i, chunk) in visible.chunks(per_column.max(1)).enumerate() {
         if let Some(part) = parts.get(i) {
             f.render_widget(Paragraph::new(chunk.to_vec()), *part);
         }

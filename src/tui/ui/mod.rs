@@ -21,6 +21,7 @@ mod detail;
 mod editor;
 mod help;
 mod log;
+mod login;
 mod net;
 mod result;
 mod servers;
@@ -34,6 +35,7 @@ use detail::render_detail;
 use editor::render_editor;
 use help::render_help;
 use log::render_log;
+use login::render_login;
 use net::render_net;
 use result::render_result;
 use servers::render_servers;
@@ -105,6 +107,7 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
         Mode::AddServer => render_add(s, f, area),
         Mode::Help => render_help(s, f, area),
         Mode::ConfirmQuit => render_confirm(s, f, area),
+        Mode::Login => render_login(s, f, area),
         _ => {}
     }
     // A server's request goes over everything.

@@ -79,6 +79,9 @@ pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
                 .map(|l| l.style(Role::Warn.style())),
         );
     }
+    if let Some(hint) = step_up_hint(s) {
+        lines.push(hint);
+    }
     match &s.outcome {
         None => lines.extend(result_placeholder(s)),
         Some(o) => lines.extend(
@@ -89,4 +92,29 @@ pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
         .block(block(title, s.focus == Pane::Result))
         .wrap(Wrap { trim: false });
     f.render_widget(p, area);
+}
+
+/// Over a call that failed for want of a login or of scope: what the login
+/// key would do.
+fn step_up_hint(s: &State) -> Option<Line<'static>> {
+    let o = s.outcome.as_ref()?;
+    let auth = o.result.as_ref().err()?.auth()?;
+    let (server, scopes) = s.step_up.as_ref().filter(|(n, _)| *n == o.server)?;
+    if auth.kind != crate::mcp::auth::AuthErrorKind::NeedsLogin {
+        return None;
+    }
+    let key = s.keymap.label(crate::tui::keymap::Action::Login);
+    let text = if scopes.is_empty() {
+        format!(
+            "🔒 {} needs a login: press {key} to log in, then call again",
+            clean(server)
+        )
+    } else {
+        format!(
+            "🔒 step-up: {} asks for more scope; press {key} to authorize {:?}, then call again",
+            clean(server),
+            clean(&scopes.join(" "))
+        )
+    };
+    Some(Line::styled(text, Role::Warn.style()))
 }

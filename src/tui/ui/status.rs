@@ -65,6 +65,10 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                 k.label(Action::Open),
                 k.label(Action::Back)
             ),
+            Mode::Login => match &s.login {
+                Some(v) if v.running() => k.hint(&[Action::Back, Action::Copy]),
+                _ => k.hint(&[Action::Login, Action::Back]),
+            },
             Mode::Resources => browse::hint(s, crate::tui::browse::Kind::Resources),
             Mode::Prompts => browse::hint(s, crate::tui::browse::Kind::Prompts),
             Mode::Normal => {
@@ -81,6 +85,10 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                 actions.extend([Action::Help, Action::Quit]);
                 // The views of what the selected server offers besides tools.
                 if let Some(v) = s.selected_server() {
+                    // A server that waits for a login says how, first.
+                    if matches!(v.status, crate::mcp::manager::ServerStatus::NeedsAuth(_)) {
+                        actions.insert(0, Action::Login);
+                    }
                     let has = |cap: &str, empty: bool| {
                         !empty || v.negotiated.as_ref().is_some_and(|n| n.has_capability(cap))
                     };
