@@ -389,13 +389,24 @@ pub fn shown_url(url: &str) -> String {
         let masked: Vec<String> = text[q + 1..end]
             .split('&')
             .map(|pair| match pair.split_once('=') {
-                Some((k, _)) if is_secret_header(&url_decode(k)) => format!("{k}={MASK}"),
+                Some((k, _)) if is_secret_query(&url_decode(k)) => format!("{k}={MASK}"),
                 _ => pair.to_string(),
             })
             .collect();
         text.replace_range(q + 1..end, &masked.join("&"));
     }
     crate::sanitize::one_line(&text)
+}
+
+/// A query parameter whose value is a secret: what a secret header is
+/// named, and OAuth's one-time and signed values (an authorization code,
+/// a PKCE verifier, assertions and ID tokens).
+fn is_secret_query(name: &str) -> bool {
+    is_secret_header(name)
+        || matches!(
+            name.to_ascii_lowercase().as_str(),
+            "code" | "code_verifier" | "assertion" | "client_assertion" | "id_token"
+        )
 }
 
 fn url_decode(s: &str) -> String {
@@ -408,6 +419,17 @@ fn url_decode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn oauth_codes_and_verifiers_in_a_query_are_masked() {
+        let shown = shown_url(
+            "http://127.0.0.1:4000/callback?code=c0de&state=s1&code_verifier=v&client_assertion=eyJ&iss=x",
+        );
+        assert_eq!(
+            shown,
+            "http://127.0.0.1:4000/callback?code=••••••&state=s1&code_verifier=••••••&client_assertion=••••••&iss=x"
+        );
+    }
 
     #[test]
     fn secrets_are_masked() {
