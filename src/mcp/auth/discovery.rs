@@ -143,6 +143,40 @@ pub fn as_candidates(issuer: &reqwest::Url) -> Vec<String> {
     }
 }
 
+/// The origins that gave no HTTP answer at all (a time-out, a refused
+/// connection): their remaining candidate URLs are skipped, so a silent
+/// server costs one time limit, not one per candidate.
+#[derive(Debug, Default)]
+struct Silent(Vec<url::Origin>);
+
+impl Silent {
+    /// Whether `url` is on a silent origin (noted in the trace when so).
+    fn skip(&self, url: &str, trace: &mut Trace) -> bool {
+        let Ok(u) = reqwest::Url::parse(url) else {
+            return false;
+        };
+        let silent = self.0.contains(&u.origin());
+        if silent {
+            trace.note(format!(
+                "{} skipped: {} gave no answer",
+                crate::mcp::netlog::shown_url(url),
+                u.origin().ascii_serialization()
+            ));
+        }
+        silent
+    }
+
+    /// Remember `url`'s origin when the fetch brought no HTTP answer.
+    fn note(&mut self, url: &str, fetched: &Fetched) {
+        if let Fetched::Unusable(None, _) = fetched
+            && let Ok(u) = reqwest::Url::parse(url)
+            && !self.0.contains(&u.origin())
+        {
+            self.0.push(u.origin());
+        }
+    }
+}
+
 /// Find the authorization server of `server_url`. `authorization_server`
 /// overrides the PRM's choice.
 pub async fn discover(
@@ -173,7 +207,11 @@ pub async fn discover(
             candidates.push(c);
         }
     }
+    let mut silent = Silent::default();
     for url in &candidates {
+        if silent.skip(url, trace) {
+            continue;
+        }
         match http
             .get_doc(url, "protected resource metadata", trace)
             .await?
@@ -182,7 +220,7 @@ pub async fn discover(
                 prm = Some(doc);
                 break;
             }
-            Fetched::Unusable(..) => {}
+            other => silent.note(url, &other),
         }
     }
     let mut resource = None;
@@ -252,9 +290,10 @@ pub async fn discover(
         trace.note("no protected resource metadata: trying the server's origin as its authorization server (2025-03-26)");
         let origin = server.origin().ascii_serialization();
         let url = format!("{origin}/.well-known/oauth-authorization-server");
-        if let Fetched::Doc(doc) = http
-            .get_doc(&url, "authorization server metadata", trace)
-            .await?
+        if !silent.skip(&url, trace)
+            && let Fetched::Doc(doc) = http
+                .get_doc(&url, "authorization server metadata", trace)
+                .await?
         {
             let mut meta = AsMetadata::from_doc(&doc);
             if meta.issuer.is_empty() {
@@ -287,10 +326,14 @@ pub async fn discover(
         .map_err(|m| AuthError::new(AuthErrorKind::Discovery, m).with_trace(trace))?;
     let mut last = String::new();
     for url in as_candidates(&issuer_url) {
-        match http
+        if silent.skip(&url, trace) {
+            continue;
+        }
+        let fetched = http
             .get_doc(&url, "authorization server metadata", trace)
-            .await?
-        {
+            .await?;
+        silent.note(&url, &fetched);
+        match fetched {
             Fetched::Doc(doc) => {
                 let meta = AsMetadata::from_doc(&doc);
                 if trim_slash(&meta.issuer) != trim_slash(&issuer) {
@@ -383,6 +426,28 @@ mod tests {
             "https://h.example/api",
             &u("https://h.example/api/mcp")
         ));
+    }
+
+    #[test]
+    fn a_silent_origin_is_asked_once() {
+        let mut silent = Silent::default();
+        let mut trace = Trace::default();
+        let a = "http://127.0.0.1:9/.well-known/oauth-authorization-server";
+        let b = "http://127.0.0.1:9/.well-known/openid-configuration";
+        let other = "http://127.0.0.1:10/.well-known/openid-configuration";
+        // An HTTP answer (here a 404) keeps the origin in play.
+        silent.note(a, &Fetched::Unusable(Some(404), "not here".into()));
+        assert!(!silent.skip(b, &mut trace));
+        assert!(trace.is_empty());
+        // No answer at all: the origin's other URLs are skipped, and the
+        // trace says so; other origins are still asked.
+        silent.note(a, &Fetched::Unusable(None, "no answer within 2s".into()));
+        assert!(silent.skip(b, &mut trace));
+        assert!(!silent.skip(other, &mut trace));
+        assert_eq!(
+            trace.to_string(),
+            format!("  {b} skipped: http://127.0.0.1:9 gave no answer")
+        );
     }
 
     #[test]
