@@ -181,6 +181,7 @@ mod tests {
                 roots: vec![fixture("projects"), PathBuf::from("/srv/shared")],
                 browser: None,
                 credentials: CredentialStoreKind::Auto,
+                login_timeout: Settings::DEFAULT_LOGIN_TIMEOUT,
             }
         );
         let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();

@@ -67,6 +67,9 @@ pub struct Settings {
     pub browser: Option<String>,
     /// Where OAuth credentials are kept.
     pub credentials: CredentialStoreKind,
+    /// How long a browser login may take before mcpdeck stops waiting for
+    /// the redirect.
+    pub login_timeout: Duration,
 }
 
 impl Settings {
@@ -82,6 +85,8 @@ impl Settings {
     pub const DEFAULT_STDERR_LINES: usize = 500;
     /// Default for [`Settings::frame_log`].
     pub const DEFAULT_FRAME_LOG: usize = 10_000;
+    /// Default for [`Settings::login_timeout`].
+    pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
 }
 
 impl Default for Settings {
@@ -96,6 +101,7 @@ impl Default for Settings {
             roots: Vec::new(),
             browser: None,
             credentials: CredentialStoreKind::Auto,
+            login_timeout: Self::DEFAULT_LOGIN_TIMEOUT,
         }
     }
 }

@@ -45,6 +45,7 @@ pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "roots",
     "browser",
     "credentials",
+    "login_timeout",
 ];
 /// Keys allowed in `[servers.NAME]`.
 pub(crate) const SERVER_KEYS: &[&str] = &[
@@ -293,6 +294,7 @@ impl Parser<'_> {
                     settings.connect_timeout = self.duration("", key, value, false)?;
                 }
                 "probe_timeout" => settings.probe_timeout = self.duration("", key, value, false)?,
+                "login_timeout" => settings.login_timeout = self.duration("", key, value, false)?,
                 "shutdown_grace" => {
                     settings.shutdown_grace = self.duration("", key, value, true)?
                 }

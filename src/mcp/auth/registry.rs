@@ -80,6 +80,7 @@ pub fn auth_spec(server: &ServerConfig, settings: &Settings) -> Option<AuthSpec>
         .connect_timeout
         .min(std::time::Duration::from_secs(30));
     spec.unattended = unattended_login();
+    spec.callback_limit = settings.login_timeout;
     Some(spec)
 }
 
@@ -93,8 +94,8 @@ pub fn authorizer(
         spec.server.to_string(),
         spec.url.clone(),
         format!(
-            "{:?} {:?} {:?} {}",
-            spec.oauth, spec.browser, spec.store, spec.unattended
+            "{:?} {:?} {:?} {} {:?}",
+            spec.oauth, spec.browser, spec.store, spec.unattended, spec.callback_limit
         ),
     );
     let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
