@@ -708,6 +708,32 @@ fn callback_with_a_wrong_state_is_ignored_and_the_right_one_accepted() {
 }
 
 #[test]
+fn callback_with_only_a_wrong_state_times_out() {
+    let f = fake_with("state-only-wrong", &[], "login_timeout = 2");
+    let base = f.base();
+    let run = f.login();
+    let err = failed(&run);
+    assert_discovery_start(err, &base);
+    assert!(
+        err.contains("waiting for the browser to come back"),
+        "{err}"
+    );
+    assert_trace_has(
+        err,
+        "waiting for the redirect: no login came back within 2 s",
+    );
+    let m = message(err);
+    assert!(m.starts_with("no login came back within 2 s"), "{m}");
+    assert_eq!(f.requests_to("/authorize").len(), 1);
+    assert!(
+        f.requests_to("/token").is_empty(),
+        "the stale code is never exchanged"
+    );
+    f.assert_no_token_stored();
+    f.assert_log_clean();
+}
+
+#[test]
 fn callback_with_access_denied() {
     let f = fake("callback-denied");
     let base = f.base();

@@ -48,6 +48,8 @@ Modes (each changes only what it names)
                         terminal escapes (a window title, a screen clear).
   state-wrong           /authorize first sends its own GET to the redirect_uri with a wrong state and a
                         stale code (note "stale callback answered <status>" in the log), then 302s as usual.
+  state-only-wrong      /authorize: 302 to redirect_uri with the stale code and a wrong state, and nothing else
+                        (the right redirect never comes).
   callback-denied       /authorize: 302 to redirect_uri?error=access_denied&error_description=...&state=.
   iss-mismatch          AS metadata says authorization_response_iss_parameter_supported: true; /authorize
                         302s with the code, the state and iss=https://evil.example.com.
@@ -80,6 +82,7 @@ MODES = [
     "token-500",
     "token-error",
     "state-wrong",
+    "state-only-wrong",
     "callback-denied",
     "iss-mismatch",
     "iss-missing",
@@ -372,6 +375,8 @@ class Handler(BaseHTTPRequestHandler):
             except (urllib.error.URLError, OSError) as e:
                 status = f"failed ({e})"
             entry["note"] = f"stale callback answered {status}"
+        elif mode == "state-only-wrong":
+            params = {"code": STALE_CODE, "state": "not-the-state-" + q["state"][:4]}
         elif mode == "callback-denied":
             params = {"error": "access_denied", "error_description": "The user said no", "state": q["state"]}
         elif mode == "iss-mismatch":
