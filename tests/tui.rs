@@ -2698,6 +2698,8 @@ fn the_login_key_opens_the_login_screen_which_follows_the_login() {
     ] {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }
+    // Each row of the URL is a terminal hyperlink (OSC 8) to the whole URL.
+    assert!(out.contains(&format!("\x1b]8;;{url}\x1b\\")), "{out:?}");
     // The copy key copies the URL; Esc cancels the login.
     let mut fx = Vec::new();
     update(&mut s, key(KeyCode::Char('y')), &mut fx);
@@ -2710,6 +2712,21 @@ fn the_login_key_opens_the_login_screen_which_follows_the_login() {
     );
     assert_eq!(s.mode, Mode::Normal);
     assert!(s.login.is_none());
+
+    // A URL with control characters (from a hostile authorization server's
+    // metadata) is drawn as plain, sanitized text: no link, no escape.
+    update(&mut s, key(KeyCode::Char('o')), &mut fx);
+    update(
+        &mut s,
+        Msg::Manager(Event::Login {
+            server: "remote".into(),
+            event: LoginEvent::OpenUrl("https://evil.example/\x1b]8;;x\x07\x1b[2J".into()),
+        }),
+        &mut fx,
+    );
+    let out = screen(&s, 100, 24);
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+    assert!(out.contains("https://evil.example/"), "{out}");
 }
 
 #[test]

@@ -43,26 +43,43 @@ pub(super) fn render_login(s: &State, f: &mut Frame, area: Rect) {
 
     // The bottom part (the URL, the state, the keys) is always shown; the
     // trace gets what is left, and scrolls.
-    let bottom = bottom_lines(s, v);
-    let bottom_rows: u16 = bottom
-        .iter()
-        .map(|l| rows(&line_text(l), inner.width))
-        .sum::<u16>()
-        .min(inner.height.saturating_sub(2));
+    let (before, url, after) = bottom_lines(s, v);
+    let count =
+        |lines: &[Line]| -> u16 { lines.iter().map(|l| rows(&line_text(l), inner.width)).sum() };
+    let url_rows = url.as_deref().map_or(0, |u| {
+        u.chars().count().div_ceil(inner.width.max(1) as usize) as u16
+    });
+    let max = inner.height.saturating_sub(2);
+    let after_rows = count(&after).min(max);
+    let url_rows = url_rows.min(max - after_rows);
+    let before_rows = count(&before).min(max - after_rows - url_rows);
+    let bottom_rows = before_rows + url_rows + after_rows;
     let trace_area = Rect {
         height: inner.height.saturating_sub(bottom_rows),
         ..inner
     };
-    let bottom_area = Rect {
-        y: inner.y + trace_area.height,
-        height: bottom_rows,
-        ..inner
+    let mut y = inner.y + trace_area.height;
+    let mut next = |h: u16| {
+        let r = Rect {
+            y,
+            height: h,
+            ..inner
+        };
+        y += h;
+        r
     };
+    let (before_area, url_area, after_area) = (next(before_rows), next(url_rows), next(after_rows));
 
     let mut trace: Vec<Line> = vec![Line::styled(
         "Discovery",
         Style::default().add_modifier(Modifier::BOLD),
     )];
+    if !v.scopes.is_empty() {
+        trace.push(Line::styled(
+            format!("  asking for scope {:?}", clean(&v.scopes.join(" "))),
+            Role::Warn.style(),
+        ));
+    }
     if v.trace.is_empty() {
         trace.push(Line::styled(
             "  asking the server what it needs…",
@@ -72,38 +89,74 @@ pub(super) fn render_login(s: &State, f: &mut Frame, area: Rect) {
     for l in v.trace.iter().skip(v.scroll) {
         trace.push(Line::raw(format!("  {l}")));
     }
-    if !v.scopes.is_empty() {
-        trace.insert(
-            1,
-            Line::styled(
-                format!("  asking for scope {:?}", clean(&v.scopes.join(" "))),
-                Role::Warn.style(),
-            ),
-        );
-    }
     f.render_widget(Paragraph::new(trace).wrap(Wrap { trim: false }), trace_area);
     f.render_widget(
-        Paragraph::new(bottom).wrap(Wrap { trim: false }),
-        bottom_area,
+        Paragraph::new(before).wrap(Wrap { trim: false }),
+        before_area,
     );
+    if let Some(url) = &url {
+        render_link(f, url_area, url);
+    }
+    f.render_widget(Paragraph::new(after).wrap(Wrap { trim: false }), after_area);
+}
+
+/// The URL, cut into rows, each row a terminal hyperlink (OSC 8) to the
+/// whole URL: a click opens it even when it wraps. Only a URL of printable
+/// ASCII is linked (mcpdeck builds it percent-encoded; anything else is
+/// drawn as plain, sanitized text).
+fn render_link(f: &mut Frame, area: Rect, url: &str) {
+    use ratatui::buffer::CellDiffOption;
+    let width = area.width.max(1) as usize;
+    let style = Role::Accent.style();
+    let linkable = !url.is_empty() && url.chars().all(|c| c.is_ascii_graphic());
+    if !linkable {
+        f.render_widget(
+            Paragraph::new(Line::styled(clean(url), style)).wrap(Wrap { trim: false }),
+            area,
+        );
+        return;
+    }
+    let chars: Vec<char> = url.chars().collect();
+    let buf = f.buffer_mut();
+    for (i, chunk) in chars.chunks(width).enumerate().take(area.height as usize) {
+        let y = area.y + i as u16;
+        let text: String = chunk.iter().collect();
+        for (j, c) in chunk.iter().enumerate() {
+            if let Some(cell) = buf.cell_mut((area.x + j as u16, y)) {
+                cell.set_char(*c).set_style(style);
+            }
+        }
+        // The first cell carries the whole row inside the link; the diff
+        // counts it as the row's width and skips the cells it covers.
+        if let (Some(cell), Some(w)) = (
+            buf.cell_mut((area.x, y)),
+            std::num::NonZeroU16::new(chunk.len() as u16),
+        ) {
+            cell.set_symbol(&format!("\x1b]8;;{url}\x1b\\{text}\x1b]8;;\x1b\\"))
+                .set_diff_option(CellDiffOption::ForcedWidth(w));
+        }
+    }
 }
 
 fn line_text(l: &Line) -> String {
     l.spans.iter().map(|s| s.content.as_ref()).collect()
 }
 
-fn bottom_lines(s: &State, v: &LoginView) -> Vec<Line<'static>> {
+/// The lines under the trace: before the URL, the URL, after it.
+fn bottom_lines(
+    s: &State,
+    v: &LoginView,
+) -> (Vec<Line<'static>>, Option<String>, Vec<Line<'static>>) {
     let k = &s.keymap;
-    let mut lines = Vec::new();
-    if let Some(url) = &v.url {
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(
+    let mut before = Vec::new();
+    if v.url.is_some() {
+        before.push(Line::raw(""));
+        before.push(Line::styled(
             "Open this URL to log in:",
             Style::default().add_modifier(Modifier::BOLD),
         ));
-        // The URL is an http(s) URL mcpdeck built; drawn safely anyway.
-        lines.push(Line::styled(clean(url), Role::Accent.style()));
     }
+    let mut lines = Vec::new();
     if let Some(b) = &v.browser {
         lines.push(Line::styled(clean(b), Role::Muted.style()));
     }
@@ -144,5 +197,5 @@ fn bottom_lines(s: &State, v: &LoginView) -> Vec<Line<'static>> {
         )
     };
     lines.push(Line::styled(keys, Role::Muted.style()));
-    lines
+    (before, v.url.clone(), lines)
 }
