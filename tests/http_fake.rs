@@ -237,7 +237,19 @@ fn unauthorized_needs_auth_and_the_token_never_shows() {
     assert_eq!(run.code, 4, "{}", run.stderr);
     assert!(run.stderr.contains("needs authorization"), "{}", run.stderr);
     assert!(run.stderr.contains("HTTP 401"), "{}", run.stderr);
-    assert!(run.stderr.contains("resource_metadata"), "{}", run.stderr);
+    // The challenge's resource_metadata is followed, and the trace says so.
+    assert!(
+        run.stderr
+            .contains("the server's challenge names its resource metadata"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("mcpdeck auth login {}", server.url)),
+        "{}",
+        run.stderr
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let cfg = common::write_file(

@@ -56,17 +56,38 @@ pub type Outcome = Result<Exit, Failure>;
 
 /// A server that could not be connected, as the CLI reports it.
 pub fn connect_failure(name: &str, e: &crate::mcp::ConnectError) -> Failure {
+    connect_failure_as(name, name, e)
+}
+
+/// [`connect_failure`], naming `login_as` in the login hint (the URL when
+/// the server was given as one rather than by its name in the config).
+pub fn connect_failure_as(name: &str, login_as: &str, e: &crate::mcp::ConnectError) -> Failure {
     let message = if let Some(a) = e.auth() {
         let hint = match a.kind {
             crate::mcp::auth::AuthErrorKind::NeedsLogin => {
-                format!("; log in with `mcpdeck auth login {name}`")
+                format!("; log in with `mcpdeck auth login {login_as}`")
             }
             _ => String::new(),
         };
-        format!(
-            "{name} needs authorization: {}{hint}",
-            sanitize::strip(&a.report())
-        )
+        // The message and what to do first, then the trace.
+        let status = e
+            .http()
+            .and_then(|f| f.status)
+            .map(|c| format!(" (HTTP {c})"))
+            .unwrap_or_default();
+        let message = sanitize::strip(&a.message);
+        let message = message
+            .strip_prefix(&format!("{name} "))
+            .unwrap_or(&message);
+        let head = format!("{name} needs authorization{status}: {message}");
+        if a.trace.is_empty() {
+            format!("{head}{hint}")
+        } else {
+            format!(
+                "{head}{hint}\ndiscovery trace:\n{}",
+                sanitize::strip(&a.trace.to_string())
+            )
+        }
     } else if e.needs_auth() {
         format!(
             "{name} needs authorization: {}",

@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::exit::{Exit, Failure, connect_failure};
+use super::exit::{Exit, Failure, connect_failure_as};
 use super::{TargetArgs, trace};
 use crate::config::{self, Config, ServerConfig};
 use crate::mcp::framelog::FrameLog;
@@ -346,6 +346,11 @@ impl Link {
         match Link::connect(config, target, options).await? {
             Ok(link) => Ok(link),
             Err((name, e)) => {
+                // What `auth login` needs to find this server again.
+                let login_as = match &target.target {
+                    Some(t) if config.server(&name).is_none() && !t.is_empty() => t.clone(),
+                    _ => name.clone(),
+                };
                 // With a terminal, a server that needs a login offers one,
                 // then connects again.
                 if let Some(a) = e.auth()
@@ -354,9 +359,9 @@ impl Link {
                 {
                     return Link::connect(config, target, options)
                         .await?
-                        .map_err(|(name, e)| connect_failure(&name, &e));
+                        .map_err(|(name, e)| connect_failure_as(&name, &login_as, &e));
                 }
-                Err(connect_failure(&name, &e))
+                Err(connect_failure_as(&name, &login_as, &e))
             }
         }
     }

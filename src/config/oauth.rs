@@ -61,10 +61,20 @@ impl Parser<'_> {
                     let raw = self.non_empty_string(ctx, key, value)?;
                     let span = raw.span.clone();
                     let url = text(raw)?;
-                    if !url.starts_with("https://") && !url.starts_with("http://") {
+                    let parsed = url::Url::parse(&url).ok();
+                    let loopback = parsed.as_ref().is_some_and(|u| {
+                        u.scheme() == "http"
+                            && matches!(
+                                u.host_str(),
+                                Some("localhost" | "127.0.0.1" | "[::1]")
+                            )
+                    });
+                    let https = parsed.as_ref().is_some_and(|u| u.scheme() == "https");
+                    let has_path = parsed.as_ref().is_some_and(|u| u.path().len() > 1);
+                    if !(https || loopback) || !has_path {
                         return Err(self.error(
                             span,
-                            format!("{ctx}`client_metadata_url` must be an https URL (the client's metadata document, which is its client_id)"),
+                            format!("{ctx}`client_metadata_url` must be an https URL with a path, e.g. \"https://example.com/mcpdeck-client.json\" (the client's metadata document, which is its client_id; http only on localhost for testing)"),
                         ));
                     }
                     oauth.client_metadata_url = Some(url);
@@ -156,5 +166,80 @@ impl Parser<'_> {
             Some(dir) if p.is_relative() && !dir.as_os_str().is_empty() => dir.join(p),
             _ => p,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::config::model::{OAuthGrant, OAuthResource, TransportConfig};
+    use crate::config::{ConfigError, load_str};
+
+    fn env(k: &str) -> Option<String> {
+        (k == "SECRET").then(|| "s3cret".to_string())
+    }
+
+    fn oauth(table: &str) -> Result<crate::config::model::OAuthConfig, ConfigError> {
+        let text =
+            format!("[servers.r]\nurl = \"https://r.example/mcp\"\n\n[servers.r.oauth]\n{table}");
+        let config = load_str(&text, Some(Path::new("/etc/mcpdeck/config.toml")), &env)?;
+        match &config.servers[0].transport {
+            TransportConfig::Http { oauth, .. } => {
+                Ok(oauth.as_deref().cloned().unwrap_or_default())
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn error(table: &str) -> String {
+        oauth(table).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn every_key_is_read() {
+        let o = oauth(
+            "client_id = \"c\"\nclient_secret = \"${SECRET}\"\nclient_metadata_url = \"https://me.example/client.json\"\nscopes = [\"a b\", \"c\"]\ncallback_port = 33418\nresource = false\ngrant = \"client_credentials\"\nprivate_key_file = \"keys/k.pem\"\nsigning_algorithm = \"es256\"\nauthorization_server = \"https://login.example\"\nid_token = \"t\"\nidp_token_endpoint = \"https://idp.example/token\"\nidp_client_id = \"i\"\nidp_client_secret = \"${SECRET}\"\n",
+        )
+        .unwrap();
+        assert_eq!(o.client_id.as_deref(), Some("c"));
+        assert_eq!(o.client_secret.as_deref(), Some("s3cret"));
+        assert_eq!(o.scopes, ["a", "b", "c"]);
+        assert_eq!(o.callback_port, Some(33418));
+        assert_eq!(o.resource, OAuthResource::Omit);
+        assert_eq!(o.grant, Some(OAuthGrant::ClientCredentials));
+        // Relative to the config file's folder.
+        assert_eq!(
+            o.private_key_file.as_deref(),
+            Some(Path::new("/etc/mcpdeck/keys/k.pem"))
+        );
+        assert_eq!(o.signing_algorithm.as_deref(), Some("ES256"));
+        assert_eq!(o.idp_client_secret.as_deref(), Some("s3cret"));
+        // The secrets never show in Debug.
+        let debug = format!("{o:?}");
+        assert!(!debug.contains("s3cret"), "{debug}");
+        let o = oauth("resource = \"https://api.example/\"\n").unwrap();
+        assert_eq!(
+            o.resource,
+            OAuthResource::Fixed("https://api.example/".into())
+        );
+    }
+
+    #[test]
+    fn bad_values_name_the_line_and_the_fix() {
+        let e = error("client_metadata_url = \"http://me.example/client.json\"\n");
+        assert!(e.contains("c.toml") || e.contains("config.toml"), "{e}");
+        assert!(
+            e.contains(":5:") && e.contains("must be an https URL"),
+            "{e}"
+        );
+        // http on loopback is allowed for testing; a URL needs a path.
+        assert!(oauth("client_metadata_url = \"http://localhost:8080/c.json\"\n").is_ok());
+        assert!(error("client_metadata_url = \"https://me.example\"\n").contains("with a path"));
+        assert!(error("callback_port = 70000\n").contains("from 1 to 65535"));
+        assert!(error("grant = \"password\"\n").contains("unknown grant \"password\""));
+        assert!(error("signing_algorithm = \"HS256\"\n").contains("\"ES256\" or \"RS256\""));
+        let e = error("client_idd = \"x\"\n");
+        assert!(e.contains("client_id"), "a suggestion: {e}");
     }
 }

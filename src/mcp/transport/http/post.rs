@@ -302,9 +302,16 @@ impl Shared {
             );
         }
         if matches!(code, 401 | 403) {
-            message.push_str(
-                "; the server needs authorization: add the credentials under `headers` (e.g. Authorization = \"Bearer ${TOKEN}\")",
-            );
+            let oauth = self.auth.as_ref().is_some_and(|a| a.bearer().is_some());
+            message.push_str(if code == 403 && oauth {
+                // Not insufficient_scope (that is handled above): the token
+                // is good, the account may not do this.
+                "; the server refuses this with the OAuth token it was sent (not a scope problem it names): the account may lack access, or `mcpdeck auth logout` then `auth login` as another account"
+            } else if self.auth.is_some() {
+                "; the server needs authorization: log in (`mcpdeck auth login SERVER`, or the login key in the TUI), or put credentials under `headers`"
+            } else {
+                "; the server needs authorization: add the credentials under `headers` (e.g. Authorization = \"Bearer ${TOKEN}\")"
+            });
         }
         let mut f = HttpFailure::new(Some(code), message);
         f.session_expired = session_expired.then(|| sent_session.unwrap_or_default());
