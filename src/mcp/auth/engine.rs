@@ -161,6 +161,12 @@ fn union(a: &[String], b: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// A token to refresh before the next request: it can be refreshed and
+/// ends within [`REFRESH_EARLY`] seconds.
+fn due(t: &StoredToken) -> bool {
+    t.refresh_token.is_some() && t.expires_at.is_some_and(|e| e <= now() + REFRESH_EARLY)
+}
+
 fn split_scope(s: Option<&str>) -> Vec<String> {
     s.map(|s| s.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default()
@@ -271,24 +277,11 @@ impl Authorizer {
     /// Before a request: refresh a token that expires within 30 s.
     pub async fn fresh(&self) {
         self.load();
-        let due = {
-            let cur = self.lock();
-            cur.token.as_ref().is_some_and(|t| {
-                t.refresh_token.is_some()
-                    && t.expires_at.is_some_and(|e| e <= now() + REFRESH_EARLY)
-            })
-        };
-        if !due {
+        if !self.lock().token.as_ref().is_some_and(due) {
             return;
         }
         let _flight = self.flight.lock().await;
-        let still = {
-            let cur = self.lock();
-            cur.token.clone().filter(|t| {
-                t.refresh_token.is_some()
-                    && t.expires_at.is_some_and(|e| e <= now() + REFRESH_EARLY)
-            })
-        };
+        let still = self.lock().token.clone().filter(due);
         if let Some(t) = still {
             let challenge = self.lock().challenge.clone();
             let mut trace = Trace::default();
@@ -318,15 +311,25 @@ impl Authorizer {
             return Ok(());
         }
         let mut trace = Trace::default();
+        // A refresh that failed without the refresh token being refused (the
+        // token endpoint or the network failed): keep it for the next try.
+        let mut kept = false;
         if let Some(t) = current.as_ref().filter(|t| t.refresh_token.is_some()) {
             match self.refresh(t, challenge, &mut trace).await {
                 Ok(()) => return Ok(()),
-                Err(e) => trace.note(format!("refresh failed: {e}")),
+                Err(e) => {
+                    trace.note(format!("refresh failed: {e}"));
+                    kept = self.lock().token.as_ref() == Some(t);
+                }
             }
         }
         if let Some(t) = &current {
             trace.note("the server refused the stored token");
-            self.forget_token(t);
+            if kept {
+                trace.note("its refresh token is kept for the next try");
+            } else {
+                self.forget_token(t);
+            }
         }
         self.obtain(challenge, &[], &mut trace).await
     }
@@ -375,6 +378,8 @@ impl Authorizer {
         self.obtain(challenge, &scopes, &mut trace).await
     }
 
+    /// Drop a token that no longer works, in memory and in the store (but
+    /// not a newer one another process stored meanwhile).
     fn forget_token(&self, t: &StoredToken) {
         let mut cur = self.lock();
         if cur.token.as_ref() == Some(t) {
@@ -382,8 +387,19 @@ impl Authorizer {
         }
         drop(cur);
         if let Ok(store) = self.store() {
-            let _ = store.remove_tokens(&self.spec.url);
+            let _ = store.remove_token_if_current(t);
         }
+    }
+
+    /// The store's token when it is no longer `t`: another mcpdeck process
+    /// refreshed it (rotating the refresh token `t` holds) or logged in.
+    fn newer_in_store(&self, t: &StoredToken) -> Option<StoredToken> {
+        let stored = self
+            .store()
+            .ok()?
+            .token_for(&self.spec.url, self.spec.oauth.client_id.as_deref())
+            .ok()??;
+        (stored.access_token != t.access_token).then_some(stored)
     }
 
     async fn discovered(
@@ -722,6 +738,21 @@ impl Authorizer {
         challenge: &BearerChallenge,
         trace: &mut Trace,
     ) -> Result<(), AuthError> {
+        // Another process may have refreshed since `t` was read: its token
+        // is the one to use (the refresh token held here is spent).
+        let newer = self.newer_in_store(t);
+        let t = match newer {
+            Some(n) => {
+                trace.note("another mcpdeck process renewed the token meanwhile: using its token");
+                self.lock().token = Some(n.clone());
+                if !due(&n) {
+                    return Ok(());
+                }
+                n
+            }
+            None => t.clone(),
+        };
+        let t = &t;
         let Some(rt) = &t.refresh_token else {
             return Err(AuthError::new(AuthErrorKind::Token, "no refresh token"));
         };
@@ -750,6 +781,13 @@ impl Authorizer {
             }
             Err(f) => {
                 if f.error.as_deref() == Some("invalid_grant") {
+                    // Spent: perhaps by another process a moment ago, which
+                    // then stores the new token.
+                    if let Some(n) = self.newer_in_store(t) {
+                        trace.note("the refresh token was spent by another mcpdeck process: using the token it stored");
+                        self.lock().token = Some(n);
+                        return Ok(());
+                    }
                     self.forget_token(t);
                 }
                 Err(f.into_auth(trace))

@@ -334,6 +334,38 @@ impl CredentialStore {
         }
     }
 
+    /// Remove the token with `token`'s (issuer, resource, client_id) only
+    /// while it is still `token` (the same access token): one another
+    /// mcpdeck process stored meanwhile (a refresh, a login) stays. The
+    /// check and the removal happen under the exclusive lock. Returns
+    /// whether it was removed.
+    pub fn remove_token_if_current(&self, token: &StoredToken) -> Result<bool, StoreError> {
+        let this = |t: &StoredToken| same_token(t, token) && t.access_token == token.access_token;
+        match &self.backend {
+            Backend::File => self.update(FILE_NAME, |doc: &mut Doc<StoredToken, StoredClient>| {
+                let before = doc.tokens.len();
+                doc.tokens.retain(|t| !this(t));
+                Ok(doc.tokens.len() != before)
+            }),
+            Backend::Keyring(vault) => {
+                self.update(INDEX_NAME, |doc: &mut Doc<TokenMeta, ClientMeta>| {
+                    let key = token_key(&token.issuer, token.resource.as_deref(), &token.client_id);
+                    let Some(meta) = doc.tokens.iter().find(|m| m.key() == key).cloned() else {
+                        return Ok(false);
+                    };
+                    // An entry whose secret is gone is removed too.
+                    let current = load_token(vault.as_ref(), &meta)?;
+                    if current.as_ref().is_some_and(|t| !this(t)) {
+                        return Ok(false);
+                    }
+                    delete_blob(vault.as_ref(), &key, meta.parts)?;
+                    doc.tokens.retain(|m| m.key() != key);
+                    Ok(true)
+                })
+            }
+        }
+    }
+
     /// Every token kept, for `auth status`.
     pub fn tokens(&self) -> Result<Vec<StoredToken>, StoreError> {
         match &self.backend {
@@ -1356,6 +1388,47 @@ mod tests {
         assert_eq!(store.token_for(url, None).expect("lookup"), None);
         assert_eq!(store.tokens().expect("tokens"), vec![elsewhere]);
         assert_eq!(store.remove_tokens(url).expect("remove"), vec![]);
+    }
+
+    /// A token is removed only while it is the one stored: a newer one for
+    /// the same (issuer, resource, client_id), saved by another process,
+    /// stays; other tokens are untouched.
+    fn removes_only_the_current_token(store: &CredentialStore) {
+        let url = "https://mcp.example.com/mcp";
+        let old = token(url, "client-a", "access-old", 100);
+        let other = token(url, "client-b", "access-b", 150);
+        store.save_token(&old).expect("save");
+        store.save_token(&other).expect("save");
+        let newer = token(url, "client-a", "access-new", 200);
+        store.save_token(&newer).expect("save");
+        assert!(!store.remove_token_if_current(&old).expect("remove"));
+        assert_eq!(
+            store.token_for(url, Some("client-a")).expect("lookup"),
+            Some(newer.clone())
+        );
+        assert!(store.remove_token_if_current(&newer).expect("remove"));
+        assert_eq!(
+            store.token_for(url, Some("client-a")).expect("lookup"),
+            None
+        );
+        assert!(!store.remove_token_if_current(&newer).expect("remove"));
+        assert_eq!(store.tokens().expect("tokens"), vec![other]);
+    }
+
+    #[test]
+    fn file_removes_only_the_current_token() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        removes_only_the_current_token(&CredentialStore::file_in(tmp.path().join("mcpdeck")));
+    }
+
+    #[test]
+    fn keyring_removes_only_the_current_token() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = MemVault::with_part(usize::MAX);
+        let store = CredentialStore::keyring_in(tmp.path().to_path_buf(), vault.clone());
+        removes_only_the_current_token(&store);
+        // Only the remaining token's secret is left in the keyring.
+        assert_eq!(vault.dump().len(), 1);
     }
 
     #[test]
