@@ -805,3 +805,79 @@ fn callback_without_the_promised_issuer() {
     f.assert_no_token_stored();
     f.assert_log_clean();
 }
+
+// ---------------------------------------------------------------------------
+// A kept registration the authorization server no longer knows.
+
+#[test]
+fn a_forgotten_registration_is_dropped_and_the_login_registers_again() {
+    let f = fake("forget-client");
+    let path = seed_stale_client(&f);
+    let run = f.login();
+    assert_eq!(
+        run.code, 0,
+        "stdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
+    assert!(
+        run.stderr.contains("invalid_client") && run.stderr.contains("registering again"),
+        "{}",
+        run.stderr
+    );
+    // Two authorizations (the stale client, then the new one), one
+    // registration, and the stale client is gone from the store.
+    assert_eq!(f.requests_to("/authorize").len(), 2);
+    assert_eq!(f.requests_to("/register").len(), 1);
+    let text = std::fs::read_to_string(&path).expect("credentials.json");
+    assert!(!text.contains("stale-client"), "{text}");
+    assert!(text.contains(ACCESS_TOKEN), "{text}");
+    assert!(!run.stderr.contains("stale-secret") && !run.stdout.contains("stale-secret"));
+}
+
+/// A registration kept from an earlier run, which the server has since
+/// forgotten; returns the store's path.
+fn seed_stale_client(f: &Fake) -> PathBuf {
+    let base = f.base();
+    let port = common::free_port();
+    // A registration kept from an earlier run, which the server has since
+    // forgotten (its token endpoint answers invalid_client).
+    let stale = serde_json::json!({
+        "version": 1,
+        "tokens": [],
+        "clients": [{
+            "issuer": base,
+            "client_id": "stale-client",
+            "client_secret": "stale-secret",
+            "auth_method": "client_secret_basic",
+            "redirect_uris": [format!("http://127.0.0.1:{port}/callback")],
+            "registered_at": 1_700_000_000u64,
+            "client_secret_expires_at": null
+        }]
+    });
+    let path = f.credentials();
+    std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
+    std::fs::write(&path, stale.to_string()).expect("seed the store");
+    path
+}
+
+#[test]
+fn a_browser_command_that_fails_ends_the_login_instead_of_waiting() {
+    // The authorization server refuses the stale client at /authorize (as
+    // real ones do, without redirecting): curl -f fails, and the login ends
+    // at once with why, not after the five-minute time limit.
+    let f = fake("ok");
+    seed_stale_client(&f);
+    let run = f.login();
+    let stderr = failed(&run);
+    assert!(
+        run.elapsed < std::time::Duration::from_secs(20),
+        "{:?}",
+        run.elapsed
+    );
+    let msg = message(stderr);
+    assert!(
+        msg.contains("curl") && msg.contains("no login came back"),
+        "{stderr}"
+    );
+    f.assert_no_token_stored();
+}

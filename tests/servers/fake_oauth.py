@@ -37,6 +37,8 @@ Endpoints (mode "ok" unless a mode below says otherwise)
 Modes (each changes only what it names)
   ok                    the above.
   meta-html             AS metadata: 200 text/html, a login page.
+  forget-client         /authorize accepts any client_id (a client the server has since forgotten gets
+                        its code, then invalid_client from /token).
   meta-huge             AS metadata: 200 application/json, a 2 MiB JSON object (Content-Length set).
   meta-notjson          AS metadata: 200 application/json whose body is not JSON (and ends in ESC [31m).
   meta-redirect-loop    AS metadata: 302 -> /loop/a -> 302 /loop/b -> 302 back to where it started.
@@ -89,6 +91,7 @@ MODES = [
     "prm-elsewhere",
     "as-plain-http",
     "register-no-client-id",
+    "forget-client",
 ]
 CLIENT_ID = "fake-client-id"
 CLIENT_SECRET = "fake-client-secret-7Hq2Lm"
@@ -348,7 +351,9 @@ class Handler(BaseHTTPRequestHandler):
         problems = []
         if q.get("response_type") != "code":
             problems.append("response_type is not code")
-        if q.get("client_id") != CLIENT_ID:
+        # forget-client: any client is shown the login (its token request
+        # then fails with invalid_client unless it is the registered one).
+        if q.get("client_id") != CLIENT_ID and mode != "forget-client":
             problems.append("unknown client_id")
         if not redirect.startswith("http://127.0.0.1:") or not redirect.endswith("/callback"):
             problems.append("redirect_uri is not a loopback /callback")

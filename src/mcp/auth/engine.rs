@@ -108,6 +108,15 @@ struct Current {
     challenge: BearerChallenge,
 }
 
+/// How long a failed browser command (one the user named) leaves for a
+/// redirect already on its way before the login ends.
+const BROWSER_FAILURE_GRACE: Duration = Duration::from_secs(2);
+
+/// The trace note when the token endpoint no longer knows a kept
+/// registration (`invalid_client`): it is forgotten.
+const FORGOTTEN_CLIENT: &str =
+    "the server no longer knows the registered client (invalid_client): forgotten";
+
 /// One server's authorizer, shared by its transport and by the UI.
 pub struct Authorizer {
     spec: AuthSpec,
@@ -525,6 +534,8 @@ impl Authorizer {
     /// extra scopes for a step-up. Runs discovery again.
     pub async fn login(&self, extra: &[String]) -> Result<TokenInfo, AuthError> {
         let _flight = self.flight.lock().await;
+        // The stored token's scopes count in a step-up from a fresh process.
+        self.load();
         let challenge = {
             let mut cur = self.lock();
             cur.discovered = None;
@@ -533,7 +544,7 @@ impl Authorizer {
         let mut trace = Trace::default();
         // A probe when no 401 was seen yet: what the server asks for.
         let challenge = if challenge == BearerChallenge::default() {
-            self.probe(&mut trace).await.unwrap_or(challenge)
+            self.probe(&mut trace).await?
         } else {
             challenge
         };
@@ -556,30 +567,55 @@ impl Authorizer {
             }
             OAuthGrant::CrossApp => self.cross_app(&d, &challenge, &extra, &mut trace).await?,
             OAuthGrant::AuthorizationCode => {
-                self.authorize(&d, &challenge, &extra, &mut trace).await?;
+                match self.authorize(&d, &challenge, &extra, &mut trace).await {
+                    Ok(_) => {}
+                    // A kept registration the server no longer knows: it is
+                    // forgotten; register and authorize once more.
+                    Err(e) if e.trace.steps.iter().any(|s| s.note == FORGOTTEN_CLIENT) => {
+                        trace = e.trace;
+                        trace.note("registering again and authorizing once more");
+                        self.authorize(&d, &challenge, &extra, &mut trace).await?;
+                    }
+                    Err(e) => return Err(e),
+                }
             }
         }
         self.info()
             .ok_or_else(|| AuthError::new(AuthErrorKind::Token, "no token after the login"))
     }
 
-    /// An unauthenticated POST to learn the server's challenge.
-    async fn probe(&self, trace: &mut Trace) -> Option<BearerChallenge> {
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(self.spec.http_limit)
-            .build()
-            .ok()?;
+    /// An unauthenticated POST to learn the server's challenge (with the
+    /// server's TLS settings). A server that does not answer at all is an
+    /// error: discovery without it would only guess.
+    async fn probe(&self, trace: &mut Trace) -> Result<BearerChallenge, AuthError> {
         let body = serde_json::json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
             "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpdeck","version":env!("CARGO_PKG_VERSION")}}});
-        let resp = client
+        let sent = self
+            .http
+            .client()
             .post(&self.spec.url)
+            .timeout(self.spec.http_limit)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .body(body.to_string())
             .send()
-            .await
-            .ok()?;
+            .await;
+        let resp = match sent {
+            Ok(r) => r,
+            Err(e) => {
+                let why = crate::mcp::transport::http::error_chain(&e);
+                trace.push("POST", &self.spec.url, None, format!("no answer: {why}"));
+                return Err(AuthError::new(
+                    AuthErrorKind::Discovery,
+                    format!(
+                        "{} does not answer at {} ({why}); check that it runs and that `url` is right",
+                        self.spec.server,
+                        crate::mcp::netlog::shown_url(&self.spec.url)
+                    ),
+                )
+                .with_trace(trace));
+            }
+        };
         let status = resp.status().as_u16();
         let values = crate::mcp::transport::http::www_authenticate(resp.headers());
         let c = BearerChallenge::from_headers(&values);
@@ -593,7 +629,7 @@ impl Authorizer {
                 "a Bearer challenge".to_string()
             },
         );
-        Some(c)
+        Ok(c)
     }
 
     /// Forget the token (and revoke it where the server offers revocation).
@@ -1046,12 +1082,21 @@ impl Authorizer {
         self.report(LoginEvent::Waiting);
         let cancel = self.cancel.notified();
         let waited = listener.wait(&state, self.spec.callback_limit, cancel);
+        // A browser command the user named (curl in scripts and CI) that
+        // fails will not bring the login back: after a moment's grace for
+        // a redirect already on its way, the login ends rather than waiting
+        // out the time limit. The platform's opener failing is different:
+        // the person can still open the URL by hand.
+        let named = browser::explicit(self.spec.browser.as_deref(), &env);
+        let mut browser_failed: Option<String> = None;
         let result = match launched {
             Some(l) => {
                 tokio::pin!(waited);
                 let finished = l.finished();
                 tokio::pin!(finished);
                 let mut browser_done = false;
+                let grace = tokio::time::sleep(Duration::from_secs(86_400));
+                tokio::pin!(grace);
                 loop {
                     tokio::select! {
                         r = &mut waited => break r,
@@ -1059,8 +1104,22 @@ impl Authorizer {
                             browser_done = true;
                             if let Some(msg) = browser::failure(&st) {
                                 trace.note(msg.clone());
-                                self.report(LoginEvent::Browser(msg));
+                                self.report(LoginEvent::Browser(msg.clone()));
+                                if named {
+                                    browser_failed = Some(msg);
+                                    grace.as_mut().reset(
+                                        tokio::time::Instant::now() + BROWSER_FAILURE_GRACE,
+                                    );
+                                }
                             }
+                        }
+                        _ = &mut grace => {
+                            let msg = browser_failed.take().unwrap_or_default();
+                            return Err(AuthError::new(
+                                AuthErrorKind::Denied,
+                                format!("{msg}, and no login came back: check the URL above in a browser, or the `browser` command"),
+                            )
+                            .with_trace(trace));
                         }
                     }
                 }
@@ -1119,7 +1178,7 @@ impl Authorizer {
                     && let Ok(store) = self.store()
                 {
                     let _ = store.remove_client(&d.issuer, &client.client_id);
-                    trace.note("the server no longer knows the registered client: forgotten, log in again to register anew");
+                    trace.note(FORGOTTEN_CLIENT);
                 }
                 return Err(f.into_auth(trace));
             }

@@ -84,6 +84,11 @@ impl AuthHttp {
         })
     }
 
+    /// The client (the server's TLS settings, redirects off).
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
     /// Log exchanges in this network log (the transport's).
     pub fn attach(&self, net: Arc<NetLog>) {
         let _ = self.net.set(net);
