@@ -29,7 +29,7 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         match s.mode {
             Mode::Editor => k.hint(&[Action::Send, Action::Back]),
             Mode::Filter => typing_hint(s, "type to filter"),
-            Mode::Help => "any key closes the help".to_string(),
+            Mode::Help => "the moves scroll the help · any other key closes it".to_string(),
             Mode::ConfirmQuit => format!("{} quits, any other key stays", k.label(Action::Confirm)),
             Mode::Log => format!(
                 "{} · {} method filter · {} this server / all · {} follow · {} back",
