@@ -1,0 +1,271 @@
+//! The JSON files of the credential store: the versioned document, its
+//! atomic writes, the data directory's permissions and the lock across
+//! processes.
+
+use super::*;
+
+// ---------------------------------------------------------------------------
+// The JSON files.
+
+/// Both files: `{"version":1,"tokens":[...],"clients":[...]}`.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct Doc<T, C> {
+    pub(super) version: u64,
+    #[serde(default = "Vec::new")]
+    pub(super) tokens: Vec<T>,
+    #[serde(default = "Vec::new")]
+    pub(super) clients: Vec<C>,
+}
+
+impl<T, C> Default for Doc<T, C> {
+    fn default() -> Self {
+        Doc {
+            version: FORMAT_VERSION,
+            tokens: Vec::new(),
+            clients: Vec::new(),
+        }
+    }
+}
+
+/// Just the version, read before the rest so that a newer format is named
+/// as such.
+#[derive(Deserialize)]
+pub(super) struct VersionOnly {
+    pub(super) version: Option<serde_json::Value>,
+}
+
+/// Reads a credentials file; missing = empty. Anything unreadable is an
+/// error naming the file, whose detail never quotes the file's content.
+pub(super) fn read_doc<T, C>(path: &Path) -> Result<Doc<T, C>, StoreError>
+where
+    T: DeserializeOwned,
+    C: DeserializeOwned,
+{
+    let text = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Doc::default()),
+        Err(source) => {
+            return Err(StoreError::Io {
+                action: "read",
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    tighten_file(path);
+    let corrupt = |detail: String| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let head: VersionOnly = serde_json::from_slice(&text).map_err(|e| corrupt(json_detail(&e)))?;
+    match head.version {
+        Some(v) if v.as_u64() == Some(FORMAT_VERSION) => {}
+        Some(v) => {
+            let shown = match v.as_u64() {
+                Some(n) => format!("format version {n}, from a newer mcpdeck?"),
+                None => "a \"version\" that is not a number".to_string(),
+            };
+            return Err(corrupt(shown));
+        }
+        None => return Err(corrupt("no \"version\"".to_string())),
+    }
+    serde_json::from_slice(&text).map_err(|e| corrupt(json_detail(&e)))
+}
+
+/// Where and how JSON failed, without serde's message (it can quote values,
+/// and values here are secrets).
+pub(super) fn json_detail(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let what = match e.classify() {
+        Category::Io => "could not be read",
+        Category::Syntax => "not valid JSON",
+        Category::Data => "unexpected content",
+        Category::Eof => "cut short",
+    };
+    if e.line() == 0 {
+        what.to_string()
+    } else {
+        format!("{what} at line {} column {}", e.line(), e.column())
+    }
+}
+
+pub(super) static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `dir/name` atomically: a new 0600 temp file in `dir`, fsync,
+/// rename over the target, fsync of `dir`. The temp file is removed on
+/// failure.
+pub(super) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    let target = dir.join(name);
+    let (tmp, mut file) = loop {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}.{n}.{nanos}.tmp", std::process::id()));
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        match options.open(&tmp) {
+            Ok(file) => break (tmp, file),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(source) => {
+                return Err(StoreError::Io {
+                    action: "create a file in",
+                    path: dir.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    };
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|source| StoreError::Io {
+            action: "write",
+            path: tmp.clone(),
+            source,
+        });
+    drop(file);
+    let renamed = written.and_then(|()| {
+        fs::rename(&tmp, &target).map_err(|source| StoreError::Io {
+            action: "replace",
+            path: target.clone(),
+            source,
+        })
+    });
+    if let Err(e) = renamed {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    #[cfg(unix)]
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|source| StoreError::Io {
+            action: "sync",
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The directory, permissions, the lock.
+
+/// `<data dir>/mcpdeck`, e.g. `~/.local/share/mcpdeck`.
+pub(super) fn data_dir() -> Result<PathBuf, StoreError> {
+    directories::ProjectDirs::from("", "", SERVICE)
+        .map(|p| p.data_dir().to_path_buf())
+        .ok_or(StoreError::NoHome)
+}
+
+/// Creates the directory (0700) if needed; tightens it if it is looser.
+pub(super) fn ensure_dir(dir: &Path) -> Result<(), StoreError> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir).map_err(|source| StoreError::Io {
+        action: "create the directory",
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    tighten_dir(dir)
+}
+
+/// Makes an existing directory 0700 if group or others may use it.
+pub(super) fn tighten_dir(dir: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let io_err = |action, source| StoreError::Io {
+            action,
+            path: dir.to_path_buf(),
+            source,
+        };
+        let mode = fs::metadata(dir)
+            .map_err(|e| io_err("inspect", e))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| io_err("make private (0700)", e))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// Makes an existing credentials file 0600 if it is looser (best effort:
+/// the next write replaces it with a 0600 file anyway).
+pub(super) fn tighten_file(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = fs::metadata(path)
+            && meta.permissions().mode() & 0o077 != 0
+            && let Err(e) = fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+        {
+            tracing::warn!("could not make {} private (0600): {e}", path.display());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// An `flock` on the lock file, released when dropped (the file closes).
+pub(super) struct FileLock {
+    pub(super) _file: File,
+}
+
+impl FileLock {
+    pub(super) fn take(path: &Path, exclusive: bool) -> Result<FileLock, StoreError> {
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let file = options.open(path).map_err(|source| StoreError::Io {
+            action: "open the lock file",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            let op = if exclusive {
+                libc::LOCK_EX
+            } else {
+                libc::LOCK_SH
+            };
+            loop {
+                // SAFETY: the descriptor is open for as long as `file` lives.
+                let rc = unsafe { libc::flock(file.as_raw_fd(), op) };
+                if rc == 0 {
+                    break;
+                }
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(StoreError::Io {
+                        action: "lock",
+                        path: path.to_path_buf(),
+                        source: e,
+                    });
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = exclusive;
+        Ok(FileLock { _file: file })
+    }
+}
