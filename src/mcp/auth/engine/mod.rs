@@ -4,6 +4,15 @@
 //! and the server allow, and runs the browser login (PKCE, loopback
 //! redirect) when a person asks for it, or when the config says no person
 //! is needed.
+//!
+//! The grants that need no person are in `grants`, the browser login in
+//! `code`.
+
+mod code;
+mod grants;
+
+use code::FORGOTTEN_CLIENT;
+pub use code::pkce;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -14,7 +23,6 @@ use crate::config::{CredentialStoreKind, OAuthConfig, OAuthGrant, OAuthResource}
 use crate::mcp::netlog::NetLog;
 
 use super::browser;
-use super::callback::{CallbackError, CallbackListener};
 use super::challenge::BearerChallenge;
 use super::discovery::{Discovered, discover};
 use super::error::{AuthError, AuthErrorKind, Trace};
@@ -108,15 +116,6 @@ struct Current {
     challenge: BearerChallenge,
 }
 
-/// How long a failed browser command (one the user named) leaves for a
-/// redirect already on its way before the login ends.
-const BROWSER_FAILURE_GRACE: Duration = Duration::from_secs(2);
-
-/// The trace note when the token endpoint no longer knows a kept
-/// registration (`invalid_client`): it is forgotten.
-const FORGOTTEN_CLIENT: &str =
-    "the server no longer knows the registered client (invalid_client): forgotten";
-
 /// One server's authorizer, shared by its transport and by the UI.
 pub struct Authorizer {
     spec: AuthSpec,
@@ -145,20 +144,6 @@ fn token_info(t: &StoredToken, storage: String) -> TokenInfo {
         refreshable: t.refresh_token.is_some(),
         storage,
     }
-}
-
-/// A PKCE verifier and its S256 challenge (the `oauth2` crate's).
-pub fn pkce() -> (Secret, String) {
-    let (challenge, verifier) = oauth2::PkceCodeChallenge::new_random_sha256();
-    (
-        Secret::new(verifier.secret().clone()),
-        challenge.as_str().to_string(),
-    )
-}
-
-/// An unguessable `state`.
-fn new_state() -> String {
-    oauth2::CsrfToken::new_random().secret().clone()
 }
 
 fn union(a: &[String], b: &[String]) -> Vec<String> {
@@ -352,12 +337,7 @@ impl Authorizer {
     ) -> Result<(), AuthError> {
         let _flight = self.flight.lock().await;
         let wanted = split_scope(challenge.scope.as_deref());
-        let granted = self
-            .lock()
-            .token
-            .as_ref()
-            .map(|t| t.scopes.clone())
-            .unwrap_or_default();
+        let granted = self.granted();
         if round >= MAX_AUTHORIZATIONS {
             return Err(AuthError::new(
                 AuthErrorKind::StepUpLimit,
@@ -389,6 +369,15 @@ impl Authorizer {
 
     /// Drop a token that no longer works, in memory and in the store (but
     /// not a newer one another process stored meanwhile).
+    /// The scopes the current token was granted.
+    fn granted(&self) -> Vec<String> {
+        self.lock()
+            .token
+            .as_ref()
+            .map(|t| t.scopes.clone())
+            .unwrap_or_default()
+    }
+
     fn forget_token(&self, t: &StoredToken) {
         let mut cur = self.lock();
         if cur.token.as_ref() == Some(t) {
@@ -552,13 +541,7 @@ impl Authorizer {
         let extra = if extra.is_empty() {
             Vec::new()
         } else {
-            let granted = self
-                .lock()
-                .token
-                .as_ref()
-                .map(|t| t.scopes.clone())
-                .unwrap_or_default();
-            union(&granted, extra)
+            union(&self.granted(), extra)
         };
         match self.grant(&d) {
             OAuthGrant::ClientCredentials => {
@@ -829,361 +812,6 @@ impl Authorizer {
                 Err(f.into_auth(trace))
             }
         }
-    }
-
-    async fn client_credentials(
-        &self,
-        d: &Discovered,
-        challenge: &BearerChallenge,
-        extra: &[String],
-        trace: &mut Trace,
-    ) -> Result<(), AuthError> {
-        let Some(client) = register::configured(&self.spec.oauth, Some(&d.meta))? else {
-            return Err(AuthError::new(
-                AuthErrorKind::Config,
-                "the client_credentials grant needs `client_id` and `client_secret` or `private_key_file` in [servers.NAME.oauth]",
-            )
-            .with_trace(trace));
-        };
-        let endpoint = self.token_endpoint(d, trace)?.to_string();
-        let scopes = self.scopes(d, challenge, extra);
-        let resource = self.resource(d);
-        let mut params = vec![("grant_type".to_string(), "client_credentials".to_string())];
-        if !scopes.is_empty() {
-            params.push(("scope".into(), scopes.join(" ")));
-        }
-        if let Some(r) = &resource {
-            params.push(("resource".into(), r.clone()));
-        }
-        trace.note(format!(
-            "client_credentials as {} ({})",
-            client.client_id,
-            client.auth.method_name()
-        ));
-        let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
-            .await
-            .map_err(|f| f.into_auth(trace))?;
-        self.keep(d, &client.client_id, resource, &scopes, g, None);
-        Ok(())
-    }
-
-    /// Cross-app access (SEP-990): the identity provider's ID token is
-    /// exchanged for an ID-JAG (RFC 8693), which the authorization server
-    /// takes as a jwt-bearer grant (RFC 7523).
-    async fn cross_app(
-        &self,
-        d: &Discovered,
-        challenge: &BearerChallenge,
-        extra: &[String],
-        trace: &mut Trace,
-    ) -> Result<(), AuthError> {
-        let o = &self.spec.oauth;
-        let (Some(id_token), Some(idp_endpoint)) = (&o.id_token, &o.idp_token_endpoint) else {
-            return Err(AuthError::new(
-                AuthErrorKind::Config,
-                "cross-app access needs `id_token` and `idp_token_endpoint` in [servers.NAME.oauth]",
-            ));
-        };
-        let idp_client = Client {
-            client_id: o
-                .idp_client_id
-                .clone()
-                .or_else(|| o.client_id.clone())
-                .unwrap_or_default(),
-            auth: ClientAuth::choose(
-                o.idp_client_secret.clone().map(Secret::new).as_ref(),
-                None,
-                None,
-            ),
-        };
-        let scopes = self.scopes(d, challenge, extra);
-        let resource = self.resource(d).unwrap_or_else(|| self.spec.url.clone());
-        let mut params = vec![
-            (
-                "grant_type".to_string(),
-                "urn:ietf:params:oauth:grant-type:token-exchange".to_string(),
-            ),
-            (
-                "requested_token_type".into(),
-                "urn:ietf:params:oauth:token-type:id-jag".into(),
-            ),
-            ("audience".into(), d.issuer.clone()),
-            ("resource".into(), resource.clone()),
-            ("subject_token".into(), id_token.clone()),
-            (
-                "subject_token_type".into(),
-                "urn:ietf:params:oauth:token-type:id_token".into(),
-            ),
-        ];
-        if !scopes.is_empty() {
-            params.push(("scope".into(), scopes.join(" ")));
-        }
-        trace.note("cross-app access: exchanging the identity provider's ID token for an ID-JAG");
-        let jag = token::request(
-            &self.http,
-            idp_endpoint,
-            &idp_client,
-            idp_endpoint,
-            params,
-            trace,
-        )
-        .await
-        .map_err(|f| f.into_auth(trace))?;
-        let Some(client) = register::configured(o, Some(&d.meta))? else {
-            return Err(AuthError::new(
-                AuthErrorKind::Config,
-                "cross-app access needs `client_id` (and `client_secret`) for the authorization server in [servers.NAME.oauth]",
-            ));
-        };
-        let endpoint = self.token_endpoint(d, trace)?.to_string();
-        let mut params = vec![
-            (
-                "grant_type".to_string(),
-                "urn:ietf:params:oauth:grant-type:jwt-bearer".to_string(),
-            ),
-            ("assertion".into(), jag.access_token.expose().to_string()),
-        ];
-        if !scopes.is_empty() {
-            params.push(("scope".into(), scopes.join(" ")));
-        }
-        let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
-            .await
-            .map_err(|f| f.into_auth(trace))?;
-        self.keep(d, &client.client_id, Some(resource), &scopes, g, None);
-        Ok(())
-    }
-
-    /// The browser login: PKCE, the loopback redirect, the code exchange.
-    async fn authorize(
-        &self,
-        d: &Discovered,
-        challenge: &BearerChallenge,
-        extra: &[String],
-        trace: &mut Trace,
-    ) -> Result<StoredToken, AuthError> {
-        let meta = &d.meta;
-        match &meta.code_challenge_methods_supported {
-            Some(list) if !list.iter().any(|m| m == "S256") => {
-                return Err(AuthError::new(
-                    AuthErrorKind::Discovery,
-                    format!("the authorization server {} does not support PKCE with S256 (it lists {list:?}); mcpdeck will not log in without it", d.issuer),
-                )
-                .with_trace(trace));
-            }
-            None => trace.note("the metadata does not list code_challenge_methods_supported; using PKCE S256 anyway"),
-            _ => {}
-        }
-        let Some(auth_endpoint) = meta.authorization_endpoint.clone() else {
-            return Err(AuthError::new(
-                AuthErrorKind::Discovery,
-                format!(
-                    "the authorization server {} lists no authorization_endpoint",
-                    d.issuer
-                ),
-            )
-            .with_trace(trace));
-        };
-        let auth_url = check_url(&auth_endpoint, "authorization endpoint")
-            .map_err(|m| AuthError::new(AuthErrorKind::Discovery, m).with_trace(trace))?;
-        // The port of a kept registration, so it can be used again.
-        let port = self.spec.oauth.callback_port.or_else(|| {
-            if self.spec.oauth.client_id.is_some() {
-                return None;
-            }
-            let kept = self.store().ok()?.client_for(&d.issuer, None).ok()??;
-            kept.redirect_uris
-                .iter()
-                .find_map(|u| reqwest::Url::parse(u).ok()?.port())
-        });
-        let listener = match CallbackListener::bind(port).await {
-            Ok(l) => l,
-            Err(e) if self.spec.oauth.callback_port.is_none() && port.is_some() => {
-                trace.note(format!(
-                    "the port of the earlier registration is taken ({e}): a new one"
-                ));
-                CallbackListener::bind(None)
-                    .await
-                    .map_err(|e| AuthError::new(AuthErrorKind::Config, e.to_string()))?
-            }
-            Err(e) => {
-                return Err(AuthError::new(AuthErrorKind::Config, e.to_string()).with_trace(trace));
-            }
-        };
-        let redirect_uri = listener.redirect_uri();
-        let store = self.store().ok();
-        let Identity { client, source } = register::identify(
-            &self.http,
-            store,
-            &self.spec.oauth,
-            meta,
-            &redirect_uri,
-            trace,
-        )
-        .await?;
-        let scopes = self.scopes(d, challenge, extra);
-        let resource = self.resource(d);
-        let (verifier, code_challenge) = pkce();
-        let state = new_state();
-        let mut url = auth_url;
-        {
-            let mut q = url.query_pairs_mut();
-            q.append_pair("response_type", "code")
-                .append_pair("client_id", &client.client_id)
-                .append_pair("redirect_uri", &redirect_uri)
-                .append_pair("state", &state)
-                .append_pair("code_challenge", &code_challenge)
-                .append_pair("code_challenge_method", "S256");
-            if !scopes.is_empty() {
-                q.append_pair("scope", &scopes.join(" "));
-            }
-            if let Some(r) = &resource {
-                q.append_pair("resource", r);
-            }
-        }
-        trace.note(format!(
-            "authorization code with PKCE S256 as {} ({}), scope {:?}, redirect {redirect_uri}",
-            client.client_id,
-            source.label(),
-            scopes.join(" ")
-        ));
-        self.report(LoginEvent::Discovered(trace.clone()));
-        self.report(LoginEvent::OpenUrl(url.to_string()));
-        let env = |k: &str| std::env::var(k).ok();
-        let launched = match browser::choose(self.spec.browser.as_deref(), &env) {
-            Ok(Some(cmd)) => match browser::launch(&cmd, url.as_str()) {
-                Ok(l) => {
-                    self.report(LoginEvent::Browser(format!(
-                        "opened with `{}`",
-                        cmd.argv.join(" ")
-                    )));
-                    Some(l)
-                }
-                Err(e) => {
-                    self.report(LoginEvent::Browser(format!(
-                        "`{}` failed to start ({e}); open the URL yourself",
-                        cmd.argv.join(" ")
-                    )));
-                    None
-                }
-            },
-            Ok(None) => {
-                self.report(LoginEvent::Browser(
-                    "no browser to open here: open the URL yourself".into(),
-                ));
-                None
-            }
-            Err(e) => {
-                self.report(LoginEvent::Browser(format!(
-                    "the browser command cannot be used ({e}); open the URL yourself"
-                )));
-                None
-            }
-        };
-        self.report(LoginEvent::Waiting);
-        let cancel = self.cancel.notified();
-        let waited = listener.wait(&state, self.spec.callback_limit, cancel);
-        // A browser command the user named (curl in scripts and CI) that
-        // fails will not bring the login back: after a moment's grace for
-        // a redirect already on its way, the login ends rather than waiting
-        // out the time limit. The platform's opener failing is different:
-        // the person can still open the URL by hand.
-        let named = browser::explicit(self.spec.browser.as_deref(), &env);
-        let mut browser_failed: Option<String> = None;
-        let result = match launched {
-            Some(l) => {
-                tokio::pin!(waited);
-                let finished = l.finished();
-                tokio::pin!(finished);
-                let mut browser_done = false;
-                let grace = tokio::time::sleep(Duration::from_secs(86_400));
-                tokio::pin!(grace);
-                loop {
-                    tokio::select! {
-                        r = &mut waited => break r,
-                        st = &mut finished, if !browser_done => {
-                            browser_done = true;
-                            if let Some(msg) = browser::failure(&st) {
-                                trace.note(msg.clone());
-                                self.report(LoginEvent::Browser(msg.clone()));
-                                if named {
-                                    browser_failed = Some(msg);
-                                    grace.as_mut().reset(
-                                        tokio::time::Instant::now() + BROWSER_FAILURE_GRACE,
-                                    );
-                                }
-                            }
-                        }
-                        _ = &mut grace => {
-                            let msg = browser_failed.take().unwrap_or_default();
-                            return Err(AuthError::new(
-                                AuthErrorKind::Denied,
-                                format!("{msg}, and no login came back: check the URL above in a browser, or the `browser` command"),
-                            )
-                            .with_trace(trace));
-                        }
-                    }
-                }
-            }
-            None => waited.await,
-        };
-        let callback = result.map_err(|e| {
-            let kind = match &e {
-                CallbackError::Denied { .. } => AuthErrorKind::Denied,
-                CallbackError::Timeout(_) => AuthErrorKind::Timeout,
-                CallbackError::Cancelled => AuthErrorKind::Cancelled,
-                _ => AuthErrorKind::Config,
-            };
-            trace.note(format!("waiting for the redirect: {e}"));
-            AuthError::new(kind, e.to_string()).with_trace(trace)
-        })?;
-        match (&callback.iss, meta.iss_parameter_supported) {
-            (Some(iss), _) if iss != &d.issuer => {
-                trace.note(format!(
-                    "the redirect names issuer {iss:?}, not {:?}: refused",
-                    d.issuer
-                ));
-                return Err(AuthError::new(
-                    AuthErrorKind::Denied,
-                    format!("the login came back from issuer {:?}, not {:?} (a mix-up attack or a misconfigured server); the code was not used and no token was stored", crate::sanitize::one_line(iss), d.issuer),
-                )
-                .with_trace(trace));
-            }
-            (None, true) => {
-                trace.note("the redirect names no issuer, though the server promises one: refused");
-                return Err(AuthError::new(
-                    AuthErrorKind::Denied,
-                    format!("the authorization server {} promises an `iss` in its redirect and sent none; the code was not used and no token was stored", d.issuer),
-                )
-                .with_trace(trace));
-            }
-            _ => {}
-        }
-        self.report(LoginEvent::Exchanging);
-        let endpoint = self.token_endpoint(d, trace)?.to_string();
-        let mut params = vec![
-            ("grant_type".to_string(), "authorization_code".to_string()),
-            ("code".into(), callback.code.clone()),
-            ("redirect_uri".into(), redirect_uri.clone()),
-            ("code_verifier".into(), verifier.expose().to_string()),
-        ];
-        if let Some(r) = &resource {
-            params.push(("resource".into(), r.clone()));
-        }
-        let g = match token::request(&self.http, &endpoint, &client, &d.issuer, params, trace).await
-        {
-            Ok(g) => g,
-            Err(f) => {
-                if f.error.as_deref() == Some("invalid_client")
-                    && matches!(source, Source::Kept | Source::Registered)
-                    && let Ok(store) = self.store()
-                {
-                    let _ = store.remove_client(&d.issuer, &client.client_id);
-                    trace.note(FORGOTTEN_CLIENT);
-                }
-                return Err(f.into_auth(trace));
-            }
-        };
-        Ok(self.keep(d, &client.client_id, resource, &scopes, g, None))
     }
 }
 

@@ -1,0 +1,129 @@
+//! The grants that need no person: client_credentials (a client secret or
+//! a private_key_jwt assertion) and cross-app access (an identity
+//! provider's ID token exchanged for an ID-JAG, then the jwt-bearer grant).
+
+use super::*;
+
+impl Authorizer {
+    pub(super) async fn client_credentials(
+        &self,
+        d: &Discovered,
+        challenge: &BearerChallenge,
+        extra: &[String],
+        trace: &mut Trace,
+    ) -> Result<(), AuthError> {
+        let Some(client) = register::configured(&self.spec.oauth, Some(&d.meta))? else {
+            return Err(AuthError::new(
+                AuthErrorKind::Config,
+                "the client_credentials grant needs `client_id` and `client_secret` or `private_key_file` in [servers.NAME.oauth]",
+            )
+            .with_trace(trace));
+        };
+        let endpoint = self.token_endpoint(d, trace)?.to_string();
+        let scopes = self.scopes(d, challenge, extra);
+        let resource = self.resource(d);
+        let mut params = vec![("grant_type".to_string(), "client_credentials".to_string())];
+        if !scopes.is_empty() {
+            params.push(("scope".into(), scopes.join(" ")));
+        }
+        if let Some(r) = &resource {
+            params.push(("resource".into(), r.clone()));
+        }
+        trace.note(format!(
+            "client_credentials as {} ({})",
+            client.client_id,
+            client.auth.method_name()
+        ));
+        let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
+            .await
+            .map_err(|f| f.into_auth(trace))?;
+        self.keep(d, &client.client_id, resource, &scopes, g, None);
+        Ok(())
+    }
+
+    /// Cross-app access (SEP-990): the identity provider's ID token is
+    /// exchanged for an ID-JAG (RFC 8693), which the authorization server
+    /// takes as a jwt-bearer grant (RFC 7523).
+    pub(super) async fn cross_app(
+        &self,
+        d: &Discovered,
+        challenge: &BearerChallenge,
+        extra: &[String],
+        trace: &mut Trace,
+    ) -> Result<(), AuthError> {
+        let o = &self.spec.oauth;
+        let (Some(id_token), Some(idp_endpoint)) = (&o.id_token, &o.idp_token_endpoint) else {
+            return Err(AuthError::new(
+                AuthErrorKind::Config,
+                "cross-app access needs `id_token` and `idp_token_endpoint` in [servers.NAME.oauth]",
+            ));
+        };
+        let idp_client = Client {
+            client_id: o
+                .idp_client_id
+                .clone()
+                .or_else(|| o.client_id.clone())
+                .unwrap_or_default(),
+            auth: ClientAuth::choose(
+                o.idp_client_secret.clone().map(Secret::new).as_ref(),
+                None,
+                None,
+            ),
+        };
+        let scopes = self.scopes(d, challenge, extra);
+        let resource = self.resource(d).unwrap_or_else(|| self.spec.url.clone());
+        let mut params = vec![
+            (
+                "grant_type".to_string(),
+                "urn:ietf:params:oauth:grant-type:token-exchange".to_string(),
+            ),
+            (
+                "requested_token_type".into(),
+                "urn:ietf:params:oauth:token-type:id-jag".into(),
+            ),
+            ("audience".into(), d.issuer.clone()),
+            ("resource".into(), resource.clone()),
+            ("subject_token".into(), id_token.clone()),
+            (
+                "subject_token_type".into(),
+                "urn:ietf:params:oauth:token-type:id_token".into(),
+            ),
+        ];
+        if !scopes.is_empty() {
+            params.push(("scope".into(), scopes.join(" ")));
+        }
+        trace.note("cross-app access: exchanging the identity provider's ID token for an ID-JAG");
+        let jag = token::request(
+            &self.http,
+            idp_endpoint,
+            &idp_client,
+            idp_endpoint,
+            params,
+            trace,
+        )
+        .await
+        .map_err(|f| f.into_auth(trace))?;
+        let Some(client) = register::configured(o, Some(&d.meta))? else {
+            return Err(AuthError::new(
+                AuthErrorKind::Config,
+                "cross-app access needs `client_id` (and `client_secret`) for the authorization server in [servers.NAME.oauth]",
+            ));
+        };
+        let endpoint = self.token_endpoint(d, trace)?.to_string();
+        let mut params = vec![
+            (
+                "grant_type".to_string(),
+                "urn:ietf:params:oauth:grant-type:jwt-bearer".to_string(),
+            ),
+            ("assertion".into(), jag.access_token.expose().to_string()),
+        ];
+        if !scopes.is_empty() {
+            params.push(("scope".into(), scopes.join(" ")));
+        }
+        let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
+            .await
+            .map_err(|f| f.into_auth(trace))?;
+        self.keep(d, &client.client_id, Some(resource), &scopes, g, None);
+        Ok(())
+    }
+}
