@@ -26,8 +26,7 @@ impl Shared {
         let body = bytes::Bytes::from(body);
         // Authorizations for this request: after a 401 (refresh or a new
         // token) and for step-up on 403 insufficient_scope.
-        let mut unauthorized = 0u32;
-        let mut step_ups = 0u32;
+        let mut rounds = AuthRounds::default();
         let (resp, ex, sent_session) = loop {
             if let Some(auth) = &self.auth {
                 auth.fresh().await;
@@ -36,40 +35,18 @@ impl Shared {
                 Some(r) => r,
                 None => return,
             };
-            let Some(auth) = self.auth.clone() else {
+            let code = resp.status().as_u16();
+            let values = www_authenticate(resp.headers());
+            let Some(challenge) = self.auth_challenge(code, &values) else {
                 break (resp, ex, sent_session);
             };
-            let code = resp.status().as_u16();
-            if code != 401 && code != 403 {
-                break (resp, ex, sent_session);
-            }
-            let values = www_authenticate(resp.headers());
-            let challenge = crate::mcp::auth::challenge::BearerChallenge::from_headers(&values);
-            if code == 403 && !challenge.insufficient_scope() {
-                break (resp, ex, sent_session);
-            }
             let _ = read_body(resp, MAX_ERROR_BODY, &ex).await;
             ex.finish();
-            let done = if code == 401 {
-                if unauthorized >= 2 {
-                    Err(crate::mcp::auth::AuthError::new(
-                        crate::mcp::auth::AuthErrorKind::Token,
-                        format!(
-                            "POST {} still answers 401 to {} with a new token; the server does not accept what its authorization server issues",
-                            self.shown_url,
-                            out.label()
-                        ),
-                    ))
-                } else {
-                    unauthorized += 1;
-                    auth.unauthorized(sent_token.as_ref(), &challenge).await
-                }
-            } else {
-                let r = auth.insufficient_scope(&challenge, step_ups).await;
-                step_ups += 1;
-                r
-            };
-            match done {
+            let what = format!("POST {} to {}", self.shown_url, out.label());
+            match self
+                .reauthorize(code, &challenge, sent_token.as_ref(), &mut rounds, &what)
+                .await
+            {
                 Ok(()) => ex.note(format!("HTTP {code}: authorized, sent again")),
                 Err(e) => {
                     ex.note(format!("HTTP {code}: {}", e.message));

@@ -73,7 +73,62 @@ pub(super) struct Pumped {
     pub(super) error: Option<String>,
 }
 
+/// How often one request has been authorized again: after a 401 (a
+/// refresh or a new token) and for step-up on 403 insufficient_scope.
+#[derive(Debug, Default)]
+pub(super) struct AuthRounds {
+    unauthorized: u32,
+    step_ups: u32,
+}
+
 impl Shared {
+    /// The challenge of an answer the OAuth engine will answer: a 401, or
+    /// a 403 insufficient_scope, when the server has an authorizer.
+    pub(super) fn auth_challenge(
+        &self,
+        code: u16,
+        www_authenticate: &[String],
+    ) -> Option<crate::mcp::auth::challenge::BearerChallenge> {
+        self.auth.as_ref()?;
+        let challenge =
+            crate::mcp::auth::challenge::BearerChallenge::from_headers(www_authenticate);
+        (code == 401 || (code == 403 && challenge.insufficient_scope())).then_some(challenge)
+    }
+
+    /// Authorize a request again after `code` with `challenge` (from
+    /// [`Shared::auth_challenge`]): `Ok` when it may be sent again with the
+    /// new token, else why not. `what` names the request for messages.
+    pub(super) async fn reauthorize(
+        &self,
+        code: u16,
+        challenge: &crate::mcp::auth::challenge::BearerChallenge,
+        sent_token: Option<&crate::mcp::auth::Secret>,
+        rounds: &mut AuthRounds,
+        what: &str,
+    ) -> Result<(), crate::mcp::auth::AuthError> {
+        let Some(auth) = &self.auth else {
+            return Err(crate::mcp::auth::AuthError::new(
+                crate::mcp::auth::AuthErrorKind::Config,
+                format!("{what} needs authorization and the server has no OAuth login"),
+            ));
+        };
+        if code == 403 {
+            let r = auth.insufficient_scope(challenge, rounds.step_ups).await;
+            rounds.step_ups += 1;
+            return r;
+        }
+        if rounds.unauthorized >= 2 {
+            return Err(crate::mcp::auth::AuthError::new(
+                crate::mcp::auth::AuthErrorKind::Token,
+                format!(
+                    "{what} still answers 401 with a new token; the server does not accept what its authorization server issues"
+                ),
+            ));
+        }
+        rounds.unauthorized += 1;
+        auth.unauthorized(sent_token, challenge).await
+    }
+
     /// The bearer token a request carries, as sent.
     pub(super) fn sent_token(headers: &HeaderMap) -> Option<crate::mcp::auth::Secret> {
         headers

@@ -22,7 +22,7 @@ impl Shared {
         last_event_id: Option<&str>,
         label: &str,
     ) -> Result<(reqwest::Response, ExchangeHandle), HttpFailure> {
-        let mut retried = false;
+        let mut rounds = AuthRounds::default();
         loop {
             let mut headers = self.base_headers(None);
             let sent_token = Self::sent_token(&headers);
@@ -56,21 +56,24 @@ impl Shared {
             };
             let status = resp.status();
             ex.response(status.as_u16(), Self::shown_headers(resp.headers()));
-            if status.as_u16() == 401
-                && let Some(auth) = &self.auth
-                && !retried
-            {
-                let values = www_authenticate(resp.headers());
-                let challenge = crate::mcp::auth::challenge::BearerChallenge::from_headers(&values);
+            let values = www_authenticate(resp.headers());
+            if let Some(challenge) = self.auth_challenge(status.as_u16(), &values) {
                 let _ = read_body(resp, MAX_ERROR_BODY, &ex).await;
                 ex.finish();
-                match auth.unauthorized(sent_token.as_ref(), &challenge).await {
-                    Ok(()) => {
-                        retried = true;
-                        continue;
-                    }
+                let what = format!("GET {}", self.shown_url);
+                let code = status.as_u16();
+                match self
+                    .reauthorize(code, &challenge, sent_token.as_ref(), &mut rounds, &what)
+                    .await
+                {
+                    Ok(()) => continue,
                     Err(e) => {
-                        return Err(HttpFailure::unauthorized(401, self.url.as_str(), e, values));
+                        return Err(HttpFailure::unauthorized(
+                            code,
+                            self.url.as_str(),
+                            e,
+                            values,
+                        ));
                     }
                 }
             }
