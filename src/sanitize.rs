@@ -39,6 +39,27 @@ pub fn one_line(s: &str) -> String {
         .collect()
 }
 
+/// Escape control characters (`\n` and `\t` kept) and bidi controls as
+/// `\uXXXX`, for text that leaves mcpdeck (the clipboard): JSON stays
+/// valid and means the same, and nothing pasted reorders or commands a
+/// terminal. Returns the text and how many characters were escaped.
+pub fn escape_controls(s: &str) -> (Cow<'_, str>, usize) {
+    if !s.chars().any(needs_cleaning) {
+        return (Cow::Borrowed(s), 0);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut n = 0;
+    for c in s.chars() {
+        if needs_cleaning(c) {
+            n += 1;
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    (Cow::Owned(out), n)
+}
+
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{061C}')
 }
@@ -170,6 +191,24 @@ fn push_placeholder(out: &mut String, c: char) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escaped_controls_keep_json_meaning() {
+        let raw = serde_json::json!({"t": "a\u{202e}b\u{1b}[2Jc\u{9b}d\ne"});
+        let text = serde_json::to_string_pretty(&raw).unwrap();
+        let (safe, n) = escape_controls(&text);
+        // ESC is escaped by JSON itself; the bidi override and C1 are not.
+        assert_eq!(n, 2, "{safe}");
+        assert!(!safe.chars().any(needs_cleaning), "{safe}");
+        assert!(
+            safe.contains("\\u202e") && safe.contains("\\u009b"),
+            "{safe}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, raw);
+        let (plain, n) = escape_controls("plain\ttext\n");
+        assert_eq!((plain.as_ref(), n), ("plain\ttext\n", 0));
+    }
 
     const HOSTILE: &str = "ok\x1b[2J\x1b[31mred\x1b[0m \x1b]0;pwned\x07title \x1b]52;c;aGk=\x1b\\clip \u{9b}31m c1 \u{202e}evil\u{202c} bell\x07 cr\rX\x7f";
 

@@ -65,6 +65,7 @@ fn disabling_a_server_writes_the_config_and_keeps_its_comments() {
     t.wait_for("second 2025-11-25", 30);
     // Space disables the selected (first) server.
     t.keys(" ");
+    t.wait_for("disabled first; saved", 10);
     t.wait_for("first disabled", 10);
     let deadline = Instant::now() + limit(10);
     let text = loop {

@@ -333,15 +333,16 @@ fn toggles_go_to_the_manager_and_the_config_file() {
     update(&mut s, key(KeyCode::Char(' ')), &mut fx);
     // The file is written first; the driver tells the manager only then.
     assert!(
-        matches!(&fx[..], [Effect::WriteEnabled { server, enabled: false }] if server == "demo")
+        matches!(&fx[..], [Effect::WriteEnabled { server, enabled: false, note }] if server == "demo" && note == "disabled demo")
     );
     fx.clear();
     update(&mut s, key(KeyCode::Tab), &mut fx);
     update(&mut s, key(KeyCode::Char('d')), &mut fx);
     assert!(matches!(
         &fx[..],
-        [Effect::WriteDeny { server, tools, previous }]
+        [Effect::WriteDeny { server, tools, previous, note }]
             if server == "demo" && tools == &["echo".to_string()] && previous.is_empty()
+                && note == "denied echo on demo"
     ));
     // A denied tool does not open.
     update(&mut s, key(KeyCode::Enter), &mut fx);
@@ -725,20 +726,54 @@ fn the_empty_state_and_adding_a_server() {
 }
 
 #[test]
-fn the_help_fits_80x24_in_two_columns() {
-    let mut s = state();
-    let mut fx = Vec::new();
-    update(&mut s, key(KeyCode::Char('?')), &mut fx);
-    let out = screen(&s, 80, 24);
-    // The first action is on screen, and the help says there is more.
-    assert!(out.contains("move up") && out.contains("↓ more"), "{out}");
-    insta::assert_snapshot!("help_80x24", out);
-    // The moves scroll to the last action; another key closes.
-    update(&mut s, key(KeyCode::End), &mut fx);
-    let out = screen(&s, 80, 24);
-    assert!(out.contains("quit now") && out.contains("↑ more"), "{out}");
-    update(&mut s, key(KeyCode::Char('x')), &mut fx);
-    assert_eq!(s.mode, mcpdeck::tui::app::Mode::Normal);
+fn the_help_scrolls_searches_and_fits_every_size() {
+    for (w, h) in [(60u16, 20u16), (80, 24), (120, 40)] {
+        let mut s = state();
+        let mut fx = Vec::new();
+        update(&mut s, Msg::Resize(w, h), &mut fx);
+        update(&mut s, key(KeyCode::Char('?')), &mut fx);
+        let out = screen(&s, w, h);
+        assert!(out.contains("move up"), "{w}x{h}\n{out}");
+        // Scrolled to the end: the last bindings and the legend are there.
+        insta::assert_snapshot!(format!("help_{w}x{h}"), out);
+        update(&mut s, key(KeyCode::End), &mut fx);
+        let end = screen(&s, w, h);
+        assert!(end.contains("screen lines"), "{w}x{h}\n{end}");
+        // Every description is whole: no word is cut at the border (each
+        // help text's last word is on screen, wrapped if it must).
+        let mut all = String::new();
+        update(&mut s, key(KeyCode::Home), &mut fx);
+        loop {
+            all.push_str(&screen(&s, w, h));
+            if !update(&mut s, key(KeyCode::PageDown), &mut fx) {
+                break;
+            }
+        }
+        for a in mcpdeck::tui::keymap::Action::all() {
+            let last = a.help().split(' ').next_back().unwrap_or("");
+            assert!(all.contains(last), "{w}x{h}: {last:?} of {a:?} not shown");
+        }
+        // The abbreviations of the lists are explained.
+        for word in ["11 tools", "read-only", "open world", "round trip"] {
+            assert!(all.contains(word), "{w}x{h}: {word:?} not explained");
+        }
+        // `/` searches: only matching rows stay.
+        update(&mut s, key(KeyCode::Char('/')), &mut fx);
+        for c in "ping".chars() {
+            update(&mut s, key(KeyCode::Char(c)), &mut fx);
+        }
+        let found = screen(&s, w, h);
+        assert!(found.contains("ping the selected server"), "{found}");
+        assert!(!found.contains("move up"), "{found}");
+        // Enter keeps the search and gives the keys back; Esc clears it;
+        // another key closes the help.
+        update(&mut s, key(KeyCode::Enter), &mut fx);
+        update(&mut s, key(KeyCode::Esc), &mut fx);
+        assert!(screen(&s, w, h).contains("move up"));
+        assert_eq!(s.mode, mcpdeck::tui::app::Mode::Help);
+        update(&mut s, key(KeyCode::Char('x')), &mut fx);
+        assert_eq!(s.mode, mcpdeck::tui::app::Mode::Normal);
+    }
 }
 
 #[test]

@@ -223,7 +223,7 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::ToggleServer,
         name: "toggle_server",
-        help: "enable / disable the selected server",
+        help: "on / off: the selected server (servers pane) or tool (tools pane: deny / allow)",
         group: Group::Servers,
         keys: &["space"],
     },

@@ -1,24 +1,33 @@
 //! A call's outcome prepared for display, once, when it arrives: every
-//! block sanitized and split into lines (very long lines cut into chunks),
-//! so drawing a frame only touches the lines on screen.
+//! block sanitized and split into lines, so drawing a frame only touches
+//! the lines on screen.
+//!
+//! Lines are wrapped at the pane's width and scrolled by screen line: the
+//! end of a 20 MiB line is as reachable as its start. Where each line
+//! starts on screen is worked out once per width ([`Wrapped`], cached);
+//! a frame then cuts only the lines it shows.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use crate::tui::theme::Role;
 use ratatui::style::{Modifier, Style};
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use serde_json::Value;
+use unicode_width::UnicodeWidthChar;
 
 use crate::mcp::manager::CallError;
 use crate::mcp::types::{CallResult, Content};
 use crate::sanitize;
 
-/// Lines longer than this are shown in chunks (wrapping one 20 MB line
-/// would cost every frame).
-const CHUNK: usize = 2000;
-
 /// Styles of plain text rows (a byte per row instead of a `Style`).
 const TEXT_STYLES: [Style; 2] = [Style::new(), Style::new().fg(Role::Accent.color())];
 const PLAIN: u8 = 0;
 const STRUCTURED: u8 = 1;
+
+/// JSON up to this size is pretty-printed and coloured; larger stays
+/// plain text (pretty-printing it costs too much).
+const HIGHLIGHT_LIMIT: usize = 2 * 1024 * 1024;
 
 /// One row of a prepared outcome: a range of `Prepared::text`, or a
 /// styled line. Twelve bytes, so a 100 MB result costs little beyond its
@@ -30,6 +39,9 @@ struct Row {
     len: u32,
     styled: bool,
     style: u8,
+    /// Bytes of indent at the start of the text: wrapped parts of the
+    /// line are indented as much.
+    indent: u8,
 }
 
 /// A call's outcome, ready to draw: plain text kept as ranges into one
@@ -39,9 +51,118 @@ pub struct Prepared {
     text: String,
     styled: Vec<Line<'static>>,
     rows: Vec<Row>,
+    /// The wrap at the last width asked for.
+    wrapped: RefCell<Option<Wrapped>>,
+}
+
+/// Where each row starts on screen at one width.
+#[derive(Debug, Clone, Default)]
+struct Wrapped {
+    width: usize,
+    /// `starts[i]`: the first screen line of row `i`; the last entry is
+    /// the total.
+    starts: Vec<u64>,
+    /// For long rows that are not ASCII: the byte offsets (into the row)
+    /// where each wrapped part after the first starts.
+    breaks: HashMap<usize, Vec<u32>>,
+}
+
+/// Rows longer than this keep their break offsets (a frame then cuts any
+/// part of them without scanning from the start).
+const KEEP_BREAKS: usize = 4096;
+
+/// The indent of continuation parts: the row's own, unless it would take
+/// half the width.
+fn cont_indent(indent: usize, width: usize) -> usize {
+    if indent * 2 < width { indent } else { 0 }
+}
+
+/// Where the parts after the first start (byte offsets) when `text` is
+/// cut to `width` columns, continuation parts `width - pre` wide.
+fn breaks(text: &str, width: usize, pre: usize) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut room = width.max(1);
+    let mut used = 0usize;
+    for (i, c) in text.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > room && used > 0 {
+            out.push(i as u32);
+            room = (width - pre).max(1);
+            used = 0;
+        }
+        used += w;
+    }
+    out
+}
+
+/// How many screen lines an ASCII text of `len` bytes takes.
+fn ascii_height(len: usize, width: usize, pre: usize) -> usize {
+    let width = width.max(1);
+    if len <= width {
+        1
+    } else {
+        let cw = (width - pre).max(1);
+        1 + (len - width).div_ceil(cw)
+    }
+}
+
+/// The display width of a line.
+fn line_width(line: &Line) -> usize {
+    line.spans.iter().map(|s| s.width()).sum()
+}
+
+/// The leading spaces of a styled line.
+fn line_indent(line: &Line) -> usize {
+    let mut n = 0;
+    for s in &line.spans {
+        let lead = s.content.len() - s.content.trim_start_matches(' ').len();
+        n += lead;
+        if lead < s.content.len() {
+            break;
+        }
+    }
+    n
+}
+
+/// Cut a styled line into parts `width` wide (continuations indented by
+/// its own indent).
+fn wrap_styled(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
+    if line_width(line) <= width {
+        return vec![line.clone()];
+    }
+    let pre = cont_indent(line_indent(line).min(u8::MAX as usize), width);
+    let mut parts: Vec<Line<'static>> = Vec::new();
+    let mut current: Vec<Span<'static>> = Vec::new();
+    let mut room = width.max(1);
+    let mut used = 0usize;
+    for span in &line.spans {
+        let mut piece = String::new();
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > room && used > 0 {
+                if !piece.is_empty() {
+                    current.push(Span::styled(std::mem::take(&mut piece), span.style));
+                }
+                parts.push(Line::from(std::mem::take(&mut current)).style(line.style));
+                current.push(Span::raw(" ".repeat(pre)));
+                room = (width - pre).max(1);
+                used = 0;
+            }
+            used += w;
+            piece.push(c);
+        }
+        if !piece.is_empty() {
+            current.push(Span::styled(piece, span.style));
+        }
+    }
+    if !current.is_empty() {
+        parts.push(Line::from(current).style(line.style));
+    }
+    parts
 }
 
 impl Prepared {
+    /// Rows (logical lines, before wrapping).
     pub fn len(&self) -> usize {
         self.rows.len()
     }
@@ -56,10 +177,149 @@ impl Prepared {
         if r.styled {
             return self.styled.get(r.start as usize).cloned();
         }
-        let text = self
-            .text
-            .get(r.start as usize..(r.start + r.len) as usize)?;
-        Some(Line::styled(text, TEXT_STYLES[r.style as usize]))
+        Some(Line::styled(
+            self.row_text(r)?,
+            TEXT_STYLES[r.style as usize],
+        ))
+    }
+
+    fn row_text(&self, r: &Row) -> Option<&str> {
+        self.text.get(r.start as usize..(r.start + r.len) as usize)
+    }
+
+    /// The screen lines the outcome takes at `width` columns.
+    pub fn screen_len(&self, width: u16) -> usize {
+        self.with_wrap(width as usize, |w| {
+            w.starts.last().copied().unwrap_or(0) as usize
+        })
+    }
+
+    /// The screen lines `from..from + count` at `width` columns: rows
+    /// wrapped at the width, continuations keeping the row's indent.
+    pub fn screen_lines(&self, width: u16, from: usize, count: usize) -> Vec<Line<'_>> {
+        let width = (width as usize).max(1);
+        self.with_wrap(width, |w| {
+            let mut out = Vec::with_capacity(count);
+            let from = from as u64;
+            // The row that holds screen line `from`.
+            let mut row = w.starts.partition_point(|s| *s <= from).saturating_sub(1);
+            let mut skip = from.saturating_sub(w.starts.get(row).copied().unwrap_or(0)) as usize;
+            while out.len() < count && row < self.rows.len() {
+                let need = count - out.len();
+                self.row_parts(w, row, skip, need, &mut out);
+                row += 1;
+                skip = 0;
+            }
+            out
+        })
+    }
+
+    /// Parts `skip..skip + need` of row `i`, wrapped at `w.width`.
+    fn row_parts<'a>(
+        &'a self,
+        w: &Wrapped,
+        i: usize,
+        skip: usize,
+        need: usize,
+        out: &mut Vec<Line<'a>>,
+    ) {
+        let Some(r) = self.rows.get(i) else { return };
+        let width = w.width;
+        if r.styled {
+            if let Some(line) = self.styled.get(r.start as usize) {
+                out.extend(wrap_styled(line, width).into_iter().skip(skip).take(need));
+            }
+            return;
+        }
+        let Some(text) = self.row_text(r) else { return };
+        let style = TEXT_STYLES[r.style as usize];
+        let pre = cont_indent(r.indent as usize, width);
+        let ascii = text.is_ascii();
+        // Where part `k` starts: arithmetic for ASCII, else the breaks
+        // (kept for long rows, found again for short ones).
+        let found;
+        let cuts: &[u32] = if ascii {
+            &[]
+        } else if let Some(b) = w.breaks.get(&i) {
+            b
+        } else {
+            found = breaks(text, width, pre);
+            &found
+        };
+        let cw = (width - pre).max(1);
+        let start_of = |k: usize| -> usize {
+            match k {
+                0 => 0,
+                k if ascii => (width + (k - 1) * cw).min(text.len()),
+                k => cuts.get(k - 1).map_or(text.len(), |c| *c as usize),
+            }
+        };
+        let parts = if ascii {
+            ascii_height(text.len(), width, pre)
+        } else {
+            cuts.len() + 1
+        };
+        for k in skip..(skip + need).min(parts) {
+            let Some(piece) = text.get(start_of(k)..start_of(k + 1)) else {
+                break;
+            };
+            if k == 0 || pre == 0 {
+                out.push(Line::styled(piece, style));
+            } else {
+                out.push(Line::from(vec![
+                    Span::raw(" ".repeat(pre)),
+                    Span::styled(piece, style),
+                ]));
+            }
+        }
+    }
+
+    /// Run `f` on the wrap at `width`, working it out first if the cached
+    /// one is for another width.
+    fn with_wrap<T>(&self, width: usize, f: impl FnOnce(&Wrapped) -> T) -> T {
+        let width = width.max(1);
+        let mut cache = self.wrapped.borrow_mut();
+        if cache.as_ref().is_none_or(|w| w.width != width) {
+            *cache = Some(self.wrap(width));
+        }
+        match cache.as_ref() {
+            Some(w) => f(w),
+            None => f(&Wrapped::default()),
+        }
+    }
+
+    fn wrap(&self, width: usize) -> Wrapped {
+        let mut starts = Vec::with_capacity(self.rows.len() + 1);
+        let mut breaks_of = HashMap::new();
+        let mut at = 0u64;
+        for (i, r) in self.rows.iter().enumerate() {
+            starts.push(at);
+            let h = if r.styled {
+                self.styled
+                    .get(r.start as usize)
+                    .map_or(1, |l| wrap_styled(l, width).len())
+            } else {
+                let text = self.row_text(r).unwrap_or("");
+                let pre = cont_indent(r.indent as usize, width);
+                if text.is_ascii() {
+                    ascii_height(text.len(), width, pre)
+                } else {
+                    let b = breaks(text, width, pre);
+                    let h = b.len() + 1;
+                    if text.len() > KEEP_BREAKS {
+                        breaks_of.insert(i, b);
+                    }
+                    h
+                }
+            };
+            at += h.max(1) as u64;
+        }
+        starts.push(at);
+        Wrapped {
+            width,
+            starts,
+            breaks: breaks_of,
+        }
     }
 
     fn push(&mut self, line: Line<'static>) {
@@ -68,8 +328,10 @@ impl Prepared {
             len: 0,
             styled: true,
             style: PLAIN,
+            indent: 0,
         });
         self.styled.push(line);
+        self.wrapped.take();
     }
 
     fn push_plain(&mut self, indent: &str, text: &str, style: u8) {
@@ -91,7 +353,9 @@ impl Prepared {
             len: (indent.len() + text.len()) as u32,
             styled: false,
             style,
+            indent: indent.len().min(u8::MAX as usize) as u8,
         });
+        self.wrapped.take();
     }
 }
 
@@ -99,23 +363,66 @@ fn clean(s: &str) -> String {
     sanitize::one_line(s)
 }
 
-/// Push `text` as lines, sanitized, long lines chunked, with an indent.
+/// Push `text` as lines, sanitized, with an indent.
 fn push_text(lines: &mut Prepared, text: &str, indent: &str, style: u8) {
     let text = sanitize::visible(text);
     lines.text.reserve(text.len());
     for l in text.lines() {
-        let mut rest = l;
-        loop {
-            let mut end = rest.len().min(CHUNK);
-            while !rest.is_char_boundary(end) {
-                end -= 1;
-            }
-            lines.push_plain(indent, &rest[..end], style);
-            rest = &rest[end..];
-            if rest.is_empty() {
-                break;
-            }
+        lines.push_plain(indent, l, style);
+    }
+}
+
+/// Blobs up to this size whose mime type says text are shown decoded.
+const BLOB_PREVIEW: usize = 64 * 1024;
+
+/// A blob's size, and its text when it is small text (`text/*`, JSON,
+/// XML) in UTF-8.
+fn push_blob(lines: &mut Prepared, mime: Option<&str>, blob: &str, indent: &str) {
+    let size = Content::decoded_len(blob);
+    let essence = mime
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let texty = essence.starts_with("text/")
+        || is_json(Some(&essence))
+        || essence.ends_with("+xml")
+        || essence == "application/xml";
+    let decoded = (texty && size <= BLOB_PREVIEW)
+        .then(|| {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD
+                .decode(blob.trim())
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+        })
+        .flatten();
+    match decoded {
+        Some(text) => {
+            lines.push(Line::styled(
+                format!(
+                    "{indent}[blob] {}, {} decoded (text, shown below)",
+                    clean(&essence),
+                    human(size)
+                ),
+                Role::Media.style(),
+            ));
+            push_text(lines, &text, indent, PLAIN);
         }
+        None => lines.push(Line::styled(
+            format!(
+                "{indent}[blob] {}, {} decoded",
+                if essence.is_empty() {
+                    "no mimeType".to_string()
+                } else {
+                    clean(&essence)
+                },
+                human(size)
+            ),
+            Role::Media.style(),
+        )),
     }
 }
 
@@ -125,7 +432,7 @@ fn push_text_or_json(lines: &mut Prepared, text: &str) {
     let t = text.trim_start();
     // Very large JSON stays plain text (pretty-printing it costs too much).
     if (t.starts_with('{') || t.starts_with('['))
-        && text.len() < 2 * 1024 * 1024
+        && text.len() < HIGHLIGHT_LIMIT
         && let Ok(v) = serde_json::from_str::<Value>(text)
         && let Ok(pretty) = serde_json::to_string_pretty(&v)
     {
@@ -212,19 +519,23 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                         Role::Link.style(),
                     )),
                     Content::Resource {
-                        uri, text, blob, ..
+                        uri,
+                        mime,
+                        text,
+                        blob,
                     } => {
+                        let mime_text = mime
+                            .as_deref()
+                            .map(|m| format!(" · {}", clean(m)))
+                            .unwrap_or_default();
                         lines.push(Line::styled(
-                            format!("[resource] {}", clean(uri)),
+                            format!("[resource] {}{mime_text}", clean(uri)),
                             Role::Link.style(),
                         ));
                         if let Some(t) = text {
                             push_text(&mut lines, t, "  ", PLAIN);
                         } else if let Some(b) = blob {
-                            lines.push(Line::raw(format!(
-                                "  blob, {} bytes",
-                                Content::decoded_len(b)
-                            )));
+                            push_blob(&mut lines, mime.as_deref(), b, "  ");
                         }
                     }
                     Content::Unknown { kind, .. } => lines.push(Line::styled(
@@ -239,7 +550,13 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                     Style::default().add_modifier(Modifier::BOLD),
                 ));
                 let pretty = serde_json::to_string_pretty(sc).unwrap_or_default();
-                push_text(&mut lines, &pretty, "", STRUCTURED);
+                if pretty.len() < HIGHLIGHT_LIMIT {
+                    for l in sanitize::visible(&pretty).lines() {
+                        lines.push(highlight_json_line(l));
+                    }
+                } else {
+                    push_text(&mut lines, &pretty, "", STRUCTURED);
+                }
                 if let Some(schema) = output_schema {
                     match crate::schema::check(schema, sc) {
                         Ok(v) if v.is_empty() => {
@@ -341,13 +658,7 @@ pub fn read_lines(result: &Result<Value, crate::mcp::manager::CallError>) -> (Pr
                     format!("{} · {mime_text} · blob", clean(uri)),
                     head,
                 ));
-                lines.push(Line::styled(
-                    format!(
-                        "[blob] {mime_text}, {} decoded",
-                        human(Content::decoded_len(blob))
-                    ),
-                    Role::Media.style(),
-                ));
+                push_blob(&mut lines, mime, blob, "");
                 media.push((crate::text::file_name_for(uri, mime), blob.to_string()));
             }
             (None, None) => {
@@ -445,10 +756,7 @@ pub fn prompt_lines(
                     if let Some(t) = text {
                         push_text(&mut lines, &t, "    ", PLAIN);
                     } else if let Some(b) = blob {
-                        lines.push(Line::raw(format!(
-                            "    blob, {}",
-                            human(Content::decoded_len(&b))
-                        )));
+                        push_blob(&mut lines, mime.as_deref(), &b, "    ");
                         media.push((crate::text::file_name_for(&uri, mime.as_deref()), b));
                     }
                 }

@@ -141,7 +141,11 @@ pub async fn run_loop<H: Host, C: Core>(
                 Effect::Save(files) => back.push(Msg::Written(save_all(files))),
                 Effect::Manager(cmd) => core.send(cmd),
                 Effect::OpenUrl(url) => host.open_url(url),
-                Effect::WriteEnabled { server, enabled } => {
+                Effect::WriteEnabled {
+                    server,
+                    enabled,
+                    note,
+                } => {
                     let r = write(&config, &mut editor, |ed| ed.set_enabled(&server, enabled));
                     if r.is_ok() || config.path.is_none() {
                         // The file first: the manager follows once it is written.
@@ -153,17 +157,13 @@ pub async fn run_loop<H: Host, C: Core>(
                             enabled: !enabled,
                         }));
                     }
-                    back.push(Msg::Written(r.map(|()| {
-                        format!(
-                            "{server} {} (saved)",
-                            if enabled { "enabled" } else { "disabled" }
-                        )
-                    })));
+                    back.push(Msg::Written(r.map(|()| saved(&config, &note))));
                 }
                 Effect::WriteDeny {
                     server,
                     tools,
                     previous,
+                    note,
                 } => {
                     let r = write(&config, &mut editor, |ed| {
                         ed.set_deny_tools(&server, &tools)
@@ -176,9 +176,7 @@ pub async fn run_loop<H: Host, C: Core>(
                             tools: previous,
                         }));
                     }
-                    back.push(Msg::Written(
-                        r.map(|()| format!("deny list of {server} saved")),
-                    ));
+                    back.push(Msg::Written(r.map(|()| saved(&config, &note))));
                 }
             }
             for msg in back {
@@ -192,6 +190,15 @@ pub async fn run_loop<H: Host, C: Core>(
         }
     }
     Ok(())
+}
+
+/// What a config write did: `denied echo on everything; saved`.
+fn saved(config: &Config, note: &str) -> String {
+    if config.path.is_some() {
+        format!("{note}; saved")
+    } else {
+        format!("{note} (for this session: the demo has no config file)")
+    }
 }
 
 /// Save files into the current directory; what was saved, or why not.

@@ -19,8 +19,14 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             server,
             status,
             negotiated,
-        } => on_status(s, server, status, negotiated, fx),
-        Event::Lists { server, lists } => on_lists(s, server, lists),
+        } => {
+            let redraw = on_status(s, server, status, negotiated, fx);
+            super::keys::resume_pending(s, fx) || redraw
+        }
+        Event::Lists { server, lists } => {
+            let redraw = on_lists(s, server, lists);
+            super::keys::resume_pending(s, fx) || redraw
+        }
         Event::DenyList { server, tools } => on_deny_list(s, server, tools),
         Event::CallStarted {
             tag, request_id, ..
@@ -281,6 +287,13 @@ fn on_call_finished(
         return false;
     }
     s.inflight = None;
+    // "cancelling …" is over: the result says how the call ended.
+    if s.status
+        .as_deref()
+        .is_some_and(|m| m.starts_with("cancelling "))
+    {
+        s.status = None;
+    }
     let output_schema = s
         .servers
         .iter()
@@ -307,6 +320,11 @@ fn on_call_finished(
     s.result_scroll = 0;
     if s.mode == Mode::ConfirmQuit {
         s.mode = Mode::Normal;
+    }
+    // The result has the focus, so End and PgDn scroll it at once; Esc
+    // goes back to where the call was made from.
+    if s.focus != Pane::Result && s.mode == Mode::Normal {
+        s.focus_before_result = Some(s.focus);
     }
     s.focus = Pane::Result;
     true

@@ -4,7 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::config::ServerConfig;
-use crate::mcp::manager::Command;
+use crate::mcp::manager::{Command, ServerStatus};
 use crate::tui::keymap::Action;
 
 use super::editor::{editor_key, open_editor};
@@ -14,6 +14,13 @@ use super::views::{log_key, net_key, open_net};
 use super::*;
 
 pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    // A message lasts until the next key: what that key does says what
+    // happened now, not five actions ago.
+    let had_status = s.status.take().is_some();
+    key(s, k, fx) || had_status
+}
+
+fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     let action = s.keymap.action(&k);
     if action == Some(Action::ForceQuit) {
         fx.push(Effect::Quit);
@@ -27,26 +34,23 @@ pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         }
         return step.redraw;
     }
-    match s.mode {
-        Mode::Help => {
-            // The moves scroll a help that does not fit (the render
-            // clamps); any other key closes it.
-            let by: isize = match action {
-                Some(Action::Up) => -1,
-                Some(Action::Down) => 1,
-                Some(Action::PageUp) => -10,
-                Some(Action::PageDown) => 10,
-                Some(Action::Home) => isize::MIN / 2,
-                Some(Action::End) => isize::MAX / 2,
-                _ => {
-                    s.help_scroll = 0;
-                    s.mode = s.help_back.take().unwrap_or(Mode::Normal);
-                    return true;
-                }
-            };
-            s.help_scroll = step(s.help_scroll, by, 1_000);
-            true
+    // Enter on a server that is still connecting: the keys typed next
+    // are for the editor it will open, never for another screen.
+    if let Some(p) = s.pending_open.as_mut() {
+        if action == Some(Action::Back) {
+            let p = s.pending_open.take();
+            s.status = Some(format!(
+                "stopped waiting for {}",
+                p.map(|p| crate::sanitize::one_line(&p.server))
+                    .unwrap_or_default()
+            ));
+        } else if p.keys.len() < PENDING_KEYS {
+            p.keys.push(k);
         }
+        return true;
+    }
+    match s.mode {
+        Mode::Help => help_key(s, k, action),
         Mode::ConfirmQuit => {
             // The dialog's own keys (`confirm`) first, then quit again.
             if matches!(
@@ -91,6 +95,75 @@ pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
             None => false,
         },
     }
+}
+
+/// The help: the moves scroll it, `/` searches it, other keys close it.
+fn help_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
+    if s.help_typing {
+        if edit_line(&mut s.help_query, &k) {
+            s.help_scroll = 0;
+            return true;
+        }
+        match action {
+            Some(Action::Back) => {
+                s.help_query.clear();
+                s.help_typing = false;
+            }
+            Some(Action::Open) => s.help_typing = false,
+            Some(a @ (Action::Up | Action::Down | Action::PageUp | Action::PageDown)) => {
+                return help_scroll(s, a);
+            }
+            _ => return false,
+        }
+        s.help_scroll = 0;
+        return true;
+    }
+    match action {
+        Some(
+            a @ (Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Home
+            | Action::End),
+        ) => help_scroll(s, a),
+        Some(Action::Filter) => {
+            s.help_query.clear();
+            s.help_typing = true;
+            s.help_scroll = 0;
+            true
+        }
+        Some(Action::Back) if !s.help_query.is_empty() => {
+            s.help_query.clear();
+            s.help_scroll = 0;
+            true
+        }
+        _ => {
+            s.help_scroll = 0;
+            s.help_query.clear();
+            s.mode = s.help_back.take().unwrap_or(Mode::Normal);
+            true
+        }
+    }
+}
+
+fn help_scroll(s: &mut State, a: Action) -> bool {
+    let screen = ratatui::layout::Rect::new(0, 0, s.size.0, s.size.1);
+    let (total, rows) = crate::tui::ui::help_geometry(s, screen);
+    let page = rows.max(1) as isize;
+    let by = match a {
+        Action::Up => -1,
+        Action::Down => 1,
+        Action::PageUp => -page,
+        Action::PageDown => page,
+        Action::Home => isize::MIN / 2,
+        _ => isize::MAX / 2,
+    };
+    let last = total.saturating_sub(rows.max(1));
+    let new = step(s.help_scroll.min(last), by, last + 1);
+    let moved = new != s.help_scroll;
+    s.help_scroll = new;
+    moved
 }
 
 /// A key typed into a one-line text (a character, Backspace); false when
@@ -234,6 +307,14 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
 
 /// Moves between the panes.
 fn focus_action(s: &mut State, a: Action) -> bool {
+    let moved = focus_move(s, a);
+    if moved {
+        s.focused();
+    }
+    moved
+}
+
+fn focus_move(s: &mut State, a: Action) -> bool {
     match a {
         Action::Left => {
             s.focus = Pane::Servers;
@@ -258,15 +339,20 @@ fn focus_action(s: &mut State, a: Action) -> bool {
 /// Keys on the selected server.
 fn server_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
     match a {
-        Action::ToggleServer => {
-            let Some(v) = s.servers.get_mut(s.server_sel) else {
-                return false;
-            };
-            v.enabled = !v.enabled;
-            let (server, enabled) = (v.name.clone(), v.enabled);
-            fx.push(Effect::WriteEnabled { server, enabled });
-            true
-        }
+        Action::ToggleServer => match s.focused_item() {
+            // Space toggles what the focused pane has selected: a server
+            // in the servers pane, a tool (deny / allow) in the tools pane.
+            Focused::Server => toggle_server(s, fx),
+            Focused::Tool => toggle_deny(s, fx),
+            Focused::Nothing => {
+                s.status = Some(format!(
+                    "{} toggles the selected server or tool: {} moves to a list",
+                    s.keymap.label(Action::ToggleServer),
+                    s.keymap.label(Action::NextPane)
+                ));
+                true
+            }
+        },
         Action::Reconnect => {
             let Some(v) = s.servers.get(s.server_sel) else {
                 return false;
@@ -321,8 +407,12 @@ fn server_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
 fn tool_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
     match a {
         Action::Filter => {
+            // A new `/` starts a new filter (as in less and vim).
+            s.filter.clear();
+            s.refilter();
             s.mode = Mode::Filter;
             s.focus = Pane::Tools;
+            s.focused();
             true
         }
         Action::AllTools => {
@@ -335,39 +425,204 @@ fn tool_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             if let Some(c) = &s.inflight {
                 fx.push(Effect::Manager(Command::Cancel { tag: c.tag }));
                 s.status = Some(format!("cancelling {} on {}…", c.tool, c.server));
+            } else if s.focus == Pane::Result {
+                // Back to where the call was made from.
+                s.focus = s.focus_before_result.take().unwrap_or(Pane::Tools);
+                s.focused();
             } else if !s.filter.is_empty() {
                 s.filter.clear();
                 s.refilter();
             } else {
                 s.focus = Pane::Servers;
+                s.focused();
             }
             true
         }
-        Action::Open => open_editor(s),
-        Action::ToggleDeny => {
-            let Some((si, ti)) = s.visible.get(s.tool_sel).copied() else {
-                return false;
-            };
-            let v = &mut s.servers[si];
-            let Some(tool) = v.lists.tools.get(ti).map(|t| t.name.clone()) else {
-                return false;
-            };
-            let previous = v.deny.clone();
-            if v.denied(&tool) {
-                v.deny.retain(|d| *d != tool);
-            } else {
-                v.deny.push(tool);
+        Action::Open if s.selected_tool().is_none() => not_ready(s),
+        Action::Open => {
+            let from = s.focus;
+            let opened = open_editor(s);
+            if opened && s.mode == Mode::Editor && matches!(from, Pane::Servers | Pane::Tools) {
+                s.focus_before_result = Some(from);
             }
-            let (server, tools) = (v.name.clone(), v.deny.clone());
-            fx.push(Effect::WriteDeny {
-                server,
-                tools,
-                previous,
-            });
-            true
+            opened
         }
+        Action::ToggleDeny => match s.focused_item() {
+            Focused::Tool => toggle_deny(s, fx),
+            _ => {
+                s.status = Some(format!(
+                    "{} denies or allows a tool: select one in the tools pane ({} moves there)",
+                    s.keymap.label(Action::ToggleDeny),
+                    s.keymap.label(Action::NextPane)
+                ));
+                true
+            }
+        },
         _ => false,
     }
+}
+
+/// The most keys kept while waiting for a server's tools.
+const PENDING_KEYS: usize = 512;
+
+/// The status while Enter waits for a server.
+pub fn waiting_note(s: &State) -> String {
+    let Some(p) = &s.pending_open else {
+        return String::new();
+    };
+    let typed = match p.keys.len() {
+        0 => String::new(),
+        n => format!("; {n} keys typed are kept for it"),
+    };
+    format!(
+        "waiting for {} to connect: its first tool's editor opens then{typed} ({} stops)",
+        crate::sanitize::one_line(&p.server),
+        s.keymap.label(Action::Back)
+    )
+}
+
+/// Enter with no tool to open: wait for a server that is connecting, or
+/// say why there is none.
+fn not_ready(s: &mut State) -> bool {
+    let server = (!s.all_tools)
+        .then(|| s.selected_server())
+        .flatten()
+        .map(|v| (v.name.clone(), v.status.clone(), v.lists.tools.len()));
+    s.status = Some(match server {
+        Some((name, ServerStatus::Pending, _)) => {
+            s.pending_open = Some(PendingOpen {
+                server: name,
+                keys: Vec::new(),
+            });
+            // The status bar shows the wait while it lasts.
+            return true;
+        }
+        Some((name, ServerStatus::Connected, 0)) => {
+            format!("{} has no tools", crate::sanitize::one_line(&name))
+        }
+        Some((name, ServerStatus::Connected, _)) => {
+            format!(
+                "no tool of {} matches the filter",
+                crate::sanitize::one_line(&name)
+            )
+        }
+        Some((name, status, _)) => format!(
+            "{} is not connected ({}): {} reconnects",
+            crate::sanitize::one_line(&name),
+            status.label(),
+            s.keymap.label(Action::Reconnect)
+        ),
+        None => "no tool selected".to_string(),
+    });
+    true
+}
+
+/// A server that Enter waits for changed: open its first tool's editor
+/// and hand it the keys typed meanwhile, or give up and say so.
+pub(super) fn resume_pending(s: &mut State, fx: &mut Vec<Effect>) -> bool {
+    let Some(p) = &s.pending_open else {
+        return false;
+    };
+    let Some(v) = s.servers.iter().find(|v| v.name == p.server) else {
+        s.pending_open = None;
+        return true;
+    };
+    match v.status {
+        ServerStatus::Pending => false,
+        ServerStatus::Connected if v.lists.tools.is_empty() => false,
+        ServerStatus::Connected => {
+            let Some(p) = s.pending_open.take() else {
+                return false;
+            };
+            // Its first visible tool, if the selection is elsewhere.
+            if s.selected_tool().is_none_or(|(v, _)| v.name != p.server)
+                && let Some(i) = s
+                    .visible
+                    .iter()
+                    .position(|(si, _)| s.servers.get(*si).is_some_and(|v| v.name == p.server))
+            {
+                s.tool_sel = i;
+            }
+            if s.selected_tool().is_some() {
+                let from = s.focus;
+                if open_editor(s) && s.mode == Mode::Editor {
+                    s.focus_before_result = Some(from);
+                }
+                for k in p.keys {
+                    key(s, k, fx);
+                }
+            }
+            true
+        }
+        _ => {
+            let Some(p) = s.pending_open.take() else {
+                return false;
+            };
+            s.status = Some(format!(
+                "{} did not connect ({}); {} typed keys were dropped",
+                crate::sanitize::one_line(&p.server),
+                v.status.label(),
+                p.keys.len()
+            ));
+            true
+        }
+    }
+}
+
+/// Enable or disable the selected server, and save it.
+fn toggle_server(s: &mut State, fx: &mut Vec<Effect>) -> bool {
+    let Some(v) = s.servers.get_mut(s.server_sel) else {
+        return false;
+    };
+    v.enabled = !v.enabled;
+    let (server, enabled) = (v.name.clone(), v.enabled);
+    let note = format!(
+        "{} {}",
+        if enabled { "enabled" } else { "disabled" },
+        crate::sanitize::one_line(&server)
+    );
+    s.status = Some(format!("{note}…"));
+    fx.push(Effect::WriteEnabled {
+        server,
+        enabled,
+        note,
+    });
+    true
+}
+
+/// Deny or allow the selected tool on its server, and save the list.
+fn toggle_deny(s: &mut State, fx: &mut Vec<Effect>) -> bool {
+    let Some((si, ti)) = s.visible.get(s.tool_sel).copied() else {
+        return false;
+    };
+    let Some(v) = s.servers.get_mut(si) else {
+        return false;
+    };
+    let Some(tool) = v.lists.tools.get(ti).map(|t| t.name.clone()) else {
+        return false;
+    };
+    let previous = v.deny.clone();
+    let denied = !v.denied(&tool);
+    if denied {
+        v.deny.push(tool.clone());
+    } else {
+        v.deny.retain(|d| *d != tool);
+    }
+    let (server, tools) = (v.name.clone(), v.deny.clone());
+    let note = format!(
+        "{} {} on {}",
+        if denied { "denied" } else { "allowed" },
+        crate::sanitize::one_line(&tool),
+        crate::sanitize::one_line(&server)
+    );
+    s.status = Some(format!("{note}…"));
+    fx.push(Effect::WriteDeny {
+        server,
+        tools,
+        previous,
+        note,
+    });
+    true
 }
 
 /// Keys that open a view, or act on the result.
@@ -439,7 +694,8 @@ fn app_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
 }
 
 pub(super) fn move_action(s: &mut State, a: Action) -> bool {
-    let page = 10;
+    // A page is what the focused pane shows.
+    let page = s.page_rows(s.focus).max(1) as isize;
     match a {
         Action::Up => move_by(s, -1),
         Action::Down => move_by(s, 1),
@@ -473,13 +729,26 @@ pub(super) fn move_by(s: &mut State, by: isize) -> bool {
             s.tool_sel = new;
             s.detail_scroll = 0;
         }
-        Pane::Detail => s.detail_scroll = step(s.detail_scroll, by, usize::MAX / 4),
-        Pane::Result => {
+        Pane::Detail => {
             // The last page, not the last line alone, is as far as it goes.
-            let height = s.areas.result.height.saturating_sub(2) as usize;
-            let n = s.outcome.as_ref().map(|o| o.lines.len()).unwrap_or(0);
-            let last = n.saturating_sub(height.max(1)) + 1;
-            s.result_scroll = step(s.result_scroll, by, last);
+            let last = s
+                .detail_len()
+                .saturating_sub(s.page_rows(Pane::Detail).max(1));
+            let new = step(s.detail_scroll, by, last + 1);
+            if new == s.detail_scroll {
+                return false;
+            }
+            s.detail_scroll = new;
+        }
+        Pane::Result => {
+            // By screen lines, at the pane's width: the end of a long
+            // line is reached like any other.
+            let last = s.result_len().saturating_sub(s.result_room().max(1));
+            let new = step(s.result_scroll, by, last + 1);
+            if new == s.result_scroll {
+                return false;
+            }
+            s.result_scroll = new;
         }
     }
     true

@@ -10,13 +10,23 @@ pub(crate) fn copy(s: &mut State, text: String, fx: &mut Vec<Effect>) {
 /// Copy `text` to the clipboard (OSC 52) unless it is too large for a
 /// terminal; what happened, for the status bar.
 pub fn copy_effect(text: String, fx: &mut Vec<Effect>) -> String {
+    // What is copied is as safe as what is shown: control and bidi
+    // characters go as `\uXXXX` (JSON keeps its meaning), and the status
+    // says so.
+    let (safe, escaped) = crate::sanitize::escape_controls(&text);
+    let text = safe.into_owned();
     if text.len() > COPY_LIMIT {
         return format!(
             "too large to copy ({} bytes; terminals take about {COPY_LIMIT} through OSC 52)",
             text.len()
         );
     }
-    let note = format!("copied {} bytes (OSC 52)", text.len());
+    let mut note = format!("copied {} bytes (OSC 52)", text.len());
+    if escaped > 0 {
+        note.push_str(&format!(
+            "; {escaped} control or bidi characters escaped as \\uXXXX"
+        ));
+    }
     fx.push(Effect::Copy(text));
     note
 }

@@ -23,6 +23,7 @@ pub use editor::problems;
 use event::on_event;
 pub use event::tool_diff;
 use keys::on_key;
+pub use keys::waiting_note;
 pub(crate) use media::copy;
 pub use media::copy_effect;
 pub use model::*;
@@ -38,6 +39,8 @@ pub enum Effect {
     WriteEnabled {
         server: String,
         enabled: bool,
+        /// What the write does, in words ("disabled everything").
+        note: String,
     },
     /// Persist a server's deny list to the config file.
     WriteDeny {
@@ -45,6 +48,8 @@ pub enum Effect {
         tools: Vec<String>,
         /// The list before, to go back to if the write fails.
         previous: Vec<String>,
+        /// What the write does, in words ("denied echo on everything").
+        note: String,
     },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
@@ -97,8 +102,22 @@ pub enum Msg {
     Note(String),
 }
 
+/// How long a status message stays when nothing replaces it.
+pub const STATUS_TTL: std::time::Duration = std::time::Duration::from_secs(8);
+
 /// Apply one message. Returns true when the screen must be redrawn.
 pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
+    let before = s.status.clone();
+    let redraw = apply(s, msg, fx);
+    // A new message starts its time; an old one expires (on the next
+    // message after its time: an idle screen does not wake for it).
+    if s.status != before {
+        s.status_since = s.clock;
+    }
+    redraw
+}
+
+fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
     match msg {
         Msg::Tick => {
             if s.mode == Mode::Net {
@@ -118,7 +137,13 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
         }
         Msg::Clock(now) => {
             s.clock = Some(now);
-            false
+            let expired = s.status.is_some()
+                && s.status_since
+                    .is_some_and(|t| now.saturating_duration_since(t) >= STATUS_TTL);
+            if expired {
+                s.status = None;
+            }
+            expired
         }
         Msg::Resize(w, h) => {
             s.size = (w, h);
@@ -176,6 +201,8 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
         Msg::Reloaded(Ok(servers)) => {
             // Keep what is known of servers that stay (the manager keeps
             // unchanged ones connected); new ones start pending.
+            let selected = s.selected_server().map(|v| v.name.clone());
+            let tool = s.selected_names();
             let mut old: Vec<ServerView> = std::mem::take(&mut s.servers);
             s.servers = servers
                 .iter()
@@ -190,10 +217,29 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
                     None => ServerView::new(c),
                 })
                 .collect();
-            s.server_sel = s.server_sel.min(s.servers.len().saturating_sub(1));
-            s.refilter();
+            // The selection follows the server by name (indices shift
+            // when servers come and go).
+            s.server_sel = selected
+                .and_then(|n| s.servers.iter().position(|v| v.name == n))
+                .unwrap_or(s.server_sel)
+                .min(s.servers.len().saturating_sub(1));
+            s.refilter_to(tool);
             s.relayout();
-            s.status = Some(format!("config reloaded: {} servers", s.servers.len()));
+            let mut note = format!("config reloaded: {} servers", s.servers.len());
+            // An editor on a server that is gone has nothing to send to.
+            if let Some(e) = &s.editor
+                && !s.servers.iter().any(|v| v.name == e.server)
+            {
+                note.push_str(&format!(
+                    "; the editor on {} closed: the server was removed",
+                    crate::sanitize::one_line(&e.server)
+                ));
+                s.editor = None;
+                if s.mode == Mode::Editor {
+                    s.mode = Mode::Normal;
+                }
+            }
+            s.status = Some(note);
             true
         }
         Msg::Manager(ev) => on_event(s, ev, fx),

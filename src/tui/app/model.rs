@@ -142,6 +142,22 @@ impl Pane {
     }
 }
 
+/// Enter pressed on a server that is still connecting: the keys typed
+/// since, for the editor that opens once its tools come.
+#[derive(Debug, Clone)]
+pub struct PendingOpen {
+    pub server: String,
+    pub keys: Vec<crossterm::event::KeyEvent>,
+}
+
+/// What the focused pane has selected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focused {
+    Server,
+    Tool,
+    Nothing,
+}
+
 /// What the keyboard is talking to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {

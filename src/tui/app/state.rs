@@ -34,11 +34,24 @@ pub struct State {
     /// Server requests waiting for the person, and the screen of the first.
     pub asks: crate::tui::ask::Asks,
     pub outcome: Option<Outcome>,
+    /// The first screen line of the result shown.
     pub result_scroll: usize,
+    /// The first screen line of the detail shown.
     pub detail_scroll: usize,
+    /// The detail shows the selected server (rather than the tool): set
+    /// when the servers pane takes the focus, kept while the detail has
+    /// it, so the server's detail can be scrolled.
+    pub detail_server: bool,
+    /// The pane that had the focus before a call's result took it (Esc
+    /// on the result goes back there).
+    pub focus_before_result: Option<Pane>,
+    /// Enter waits for a server's tools (it was still connecting).
+    pub pending_open: Option<PendingOpen>,
     pub keymap: Keymap,
     /// A one-line message for the status bar (errors of writes, hints).
     pub status: Option<String>,
+    /// When the status message was set (it expires after `STATUS_TTL`).
+    pub status_since: Option<std::time::Instant>,
     pub spinner: usize,
     pub config_path: Option<PathBuf>,
     /// The raw frames (shared with the sessions; read-only here).
@@ -62,6 +75,10 @@ pub struct State {
     pub help_back: Option<Mode>,
     /// The first help line shown, when the help does not fit.
     pub help_scroll: usize,
+    /// The help's search: the words typed after `/`.
+    pub help_query: String,
+    /// The search is being typed (keys go into it).
+    pub help_typing: bool,
     /// The login screen, while it is open.
     pub login: Option<LoginView>,
     /// A call that needs more scope: the server and the scopes a login
@@ -88,8 +105,12 @@ impl State {
             outcome: None,
             result_scroll: 0,
             detail_scroll: 0,
+            detail_server: true,
+            focus_before_result: None,
+            pending_open: None,
             keymap,
             status: None,
+            status_since: None,
             spinner: 0,
             config_path,
             frames: None,
@@ -106,6 +127,8 @@ impl State {
             prompts: crate::tui::browse::Browse::default(),
             help_back: None,
             help_scroll: 0,
+            help_query: String::new(),
+            help_typing: false,
             login: None,
             step_up: None,
             next_tag: 1,
@@ -119,6 +142,84 @@ impl State {
     pub fn relayout(&mut self) {
         let screen = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
         self.areas = crate::tui::layout::layout(screen, self.servers.len());
+    }
+
+    /// The focus moved: the detail follows (the server's while the servers
+    /// pane has the focus, the tool's from the tools pane; moving into the
+    /// detail keeps what it showed, so it can be scrolled).
+    pub fn focused(&mut self) {
+        match self.focus {
+            Pane::Servers => {
+                if !self.detail_server {
+                    self.detail_scroll = 0;
+                }
+                self.detail_server = true;
+            }
+            Pane::Tools => {
+                if self.detail_server {
+                    self.detail_scroll = 0;
+                }
+                self.detail_server = false;
+            }
+            Pane::Detail | Pane::Result => {}
+        }
+    }
+
+    /// What the focused pane has selected, for the keys that act on it.
+    pub fn focused_item(&self) -> Focused {
+        let server = match self.focus {
+            Pane::Servers => true,
+            Pane::Tools => false,
+            Pane::Detail => self.detail_server,
+            Pane::Result => return Focused::Nothing,
+        };
+        if server {
+            if self.selected_server().is_some() {
+                Focused::Server
+            } else {
+                Focused::Nothing
+            }
+        } else if self.selected_tool().is_some() {
+            Focused::Tool
+        } else {
+            Focused::Nothing
+        }
+    }
+
+    /// The rows a pane shows inside its border (a page for PgUp/PgDn).
+    pub fn page_rows(&self, pane: Pane) -> usize {
+        let area = match pane {
+            Pane::Servers => self.areas.servers,
+            Pane::Tools => self.areas.tools,
+            Pane::Detail => self.areas.detail,
+            Pane::Result => self.areas.result,
+        };
+        area.height.saturating_sub(2) as usize
+    }
+
+    /// The result pane's text width (inside its border).
+    pub fn result_width(&self) -> u16 {
+        self.areas.result.width.saturating_sub(2)
+    }
+
+    /// The screen lines of the outcome shown, at the result pane's width.
+    pub fn result_len(&self) -> usize {
+        match (&self.outcome, &self.inflight) {
+            (Some(o), None) => o.lines.screen_len(self.result_width()),
+            _ => 0,
+        }
+    }
+
+    /// The rows of the result pane the outcome has (a login hint may take
+    /// the first).
+    pub fn result_room(&self) -> usize {
+        let hint = crate::tui::ui::step_up_hint_shown(self) as usize;
+        self.page_rows(Pane::Result).saturating_sub(hint)
+    }
+
+    /// The screen lines of the detail pane's content at its width.
+    pub fn detail_len(&self) -> usize {
+        crate::tui::ui::detail_height(self, self.areas.detail.width.saturating_sub(2))
     }
 
     /// Whether anything animates (the spinner runs only then).

@@ -13,6 +13,11 @@ use super::*;
 
 pub(super) fn render_add(s: &State, f: &mut Frame, area: Rect) {
     let form = &s.add;
+    let labels = ["name", "command or URL"];
+    // The labels in a column of their own: a value never runs into them.
+    let label_w = labels.iter().map(|l| l.len()).max().unwrap_or(0) + 2;
+    let width = area.width.min(76);
+    let value_w = (width as usize).saturating_sub(2 + label_w + 1).max(1);
     let field = |label: &str, value: &str, active: bool| {
         let style = if active {
             Role::Selected.style()
@@ -20,26 +25,40 @@ pub(super) fn render_add(s: &State, f: &mut Frame, area: Rect) {
             Style::default()
         };
         let cursor = if active { "▏" } else { "" };
+        // The end of a long value (where the cursor is) stays in view.
+        let value = clean(value);
+        let n = value.chars().count();
+        let shown = if n > value_w {
+            let tail: String = value.chars().skip(n + 1 - value_w).collect();
+            format!("…{tail}")
+        } else {
+            value
+        };
         Line::from(vec![
-            Span::raw(format!("{label:<9}")),
-            Span::styled(format!("{}{cursor}", clean(value)), style),
+            Span::styled(format!("{label:<label_w$}"), Role::Accent.style()),
+            Span::styled(format!("{shown}{cursor}"), style),
         ])
     };
     let mut lines = vec![
-        field("name", &form.name, form.field == 0),
-        field("command or URL", &form.command, form.field == 1),
+        field(labels[0], &form.name, form.field == 0),
+        field(labels[1], &form.command, form.field == 1),
         Line::styled(
-            "  e.g. npx -y @modelcontextprotocol/server-everything",
+            fit(
+                "  e.g. node server.js  ·  https://host/mcp",
+                width.saturating_sub(2) as usize,
+            ),
             Role::Muted.style(),
         ),
     ];
     if let Some(e) = &form.error {
-        lines.push(Line::styled(format!("✗ {}", clean(e)), Role::Error.style()));
+        for l in wrap_words(&format!("✗ {}", clean(e)), width.saturating_sub(2) as usize) {
+            lines.push(Line::styled(l, Role::Error.style()));
+        }
     }
     let title = format!(
         "Add a server ({} adds, {} cancels)",
         s.keymap.label(Action::Open),
         s.keymap.label(Action::Back)
     );
-    popup(f, area, 76, &title, lines);
+    popup(f, area, width, &title, lines);
 }

@@ -17,11 +17,54 @@ use super::servers::insecure_badge;
 use super::*;
 
 pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
-    let mut lines: Vec<Line> = Vec::new();
+    let (title, lines) = detail_content(s);
+    // The scroll stops at the last page (update bounds it too; a resize
+    // may have shortened the content since).
+    let width = area.width.saturating_sub(2);
+    let height = area.height.saturating_sub(2) as usize;
+    let total = wrapped_height(&lines, width);
+    let scroll = s.detail_scroll.min(total.saturating_sub(height.max(1)));
+    let title = if total > height {
+        format!(
+            "{title} · {}–{} of {total}",
+            scroll + 1,
+            (scroll + height).min(total)
+        )
+    } else {
+        title
+    };
+    let p = Paragraph::new(lines)
+        .block(block(title, s.focus == Pane::Detail))
+        .wrap(Wrap { trim: false })
+        .scroll((scroll.min(u16::MAX as usize) as u16, 0));
+    f.render_widget(p, area);
+}
+
+/// The screen lines the detail's content takes at `width` columns.
+pub fn detail_height(s: &State, width: u16) -> usize {
+    wrapped_height(&detail_content(s).1, width)
+}
+
+fn wrapped_height(lines: &[Line<'static>], width: u16) -> usize {
+    if width == 0 {
+        return lines.len();
+    }
+    Paragraph::new(lines.to_vec())
+        .wrap(Wrap { trim: false })
+        .line_count(width)
+}
+
+/// The detail's title and lines: the selected server (while the servers
+/// pane has the focus, or had it before the detail), else the tool.
+fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
+    let mut lines: Vec<Line<'static>> = Vec::new();
     let title;
-    if s.focus == Pane::Servers
-        && let Some(v) = s.selected_server()
-    {
+    let server_detail = match s.focus {
+        Pane::Servers => true,
+        Pane::Detail => s.detail_server,
+        _ => false,
+    };
+    if server_detail && let Some(v) = s.selected_server() {
         title = format!("Server · {}", clean(&v.name));
         server_lines(v, &s.keymap, &mut lines);
     } else if let Some((_, t)) = s.selected_tool() {
@@ -56,13 +99,16 @@ pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
         }
     } else {
         title = "Detail".into();
-        lines.push(Line::styled("No tool selected.", Role::Muted.style()));
+        lines.push(Line::styled(
+            if s.all_tools || s.selected_server().is_some() {
+                "No tool selected."
+            } else {
+                "No server selected."
+            },
+            Role::Muted.style(),
+        ));
     }
-    let p = Paragraph::new(lines)
-        .block(block(title, s.focus == Pane::Detail))
-        .wrap(Wrap { trim: false })
-        .scroll((s.detail_scroll.min(u16::MAX as usize) as u16, 0));
-    f.render_widget(p, area);
+    (title, lines)
 }
 
 pub(super) fn server_lines(
@@ -181,9 +227,25 @@ pub(super) fn server_lines(
             format!("error: {}", clean(&reason.to_string())),
             Role::Error.style(),
         ));
-        if !stderr_tail.is_empty() {
+        // The line that says what went wrong is most often the last one
+        // (a traceback's exception): it comes first, where it is seen.
+        if let Some(last) = stderr_tail.iter().rev().find(|l| !l.trim().is_empty()) {
+            let label = if stderr_tail.len() == 1 {
+                "stderr"
+            } else {
+                "last stderr line"
+            };
             lines.push(Line::styled(
-                "stderr:",
+                format!("{label}: {}", clean(last.trim_end())),
+                Role::Error.style().add_modifier(Modifier::BOLD),
+            ));
+        }
+        if stderr_tail.len() > 1 {
+            lines.push(Line::styled(
+                format!(
+                    "stderr (the last {} lines, newest last):",
+                    stderr_tail.len()
+                ),
                 Style::default().add_modifier(Modifier::BOLD),
             ));
             for l in stderr_tail {
@@ -199,20 +261,24 @@ pub(super) fn server_lines(
     }
     if !v.notices.is_empty() {
         lines.push(Line::styled(
-            "notifications and findings (newest first):",
+            format!(
+                "notifications and findings ({}, newest first):",
+                v.notices.len()
+            ),
             Style::default().add_modifier(Modifier::BOLD),
         ));
-        for n in v.notices.iter().rev().take(8) {
+        for n in v.notices.iter().rev() {
             lines.push(Line::styled(format!("  {}", clean(n)), level_style(n)));
         }
     }
-    // A failed server's tail is shown above; a running server's stderr here.
+    // A failed server's tail is shown above; a running server's stderr
+    // here, newest first like the notifications (the pane scrolls).
     if !matches!(v.status, ServerStatus::Failed(_)) && !v.stderr.is_empty() {
         lines.push(Line::styled(
-            "stderr (newest last):",
+            format!("stderr ({} lines, newest first):", v.stderr.len()),
             Style::default().add_modifier(Modifier::BOLD),
         ));
-        for l in v.stderr.iter().skip(v.stderr.len().saturating_sub(12)) {
+        for l in v.stderr.iter().rev() {
             lines.push(Line::styled(format!("  {}", clean(l)), Role::Muted.style()));
         }
     }

@@ -12,6 +12,9 @@ use super::app::{Mode, State};
 use crate::sanitize;
 
 pub use crate::tui::layout::{Areas, layout, list_offset};
+pub use detail::detail_height;
+pub use help::{help_geometry, help_lines};
+pub use result::step_up_hint_shown;
 
 mod add;
 mod ask;
@@ -143,5 +146,67 @@ pub(super) fn fit(text: &str, width: usize) -> String {
         let mut t: String = text.chars().take(width.saturating_sub(1)).collect();
         t.push('…');
         t
+    }
+}
+
+/// `text` broken into lines of at most `width` columns, at spaces where
+/// it can be (a word longer than the width is cut).
+pub(super) fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let width = width.max(1);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let sep = usize::from(!line.is_empty());
+        if line.width() + sep + word.width() <= width {
+            if sep == 1 {
+                line.push(' ');
+            }
+            line.push_str(word);
+            continue;
+        }
+        if !line.is_empty() {
+            out.push(std::mem::take(&mut line));
+        }
+        // A word wider than the line is cut into pieces.
+        let mut rest = word;
+        while rest.width() > width {
+            let mut cut = 0;
+            let mut w = 0;
+            for (i, c) in rest.char_indices() {
+                let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                if w + cw > width {
+                    break;
+                }
+                w += cw;
+                cut = i + c.len_utf8();
+            }
+            if cut == 0 {
+                break;
+            }
+            out.push(rest[..cut].to_string());
+            rest = &rest[cut..];
+        }
+        line.push_str(rest);
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_words;
+
+    #[test]
+    fn words_wrap_at_spaces_and_long_words_are_cut() {
+        assert_eq!(
+            wrap_words("go back, or cancel the call", 10),
+            vec!["go back,", "or cancel", "the call"]
+        );
+        assert_eq!(wrap_words("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
+        assert_eq!(wrap_words("", 5), vec![""]);
+        assert_eq!(wrap_words("a b", 80), vec!["a b"]);
     }
 }

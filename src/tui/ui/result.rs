@@ -57,41 +57,67 @@ pub(super) fn inflight_lines(s: &State, c: &crate::tui::app::InFlight) -> Vec<Li
 }
 
 pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
-    let title = match &s.outcome {
-        Some(o) => format!(
-            "Result · {} on {} · {} ms",
+    let height = area.height.saturating_sub(2) as usize;
+    let width = area.width.saturating_sub(2);
+    let mut lines: Vec<Line> = Vec::new();
+    // While a call runs, the pane is that call's: the previous outcome is
+    // not shown under it (it would read as this call's result).
+    let title = if let Some(c) = &s.inflight {
+        lines.extend(inflight_lines(s, c));
+        if let Some(o) = &s.outcome {
+            lines.push(Line::styled(
+                format!(
+                    "(the previous result, {} on {}, is replaced when this call ends)",
+                    clean(&o.tool),
+                    clean(&o.server)
+                ),
+                Role::Muted.style(),
+            ));
+        }
+        format!(
+            "Result · running {} on {}",
+            clean(&c.tool),
+            clean(&c.server)
+        )
+    } else if let Some(o) = &s.outcome {
+        if let Some(hint) = step_up_hint(s) {
+            lines.push(hint);
+        }
+        // Only the screen lines in view are cut from the prepared
+        // outcome: a 20 MB result costs no more per frame than a short one.
+        let room = height.saturating_sub(lines.len()).max(1);
+        let total = o.lines.screen_len(width);
+        lines.extend(o.lines.screen_lines(width, s.result_scroll, room));
+        let position = if total > room {
+            let first = s.result_scroll.min(total.saturating_sub(1)) + 1;
+            let last = (s.result_scroll + room).min(total);
+            format!(" · lines {first}–{last} of {total}")
+        } else {
+            String::new()
+        };
+        format!(
+            "Result · {} on {} · {}{position}",
             clean(&o.tool),
             clean(&o.server),
-            o.elapsed.as_millis()
-        ),
-        None => "Result".into(),
+            crate::text::fmt_duration(o.elapsed)
+        )
+    } else {
+        lines.extend(result_placeholder(s));
+        "Result".into()
     };
-    // Only the visible window of the prepared lines is handed to ratatui:
-    // a 10 MB result costs no more per frame than a short one.
-    let height = area.height.saturating_sub(2) as usize;
-    let mut lines: Vec<Line> = Vec::new();
-    if let Some(c) = &s.inflight
-        && s.outcome.is_some()
-    {
-        lines.extend(
-            inflight_lines(s, c)
-                .into_iter()
-                .map(|l| l.style(Role::Warn.style())),
-        );
+    // The outcome is wrapped already; the in-flight and placeholder lines
+    // are short and wrap here.
+    let mut p = Paragraph::new(lines).block(block(title, s.focus == Pane::Result));
+    if s.outcome.is_none() || s.inflight.is_some() {
+        p = p.wrap(Wrap { trim: false });
     }
-    if let Some(hint) = step_up_hint(s) {
-        lines.push(hint);
-    }
-    match &s.outcome {
-        None => lines.extend(result_placeholder(s)),
-        Some(o) => lines.extend(
-            (s.result_scroll..s.result_scroll + height.max(1)).filter_map(|i| o.lines.line(i)),
-        ),
-    }
-    let p = Paragraph::new(lines)
-        .block(block(title, s.focus == Pane::Result))
-        .wrap(Wrap { trim: false });
     f.render_widget(p, area);
+}
+
+/// Whether the result pane's first row is the login hint (the scroll
+/// bound leaves it out).
+pub fn step_up_hint_shown(s: &State) -> bool {
+    s.inflight.is_none() && step_up_hint(s).is_some()
 }
 
 /// Over a call that failed for want of a login or of scope: what the login

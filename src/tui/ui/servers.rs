@@ -27,15 +27,17 @@ pub(super) fn badge(s: &State, v: &ServerView) -> Span<'static> {
 }
 
 pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
+    let width = area.width.saturating_sub(2) as usize;
     let items: Vec<ListItem> = s
         .servers
         .iter()
         .map(|v| {
-            let era = v
-                .negotiated
-                .as_ref()
-                .map(|n| n.version.clone())
-                .unwrap_or_else(|| v.status.label().to_string());
+            // The version agreed while connected; otherwise the status (a
+            // version from an old session would read as a live one).
+            let era = match (&v.status, &v.negotiated) {
+                (ServerStatus::Connected, Some(n)) => n.version.clone(),
+                _ => v.status.label().to_string(),
+            };
             let tools = if v.status == ServerStatus::Connected {
                 format!(" {}t", v.lists.tools.len())
             } else {
@@ -47,21 +49,33 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
                 .or(v.ping)
                 .map(|d| format!(" {}ms", d.as_millis()))
                 .unwrap_or_default();
+            let insecure = v.http.as_ref().is_some_and(|h| h.insecure);
+            // What must be seen whole: the badge, the tool count and the
+            // latency (and the insecure mark); then the name, cut with `…`
+            // if it must; the version goes first when room is short.
+            let fixed =
+                2 + tools.chars().count() + latency.chars().count() + if insecure { 11 } else { 0 };
+            let name = clean(&v.name);
+            let name_w = name.chars().count();
+            let era = format!(" {}", clean(&era));
+            let era = if fixed + name_w + era.chars().count() <= width {
+                era
+            } else {
+                String::new()
+            };
+            let name = super::tools::fit_end(&name, width.saturating_sub(fixed).max(1));
             let mut spans = vec![
                 badge(s, v),
                 Span::raw(" "),
-                Span::styled(
-                    clean(&v.name),
-                    Style::default().add_modifier(Modifier::BOLD),
-                ),
+                Span::styled(name, Style::default().add_modifier(Modifier::BOLD)),
             ];
             // Before the rest, so a narrow pane still shows it.
-            if v.http.as_ref().is_some_and(|h| h.insecure) {
+            if insecure {
                 spans.push(Span::raw(" "));
                 spans.push(insecure_badge());
             }
             spans.push(Span::styled(
-                format!(" {era}{tools}{latency}"),
+                format!("{era}{tools}{latency}"),
                 Role::Muted.style(),
             ));
             ListItem::new(Line::from(spans))

@@ -29,7 +29,17 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         match s.mode {
             Mode::Editor => k.hint(&[Action::Send, Action::Back]),
             Mode::Filter => typing_hint(s, "type to filter"),
-            Mode::Help => "the moves scroll the help · any other key closes it".to_string(),
+            Mode::Help if s.help_typing => typing_hint(s, "type to search the keys"),
+            Mode::Help => format!(
+                "{} scroll · {} search · other keys close the help",
+                k.hint_with(
+                    &[(Action::Up, ""), (Action::Down, ""), (Action::PageDown, "")],
+                    false
+                )
+                .replace("  · ", "/")
+                .trim_end(),
+                k.label(Action::Filter)
+            ),
             Mode::ConfirmQuit => format!("{} quits, any other key stays", k.label(Action::Confirm)),
             Mode::Log => format!(
                 "{} · {} method filter · {} this server / all · {} follow · {} back",
@@ -107,11 +117,61 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         }
     };
     // The latest message first: on a narrow screen the hints give way.
+    // The help key stays at the right end at any width.
+    // Only where `?` is a key, not a character being typed.
+    let help = match s.mode {
+        Mode::Normal | Mode::Log | Mode::Net if ask::hint(s).is_none() => k
+            .key_label(Action::Help)
+            .map(|key| format!(" {key} help"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    let width = area.width as usize;
+    let help_w = help.chars().count();
+    let room = width.saturating_sub(help_w);
+    let mut left = String::new();
     let mut spans = Vec::new();
-    if let Some(msg) = &s.status {
-        spans.push(Span::styled(clean(msg), Role::Warn.style()));
-        spans.push(Span::raw(" · "));
+    let waiting = s
+        .pending_open
+        .as_ref()
+        .map(|_| crate::tui::app::waiting_note(s));
+    if let Some(msg) = waiting.as_ref().or(s.status.as_ref()) {
+        let msg = fit_text(&clean(msg), room);
+        left.push_str(&msg);
+        spans.push(Span::styled(msg, Role::Warn.style()));
     }
-    spans.push(Span::styled(hint, Role::Muted.style()));
+    // The hints, without the help key when it is shown on the right.
+    let hint = if help.is_empty() {
+        hint
+    } else {
+        let own = format!("{} help", k.key_label(Action::Help).unwrap_or_default());
+        hint.replace(&format!(" · {own}"), "")
+            .replace(&format!("{own} · "), "")
+    };
+    let used = left.chars().count();
+    if used + 3 < room {
+        let sep = if used > 0 { " · " } else { "" };
+        let hint = fit_text(&hint, room - used - sep.chars().count());
+        spans.push(Span::raw(sep));
+        spans.push(Span::styled(hint, Role::Muted.style()));
+    }
+    let used: usize = spans.iter().map(|s| s.width()).sum();
+    if !help.is_empty() && used + help_w <= width {
+        spans.push(Span::raw(" ".repeat(width - used - help_w)));
+        spans.push(Span::styled(help, Role::Accent.style()));
+    }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `text` cut to `width` columns, with `…` when cut.
+fn fit_text(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_string()
+    } else if width == 0 {
+        String::new()
+    } else {
+        let mut t: String = text.chars().take(width - 1).collect();
+        t.push('…');
+        t
+    }
 }

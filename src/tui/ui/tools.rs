@@ -13,6 +13,7 @@ use super::*;
 
 pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
     let height = area.height.saturating_sub(2) as usize;
+    let width = area.width.saturating_sub(2) as usize;
     // Only the visible window is built: fast with 10 000 tools.
     let offset = list_offset(s.tool_sel, height);
     let items: Vec<ListItem> = s
@@ -23,35 +24,53 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
         .filter_map(|(si, ti)| {
             let v = s.servers.get(*si)?;
             let t = v.lists.tools.get(*ti)?;
-            let mut spans = Vec::new();
-            if s.all_tools {
-                spans.push(Span::styled(
-                    format!("{}__", clean(&v.name)),
-                    Role::Muted.style(),
-                ));
-            }
             let denied = v.denied(&t.name);
+            // The badges first: they must survive a narrow pane; the name
+            // gives way (with `…`), then the title.
+            let badges: Vec<(&str, ratatui::style::Color)> = [
+                (t.read_only(), " ro", Role::Ok.color()),
+                (t.destructive(), " destructive", Role::Error.color()),
+                (t.open_world(), " open", Role::Link.color()),
+                (denied, " denied", Role::Error.color()),
+            ]
+            .into_iter()
+            .filter(|(on, ..)| *on)
+            .map(|(_, label, color)| (label, color))
+            .collect();
+            let badges_w: usize = badges.iter().map(|(l, _)| l.chars().count()).sum();
+            let prefix = if s.all_tools {
+                format!("{}__", clean(&v.name))
+            } else {
+                String::new()
+            };
+            let name = clean(&t.name);
+            let room = width.saturating_sub(badges_w);
             let name_style = if denied {
                 Role::Muted.style().add_modifier(Modifier::CROSSED_OUT)
             } else {
                 Style::default()
             };
-            spans.push(Span::styled(clean(&t.name), name_style));
-            if let Some(title) = t.title.as_deref().filter(|x| !x.is_empty() && *x != t.name) {
-                spans.push(Span::styled(
-                    format!(" {}", clean(title)),
-                    Role::Muted.style(),
-                ));
-            }
-            for (on, label, color) in [
-                (t.read_only(), " ro", Role::Ok.color()),
-                (t.destructive(), " destructive", Role::Error.color()),
-                (t.open_world(), " open", Role::Link.color()),
-                (denied, " denied", Role::Error.color()),
-            ] {
-                if on {
-                    spans.push(Span::styled(label, Style::default().fg(color)));
+            let mut spans = Vec::new();
+            let (pw, nw) = (prefix.chars().count(), name.chars().count());
+            if pw + nw <= room {
+                spans.push(Span::styled(prefix, Role::Muted.style()));
+                spans.push(Span::styled(name, name_style));
+                if let Some(title) = t.title.as_deref().filter(|x| !x.is_empty() && *x != t.name)
+                    && room > pw + nw + 4
+                {
+                    let title = fit_end(&format!(" {}", clean(title)), room - pw - nw);
+                    spans.push(Span::styled(title, Role::Muted.style()));
                 }
+            } else if nw < room && pw > 0 {
+                // The server's prefix gives way before the tool's name.
+                let keep = room - nw;
+                spans.push(Span::styled(fit_end(&prefix, keep), Role::Muted.style()));
+                spans.push(Span::styled(name, name_style));
+            } else {
+                spans.push(Span::styled(fit_end(&name, room.max(1)), name_style));
+            }
+            for (label, color) in badges {
+                spans.push(Span::styled(label, Style::default().fg(color)));
             }
             Some(ListItem::new(Line::from(spans)))
         })
@@ -69,9 +88,26 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
     } else {
         format!(" /{}", clean(&s.filter))
     };
-    let title = format!("Tools · {scope} ({}){filter}", s.visible.len());
+    let title = if scope.is_empty() {
+        format!("Tools ({}){filter}", s.visible.len())
+    } else {
+        format!("Tools · {scope} ({}){filter}", s.visible.len())
+    };
     let list = List::new(items)
         .block(block(title, s.focus == Pane::Tools))
         .highlight_style(Role::Selected.style());
     f.render_stateful_widget(list, area, &mut state);
+}
+
+/// `text` cut to `width` columns with `…` when cut (no padding).
+pub(super) fn fit_end(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_string()
+    } else if width == 0 {
+        String::new()
+    } else {
+        let mut t: String = text.chars().take(width - 1).collect();
+        t.push('…');
+        t
+    }
 }
