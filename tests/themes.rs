@@ -321,3 +321,35 @@ fn no_color_still_takes_every_colour_out() {
         }
     }
 }
+
+#[test]
+fn the_docs_name_every_role_and_theme_and_their_examples_work() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let example = std::fs::read_to_string(root.join("config.example.toml")).unwrap();
+    for (role, _, _) in ROLES {
+        assert!(readme.contains(&format!("| `{role}` |")), "README: {role}");
+        assert!(example.contains(&format!("#   {role} ")), "config.example.toml: {role}");
+    }
+    for name in ["default", "light", "high-contrast"] {
+        assert!(readme.contains(&format!("`\"{name}\"`")), "README: {name}");
+        assert!(example.contains(&format!("\"{name}\"")), "config.example.toml: {name}");
+    }
+    // The README's [theme] example.
+    let block = readme
+        .split("```toml\n[theme]\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README shows a [theme] example");
+    let t = theme(&format!("[theme]\n{block}"), false);
+    assert_ne!(t, theme("[theme]\nname = \"light\"\n", false));
+    // config.example.toml's commented [theme] lines, uncommented.
+    let tail = example.split("\n[theme]\n").nth(1).expect("a [theme] table");
+    let lines: String = tail
+        .lines()
+        .filter_map(|l| l.strip_prefix("# "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(lines.contains("name = "), "{lines}");
+    theme(&format!("[theme]\n{lines}"), false);
+}
