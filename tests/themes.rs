@@ -329,11 +329,17 @@ fn the_docs_name_every_role_and_theme_and_their_examples_work() {
     let example = std::fs::read_to_string(root.join("config.example.toml")).unwrap();
     for (role, _, _) in ROLES {
         assert!(readme.contains(&format!("| `{role}` |")), "README: {role}");
-        assert!(example.contains(&format!("#   {role} ")), "config.example.toml: {role}");
+        assert!(
+            example.contains(&format!("#   {role} ")),
+            "config.example.toml: {role}"
+        );
     }
     for name in ["default", "light", "high-contrast"] {
         assert!(readme.contains(&format!("`\"{name}\"`")), "README: {name}");
-        assert!(example.contains(&format!("\"{name}\"")), "config.example.toml: {name}");
+        assert!(
+            example.contains(&format!("\"{name}\"")),
+            "config.example.toml: {name}"
+        );
     }
     // The README's [theme] example.
     let block = readme
@@ -344,7 +350,10 @@ fn the_docs_name_every_role_and_theme_and_their_examples_work() {
     let t = theme(&format!("[theme]\n{block}"), false);
     assert_ne!(t, theme("[theme]\nname = \"light\"\n", false));
     // config.example.toml's commented [theme] lines, uncommented.
-    let tail = example.split("\n[theme]\n").nth(1).expect("a [theme] table");
+    let tail = example
+        .split("\n[theme]\n")
+        .nth(1)
+        .expect("a [theme] table");
     let lines: String = tail
         .lines()
         .filter_map(|l| l.strip_prefix("# "))

@@ -90,7 +90,7 @@ pub(crate) fn parse(text: &str, path: Option<&Path>, env: Env<'_>) -> Result<Con
 
 /// The built-in themes `[theme] name = "…"` picks: each a `[theme]` table
 /// in assets/themes/, read like the user's.
-pub(crate) const THEMES: [(&str, &str); 3] = [
+const THEMES: [(&str, &str); 3] = [
     ("default", include_str!("../../assets/themes/default.toml")),
     ("light", include_str!("../../assets/themes/light.toml")),
     (
