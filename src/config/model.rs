@@ -20,7 +20,9 @@ pub struct Config {
     /// Key bindings from `[keys]`: action name and its keys, in file
     /// order. The TUI checks the names and keys when it starts.
     pub keys: Vec<(String, Vec<String>)>,
-    /// Colours from `[theme]`: role and colour, checked by the TUI.
+    /// Colours from `[theme]`: role and colour, checked by the TUI. The
+    /// roles of the built-in theme `name = "…"` picks come first, the
+    /// user's roles after them (a later entry for a role wins).
     pub theme: Vec<(String, String)>,
 }
 

@@ -88,6 +88,51 @@ pub(crate) fn parse(text: &str, path: Option<&Path>, env: Env<'_>) -> Result<Con
     parser.config(&document)
 }
 
+/// The built-in themes `[theme] name = "…"` picks: each a `[theme]` table
+/// in assets/themes/, read like the user's.
+const THEMES: [(&str, &str); 3] = [
+    ("default", include_str!("../../assets/themes/default.toml")),
+    ("light", include_str!("../../assets/themes/light.toml")),
+    (
+        "high-contrast",
+        include_str!("../../assets/themes/high-contrast.toml"),
+    ),
+];
+
+/// The roles of the built-in theme `name`, or why there are none.
+fn built_in_theme(name: &str) -> std::result::Result<Vec<(String, String)>, String> {
+    let Some((file, text)) = THEMES.iter().find(|t| t.0 == name) else {
+        let names = THEMES.map(|t| t.0);
+        let hint = suggest(name, &names)
+            .map(|n| format!(" — did you mean \"{n}\"?"))
+            .unwrap_or_default();
+        return Err(format!(
+            "unknown theme \"{name}\"; the built-in themes are \"{}\"{hint}",
+            names.join("\", \"")
+        ));
+    };
+    let path = PathBuf::from(format!("assets/themes/{file}.toml"));
+    let parser = Parser {
+        source: text,
+        path: Some(&path),
+        env: Env::Lenient,
+    };
+    let theme = Document::parse(*text)
+        .map_err(|e| parser.error(e.span(), e.message()))
+        .and_then(|doc| match doc.get("theme") {
+            Some(item) if doc.len() == 1 => parser.theme_entries(item, None),
+            _ => Err(parser.error(None, "a built-in theme holds one [theme] table")),
+        })
+        .map_err(|e| format!("the built-in theme \"{file}\" is broken: {e}"))?;
+    if theme.iter().any(|(role, _)| role == "name") {
+        return Err(format!("the built-in theme \"{file}\" names another theme"));
+    }
+    Ok(theme
+        .into_iter()
+        .map(|(role, raw)| (role, raw.text))
+        .collect())
+}
+
 /// Checks a server name: non-empty, `[A-Za-z0-9_.-]` only, no `__`.
 /// The error is a complete message.
 pub(crate) fn check_server_name(name: &str) -> std::result::Result<(), String> {
@@ -215,8 +260,28 @@ impl Parser<'_> {
         )
     }
 
-    /// `[theme]`: `role = "colour"`.
+    /// `[theme]`: `name = "…"` (a built-in theme, [`THEMES`]) and
+    /// `role = "colour"`. The built-in theme's roles come first, so the
+    /// user's roles override them.
     fn theme(&self, item: &Item, key_span: Option<Range<usize>>) -> Result<Vec<(String, String)>> {
+        let mut theme = Vec::new();
+        for (role, colour) in self.theme_entries(item, key_span)? {
+            if role == "name" {
+                let built_in = built_in_theme(&colour.text);
+                theme.splice(0..0, built_in.map_err(|e| self.error(colour.span, e))?);
+            } else {
+                theme.push((role, colour.text));
+            }
+        }
+        Ok(theme)
+    }
+
+    /// The `[theme]` table's entries, each a non-empty string.
+    fn theme_entries(
+        &self,
+        item: &Item,
+        key_span: Option<Range<usize>>,
+    ) -> Result<Vec<(String, Raw)>> {
         let table = item.as_table_like().ok_or_else(|| {
             self.error(
                 item.span().or(key_span.clone()),
@@ -229,7 +294,7 @@ impl Parser<'_> {
         let mut theme = Vec::new();
         for (role, role_span, value) in entries(table) {
             let colour = self.non_empty_string("[theme] ", role, (value, role_span))?;
-            theme.push((role.to_string(), colour.text));
+            theme.push((role.to_string(), colour));
         }
         Ok(theme)
     }
@@ -1187,5 +1252,37 @@ mod tests {
         let config = parse(text, None, Env::Lenient).unwrap();
         assert_eq!(config.servers[0].name, "a");
         assert!(parse("[servers.a]\nurl = \"${\"\n", None, Env::Lenient).is_err());
+    }
+
+    #[test]
+    fn a_theme_name_picks_a_built_in_theme_under_the_user_s_roles() {
+        let theme = |text: &str| parse(text, None, Env::Lookup(&no_env)).unwrap().theme;
+        let light = theme("[theme]\nname = \"light\"\n");
+        let file = include_str!("../../assets/themes/light.toml");
+        assert!(!light.is_empty());
+        for (role, colour) in &light {
+            assert!(file.contains(&format!("{role} = \"{colour}\"")), "{role}");
+        }
+        // The user's roles come after the theme's, wherever `name` is.
+        let mine = theme("[theme]\naccent = \"red\"\nname = \"light\"\n");
+        assert_eq!(mine[..light.len()], light[..]);
+        assert_eq!(mine[light.len()..], [("accent".into(), "red".into())]);
+        for (name, _) in THEMES {
+            let roles = theme(&format!("[theme]\nname = {name:?}\n"));
+            assert!(roles.len() >= 9, "{name}: {roles:?}");
+        }
+        let d = parse_err("[theme]\nmuted = \"gray\"\nname = \"lihgt\"\n");
+        assert_eq!(at(&d), (3, 8));
+        assert_eq!(
+            d.message(),
+            "unknown theme \"lihgt\"; the built-in themes are \"default\", \"light\", \"high-contrast\" — did you mean \"light\"?"
+        );
+        let d = parse_err("[theme]\nname = \"solarized\"\n");
+        assert!(
+            d.message().contains("the built-in themes are"),
+            "{}",
+            d.message()
+        );
+        assert!(built_in_theme("nope").is_err());
     }
 }

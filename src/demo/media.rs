@@ -1,7 +1,12 @@
-//! Tiny hand-written encoders for the demo server's binary content: PNG
-//! (zlib "stored" deflate blocks, no compression) and 16-bit PCM WAV.
+//! The demo server's binary content: its logo, a file in assets/demo/
+//! embedded in the binary, and tiny hand-written encoders for what its
+//! tools make on request: PNG (zlib "stored" deflate blocks, no
+//! compression) and 16-bit PCM WAV.
 //!
-//! Both produce real, spec-conforming files that any decoder accepts.
+//! The encoders produce real, spec-conforming files that any decoder
+//! accepts. What they make for `everything_mixed` is also in assets/demo/
+//! (`swatch-16x16.png`, `tone-440hz-250ms.wav`); a test keeps those files
+//! equal to what the code makes.
 
 use base64::Engine as _;
 
@@ -168,20 +173,10 @@ pub fn render_swatch(width: u32, height: u32, color: [u8; 3]) -> Vec<u8> {
     png_rgb(w, h, |_, y| rows[y as usize])
 }
 
-/// The 32x32 `demo://logo.png` resource: a blue ring on a light background.
+/// The 32x32 `demo://logo.png` resource (assets/demo/logo.png): a blue
+/// ring on a light background.
 pub fn logo_png() -> Vec<u8> {
-    png_rgb(32, 32, |x, y| {
-        let dx = f64::from(x) - 15.5;
-        let dy = f64::from(y) - 15.5;
-        let r = (dx * dx + dy * dy).sqrt();
-        if (8.0..=13.5).contains(&r) {
-            [0x33, 0x66, 0xff]
-        } else if r < 4.0 {
-            [0x22, 0x22, 0x33]
-        } else {
-            [0xf4, 0xf6, 0xfb]
-        }
-    })
+    include_bytes!("../../assets/demo/logo.png").to_vec()
 }
 
 /// A mono 16-bit PCM WAV at [`SAMPLE_RATE`] containing a sine tone, with short
@@ -287,6 +282,62 @@ mod tests {
         assert_eq!(parse_color("#12345"), None);
         assert_eq!(parse_color("#zzzzzz"), None);
         assert_eq!(parse_color("#é12"), None);
+    }
+
+    /// A PNG's width and height, after checking the signature and every
+    /// chunk's CRC.
+    fn png_size(png: &[u8]) -> (u32, u32) {
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        let mut i = 8;
+        while i < png.len() {
+            let len = u32::from_be_bytes(png[i..i + 4].try_into().unwrap()) as usize;
+            let (kind, data) = (&png[i + 4..i + 8], &png[i + 8..i + 8 + len]);
+            let crc = u32::from_be_bytes(png[i + 8 + len..i + 12 + len].try_into().unwrap());
+            assert_eq!(
+                crc,
+                crc32(&[kind, data]),
+                "{:?}",
+                String::from_utf8_lossy(kind)
+            );
+            i += 12 + len;
+        }
+        assert_eq!(i, png.len());
+        let at = |o: usize| u32::from_be_bytes(png[o..o + 4].try_into().unwrap());
+        (at(16), at(20))
+    }
+
+    fn decoded(block: &serde_json::Value, field: &str) -> Vec<u8> {
+        use base64::Engine as _;
+        let data = block[field].as_str().unwrap();
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_logo_is_the_file_in_assets_and_what_the_resource_serves() {
+        let file = include_bytes!("../../assets/demo/logo.png");
+        assert_eq!(logo_png(), file);
+        assert_eq!(png_size(file), (32, 32));
+        let served = super::super::catalog::logo_contents();
+        assert_eq!(served["mimeType"], "image/png");
+        assert_eq!(decoded(&served, "blob"), file);
+    }
+
+    #[test]
+    fn the_media_in_assets_are_what_everything_mixed_sends() {
+        let png = include_bytes!("../../assets/demo/swatch-16x16.png");
+        let wav = include_bytes!("../../assets/demo/tone-440hz-250ms.wav");
+        // What the code makes…
+        assert_eq!(render_swatch(16, 16, [0x33, 0x66, 0xff]), png);
+        assert_eq!(sine_wav(250, 440.0), wav);
+        assert_eq!(png_size(png), (16, 16));
+        // …and what the tool sends.
+        let result = super::super::catalog::everything_mixed();
+        let blocks = result["content"].as_array().unwrap();
+        let block = |kind: &str| blocks.iter().find(|b| b["type"] == kind).unwrap();
+        assert_eq!(decoded(block("image"), "data"), png);
+        assert_eq!(decoded(block("audio"), "data"), wav);
     }
 
     #[test]
