@@ -410,3 +410,37 @@ fn the_login_screen_shows_the_trace_and_the_url_and_logs_in() {
     assert!(!stored.contains(&token), "{stored}");
     t.quit();
 }
+
+#[test]
+fn the_end_of_a_5000_character_result_line_is_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = common::mcpdeck_bin().display().to_string();
+    let cfg = format!("[servers.demo]\ncommand = {exe:?}\nargs = [\"demo-server\"]\n");
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    // The editor writes a 5,000-character message that ends THE-END.
+    let message = format!("{}THE-END", "abcdefghij".repeat(499));
+    assert_eq!(message.len(), 4997);
+    let editor = write_file(
+        dir.path(),
+        "editor.sh",
+        &format!("#!/bin/sh\nprintf '{{\"message\": \"{message}\"}}' > \"$1\"\n"),
+    );
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut t = Tui::start_with(&path, &[("VISUAL", editor.to_str().unwrap())]);
+    t.wait_for("demo 2026-07-28", 30);
+    t.keys("\t");
+    t.keys("\r");
+    t.wait_for("echo on demo", 10);
+    t.keys("\x05"); // Ctrl-E
+    t.wait_for("abcdefghij", 10);
+    t.keys(CTRL_S);
+    let s = t.wait_for("lines 1–", 20);
+    // Wrapped at the pane's width, the end is below: not on screen yet.
+    assert!(!s.contains("THE-END"), "{s}");
+    t.keys(END);
+    let s = t.wait_for("THE-END", 10);
+    assert!(s.contains("abcdefghij"), "{s}");
+    t.quit();
+}

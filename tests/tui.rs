@@ -2901,3 +2901,523 @@ fn a_call_that_needs_more_scope_offers_to_authorize_it() {
         "{out}"
     );
 }
+
+// ---------------------------------------------------------------------
+// Defects found by hand (issue 11): one regression test each.
+
+/// The text inside a pane's border, its rows joined (a wrapped line reads
+/// as one).
+fn pane_text(s: &State, w: u16, h: u16, area: ratatui::layout::Rect) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| mcpdeck::tui::ui::render(s, f)).unwrap();
+    let buf = t.backend().buffer();
+    let mut out = String::new();
+    for y in area.y + 1..area.y + area.height - 1 {
+        for x in area.x + 1..area.x + area.width - 1 {
+            out.push_str(buf[(x, y)].symbol());
+        }
+    }
+    out
+}
+
+fn sized(w: u16, h: u16) -> State {
+    let mut s = state();
+    update(&mut s, Msg::Resize(w, h), &mut Vec::new());
+    s
+}
+
+/// Call the first tool and finish it with this result.
+fn result_of(s: &mut State, v: Value) {
+    let mut fx = Vec::new();
+    update(s, key(KeyCode::Tab), &mut fx);
+    let _ = call_selected(s);
+    finish(s, Ok(v));
+}
+
+#[test]
+fn the_end_of_a_long_line_is_reached_and_nothing_is_skipped() {
+    for (w, h) in [(60u16, 20u16), (80, 24), (120, 40)] {
+        let mut s = sized(w, h);
+        // 1,897 characters ending THE-END (the reported case), then a
+        // line of numbered words: every word must be seen when paging.
+        let long = format!("{}THE-END", "x".repeat(1890));
+        let words: String = (0..600).map(|i| format!("w{i:03} ")).collect();
+        result_of(
+            &mut s,
+            json!({"content": [{"type": "text", "text": format!("{long}\n{words}\nlast line")}]}),
+        );
+        assert_eq!(s.focus, Pane::Result, "the result takes the focus");
+        let mut fx = Vec::new();
+        let mut seen = String::new();
+        loop {
+            seen.push_str(&pane_text(&s, w, h, s.areas.result));
+            if !update(&mut s, key(KeyCode::PageDown), &mut fx) {
+                break;
+            }
+        }
+        assert!(seen.contains("THE-END"), "{w}x{h}");
+        // Words may be cut at the pane's edge; each one's digits are seen.
+        let flat: String = seen.split_whitespace().collect();
+        for i in (0..600).step_by(37) {
+            assert!(
+                flat.contains(&format!("w{i:03}")),
+                "{w}x{h}: w{i:03} never shown"
+            );
+        }
+        update(&mut s, key(KeyCode::End), &mut fx);
+        let end = screen(&s, w, h);
+        assert!(end.contains("last line"), "{w}x{h}\n{end}");
+        // The end is the last page: Down moves no further.
+        assert!(!update(&mut s, key(KeyCode::Down), &mut fx));
+    }
+}
+
+#[test]
+fn a_huge_line_scrolls_by_screen_lines_to_its_end() {
+    let mut s = sized(80, 24);
+    let text = format!("{}TAIL-MARK", "0123456789".repeat(2_000_000));
+    result_of(&mut s, json!({"content": [{"type": "text", "text": text}]}));
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::End), &mut fx);
+    let out = screen(&s, 80, 24);
+    assert!(out.contains("TAIL-MARK"), "{out}");
+    // Wrapped at the pane's width: each row is full up to the border.
+    let inner = s.areas.result.width as usize - 2;
+    assert!(out.contains(&"0123456789".repeat(inner / 10)), "{out}");
+}
+
+#[test]
+fn non_ascii_and_indented_lines_wrap_under_themselves() {
+    let mut s = sized(60, 20);
+    let cjk = "漢字".repeat(60);
+    result_of(
+        &mut s,
+        json!({"content": [
+            {"type": "text", "text": format!("{cjk}END")},
+            {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain",
+                "text": format!("{}tail", "r".repeat(120))}},
+            {"type": "resource", "resource": {"uri": "file:///b.txt", "mimeType": "text/plain",
+                "blob": "aGVsbG8gYmxvYg=="}},
+        ]}),
+    );
+    let mut fx = Vec::new();
+    let mut all = String::new();
+    loop {
+        all.push_str(&screen(&s, 60, 20));
+        if !update(&mut s, key(KeyCode::PageDown), &mut fx) {
+            break;
+        }
+    }
+    assert!(all.contains("END"), "{all}");
+    // The embedded text's continuation keeps its two-space indent.
+    assert!(all.contains("│  rrrr"), "{all}");
+    assert!(
+        !all.lines()
+            .any(|l| l.starts_with("│") && l.contains("│rrr")),
+        "{all}"
+    );
+    // A small text blob is shown decoded.
+    assert!(all.contains("hello blob"), "{all}");
+}
+
+#[test]
+fn a_failed_servers_last_stderr_line_is_shown_and_the_detail_scrolls() {
+    let mut s = sized(80, 24);
+    let mut tail: Vec<String> = (1..=39)
+        .map(|i| format!("  File \"x.py\", line {i}"))
+        .collect();
+    tail.push("ValueError: the token is missing".into());
+    let mut fx = Vec::new();
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "broken".into(),
+            status: ServerStatus::Failed(ConnectError::Lost {
+                description: "the server exited with status 1".into(),
+                stderr_tail: tail,
+            }),
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    // Select broken (third) in the servers pane.
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    let out = screen(&s, 80, 24);
+    assert!(out.contains("last stderr line: ValueError"), "{out}");
+    // Tab keeps the server's detail and lets it scroll to the newest line.
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert_eq!(s.focus, Pane::Detail);
+    assert!(screen(&s, 80, 24).contains("Server · broken"));
+    update(&mut s, key(KeyCode::End), &mut fx);
+    let end = screen(&s, 80, 24);
+    assert!(end.contains("  ValueError: the token is missing"), "{end}");
+    assert!(end.contains("line 39"), "{end}");
+    // Bounded: the last page is as far as it goes.
+    let at_end = s.detail_scroll;
+    assert!(!update(&mut s, key(KeyCode::Down), &mut fx));
+    assert_eq!(s.detail_scroll, at_end);
+    assert!(at_end <= s.detail_len());
+}
+
+#[test]
+fn keys_act_on_the_focused_panes_selection_and_say_what_they_wrote() {
+    let mut s = sized(100, 30);
+    let mut fx = Vec::new();
+    // `d` in the servers pane denies nothing.
+    assert_eq!(s.focus, Pane::Servers);
+    update(&mut s, key(KeyCode::Char('d')), &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(
+        s.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("select one in the tools pane")
+    );
+    // Space on a tool of the all-servers view toggles the tool, not its
+    // server.
+    update(&mut s, key(KeyCode::Char('t')), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Char(' ')), &mut fx);
+    match &fx[..] {
+        [Effect::WriteDeny { tools, note, .. }] => {
+            assert_eq!(tools, &["echo".to_string()]);
+            assert_eq!(note, "denied echo on demo");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(s.servers[0].enabled);
+    fx.clear();
+    // Allowing says so (not the same words as denying).
+    update(&mut s, key(KeyCode::Char('d')), &mut fx);
+    match &fx[..] {
+        [Effect::WriteDeny { tools, note, .. }] => {
+            assert!(tools.is_empty());
+            assert_eq!(note, "allowed echo on demo");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The driver's answer is shown as it came.
+    update(
+        &mut s,
+        Msg::Written(Ok("allowed echo on demo; saved".into())),
+        &mut fx,
+    );
+    assert!(screen(&s, 100, 30).contains("allowed echo on demo; saved"));
+}
+
+#[test]
+fn enter_on_a_connecting_server_waits_and_keeps_the_keys_for_the_editor() {
+    let configs = vec![ServerConfig::stdio("late", "x", &[])];
+    let mut s = State::new(&configs, Keymap::default(), None);
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    assert!(screen(&s, 100, 30).contains("waiting for late to connect"));
+    // `e` would open the resources view: it must go to the editor.
+    for c in "hello".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    assert_eq!(s.mode, Mode::Normal);
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "late".into(),
+            status: ServerStatus::Connected,
+            negotiated: Some(Box::new(negotiated("late", Era::Stateless, "2026-07-28"))),
+        }),
+        &mut fx,
+    );
+    update(
+        &mut s,
+        Msg::Manager(Event::Lists {
+            server: "late".into(),
+            lists: Arc::new(Lists {
+                tools: tools(),
+                ..Lists::default()
+            }),
+        }),
+        &mut fx,
+    );
+    assert_eq!(s.mode, Mode::Editor);
+    let e = s.editor.as_ref().expect("the editor opened");
+    assert_eq!(e.tool, "echo");
+    assert!(
+        fx.iter().all(|e| !matches!(e, Effect::Manager(_))),
+        "{fx:?}"
+    );
+    // A server that fails instead drops the keys and says so.
+    let mut s = State::new(&configs, Keymap::default(), None);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    update(&mut s, key(KeyCode::Char('x')), &mut fx);
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "late".into(),
+            status: ServerStatus::Failed(ConnectError::Lost {
+                description: "gone".into(),
+                stderr_tail: vec![],
+            }),
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    assert!(s.pending_open.is_none());
+    assert!(
+        s.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("1 typed keys were dropped")
+    );
+    assert_eq!(s.mode, Mode::Normal);
+}
+
+#[test]
+fn messages_go_with_the_next_key_or_expire_and_help_stays_visible() {
+    for (w, h) in [(60u16, 20u16), (80, 24), (120, 40)] {
+        let mut s = sized(w, h);
+        let mut fx = Vec::new();
+        let t0 = std::time::Instant::now();
+        update(&mut s, Msg::Clock(t0), &mut fx);
+        update(
+            &mut s,
+            Msg::Written(Ok("disabled demo; saved".into())),
+            &mut fx,
+        );
+        let out = screen(&s, w, h);
+        assert!(out.contains("disabled demo; saved"), "{out}");
+        // `? help` at any width, even beside a message.
+        assert!(
+            out.lines().last().unwrap_or("").ends_with("? help"),
+            "{w}x{h}\n{out}"
+        );
+        update(&mut s, key(KeyCode::Down), &mut fx);
+        assert!(!screen(&s, w, h).contains("saved"));
+        // Without a key, the message expires.
+        update(
+            &mut s,
+            Msg::Written(Ok("enabled demo; saved".into())),
+            &mut fx,
+        );
+        assert!(!update(
+            &mut s,
+            Msg::Clock(t0 + std::time::Duration::from_secs(1)),
+            &mut fx
+        ));
+        assert!(update(
+            &mut s,
+            Msg::Clock(t0 + mcpdeck::tui::app::STATUS_TTL),
+            &mut fx
+        ));
+        assert!(s.status.is_none());
+    }
+    // "cancelling …" ends with the call.
+    let mut s = sized(80, 24);
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let _ = call_selected(&mut s);
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(s.status.as_deref().unwrap_or("").starts_with("cancelling"));
+    finish(&mut s, Err("cancelled"));
+    assert!(s.status.is_none());
+}
+
+#[test]
+fn a_running_call_owns_the_result_pane() {
+    let mut s = sized(100, 30);
+    result_of(
+        &mut s,
+        json!({"content": [{"type": "text", "text": "OLD-RESULT"}]}),
+    );
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    let _ = call_selected(&mut s);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Result · running echo on demo"), "{out}");
+    assert!(!out.contains("OLD-RESULT"), "{out}");
+}
+
+#[test]
+fn after_a_call_the_result_has_the_focus_and_esc_goes_back() {
+    let mut s = sized(100, 30);
+    result_of(&mut s, json!({"content": [{"type": "text", "text": "ok"}]}));
+    assert_eq!(s.focus, Pane::Result);
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(s.focus, Pane::Tools);
+}
+
+#[test]
+fn a_copy_escapes_bidi_and_control_characters_and_says_so() {
+    let mut s = sized(100, 30);
+    result_of(
+        &mut s,
+        json!({"content": [{"type": "text", "text": "abc\u{202e}def\u{9b}"}]}),
+    );
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('y')), &mut fx);
+    let copied = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Copy(t) => Some(t.clone()),
+            _ => None,
+        })
+        .expect("a copy");
+    assert!(
+        !copied.contains('\u{202e}') && !copied.contains('\u{9b}'),
+        "{copied}"
+    );
+    assert!(copied.contains("\\u202e"), "{copied}");
+    // Still the same JSON.
+    let v: Value = serde_json::from_str(&copied).unwrap();
+    assert_eq!(v["content"][0]["text"], "abc\u{202e}def\u{9b}");
+    assert!(
+        s.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("2 control or bidi characters escaped")
+    );
+}
+
+#[test]
+fn narrow_panes_keep_badges_latency_and_labels() {
+    let mut s = sized(60, 20);
+    let mut fx = Vec::new();
+    update(
+        &mut s,
+        Msg::Manager(Event::Ping {
+            server: "demo".into(),
+            result: Ok(Duration::from_millis(2)),
+            requested: false,
+        }),
+        &mut fx,
+    );
+    let out = screen(&s, 60, 20);
+    assert!(out.contains(" 2ms"), "{out}");
+    // A cut tool name ends with … and keeps its badge.
+    assert!(
+        out.contains("… destructive") || out.contains("…destructive"),
+        "{out}"
+    );
+    // No server selected: no empty scope in the title.
+    let mut e = State::new(&[], Keymap::default(), None);
+    update(&mut e, Msg::Resize(60, 20), &mut fx);
+    assert!(!screen(&e, 60, 20).contains("Tools ·  ("));
+    // The add dialog: the label and the value apart.
+    update(&mut s, key(KeyCode::Char('a')), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    for c in "/tmp/server".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    let out = screen(&s, 60, 20);
+    assert!(out.contains("command or URL  /tmp/server"), "{out}");
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    // A second / starts a new filter.
+    for c in ["/", "e", "c"] {
+        update(
+            &mut s,
+            key(KeyCode::Char(c.chars().next().unwrap())),
+            &mut fx,
+        );
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.filter, "ec");
+    update(&mut s, key(KeyCode::Char('/')), &mut fx);
+    update(&mut s, key(KeyCode::Char('g')), &mut fx);
+    assert_eq!(s.filter, "g");
+}
+
+#[test]
+fn page_down_moves_a_page_of_the_focused_pane() {
+    let mut s = state();
+    let many: Vec<Tool> = (0..200)
+        .filter_map(|i| {
+            Tool::parse(
+                &json!({"name": format!("t{i}"), "inputSchema": {"type": "object"}}),
+                &mut Vec::new(),
+            )
+        })
+        .collect();
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(100, 40), &mut fx);
+    update(
+        &mut s,
+        Msg::Manager(Event::Lists {
+            server: "demo".into(),
+            lists: Arc::new(Lists {
+                tools: many,
+                ..Lists::default()
+            }),
+        }),
+        &mut fx,
+    );
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::PageDown), &mut fx);
+    let rows = s.areas.tools.height as usize - 2;
+    assert!(rows > 10);
+    assert_eq!(s.tool_sel, rows);
+}
+
+#[test]
+fn structured_content_is_coloured_like_json_text() {
+    let mut s = sized(100, 30);
+    result_of(
+        &mut s,
+        json!({"content": [], "structuredContent": {"temperature": 21.5}}),
+    );
+    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    t.draw(|f| mcpdeck::tui::ui::render(&s, f)).unwrap();
+    let buf = t.backend().buffer();
+    let area = s.areas.result;
+    let mut number_colour = None;
+    for y in area.y..area.y + area.height {
+        for x in area.x..area.x + area.width {
+            if buf[(x, y)].symbol() == "2" && buf[(x + 1, y)].symbol() == "1" {
+                number_colour = Some(buf[(x, y)].fg);
+            }
+        }
+    }
+    assert_eq!(
+        number_colour,
+        Some(mcpdeck::tui::theme::Role::Warn.color()),
+        "numbers in structuredContent are coloured"
+    );
+}
+
+#[test]
+fn reload_follows_the_selection_by_name_and_closes_an_orphan_editor() {
+    let mut s = sized(100, 30);
+    let mut fx = Vec::new();
+    // Select broken, open an editor on demo's echo.
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    assert_eq!(s.selected_server().unwrap().name, "broken");
+    // A new server before it: the selection stays on broken.
+    let mut configs = vec![ServerConfig::stdio("aaa", "x", &[])];
+    for n in ["demo", "slow", "broken"] {
+        configs.push(ServerConfig::stdio(n, "x", &[]));
+    }
+    update(&mut s, Msg::Reloaded(Ok(configs)), &mut fx);
+    assert_eq!(s.selected_server().unwrap().name, "broken");
+    // An editor on demo, then demo is removed.
+    update(&mut s, key(KeyCode::Up), &mut fx);
+    update(&mut s, key(KeyCode::Up), &mut fx);
+    assert_eq!(s.selected_server().unwrap().name, "demo");
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.mode, Mode::Editor);
+    update(
+        &mut s,
+        Msg::Reloaded(Ok(vec![ServerConfig::stdio("slow", "x", &[])])),
+        &mut fx,
+    );
+    assert_eq!(s.mode, Mode::Normal);
+    assert!(s.editor.is_none());
+    assert!(
+        s.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("the server was removed")
+    );
+}

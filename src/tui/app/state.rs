@@ -155,12 +155,15 @@ impl State {
                 }
                 self.detail_server = true;
             }
-            Pane::Tools => {
+            // An empty tools pane (a failed server) keeps the server's
+            // detail, so the next pane scrolls it.
+            Pane::Tools if self.selected_tool().is_some() => {
                 if self.detail_server {
                     self.detail_scroll = 0;
                 }
                 self.detail_server = false;
             }
+            Pane::Tools => {}
             Pane::Detail | Pane::Result => {}
         }
     }
@@ -169,7 +172,7 @@ impl State {
     pub fn focused_item(&self) -> Focused {
         let server = match self.focus {
             Pane::Servers => true,
-            Pane::Tools => false,
+            Pane::Tools => self.selected_tool().is_none() && self.detail_server,
             Pane::Detail => self.detail_server,
             Pane::Result => return Focused::Nothing,
         };

@@ -62,7 +62,8 @@ fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
     let server_detail = match s.focus {
         Pane::Servers => true,
         Pane::Detail => s.detail_server,
-        _ => false,
+        Pane::Tools => s.detail_server && s.selected_tool().is_none(),
+        Pane::Result => false,
     };
     if server_detail && let Some(v) = s.selected_server() {
         title = format!("Server · {}", clean(&v.name));
