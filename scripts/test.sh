@@ -89,4 +89,16 @@ cargo clippy --all-targets -- -D warnings
 step "cargo test --all-targets $*"
 cargo test --all-targets "$@"
 
+# What `cargo install` gives a user: the release binary must stay under
+# 16 MB (profile.release in Cargo.toml: fat LTO, no symbols; see the README).
+# MCPDECK_SKIP_RELEASE_SIZE=1 skips it (it builds everything again in release).
+if [[ "${MCPDECK_SKIP_RELEASE_SIZE:-}" != 1 ]]; then
+    step "release binary size (under 16 MB)"
+    cargo build --release --locked --bin mcpdeck
+    size=$(stat -c %s target/release/mcpdeck)
+    limit=16000000
+    echo "target/release/mcpdeck: $size bytes (limit $limit)"
+    (( size < limit )) || die "the release binary is $size bytes, over 16 MB: see [profile.release] in Cargo.toml"
+fi
+
 step "all tests passed"
