@@ -27,7 +27,7 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         h
     } else {
         match s.mode {
-            Mode::Editor => k.hint(&[Action::Send, Action::Back]),
+            Mode::Editor => editor::hint(s),
             Mode::Filter => typing_hint(s, "type to filter"),
             Mode::Help => "the moves scroll the help · any other key closes it".to_string(),
             Mode::ConfirmQuit => format!("{} quits, any other key stays", k.label(Action::Confirm)),
