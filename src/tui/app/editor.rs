@@ -214,22 +214,25 @@ fn goto_slot(area: &mut TextArea<'static>, forward: bool) {
         return;
     }
     let ratatui_textarea::DataCursor(r, c) = area.cursor();
-    let start = area.selection_range().map_or((r, c), |(a, _)| a);
-    let next = if forward {
-        slots
+    // Where the cursor is: a selection counts from its start.
+    let pos = area.selection_range().map_or((r, c), |(a, _)| a);
+    let n = slots.len();
+    let here = slots
+        .iter()
+        .position(|&(row, from, to)| row == pos.0 && from <= pos.1 && pos.1 <= to);
+    let to = match (here, forward) {
+        (Some(i), true) => (i + 1) % n,
+        (Some(i), false) => (i + n - 1) % n,
+        (None, true) => slots
             .iter()
-            .find(|(row, from, _)| (*row, *from) > (r, c))
-            .or(slots.first())
-    } else {
-        slots
+            .position(|&(row, from, _)| (row, from) > pos)
+            .unwrap_or(0),
+        (None, false) => slots
             .iter()
-            .rev()
-            .find(|(row, from, _)| (*row, *from) < start)
-            .or(slots.last())
+            .rposition(|&(row, from, _)| (row, from) < pos)
+            .unwrap_or(n - 1),
     };
-    if let Some(&slot) = next {
-        select(area, slot);
-    }
+    select(area, slots[to]);
 }
 
 /// Parse `text` and show it in the form; `Err` says why it cannot.
@@ -359,6 +362,7 @@ fn switch_view(s: &mut State) {
                 e.text = json_area(&argform::json_text(&Value::Object(m)));
                 e.in_form = false;
                 e.note = None;
+                e.reset = None;
                 format!("raw JSON: {toggle} goes back to the form")
             }
             Err(errs) => {
@@ -374,6 +378,7 @@ fn switch_view(s: &mut State) {
             Ok(()) => {
                 e.in_form = true;
                 e.note = None;
+                e.reset = None;
                 format!("the form: {toggle} goes back to the JSON")
             }
             Err(why) => format!("staying in JSON: {why}"),

@@ -201,15 +201,20 @@ fn row_lines(
         Span::raw(" ".repeat(pad)),
     ];
     let value_w = width.saturating_sub(used + pad);
-    let value = value_spans(s, n, focused, value_w);
+    let error = form.error_at(&row.path).map(|e| format!("✗ {}", clean(e)));
+    // The problem beside the value when a text box a little narrower
+    // leaves room for it; else under it.
+    let beside = error.as_ref().and_then(|e| {
+        let room = value_w.checked_sub(e.chars().count() + 2)?;
+        (room >= 12 || !n.is_text()).then_some(room)
+    });
+    let value = value_spans(s, n, focused, beside.unwrap_or(value_w));
     let value_len: usize = value.iter().map(|sp| sp.content.chars().count()).sum();
     spans.extend(value);
     let mut lines = Vec::new();
-    let error = form.error_at(&row.path).map(|e| format!("✗ {}", clean(e)));
     let mut error_below = None;
     if let Some(e) = error {
-        let free = value_w.saturating_sub(value_len + 2);
-        if e.chars().count() <= free {
+        if beside.is_some_and(|room| value_len <= room) {
             spans.push(Span::styled(format!("  {e}"), red()));
         } else {
             error_below = Some(e);
