@@ -438,7 +438,7 @@ fn replace_text(area: &mut TextArea<'static>, text: &str) {
 /// the JSON (saying why).
 pub(super) fn returned(s: &mut State, text: String) -> bool {
     let Some(e) = s.editor.as_mut() else {
-        return false;
+        return true;
     };
     let text = text.trim_end();
     if e.in_form {

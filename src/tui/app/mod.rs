@@ -153,7 +153,7 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             true
         }
         // Into the form when it can show the text, else the JSON.
-        Msg::EditorReturned(Ok(text)) => editor::returned(s, text) || true,
+        Msg::EditorReturned(Ok(text)) => editor::returned(s, text),
         Msg::Reloaded(Err(e)) => {
             s.status = Some(format!("not reloaded: {e}"));
             true

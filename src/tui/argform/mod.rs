@@ -544,6 +544,14 @@ impl ArgForm {
             .unwrap_or_default()
     }
 
+    /// The first row at or under `at` that takes the focus.
+    fn first_focus_within(&self, at: &[usize]) -> Option<Vec<usize>> {
+        self.rows()
+            .into_iter()
+            .find(|r| r.at.starts_with(at) && self.node(&r.at).is_some_and(Node::focusable))
+            .map(|r| r.at)
+    }
+
     /// Move the focus over the fields that take it, by `by` (clamped).
     pub fn move_focus(&mut self, by: isize) {
         let stops: Vec<Vec<usize>> = self
@@ -695,14 +703,8 @@ impl ArgForm {
         at.push(index);
         self.focus = at.clone();
         // Into the new item's first field, for an object.
-        if !self.focused().is_some_and(Node::focusable) {
-            if let Some(r) = self
-                .rows()
-                .into_iter()
-                .find(|r| r.at.starts_with(&at) && self.node(&r.at).is_some_and(Node::focusable))
-            {
-                self.focus = r.at;
-            }
+        if let Some(inside) = self.first_focus_within(&at) {
+            self.focus = inside;
         }
         self.revalidate();
         Ok(format!("item {index} added to {}", key_or_list(&key)))
@@ -730,17 +732,10 @@ impl ArgForm {
         if left > 0 {
             at.push(index.min(left - 1));
         }
-        self.focus = at.clone();
-        if !self.focused().is_some_and(Node::focusable) {
-            match self
-                .rows()
-                .into_iter()
-                .find(|r| r.at.starts_with(&at) && self.node(&r.at).is_some_and(Node::focusable))
-            {
-                Some(r) => self.focus = r.at,
-                None => self.focus = list,
-            }
-        }
+        self.focus = match self.first_focus_within(&at) {
+            Some(inside) if left > 0 => inside,
+            _ => list,
+        };
         self.revalidate();
         Ok(format!("item {index} removed from {}", key_or_list(&key)))
     }

@@ -266,7 +266,7 @@ fn value_spans(s: &State, n: &Node, focused: bool, width: usize) -> Vec<Span<'st
     let sel = Role::Selected.style();
     match &n.kind {
         Kind::Text { line, .. } | Kind::Number { line, .. } | Kind::Json { line } => {
-            let w = width.min(TEXT_WIDTH).max(1);
+            let w = width.clamp(1, TEXT_WIDTH);
             let hold = cut(&placeholder(n), w.saturating_sub(1));
             if focused && line.text.is_empty() && !hold.is_empty() {
                 // The cursor, then the placeholder until something is typed.
