@@ -90,10 +90,8 @@ fn form_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
         return true;
     };
     let mut said = None;
-    if form.typing() && LineEdit::edits(&k) {
-        if form.edit(&k) {
-            e.reset = None;
-        }
+    let edited = if form.typing() && LineEdit::edits(&k) {
+        form.edit(&k)
     } else {
         let before = form.fields.clone();
         match (action, ask) {
@@ -124,15 +122,31 @@ fn form_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
             }
             _ => return false,
         }
-        if form.fields != before {
-            e.reset = None;
-        }
-    }
+        form.fields != before
+    };
     e.problems = form.problems.clone();
+    let clear = edited && ended(e);
     if said.is_some() {
-        s.status = said;
+        say(s, said);
+    } else if clear {
+        s.status = None;
     }
     true
+}
+
+/// An edit: the reset round is over, and so is what the editor said.
+/// True when the status bar is to be cleared.
+fn ended(e: &mut Editor) -> bool {
+    e.reset = None;
+    std::mem::take(&mut e.said)
+}
+
+/// A message of the editor's in the status bar (the next edit clears it).
+fn say(s: &mut State, msg: Option<String>) {
+    if let Some(e) = s.editor.as_mut() {
+        e.said = msg.is_some();
+    }
+    s.status = msg;
 }
 
 fn json_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
@@ -152,8 +166,10 @@ fn json_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
         _ => {}
     }
     if e.text.input(k) {
-        e.reset = None;
         e.problems = problems(&e.text.lines().join("\n"), e.schema.as_ref());
+        if ended(e) {
+            s.status = None;
+        }
     }
     true
 }
@@ -326,6 +342,7 @@ pub(super) fn open_editor(s: &mut State) -> bool {
         note: None,
         schema,
         reset: None,
+        said: false,
     };
     match s.last_args.get(&key) {
         Some(text) => show_text(&mut e, text, "your last arguments"),
@@ -353,25 +370,24 @@ pub(super) fn open_editor(s: &mut State) -> bool {
 /// The form to the JSON (made from the form's values), or back (the
 /// JSON read into the form, when it parses and the form can show it).
 fn switch_view(s: &mut State) {
-    let toggle = s.keymap.label(Action::ToggleJson);
     let Some(e) = s.editor.as_mut() else { return };
     let status = match &mut e.form {
-        Err(why) => format!("{}; edit the JSON", no_form(why)),
+        Err(why) => Some(format!("{}; edit the JSON", no_form(why))),
         Ok(form) if e.in_form => match form.value() {
             Ok(m) => {
                 e.text = json_area(&argform::json_text(&Value::Object(m)));
                 e.in_form = false;
                 e.note = None;
                 e.reset = None;
-                format!("raw JSON: {toggle} goes back to the form")
+                None
             }
             Err(errs) => {
                 form.focus_first_problem();
                 let (path, msg) = errs.first().cloned().unwrap_or_default();
-                format!(
+                Some(format!(
                     "fix {}: {msg} first (the JSON is made from the form)",
                     argform::shown_path(&path)
-                )
+                ))
             }
         },
         Ok(form) => match load_text(form, &e.text.lines().join("\n")) {
@@ -379,13 +395,18 @@ fn switch_view(s: &mut State) {
                 e.in_form = true;
                 e.note = None;
                 e.reset = None;
-                format!("the form: {toggle} goes back to the JSON")
+                None
             }
-            Err(why) => format!("staying in JSON: {why}"),
+            Err(why) => Some(format!("staying in JSON: {why}")),
         },
     };
     refresh(e);
-    s.status = Some(crate::sanitize::one_line(&status));
+    // A switch that worked needs no words (the hint names the way back).
+    match status {
+        Some(m) => say(s, Some(crate::sanitize::one_line(&m))),
+        None if e.said => say(s, None),
+        None => {}
+    }
 }
 
 /// The reset key: the last sent arguments, then the skeleton, then the
@@ -424,7 +445,7 @@ fn reset(s: &mut State) {
     }
     refresh(e);
     e.reset = Some((step, draft));
-    s.status = Some(format!("reset to {what} ({key} again: {next})"));
+    say(s, Some(format!("reset to {what} ({key} again: {next})")));
 }
 
 /// Replace the JSON as one edit (the editor's undo takes it back).
@@ -475,10 +496,11 @@ pub(super) fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
                 } else {
                     String::new()
                 };
-                s.status = Some(crate::sanitize::one_line(&format!(
+                let msg = crate::sanitize::one_line(&format!(
                     "not sent: {n} problem{} ({first}){json}",
                     if n == 1 { "" } else { "s" }
-                )));
+                ));
+                say(s, Some(msg));
                 return;
             }
             let m = value.unwrap_or_default();
@@ -491,7 +513,7 @@ pub(super) fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
             match serde_json::from_str(&text) {
                 Ok(v @ Value::Object(_)) => (v, text),
                 _ => {
-                    s.status = Some("fix the JSON before sending".into());
+                    say(s, Some("fix the JSON before sending".into()));
                     return;
                 }
             }

@@ -288,6 +288,9 @@ pub struct Editor {
     /// The reset key's round so far: the last step taken, and the draft
     /// it started from (any edit ends the round).
     pub reset: Option<(usize, String)>,
+    /// The status bar holds the editor's own message (the next edit
+    /// clears it).
+    pub said: bool,
 }
 
 /// A call in flight.
