@@ -544,7 +544,17 @@ fn reset_restores_the_last_sent_arguments_then_the_skeleton_then_the_draft() {
             ),
         ]
     );
+    // A half-typed number comes back as it was typed.
+    open(&mut s, "add");
+    type_text(&mut s, "4x");
+    press(&mut s, ctrl('r'));
+    assert_eq!(form(&s).error_at("/a"), Some("required"));
+    press(&mut s, ctrl('r'));
+    assert_eq!(form(&s).error_at("/a"), Some("not a number"));
+    assert_eq!(form(&s).draft()["a"], "4x");
+    press(&mut s, key(KeyCode::Esc));
     // In the JSON too.
+    open(&mut s, "get_weather");
     press(&mut s, ctrl('t'));
     let area = &mut s.editor.as_mut().unwrap().text;
     area.select_all();

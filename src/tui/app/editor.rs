@@ -10,7 +10,7 @@ use ratatui_textarea::{CursorMove, TextArea};
 use serde_json::Value;
 
 use crate::mcp::manager::Command;
-use crate::tui::argform::{self, ArgForm, Kind};
+use crate::tui::argform::{self, ArgForm, Draft, Kind};
 use crate::tui::ask::{LineEdit, is_typing};
 use crate::tui::keymap::Action;
 
@@ -417,31 +417,49 @@ fn reset(s: &mut State) {
     let sent = last_sent(s, &e.server, &e.tool).map(str::to_string);
     let Some(e) = s.editor.as_mut() else { return };
     let (step, draft) = match e.reset.take() {
-        None => (0, current_text(e)),
+        None => {
+            let draft = match &e.form {
+                Ok(form) if e.in_form => Draft::Form(Box::new(form.clone())),
+                _ => Draft::Json(e.text.lines().join("\n")),
+            };
+            (0, draft)
+        }
         Some((i, d)) => (i + 1, d),
     };
-    // (what, text), in the round's order.
-    let mut round: Vec<(&str, Option<String>)> = Vec::new();
-    if let Some(t) = sent {
-        round.push(("the last sent arguments", Some(t)));
+    // The round, in order: (what, where to).
+    enum To {
+        Sent(String),
+        Skeleton,
+        Draft,
     }
-    round.push(("the skeleton", None));
-    round.push(("your draft", Some(draft.clone())));
+    let mut round = Vec::new();
+    if let Some(t) = sent {
+        round.push(("the last sent arguments", To::Sent(t)));
+    }
+    round.push(("the skeleton", To::Skeleton));
+    round.push(("your draft", To::Draft));
     let step = step % round.len();
-    let (what, text) = round[step].clone();
     let next = round[(step + 1) % round.len()].0;
-    match (text, e.in_form) {
-        (None, true) => {
-            if let Ok(form) = e.form.as_mut() {
-                form.reset();
+    let (what, to) = &round[step];
+    match to {
+        To::Sent(t) if e.in_form => show_text(e, t, "these arguments"),
+        To::Sent(t) => replace_text(&mut e.text, t),
+        To::Skeleton => match e.form.as_mut() {
+            Ok(form) if e.in_form => form.reset(),
+            _ => {
+                let t = skeleton_text(e);
+                replace_text(&mut e.text, &t);
             }
-        }
-        (None, false) => {
-            let t = skeleton_text(e);
-            replace_text(&mut e.text, &t);
-        }
-        (Some(t), true) => show_text(e, &t, "these arguments"),
-        (Some(t), false) => replace_text(&mut e.text, &t),
+        },
+        To::Draft => match (&draft, e.form.as_mut()) {
+            (Draft::Form(f), Ok(form)) if e.in_form => *form = (**f).clone(),
+            (Draft::Form(f), _) => {
+                let t = argform::json_text(&Value::Object(f.draft()));
+                replace_text(&mut e.text, &t);
+            }
+            (Draft::Json(t), _) if e.in_form => show_text(e, t, "your draft's arguments"),
+            (Draft::Json(t), _) => replace_text(&mut e.text, t),
+        },
     }
     refresh(e);
     e.reset = Some((step, draft));

@@ -287,7 +287,7 @@ pub struct Editor {
     pub schema: Option<Value>,
     /// The reset key's round so far: the last step taken, and the draft
     /// it started from (any edit ends the round).
-    pub reset: Option<(usize, String)>,
+    pub reset: Option<(usize, crate::tui::argform::Draft)>,
     /// The status bar holds the editor's own message (the next edit
     /// clears it).
     pub said: bool,

@@ -42,6 +42,14 @@ pub struct ArgForm {
     blank: Vec<Node>,
 }
 
+/// What the editor's reset key comes back to at the end of its round:
+/// the form as it was (half-typed fields and all), or the JSON text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Draft {
+    Form(Box<ArgForm>),
+    Json(String),
+}
+
 /// One property, or one item of a list.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
