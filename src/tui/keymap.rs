@@ -43,6 +43,15 @@ pub enum Action {
     Copy,
     Save,
     ExternalEditor,
+    /// The argument editor: switch between the form and the raw JSON.
+    ToggleJson,
+    /// The argument editor: the last sent arguments, then the skeleton,
+    /// then the draft again.
+    ResetArgs,
+    /// The argument form: add an item to the list around the focus.
+    AddItem,
+    /// The argument form: remove the list item around the focus.
+    RemoveItem,
     AddServer,
     /// Log in to the selected server (OAuth); after a step-up, with the
     /// wider scope. On the login screen: open the URL again.
@@ -219,6 +228,34 @@ const SPECS: &[Spec] = &[
         help: "edit the arguments in $EDITOR",
         group: Group::Tools,
         keys: &["ctrl-e"],
+    },
+    Spec {
+        action: Action::ToggleJson,
+        name: "toggle_json",
+        help: "argument form ⇄ raw JSON",
+        group: Group::Tools,
+        keys: &["ctrl-t"],
+    },
+    Spec {
+        action: Action::ResetArgs,
+        name: "reset_arguments",
+        help: "reset arguments: last sent, skeleton, draft",
+        group: Group::Tools,
+        keys: &["ctrl-r"],
+    },
+    Spec {
+        action: Action::AddItem,
+        name: "add_item",
+        help: "add a list item (argument form)",
+        group: Group::Tools,
+        keys: &["ctrl-n"],
+    },
+    Spec {
+        action: Action::RemoveItem,
+        name: "remove_item",
+        help: "remove a list item (argument form)",
+        group: Group::Tools,
+        keys: &["ctrl-d"],
     },
     Spec {
         action: Action::ToggleServer,

@@ -4,6 +4,7 @@
 //!
 //! - [`app`]: the state, the messages and `update` (keys, mouse, manager
 //!   events), with no I/O;
+//! - [`argform`]: a tool's arguments as a form made from its schema;
 //! - [`ask`], [`browse`]: views that own their state (the request screens;
 //!   the resources and prompts views);
 //! - [`keymap`]: keys to named actions, `[keys]`, the help and hints;
@@ -15,6 +16,7 @@
 //!   config.
 
 pub mod app;
+pub mod argform;
 pub mod ask;
 pub mod browse;
 pub mod keymap;

@@ -14,12 +14,11 @@ mod state;
 mod views;
 
 use crossterm::event::{KeyEvent, MouseEvent};
-use ratatui_textarea::TextArea;
 
 use crate::config::ServerConfig;
 use crate::mcp::manager::{Command, Event};
 
-pub use editor::problems;
+pub use editor::{last_sent, problems};
 use event::on_event;
 pub use event::tool_diff;
 use keys::on_key;
@@ -178,22 +177,8 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             s.status = Some(e);
             true
         }
-        Msg::EditorReturned(Ok(text)) => {
-            let schema = s.editor.as_ref().and_then(|e| {
-                s.servers
-                    .iter()
-                    .find(|v| v.name == e.server)
-                    .and_then(|v| v.lists.tools.iter().find(|t| t.name == e.tool))
-                    .and_then(|t| t.input_schema.clone())
-            });
-            if let Some(e) = s.editor.as_mut() {
-                let text = text.trim_end().to_string();
-                e.problems = problems(&text, schema.as_ref());
-                e.text = TextArea::new(text.lines().map(str::to_string).collect());
-                e.text.set_tab_length(2);
-            }
-            true
-        }
+        // Into the form when it can show the text, else the JSON.
+        Msg::EditorReturned(Ok(text)) => editor::returned(s, text),
         Msg::Reloaded(Err(e)) => {
             s.status = Some(format!("not reloaded: {e}"));
             true

@@ -281,14 +281,32 @@ pub struct NetView {
     pub detail_scroll: usize,
 }
 
-/// The argument editor on one tool.
+/// The argument editor on one tool: a form made from its `inputSchema`,
+/// or the raw JSON; one key switches, and each is made from the other.
 pub struct Editor {
     pub server: String,
     pub tool: String,
+    /// The raw JSON (the JSON view's text; made from the form when the
+    /// view switches to it).
     pub text: TextArea<'static>,
-    /// Problems with the arguments as they stand: JSON syntax, or schema
-    /// violations by path.
+    /// Problems with the arguments as they stand, in the view shown:
+    /// fields that cannot be read, JSON syntax, or schema violations by
+    /// path.
     pub problems: Vec<String>,
+    /// The form, or why the schema has none.
+    pub form: Result<crate::tui::argform::ArgForm, String>,
+    /// The form is shown (else the raw JSON).
+    pub in_form: bool,
+    /// Why the raw JSON is shown rather than the form.
+    pub note: Option<String>,
+    /// The tool's `inputSchema` as the editor opened on it.
+    pub schema: Option<Value>,
+    /// The reset key's round so far: the last step taken, and the draft
+    /// it started from (any edit ends the round).
+    pub reset: Option<(usize, crate::tui::argform::Draft)>,
+    /// The status bar holds the editor's own message (the next edit
+    /// clears it).
+    pub said: bool,
 }
 
 /// A call in flight.

@@ -78,7 +78,7 @@ pub enum Input {
     },
 }
 
-pub(super) fn text_of(v: Option<&Value>) -> Option<String> {
+pub(crate) fn text_of(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str)
         .map(str::to_string)
         .filter(|t| !t.is_empty())
@@ -166,7 +166,7 @@ pub(super) const MAX_OPTIONS: usize = 500;
 
 /// The options of an enum schema: `enum` (+ `enumNames`), or
 /// `oneOf`/`anyOf` of `{const, title}`.
-pub(super) fn options(schema: &Value) -> Option<Vec<Choice>> {
+pub(crate) fn options(schema: &Value) -> Option<Vec<Choice>> {
     if let Some(list) = schema.get("enum").and_then(Value::as_array) {
         let names = schema
             .get("enumNames")
@@ -208,7 +208,7 @@ pub(super) fn options(schema: &Value) -> Option<Vec<Choice>> {
     None
 }
 
-pub(super) fn label_of(v: &Value) -> String {
+pub(crate) fn label_of(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -521,7 +521,7 @@ pub(super) fn json_input(default: Option<&Value>, ty: Option<&str>) -> Input {
 }
 
 /// The basic checks of the spec's string formats.
-pub(super) fn check_format(format: &str, text: &str) -> Result<(), String> {
+pub(crate) fn check_format(format: &str, text: &str) -> Result<(), String> {
     let ok = match format {
         "email" => is_email(text),
         "uri" => url::Url::parse(text).is_ok(),

@@ -432,7 +432,7 @@ fn fit(text: &str, width: usize) -> String {
 }
 
 /// A text field: underlined, the cursor reversed, scrolled to the cursor.
-fn text_spans(
+pub(super) fn text_spans(
     line: &LineEdit,
     focused: bool,
     width: usize,

@@ -27,7 +27,7 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         h
     } else {
         match s.mode {
-            Mode::Editor => k.hint(&[Action::Send, Action::Back]),
+            Mode::Editor => editor::hint(s),
             Mode::Filter => typing_hint(s, "type to filter"),
             Mode::Help if s.help_typing => typing_hint(s, "type to search the keys"),
             Mode::Help => format!(
