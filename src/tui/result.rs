@@ -77,20 +77,50 @@ fn cont_indent(indent: usize, width: usize) -> usize {
     if indent * 2 < width { indent } else { 0 }
 }
 
+/// Rows up to this size wrap at word boundaries; longer ASCII rows (a
+/// minified JSON document, a base64 blob) are cut at the width, which
+/// needs no scan to find any part.
+const WORD_WRAP_LIMIT: usize = 64 * 1024;
+
+/// Whether a row is cut at the width by arithmetic (long ASCII).
+fn cut_by_width(text: &str) -> bool {
+    text.len() > WORD_WRAP_LIMIT && text.is_ascii()
+}
+
 /// Where the parts after the first start (byte offsets) when `text` is
-/// cut to `width` columns, continuation parts `width - pre` wide.
+/// wrapped to `width` columns, continuation parts `width - pre` wide:
+/// after the last space that fits, else (a word longer than the line)
+/// at the width.
 fn breaks(text: &str, width: usize, pre: usize) -> Vec<u32> {
     let mut out = Vec::new();
     let mut room = width.max(1);
+    // The current part's start, its width so far, and the last place
+    // after a space in it (with the width up to there).
+    let mut start = 0usize;
     let mut used = 0usize;
+    let mut after_space: Option<(usize, usize)> = None;
     for (i, c) in text.char_indices() {
         let w = c.width().unwrap_or(0);
         if used + w > room && used > 0 {
-            out.push(i as u32);
+            let cut = match after_space {
+                Some((at, upto)) if at > start && c != ' ' => {
+                    used -= upto;
+                    at
+                }
+                _ => {
+                    used = 0;
+                    i
+                }
+            };
+            out.push(cut as u32);
+            start = cut;
+            after_space = None;
             room = (width - pre).max(1);
-            used = 0;
         }
         used += w;
+        if c == ' ' {
+            after_space = Some((i + 1, used));
+        }
     }
     out
 }
@@ -234,9 +264,9 @@ impl Prepared {
         let Some(text) = self.row_text(r) else { return };
         let style = TEXT_STYLES[r.style as usize];
         let pre = cont_indent(r.indent as usize, width);
-        let ascii = text.is_ascii();
-        // Where part `k` starts: arithmetic for ASCII, else the breaks
-        // (kept for long rows, found again for short ones).
+        let ascii = cut_by_width(text);
+        // Where part `k` starts: arithmetic for long ASCII, else the
+        // breaks (kept for long rows, found again for short ones).
         let found;
         let cuts: &[u32] = if ascii {
             &[]
@@ -301,8 +331,10 @@ impl Prepared {
             } else {
                 let text = self.row_text(r).unwrap_or("");
                 let pre = cont_indent(r.indent as usize, width);
-                if text.is_ascii() {
+                if cut_by_width(text) {
                     ascii_height(text.len(), width, pre)
+                } else if text.len() <= width && text.is_ascii() {
+                    1
                 } else {
                     let b = breaks(text, width, pre);
                     let h = b.len() + 1;
@@ -786,4 +818,67 @@ pub fn prompt_lines(
         }
     }
     (lines, media)
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::*;
+    use unicode_width::UnicodeWidthStr;
+
+    fn text_of(p: &Prepared, width: u16) -> Vec<String> {
+        let n = p.screen_len(width);
+        p.screen_lines(width, 0, n)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn text_wraps_at_spaces_and_long_words_are_cut() {
+        let mut p = Prepared::default();
+        push_text(&mut p, "the quick brown fox jumps over", "", PLAIN);
+        assert_eq!(
+            text_of(&p, 10),
+            vec!["the quick ", "brown fox ", "jumps over"]
+        );
+        let mut p = Prepared::default();
+        push_text(&mut p, "abcdefghijklmnop qr", "", PLAIN);
+        assert_eq!(text_of(&p, 6), vec!["abcdef", "ghijkl", "mnop ", "qr"]);
+    }
+
+    #[test]
+    fn every_part_is_reachable_from_any_screen_line() {
+        let mut p = Prepared::default();
+        let line: String = (0..500).map(|i| format!("w{i} ")).collect();
+        push_text(&mut p, &format!("{line}\n  {line}\n漢字{line}"), "", PLAIN);
+        for width in [7u16, 20, 33, 80] {
+            let all = text_of(&p, width);
+            assert_eq!(all.len(), p.screen_len(width));
+            // Any window is the same as the matching slice of the whole.
+            for from in [0, 1, all.len() / 2, all.len() - 3] {
+                let part: Vec<String> = p
+                    .screen_lines(width, from, 3)
+                    .iter()
+                    .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+                    .collect();
+                assert_eq!(part, all[from..from + 3], "width {width} from {from}");
+            }
+            // Nothing is lost: the text comes back whole (indents aside).
+            let joined: String = all.concat().replace(' ', "");
+            assert_eq!(joined.matches("w499").count(), 3, "width {width}");
+            assert!(all.iter().all(|l| l.width() <= width as usize));
+        }
+    }
+
+    #[test]
+    fn a_long_ascii_row_is_cut_by_arithmetic_and_reaches_its_end() {
+        let mut p = Prepared::default();
+        let text = format!("{}END", "a".repeat(200_000));
+        push_text(&mut p, &text, "", PLAIN);
+        let n = p.screen_len(80);
+        assert_eq!(n, (200_003usize).div_ceil(80));
+        let last = p.screen_lines(80, n - 1, 5);
+        assert_eq!(last.len(), 1);
+        assert!(last[0].spans[0].content.ends_with("END"));
+    }
 }

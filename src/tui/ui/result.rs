@@ -88,19 +88,32 @@ pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
         let room = height.saturating_sub(lines.len()).max(1);
         let total = o.lines.screen_len(width);
         lines.extend(o.lines.screen_lines(width, s.result_scroll, room));
-        let position = if total > room {
+        let (long, short) = if total > room {
             let first = s.result_scroll.min(total.saturating_sub(1)) + 1;
             let last = (s.result_scroll + room).min(total);
-            format!(" · lines {first}–{last} of {total}")
+            (
+                format!(" · lines {first}–{last} of {total}"),
+                format!(" · {first}–{last}/{total}"),
+            )
         } else {
-            String::new()
+            (String::new(), String::new())
         };
-        format!(
-            "Result · {} on {} · {}{position}",
+        // The position matters most when the title does not fit: the
+        // server's name goes first, then the long form of the position.
+        let (tool, server, time) = (
             clean(&o.tool),
             clean(&o.server),
-            crate::text::fmt_duration(o.elapsed)
-        )
+            crate::text::fmt_duration(o.elapsed),
+        );
+        let room_w = area.width.saturating_sub(2) as usize;
+        [
+            format!("Result · {tool} on {server} · {time}{long}"),
+            format!("Result · {tool} on {server} · {time}{short}"),
+            format!("Result · {tool} · {time}{short}"),
+        ]
+        .into_iter()
+        .find(|t| t.chars().count() <= room_w)
+        .unwrap_or_else(|| format!("Result{short} · {tool}"))
     } else {
         lines.extend(result_placeholder(s));
         "Result".into()
