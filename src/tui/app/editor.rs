@@ -17,18 +17,12 @@ use crate::tui::keymap::Action;
 use super::model::*;
 use super::*;
 
-/// `last_args` holds each tool's draft (what Esc kept) or what was sent;
-/// the arguments last *sent* are kept beside them, under the tool's name
-/// with this suffix (tool names never hold a NUL).
-const SENT: &str = "\u{0}sent";
-
-fn sent_key(server: &str, tool: &str) -> (String, String) {
-    (server.to_string(), format!("{tool}{SENT}"))
-}
-
-/// The arguments last sent to a tool, as JSON text.
+/// The arguments last sent to a tool, as JSON text (`State::last_sent`;
+/// `last_args` holds the draft that Esc kept, or what was sent).
 pub fn last_sent<'a>(s: &'a State, server: &str, tool: &str) -> Option<&'a str> {
-    s.last_args.get(&sent_key(server, tool)).map(String::as_str)
+    s.last_sent
+        .get(&(server.to_string(), tool.to_string()))
+        .map(String::as_str)
 }
 
 pub(super) fn editor_key(
@@ -540,7 +534,7 @@ pub(super) fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
     let (server, tool) = (editor.server.clone(), editor.tool.clone());
     s.last_args
         .insert((server.clone(), tool.clone()), text.clone());
-    s.last_args.insert(sent_key(&server, &tool), text);
+    s.last_sent.insert((server.clone(), tool.clone()), text);
     let tag = s.next_tag();
     s.inflight = Some(InFlight {
         tag,

@@ -30,6 +30,8 @@ pub struct State {
     pub editor: Option<Editor>,
     /// Each tool's last arguments, for this session.
     pub last_args: HashMap<(String, String), String>,
+    /// Each tool's arguments as last sent (the reset key goes back to them).
+    pub last_sent: HashMap<(String, String), String>,
     pub inflight: Option<InFlight>,
     /// Server requests waiting for the person, and the screen of the first.
     pub asks: crate::tui::ask::Asks,
@@ -100,6 +102,7 @@ impl State {
             mode: Mode::Normal,
             editor: None,
             last_args: HashMap::new(),
+            last_sent: HashMap::new(),
             inflight: None,
             asks: crate::tui::ask::Asks::default(),
             outcome: None,
