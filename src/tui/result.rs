@@ -290,9 +290,14 @@ impl Prepared {
             cuts.len() + 1
         };
         for k in skip..(skip + need).min(parts) {
-            let Some(piece) = text.get(start_of(k)..start_of(k + 1)) else {
+            let Some(mut piece) = text.get(start_of(k)..start_of(k + 1)) else {
                 break;
             };
+            // A part that starts where a space ended the line above: the
+            // space was the break, not an indent.
+            if k > 0 && !ascii {
+                piece = piece.strip_prefix(' ').unwrap_or(piece);
+            }
             if k == 0 || pre == 0 {
                 out.push(Line::styled(piece, style));
             } else {
@@ -844,6 +849,11 @@ mod wrap_tests {
         let mut p = Prepared::default();
         push_text(&mut p, "abcdefghijklmnop qr", "", PLAIN);
         assert_eq!(text_of(&p, 6), vec!["abcdef", "ghijkl", "mnop ", "qr"]);
+        // A space that overflows is the break: the next line does not
+        // start with it.
+        let mut p = Prepared::default();
+        push_text(&mut p, "abc, def", "", PLAIN);
+        assert_eq!(text_of(&p, 4), vec!["abc,", "def"]);
     }
 
     #[test]
@@ -863,7 +873,7 @@ mod wrap_tests {
                     .collect();
                 assert_eq!(part, all[from..from + 3], "width {width} from {from}");
             }
-            // Nothing is lost: the text comes back whole (indents aside).
+            // Nothing is lost: the text comes back whole (spaces aside).
             let joined: String = all.concat().replace(' ', "");
             assert_eq!(joined.matches("w499").count(), 3, "width {width}");
             assert!(all.iter().all(|l| l.width() <= width as usize));
