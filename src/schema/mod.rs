@@ -120,6 +120,8 @@ mod walk;
 pub use rows::{SchemaRow, rows};
 pub use sample::{Arguments, SampleError, Source, arguments, description_examples};
 use walk::{ROOT_KEY, Walker};
+/// Shared with the argument form, which reads schemas the same way.
+pub(crate) use walk::{declared_types, infer_type, is_null_only, merge_key};
 
 #[cfg(test)]
 mod tests {

@@ -173,7 +173,7 @@ impl<'a> Walker<'a> {
 /// Merge one keyword into a flattened schema: `properties` and `required`
 /// are united (a property defined twice must satisfy both definitions);
 /// for any other keyword the value already there wins.
-pub(super) fn merge_key(out: &mut Obj, key: &str, value: &Value) {
+pub(crate) fn merge_key(out: &mut Obj, key: &str, value: &Value) {
     match (key, out.get_mut(key)) {
         (_, None) => {
             out.insert(key.to_string(), value.clone());
@@ -244,7 +244,7 @@ pub(super) fn required_names(m: &Obj) -> Vec<&str> {
 }
 
 /// The `type` keyword as a list; empty when absent or malformed.
-pub(super) fn declared_types(m: &Obj) -> Vec<&str> {
+pub(crate) fn declared_types(m: &Obj) -> Vec<&str> {
     match m.get("type") {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
@@ -265,7 +265,7 @@ pub(super) fn main_type(m: &Obj) -> Option<&str> {
 }
 
 /// A type guessed from the keywords of an untyped schema.
-pub(super) fn infer_type(m: &Obj) -> Option<&'static str> {
+pub(crate) fn infer_type(m: &Obj) -> Option<&'static str> {
     let has = |keys: &[&str]| keys.iter().any(|k| m.contains_key(*k));
     if has(&[
         "properties",
@@ -301,7 +301,7 @@ pub(super) fn infer_type(m: &Obj) -> Option<&'static str> {
 }
 
 /// Whether a flattened schema admits only `null`.
-pub(super) fn is_null_only(m: &Obj) -> bool {
+pub(crate) fn is_null_only(m: &Obj) -> bool {
     let types = declared_types(m);
     (!types.is_empty() && types.iter().all(|t| *t == "null"))
         || m.get("const") == Some(&Value::Null)

@@ -416,13 +416,7 @@ const BLOB_PREVIEW: usize = 64 * 1024;
 /// XML) in UTF-8.
 fn push_blob(lines: &mut Prepared, mime: Option<&str>, blob: &str, indent: &str) {
     let size = Content::decoded_len(blob);
-    let essence = mime
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let essence = essence(mime);
     let texty = essence.starts_with("text/")
         || is_json(Some(&essence))
         || essence.ends_with("+xml")
@@ -630,14 +624,18 @@ fn error_line(e: &crate::mcp::manager::CallError) -> Line<'static> {
 
 /// Whether a mime type is JSON (`application/json`, `…+json`).
 fn is_json(mime: Option<&str>) -> bool {
-    let essence = mime
-        .unwrap_or("")
+    let essence = essence(mime);
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+/// A mime type's essence: `text/plain; charset=utf-8` is `text/plain`.
+fn essence(mime: Option<&str>) -> String {
+    mime.unwrap_or("")
         .split(';')
         .next()
         .unwrap_or("")
         .trim()
-        .to_ascii_lowercase();
-    essence == "application/json" || essence.ends_with("+json")
+        .to_ascii_lowercase()
 }
 
 fn human(n: usize) -> String {

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::{Kind, Node};
+use crate::schema::{declared_types, infer_type, is_null_only, merge_key};
 use crate::tui::ask::{Choice, LineEdit, fmt_num, options, text_of};
 
 /// Nesting the form follows before it gives up.
@@ -501,52 +502,6 @@ fn range(m: &Obj, lo: &str, hi: &str, numbers: bool) -> Option<String> {
     }
 }
 
-/// Merge one keyword: `properties` and `required` are united; otherwise
-/// the keyword already there wins.
-fn merge_key(out: &mut Obj, key: &str, value: &Value) {
-    match (key, out.get_mut(key)) {
-        (_, None) => {
-            out.insert(key.to_string(), value.clone());
-        }
-        ("properties", Some(Value::Object(have))) => {
-            if let Value::Object(add) = value {
-                for (name, schema) in add {
-                    match have.get_mut(name) {
-                        Some(existing) => {
-                            let first = existing.take();
-                            *existing = Value::Object(Obj::from_iter([(
-                                "allOf".to_string(),
-                                Value::Array(vec![first, schema.clone()]),
-                            )]));
-                        }
-                        None => {
-                            have.insert(name.clone(), schema.clone());
-                        }
-                    }
-                }
-            }
-        }
-        ("required", Some(Value::Array(have))) => {
-            if let Value::Array(add) = value {
-                for name in add {
-                    if !have.contains(name) {
-                        have.push(name.clone());
-                    }
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-fn declared_types(m: &Obj) -> Vec<&str> {
-    match m.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// The first declared type that is not null, else one guessed from the
 /// keywords present.
 fn main_type(m: &Obj) -> Option<&str> {
@@ -554,38 +509,6 @@ fn main_type(m: &Obj) -> Option<&str> {
         .into_iter()
         .find(|t| *t != "null")
         .or_else(|| infer_type(m))
-}
-
-fn infer_type(m: &Obj) -> Option<&'static str> {
-    let has = |keys: &[&str]| keys.iter().any(|k| m.contains_key(*k));
-    if has(&[
-        "properties",
-        "required",
-        "additionalProperties",
-        "patternProperties",
-    ]) {
-        Some("object")
-    } else if has(&["items", "prefixItems", "minItems", "maxItems"]) {
-        Some("array")
-    } else if has(&["minLength", "maxLength", "pattern", "format"]) {
-        Some("string")
-    } else if has(&[
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-    ]) {
-        Some("number")
-    } else {
-        None
-    }
-}
-
-fn is_null_only(m: &Obj) -> bool {
-    let types = declared_types(m);
-    (!types.is_empty() && types.iter().all(|t| *t == "null"))
-        || m.get("const") == Some(&Value::Null)
 }
 
 /// Whether an object schema takes properties it does not name:

@@ -138,6 +138,19 @@ pub(super) fn popup(f: &mut Frame, area: Rect, width: u16, title: &str, lines: V
     f.render_widget(Paragraph::new(lines).block(block), rect);
 }
 
+/// `text` cut to `width` characters, with `…` when cut (no padding).
+pub(super) fn fit_end(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_string()
+    } else if width == 0 {
+        String::new()
+    } else {
+        let mut t: String = text.chars().take(width - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
 /// Cut to `width` characters, with `…` when cut.
 pub(super) fn fit(text: &str, width: usize) -> String {
     if text.chars().count() <= width {

@@ -63,7 +63,7 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
             } else {
                 String::new()
             };
-            let name = super::tools::fit_end(&name, width.saturating_sub(fixed).max(1));
+            let name = fit_end(&name, width.saturating_sub(fixed).max(1));
             let mut spans = vec![
                 badge(s, v),
                 Span::raw(" "),

@@ -136,7 +136,7 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         .as_ref()
         .map(|_| crate::tui::app::waiting_note(s));
     if let Some(msg) = waiting.as_ref().or(s.status.as_ref()) {
-        let msg = fit_text(&clean(msg), room);
+        let msg = fit_end(&clean(msg), room);
         left.push_str(&msg);
         spans.push(Span::styled(msg, Role::Warn.style()));
     }
@@ -151,7 +151,7 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
     let used = left.chars().count();
     if used + 3 < room {
         let sep = if used > 0 { " · " } else { "" };
-        let hint = fit_text(&hint, room - used - sep.chars().count());
+        let hint = fit_end(&hint, room - used - sep.chars().count());
         spans.push(Span::raw(sep));
         spans.push(Span::styled(hint, Role::Muted.style()));
     }
@@ -161,17 +161,4 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         spans.push(Span::styled(help, Role::Accent.style()));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
-/// `text` cut to `width` columns, with `…` when cut.
-fn fit_text(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
-    } else if width == 0 {
-        String::new()
-    } else {
-        let mut t: String = text.chars().take(width - 1).collect();
-        t.push('…');
-        t
-    }
 }

@@ -98,16 +98,3 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
         .highlight_style(Role::Selected.style());
     f.render_stateful_widget(list, area, &mut state);
 }
-
-/// `text` cut to `width` columns with `…` when cut (no padding).
-pub(super) fn fit_end(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
-    } else if width == 0 {
-        String::new()
-    } else {
-        let mut t: String = text.chars().take(width - 1).collect();
-        t.push('…');
-        t
-    }
-}

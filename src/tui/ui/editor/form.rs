@@ -4,6 +4,7 @@
 //! so the focused field shows whole. Names, titles, descriptions and
 //! values go through `sanitize`: control characters show as placeholders.
 
+use crate::tui::ui::fit_end;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -29,19 +30,6 @@ fn muted() -> Style {
 
 fn red() -> Style {
     Role::Error.style()
-}
-
-/// `text` cut to `width` characters, with `…` when cut.
-fn cut(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
-    } else if width == 0 {
-        String::new()
-    } else {
-        let mut t: String = text.chars().take(width - 1).collect();
-        t.push('…');
-        t
-    }
 }
 
 /// Words wrapped to `width`, at most `most` rows (the last cut with `…`).
@@ -71,7 +59,7 @@ fn wrap(text: &str, width: usize, most: usize) -> Vec<String> {
     if rows.len() > most {
         rows.truncate(most);
         if let Some(last) = rows.last_mut() {
-            *last = cut(&format!("{last} …"), width);
+            *last = fit_end(&format!("{last} …"), width);
             if !last.ends_with('…') {
                 last.push('…');
             }
@@ -185,7 +173,7 @@ fn row_lines(
     let room = label_w
         .saturating_sub(indent.len() + 2 + star.len() + 1)
         .max(1);
-    let name = cut(&name, room);
+    let name = fit_end(&name, room);
     let used = indent.len() + 2 + name.chars().count() + star.len();
     let pad = label_w.saturating_sub(used).max(1);
     let label_style = if focused {
@@ -225,7 +213,7 @@ fn row_lines(
     let about_w = width.saturating_sub(about_indent.len()).max(1);
     if let Some(e) = error_below {
         lines.push(Line::styled(
-            format!("{about_indent}{}", cut(&e, about_w)),
+            format!("{about_indent}{}", fit_end(&e, about_w)),
             red(),
         ));
     }
@@ -234,7 +222,7 @@ fn row_lines(
         let rows = if focused {
             wrap(&about, about_w, FOCUSED_ABOUT)
         } else {
-            vec![cut(&about, about_w)]
+            vec![fit_end(&about, about_w)]
         };
         for r in rows {
             lines.push(Line::styled(format!("{about_indent}{r}"), muted()));
@@ -267,7 +255,7 @@ fn value_spans(s: &State, n: &Node, focused: bool, width: usize) -> Vec<Span<'st
     match &n.kind {
         Kind::Text { line, .. } | Kind::Number { line, .. } | Kind::Json { line } => {
             let w = width.clamp(1, TEXT_WIDTH);
-            let hold = cut(&placeholder(n), w.saturating_sub(1));
+            let hold = fit_end(&placeholder(n), w.saturating_sub(1));
             if focused && line.text.is_empty() && !hold.is_empty() {
                 // The cursor, then the placeholder until something is typed.
                 let field = Style::default().add_modifier(Modifier::UNDERLINED);
@@ -295,7 +283,7 @@ fn value_spans(s: &State, n: &Node, focused: bool, width: usize) -> Vec<Span<'st
             vec![
                 Span::styled(mark, if focused { sel } else { Style::default() }),
                 Span::styled(
-                    cut(&format!(" {word}"), width.saturating_sub(3)),
+                    fit_end(&format!(" {word}"), width.saturating_sub(3)),
                     if b.is_none() {
                         muted()
                     } else {
@@ -321,7 +309,7 @@ fn value_spans(s: &State, n: &Node, focused: bool, width: usize) -> Vec<Span<'st
                 muted()
             };
             if focused {
-                let label = cut(&label, width.saturating_sub(4 + count.chars().count()));
+                let label = fit_end(&label, width.saturating_sub(4 + count.chars().count()));
                 vec![
                     Span::styled("‹ ", muted()),
                     Span::styled(label, if chosen.is_some() { sel } else { muted() }),
@@ -329,7 +317,7 @@ fn value_spans(s: &State, n: &Node, focused: bool, width: usize) -> Vec<Span<'st
                     Span::styled(count, muted()),
                 ]
             } else {
-                vec![Span::styled(cut(&label, width), style)]
+                vec![Span::styled(fit_end(&label, width), style)]
             }
         }
         Kind::Object { .. } => Vec::new(),
@@ -344,7 +332,10 @@ fn value_spans(s: &State, n: &Node, focused: bool, width: usize) -> Vec<Span<'st
             } else {
                 String::new()
             };
-            vec![Span::styled(cut(&format!("{words}{add}"), width), muted())]
+            vec![Span::styled(
+                fit_end(&format!("{words}{add}"), width),
+                muted(),
+            )]
         }
     }
 }
