@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use mcpdeck::config::{ServerConfig, Settings};
 use mcpdeck::mcp::framelog::FrameLog;
-use mcpdeck::mcp::manager::{Answers, Command, Event, Manager, ServerStatus};
+use mcpdeck::mcp::manager::{Answers, Event, Manager, ServerStatus};
 use mcpdeck::mcp::transport::stdio::Children;
 use mcpdeck::tui::app::{Effect, Msg, State, update};
 use mcpdeck::tui::keymap::Keymap;
