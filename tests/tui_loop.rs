@@ -182,3 +182,116 @@ async fn the_loop_ends_when_the_input_ends_and_draws_each_change() {
     let out = screen(&terminal);
     assert!(out.contains("Keys (") && out.contains("move up"), "{out}");
 }
+
+/// A host that counts the loop's turns (each turn asks for input once):
+/// from turn `from` on it gives `keys`, one a turn; after them the input
+/// waits, and ends once `done` holds when asked.
+struct TurnHost {
+    turns: usize,
+    from: usize,
+    keys: VecDeque<KeyEvent>,
+    done: Box<dyn Fn() -> bool>,
+}
+
+impl Host for TurnHost {
+    type Backend = TestBackend;
+
+    fn redraw_all(&mut self, terminal: &mut Terminal<TestBackend>) -> std::io::Result<()> {
+        terminal
+            .clear()
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+
+    async fn next_input(&mut self) -> Option<Input> {
+        self.turns += 1;
+        if self.turns >= self.from
+            && let Some(k) = self.keys.pop_front()
+        {
+            return Some(Input::Terminal(Ok(TermEvent::Key(k))));
+        }
+        if self.keys.is_empty() && (self.done)() {
+            return None;
+        }
+        std::future::pending().await
+    }
+
+    async fn edit_externally(&mut self, text: &str) -> std::io::Result<Result<String, String>> {
+        Ok(Ok(text.to_string()))
+    }
+
+    fn copy(&mut self, _text: &str) {}
+
+    fn open_url(&mut self, _url: String) {}
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn keys_are_handled_while_a_flood_of_events_is_taken_in() {
+    use mcpdeck::tui::run::MAX_EVENTS_PER_FRAME;
+    let mut config = Config::empty(None);
+    config.servers = vec![ServerConfig::stdio("demo", "x", &[])];
+    let state = State::new(&config.servers, Keymap::default(), None);
+    let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+    // A server floods stderr: many frames' worth of events are waiting.
+    for i in 0..40 * MAX_EVENTS_PER_FRAME {
+        events_tx
+            .send(Event::Stderr {
+                server: "demo".into(),
+                line: format!("flood {i}"),
+            })
+            .unwrap();
+    }
+    // The last events: a request for the person, then the server fails,
+    // which declines the request (a command the recorder sees).
+    events_tx
+        .send(Event::ServerRequest {
+            id: 7,
+            server: "demo".into(),
+            method: "elicitation/create".into(),
+            params: json!({"message": "name?", "requestedSchema": {"type": "object"}}),
+        })
+        .unwrap();
+    events_tx
+        .send(Event::Status {
+            server: "demo".into(),
+            status: ServerStatus::Disconnected,
+            negotiated: None,
+        })
+        .unwrap();
+    let recorder = Recorder::default();
+    let seen = recorder.clone();
+    let mut host = TurnHost {
+        turns: 0,
+        // `p` (ping) is typed once the flood is being taken in.
+        from: 2,
+        keys: [key(KeyCode::Char('p'))].into_iter().collect(),
+        done: Box::new(move || {
+            seen.0
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|c| matches!(c, Command::AnswerServerRequest { id: 7, .. }))
+        }),
+    };
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        run_loop(&mut terminal, &mut host, &recorder, config, state, events),
+    )
+    .await
+    .expect("the loop took in every event without new input, and ended")
+    .expect("no terminal error");
+    let sent = recorder.0.lock().unwrap();
+    let ping = sent.iter().position(|c| matches!(c, Command::Ping(_)));
+    let answer = sent
+        .iter()
+        .position(|c| matches!(c, Command::AnswerServerRequest { id: 7, .. }));
+    // The key was handled before the flood was through, and the rest of
+    // the flood was still taken in, with no key or event to wake the loop.
+    assert!(
+        matches!((ping, answer), (Some(p), Some(a)) if p < a),
+        "{sent:?}"
+    );
+    // Frames were drawn along the way: the loop turned many times.
+    assert!(host.turns > 10, "{} turns", host.turns);
+    drop(events_tx);
+}

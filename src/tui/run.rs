@@ -57,6 +57,12 @@ impl Core for Manager {
     }
 }
 
+/// The most manager events taken in one frame. A server flooding
+/// notifications cannot starve keys or drawing: after this many the frame
+/// is drawn and keys come first; the rest is taken on the next turns of
+/// the loop, which come at once (the channel is still ready).
+pub const MAX_EVENTS_PER_FRAME: usize = 2048;
+
 fn other(e: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::other(e.to_string())
 }
@@ -88,6 +94,8 @@ pub async fn run_loop<H: Host, C: Core>(
             dirty = false;
         }
         let msg = tokio::select! {
+            // Keys first: a flood of events must not hold them up.
+            biased;
             ev = host.next_input() => match ev {
                 Some(Input::Terminal(Ok(event::Event::Key(k)))) if k.kind != event::KeyEventKind::Release => Msg::Key(k),
                 Some(Input::Terminal(Ok(event::Event::Mouse(m)))) => Msg::Mouse(m),
@@ -102,8 +110,9 @@ pub async fn run_loop<H: Host, C: Core>(
         };
         dirty |= app::update(&mut state, Msg::Clock(Instant::now()), &mut effects);
         dirty |= app::update(&mut state, msg, &mut effects);
-        // A burst of manager events becomes one frame.
-        while let Ok(ev) = events.try_recv() {
+        // A burst of manager events becomes one frame, up to a limit.
+        for _ in 0..MAX_EVENTS_PER_FRAME {
+            let Ok(ev) = events.try_recv() else { break };
             dirty |= app::update(&mut state, Msg::Manager(ev), &mut effects);
         }
         // Effects, and the effects of the messages they bring back.
