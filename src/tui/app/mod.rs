@@ -27,7 +27,7 @@ pub(crate) use media::copy;
 pub use media::copy_effect;
 pub use model::*;
 use mouse::on_mouse;
-pub use state::State;
+pub use state::{Follow, State};
 use views::net_poll;
 
 /// What the driver must do after an update.
