@@ -118,6 +118,26 @@ impl Tui {
         }
     }
 
+    /// Feed manager events into `update` until one matches `wanted`.
+    async fn until_event(&mut self, what: &str, wanted: impl Fn(&Event) -> bool) {
+        let deadline = Instant::now() + common::limit(60);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match tokio::time::timeout(left, self.rx.recv()).await {
+                Ok(Some(ev)) => {
+                    self.seen.push(ev.clone());
+                    let done = wanted(&ev);
+                    self.msg(Msg::Manager(ev));
+                    if done {
+                        return;
+                    }
+                }
+                Ok(None) => panic!("the manager stopped while waiting for {what}"),
+                Err(_) => panic!("no {what} within the limit; sent {:#?}", self.sent),
+            }
+        }
+    }
+
     async fn connected(&mut self) {
         self.until("connected server with its tools", |s| {
             s.servers
@@ -228,5 +248,70 @@ fn a_crash_mid_call_carries_the_stderr_tail_in_the_cli() {
         Some(LAST_STDERR_LINE),
         "{v:#}"
     );
+    common::assert_no_leak(&mark);
+}
+
+// ----- 7. one progressToken for a call across input_required rounds -----
+
+#[tokio::test]
+async fn progress_keeps_showing_after_an_input_required_round() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let go = dir.path().join("go");
+    let mark = common::marker("input-progress");
+    let mut server = core_server("core", "input-progress", &mark);
+    if let mcpdeck::config::TransportConfig::Stdio { env, .. } = &mut server.transport {
+        env.push(("CORE_SERVER_GO".into(), go.display().to_string()));
+    }
+    // Elicitation is answered automatically (with the schema's defaults).
+    let mut tui = Tui::start(vec![server], Answers::Automatically);
+    tui.msg(Msg::Resize(120, 40));
+    tui.connected().await;
+    assert_eq!(
+        tui.state.servers[0].negotiated.as_ref().map(|n| n.era),
+        Some(mcpdeck::mcp::Era::Stateless)
+    );
+    tui.msg(key(KeyCode::Tab));
+    tui.msg(key(KeyCode::Enter));
+    tui.msg(ctrl('s'));
+    // The progress notification of the retry (the second round) ...
+    tui.until_event(
+        "a progress notification",
+        |ev| matches!(ev, Event::Notification { method, .. } if method == "notifications/progress"),
+    )
+    .await;
+    // ... shows on the call's progress bar.
+    let inflight = tui.state.inflight.as_ref().expect("the call is in flight");
+    let progress = inflight.progress.as_ref().unwrap_or_else(|| {
+        panic!(
+            "no progress shown; events {:#?}",
+            tui.seen
+                .iter()
+                .filter(|e| matches!(e, Event::CallStarted { .. } | Event::Notification { .. }))
+                .collect::<Vec<_>>()
+        )
+    });
+    assert_eq!((progress.progress, progress.total), (1.0, Some(4.0)));
+    let screen = tui.screen(120, 40);
+    assert!(screen.contains("working"), "{screen}");
+    // Both rounds asked with the same token: the one the call started with.
+    let started = tui
+        .seen
+        .iter()
+        .find_map(|e| match e {
+            Event::CallStarted { request_id, .. } => Some(*request_id),
+            _ => None,
+        })
+        .expect("the call started");
+    std::fs::write(&go, "go").expect("write go");
+    tui.until("the call's end", |s| s.outcome.is_some()).await;
+    let outcome = tui.state.outcome.as_ref().expect("an outcome");
+    assert!(outcome.result.is_ok(), "{:?}", outcome.result);
+    let tokens: Vec<String> = tui.state.servers[0]
+        .stderr
+        .iter()
+        .filter_map(|l| l.strip_prefix("token ").map(str::to_string))
+        .collect();
+    assert_eq!(tokens, vec![started.to_string(), started.to_string()]);
+    tui.stop().await;
     common::assert_no_leak(&mark);
 }

@@ -22,8 +22,9 @@ pub(super) struct PendingEntry {
     pub(super) method: String,
     pub(super) sent: Instant,
     pub(super) progress: Arc<Notify>,
-    /// Whether the request carried a progressToken.
-    pub(super) wants_progress: bool,
+    /// The progressToken the request carried, if any: its own id, or the
+    /// first round's id on an input_required retry (one token a call).
+    pub(super) progress_token: Option<i64>,
 }
 
 /// The most findings a session keeps.
@@ -94,7 +95,8 @@ pub struct PendingRequest {
     /// What was asked, kept to ask again once after the server expired
     /// the HTTP session.
     pub(super) params: Option<Value>,
-    pub(super) with_progress: bool,
+    /// The progressToken, kept for every retry of the request.
+    pub(super) progress_token: Option<i64>,
     pub(super) retried: bool,
     /// input_required rounds so far (stateless era).
     pub(super) input_rounds: u32,

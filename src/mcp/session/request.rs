@@ -98,18 +98,39 @@ impl Session {
         .await
     }
 
-    /// Send a request without waiting. `progress_token` asks the server for
-    /// progress notifications (which also reset the timeout).
+    /// Send a request without waiting. `with_progress` asks the server for
+    /// progress notifications (which also reset the timeout), with the
+    /// request's id as the progressToken.
     pub async fn start_request(
         &self,
         method: &str,
         params: Option<Value>,
         with_progress: bool,
     ) -> Result<PendingRequest, RequestError> {
+        let progress = if with_progress {
+            Progress::OwnId
+        } else {
+            Progress::None
+        };
+        self.send_request(method, params, progress).await
+    }
+
+    /// [`Session::start_request`] with the progressToken to ask with.
+    pub(super) async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        progress: Progress,
+    ) -> Result<PendingRequest, RequestError> {
         if let Some(e) = self.closed_error_if_closed() {
             return Err(e);
         }
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let progress_token = match progress {
+            Progress::None => None,
+            Progress::OwnId => Some(id),
+            Progress::Token(token) => Some(token),
+        };
         // Kept to send again: after a session expiry (HTTP), or with
         // inputResponses (the stateless era's input_required).
         let stateless = matches!(
@@ -122,12 +143,12 @@ impl Session {
             None
         };
         let mut params = params;
-        if with_progress {
+        if let Some(token) = progress_token {
             let p = params.get_or_insert_with(|| json!({}));
             if let Some(obj) = p.as_object_mut() {
                 let meta = obj.entry("_meta").or_insert_with(|| json!({}));
                 if let Some(m) = meta.as_object_mut() {
-                    m.insert("progressToken".into(), json!(id));
+                    m.insert("progressToken".into(), json!(token));
                 }
             }
         }
@@ -165,7 +186,7 @@ impl Session {
                     method: method.to_string(),
                     sent: Instant::now(),
                     progress: progress.clone(),
-                    wants_progress: with_progress,
+                    progress_token,
                 },
             );
         let line = jsonrpc::request(id, method, params.as_ref());
@@ -208,7 +229,7 @@ impl Session {
             rx,
             progress,
             params: original,
-            with_progress,
+            progress_token,
             retried: false,
             input_rounds: 0,
             current: Arc::new(AtomicI64::new(id)),
@@ -426,11 +447,31 @@ impl Session {
     }
 }
 
+/// The progressToken a request asks with.
+pub(super) enum Progress {
+    /// No progress wanted.
+    None,
+    /// The request's own id.
+    OwnId,
+    /// This token (a retry keeps the first round's).
+    Token(i64),
+}
+
 impl PendingRequest {
     /// The id of the request in flight now: retries (input_required, an
     /// expired HTTP session) send it again under a new id.
     pub fn current_id(&self) -> Arc<AtomicI64> {
         self.current.clone()
+    }
+
+    /// The progressToken the request asked with: the same for every retry,
+    /// so progress notifications match the call throughout.
+    pub fn progress_token(&self) -> Option<i64> {
+        self.progress_token
+    }
+
+    fn progress(&self) -> Progress {
+        self.progress_token.map_or(Progress::None, Progress::Token)
     }
 
     /// Wait for the answer. The timeout (the session's unless given) starts
@@ -460,7 +501,7 @@ impl PendingRequest {
                         let (expired, why) = (expired.clone(), f.message.clone());
                         session.recover_session(&expired, &why).await?;
                         let again = session
-                            .start_request(&self.method, self.params.take(), self.with_progress)
+                            .send_request(&self.method, self.params.take(), self.progress())
                             .await?;
                         self.id = again.id;
                         self.rx = again.rx;
@@ -494,8 +535,10 @@ impl PendingRequest {
                             }
                         }
                         let keep = self.params.take();
+                        // The same progressToken: whoever follows the
+                        // call's progress keeps seeing it.
                         let again = session
-                            .start_request(&self.method, Some(params), self.with_progress)
+                            .send_request(&self.method, Some(params), self.progress())
                             .await?;
                         self.id = again.id;
                         self.rx = again.rx;
