@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use mcpdeck::config::{ServerConfig, Settings};
 use mcpdeck::mcp::framelog::FrameLog;
-use mcpdeck::mcp::manager::{Answers, Event, Manager, ServerStatus};
+use mcpdeck::mcp::manager::{Answers, Command, Event, Manager, ServerStatus};
 use mcpdeck::mcp::transport::stdio::Children;
 use mcpdeck::tui::app::{Effect, Msg, State, update};
 use mcpdeck::tui::keymap::Keymap;
@@ -313,5 +313,150 @@ async fn progress_keeps_showing_after_an_input_required_round() {
         .collect();
     assert_eq!(tokens, vec![started.to_string(), started.to_string()]);
     tui.stop().await;
+    common::assert_no_leak(&mark);
+}
+
+// ----- 8. a cancel during a long write -----
+
+/// The next `CallFinished` of `tag`.
+async fn finished(
+    rx: &mut UnboundedReceiver<Event>,
+    tag: u64,
+    seen: &mut Vec<Event>,
+) -> Result<mcpdeck::mcp::CallResult, mcpdeck::mcp::manager::CallError> {
+    let deadline = Instant::now() + common::limit(60);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, rx.recv()).await {
+            Ok(Some(Event::CallFinished { tag: t, result, .. })) if t == tag => return result,
+            Ok(Some(ev)) => seen.push(ev),
+            Ok(None) => panic!("the manager stopped"),
+            Err(_) => panic!("call {tag} did not end; events {seen:#?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_cancel_during_a_long_write_ends_the_call_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let go = dir.path().join("go");
+    let mark = common::marker("no-read");
+    let mut server = core_server("core", "no-read", &mark);
+    if let mcpdeck::config::TransportConfig::Stdio { env, .. } = &mut server.transport {
+        env.push(("CORE_SERVER_GO".into(), go.display().to_string()));
+    }
+    // Only a cancel can end a call before this.
+    let settings = Settings {
+        request_timeout: Duration::from_secs(3600),
+        ..settings()
+    };
+    let frames = Arc::new(FrameLog::new(1000));
+    let (m, mut rx) = Manager::start(settings, vec![server], frames.clone());
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + common::limit(60);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, rx.recv()).await {
+            Ok(Some(Event::Status { status, .. })) if status.settled() => {
+                assert_eq!(status, ServerStatus::Connected);
+                break;
+            }
+            Ok(Some(_)) => {}
+            other => panic!("the server did not settle: {other:?}"),
+        }
+    }
+    let call = |tag: u64, data: String| Command::Call {
+        tag,
+        server: "core".into(),
+        tool: "sink".into(),
+        arguments: serde_json::json!({ "data": data }),
+    };
+    // 8 MB: far more than a pipe holds, and the server reads nothing.
+    m.send(call(1, "x".repeat(8 << 20)));
+    // Its line is being written (the frame is logged as it starts).
+    let deadline = Instant::now() + common::limit(60);
+    let big_id = loop {
+        let out = frames.snapshot().into_iter().find(|f| {
+            f.dir == mcpdeck::mcp::framelog::Direction::Out
+                && f.method.as_deref() == Some("tools/call")
+        });
+        if let Some(f) = out {
+            break match &f.id {
+                Some(mcpdeck::mcp::jsonrpc::Id::Num(n)) => *n,
+                other => panic!("a numeric id: {other:?}"),
+            };
+        }
+        assert!(Instant::now() < deadline, "the big call was never written");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    // A second call waits for its turn behind it.
+    m.send(call(2, "small".into()));
+    m.send(Command::Cancel { tag: 2 });
+    m.send(Command::Cancel { tag: 1 });
+    // Both end as cancelled while the server still reads nothing.
+    for tag in [2, 1] {
+        let result = finished(&mut rx, tag, &mut seen).await;
+        assert!(
+            matches!(
+                &result,
+                Err(mcpdeck::mcp::manager::CallError::Request(
+                    mcpdeck::mcp::session::RequestError::Cancelled { .. }
+                ))
+            ),
+            "call {tag}: {result:?}"
+        );
+    }
+    // The server reads again: the whole first request, then its
+    // cancellation; the second request never comes. A third call, after
+    // them, shows the server has read everything before it.
+    std::fs::write(&go, "go").expect("write go");
+    m.send(call(3, "after".into()));
+    let third = finished(&mut rx, 3, &mut seen).await;
+    assert!(third.is_ok(), "{third:?}");
+    let third_id = seen
+        .iter()
+        .find_map(|e| match e {
+            Event::CallStarted {
+                tag: 3, request_id, ..
+            } => Some(*request_id),
+            _ => None,
+        })
+        .expect("call 3 started");
+    // Its stderr: every request and notification the server read.
+    let mut lines: Vec<String> = Vec::new();
+    let third_line = format!("request tools/call {third_id} ");
+    let deadline = Instant::now() + common::limit(60);
+    while !lines.iter().any(|l| l.starts_with(&third_line)) {
+        lines.extend(seen.drain(..).filter_map(|e| match e {
+            Event::Stderr { line, .. } => Some(line),
+            _ => None,
+        }));
+        if lines.iter().any(|l| l.starts_with(&third_line)) {
+            break;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, rx.recv()).await {
+            Ok(Some(ev)) => seen.push(ev),
+            other => panic!("no stderr line for call 3 ({other:?}); lines {lines:#?}"),
+        }
+    }
+    let read: Vec<&String> = lines
+        .iter()
+        .filter(|l| {
+            l.starts_with("request tools/call") || l.starts_with("got notifications/cancelled")
+        })
+        .collect();
+    assert_eq!(read.len(), 3, "{read:#?}");
+    let big = format!("request tools/call {big_id} ");
+    assert!(read[0].starts_with(&big), "{read:#?}");
+    let size: usize = read[0][big.len()..].trim().parse().expect("a size");
+    assert!(size > 8 << 20, "the whole line arrived: {size} bytes");
+    assert!(
+        read[1].starts_with("got notifications/cancelled")
+            && read[1].contains(&format!("\"requestId\": {big_id}")),
+        "{read:#?}"
+    );
+    assert!(read[2].starts_with(&third_line), "{read:#?}");
+    m.shutdown().await;
     common::assert_no_leak(&mark);
 }

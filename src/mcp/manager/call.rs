@@ -56,7 +56,7 @@ impl Task {
             .and_then(|e| e.get("taskSupport"))
             .and_then(Value::as_str)
             == Some("required");
-        let (cancel_tx, cancel_rx) = oneshot::channel();
+        let (cancel_tx, mut cancel_rx) = oneshot::channel();
         self.next_call += 1;
         let call = self.next_call;
         self.calls.insert(tag, (call, cancel_tx));
@@ -84,7 +84,27 @@ impl Task {
                         })
                         .await;
                 }
-                let pending = session.start_call(&tool, arguments).await?;
+                // The request can be cancelled while it is still being
+                // written (a large argument, a server slow to read): the
+                // call ends at once; the session leaves the line out if
+                // its turn had not come, or tells the server once it is
+                // all out.
+                let asked = std::sync::atomic::AtomicI64::new(-1);
+                let start = session.start_call_tracked(&tool, arguments, &asked);
+                tokio::pin!(start);
+                let pending = tokio::select! {
+                    biased;
+                    r = &mut start => r?,
+                    Ok(()) = &mut cancel_rx => {
+                        let id = asked.load(std::sync::atomic::Ordering::Acquire);
+                        if id >= 0 {
+                            session.cancel(id, "cancelled by the user").await;
+                        }
+                        return Err(RequestError::Cancelled {
+                            method: format!("tools/call {tool}"),
+                        });
+                    }
+                };
                 let id = pending.id;
                 // Retries (input_required rounds) change the id in flight.
                 let current = pending.current_id();
@@ -99,7 +119,7 @@ impl Task {
                 tokio::select! {
                     biased;
                     r = &mut fut => r,
-                    Ok(()) = cancel_rx => {
+                    Ok(()) = &mut cancel_rx => {
                         let now = current.load(std::sync::atomic::Ordering::Acquire);
                         if session.cancel(now, "cancelled by the user").await {
                             // If the answer was already in, it is kept.

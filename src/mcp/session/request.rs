@@ -122,10 +122,26 @@ impl Session {
         params: Option<Value>,
         progress: Progress,
     ) -> Result<PendingRequest, RequestError> {
+        self.send_request_tracked(method, params, progress, None)
+            .await
+    }
+
+    /// [`Session::send_request`]; `id_out` gets the request's id as soon as
+    /// it has one, before the line is written.
+    async fn send_request_tracked(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        progress: Progress,
+        id_out: Option<&AtomicI64>,
+    ) -> Result<PendingRequest, RequestError> {
         if let Some(e) = self.closed_error_if_closed() {
             return Err(e);
         }
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        if let Some(out) = id_out {
+            out.store(id, Ordering::Release);
+        }
         let progress_token = match progress {
             Progress::None => None,
             Progress::OwnId => Some(id),
@@ -175,6 +191,7 @@ impl Session {
         }
         let (tx, rx) = oneshot::channel();
         let progress = Arc::new(Notify::new());
+        let write = Arc::new(std::sync::Mutex::new(Write::Queued));
         self.inner
             .pending
             .lock()
@@ -187,6 +204,7 @@ impl Session {
                     sent: Instant::now(),
                     progress: progress.clone(),
                     progress_token,
+                    write: write.clone(),
                 },
             );
         let line = jsonrpc::request(id, method, params.as_ref());
@@ -195,25 +213,26 @@ impl Session {
             id: Some(Id::Num(id)),
             latency: None,
         };
-        // Writing is under the request's deadline too: a server that stops
-        // reading its input cannot hold a request (or the user) for ever.
-        let limit = self.inner.request_timeout;
-        let written = tokio::time::timeout(limit, self.inner.send_line(line, meta)).await;
-        let failure = match written {
-            Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(self.write_failed(e).await),
-            Err(_) => {
-                // Part of the line may be out: the stream cannot be trusted.
-                let session = self.clone();
-                tokio::spawn(async move { session.close().await });
-                Some(RequestError::Closed {
-                    description: format!(
-                        "the server did not read its input for {} while {method} was being sent; the connection was closed",
-                        fmt_duration(limit)
-                    ),
-                    stderr_tail: self.stderr_tail(20),
-                })
-            }
+        // The line is written by a task of its own: whoever waits here may
+        // give up (a cancel during a long write) without leaving half a
+        // line in the stream.
+        let writer = tokio::spawn(self.clone().write_request(line, meta, write));
+        let failure = match writer.await {
+            Ok(WriteEnd::Written) => None,
+            Ok(WriteEnd::Dropped) => Some(RequestError::Cancelled {
+                method: method.to_string(),
+            }),
+            Ok(WriteEnd::Failed(e)) => Some(self.write_failed(e).await),
+            Ok(WriteEnd::TimedOut(limit)) => Some(RequestError::Closed {
+                description: format!(
+                    "the server did not read its input for {} while {method} was being sent; the connection was closed",
+                    fmt_duration(limit)
+                ),
+                stderr_tail: self.stderr_tail(20),
+            }),
+            Err(e) => Some(RequestError::Protocol(format!(
+                "internal error while sending {method}: {e}"
+            ))),
         };
         if let Some(e) = failure {
             self.inner
@@ -234,6 +253,57 @@ impl Session {
             input_rounds: 0,
             current: Arc::new(AtomicI64::new(id)),
         })
+    }
+
+    /// Write a request's line in its turn, unless it was cancelled before
+    /// its turn came; a cancel that came during the write sends its
+    /// `notifications/cancelled` right after the line. Writing is under the
+    /// request's deadline too: a server that stops reading its input
+    /// cannot hold a request (or the user) for ever.
+    async fn write_request(
+        self,
+        line: String,
+        meta: FrameMeta,
+        write: Arc<std::sync::Mutex<Write>>,
+    ) -> WriteEnd {
+        let inner = &self.inner;
+        let limit = inner.request_timeout;
+        let work = async {
+            let _turn = inner.write_turn().await;
+            {
+                let mut state = write.lock().unwrap_or_else(|p| p.into_inner());
+                if !matches!(*state, Write::Queued) {
+                    return WriteEnd::Dropped;
+                }
+                *state = Write::Writing;
+            }
+            let written = inner.write_line(line, meta).await;
+            let state = std::mem::replace(
+                &mut *write.lock().unwrap_or_else(|p| p.into_inner()),
+                Write::Written,
+            );
+            if let (Ok(()), Write::CancelAfter(params)) = (&written, state) {
+                let note = jsonrpc::notification("notifications/cancelled", Some(&params));
+                let meta = FrameMeta {
+                    method: Some("notifications/cancelled".into()),
+                    ..Default::default()
+                };
+                let _ = inner.write_line(note, meta).await;
+            }
+            match written {
+                Ok(()) => WriteEnd::Written,
+                Err(e) => WriteEnd::Failed(e),
+            }
+        };
+        match tokio::time::timeout(limit, work).await {
+            Ok(end) => end,
+            Err(_) => {
+                // Part of the line may be out: the stream cannot be trusted.
+                let session = self.clone();
+                tokio::spawn(async move { session.close().await });
+                WriteEnd::TimedOut(limit)
+            }
+        }
     }
 
     pub(super) fn closed_error_if_closed(&self) -> Option<RequestError> {
@@ -386,6 +456,13 @@ impl Session {
         let _ = entry.tx.send(Err(RequestError::Cancelled {
             method: method.clone(),
         }));
+        let mut write = entry.write.lock().unwrap_or_else(|p| p.into_inner());
+        if matches!(*write, Write::Queued) {
+            // Its turn to be written has not come: it never will, and the
+            // server has nothing to cancel.
+            *write = Write::Dropped;
+            return true;
+        }
         // The spec forbids cancelling initialize. The notification is sent
         // in the background: a server that is not reading its input must
         // not hold up the one who cancels.
@@ -397,8 +474,14 @@ impl Session {
                 Some((Era::Stateless, _))
             );
         if method != "initialize" && !stateless_http {
-            let session = self.clone();
             let params = json!({"requestId": id, "reason": reason});
+            if matches!(*write, Write::Writing) {
+                // Being written: the notice follows the whole line.
+                *write = Write::CancelAfter(params);
+                return true;
+            }
+            drop(write);
+            let session = self.clone();
             tokio::spawn(async move {
                 let _ = session
                     .notify("notifications/cancelled", Some(params))
@@ -432,6 +515,25 @@ impl Session {
         .await
     }
 
+    /// [`Session::start_call`]; `id` gets the request's id before its line
+    /// is written, so that [`Session::cancel`] can stop it while the line
+    /// is still on its way (a large argument, a server slow to read): the
+    /// caller may stop waiting for this at once.
+    pub async fn start_call_tracked(
+        &self,
+        name: &str,
+        arguments: Value,
+        id: &AtomicI64,
+    ) -> Result<PendingRequest, RequestError> {
+        self.send_request_tracked(
+            "tools/call",
+            Some(json!({"name": name, "arguments": arguments})),
+            Progress::OwnId,
+            Some(id),
+        )
+        .await
+    }
+
     pub async fn finish_call(&self, pending: PendingRequest) -> Result<CallResult, RequestError> {
         let v = pending.wait(self, None).await?;
         Ok(self.parse_call(v))
@@ -445,6 +547,16 @@ impl Session {
         }
         result
     }
+}
+
+/// How a request's write ended.
+enum WriteEnd {
+    Written,
+    /// Cancelled before its turn: not written.
+    Dropped,
+    Failed(crate::mcp::transport::TransportClosed),
+    /// Not written within this time; the session is being closed.
+    TimedOut(Duration),
 }
 
 /// The progressToken a request asks with.
