@@ -460,3 +460,58 @@ async fn a_cancel_during_a_long_write_ends_the_call_at_once() {
     m.shutdown().await;
     common::assert_no_leak(&mark);
 }
+
+// ----- 9. Esc in the resources and prompts views cancels at the server -----
+
+#[tokio::test]
+async fn esc_in_the_resources_and_prompts_views_cancels_the_request_at_the_server() {
+    let mark = common::marker("slow");
+    let mut tui = Tui::start(vec![core_server("core", "slow", &mark)], Answers::Nothing);
+    tui.msg(Msg::Resize(120, 40));
+    tui.connected().await;
+    for (done, (view, method)) in [('e', "resources/read"), ('P', "prompts/get")]
+        .into_iter()
+        .enumerate()
+    {
+        tui.msg(key(KeyCode::Char(view)));
+        // slow://x, or the prompt `slow` (no arguments: got at once).
+        tui.msg(key(KeyCode::Enter));
+        let holding = format!("holding {method}");
+        tui.until(&holding, |s| {
+            s.servers[0].stderr.iter().any(|l| *l == holding)
+        })
+        .await;
+        tui.msg(key(KeyCode::Esc));
+        let status = tui.state.status.clone().unwrap_or_default();
+        assert!(
+            status.contains("cancelled") && status.contains("the server was told"),
+            "{status}"
+        );
+        assert!(
+            tui.sent.last().is_some_and(|c| c.starts_with("Cancel")),
+            "{:#?}",
+            tui.sent
+        );
+        // The server got notifications/cancelled for it.
+        let count = done + 1;
+        tui.until("the server's notifications/cancelled", move |s| {
+            s.servers[0]
+                .stderr
+                .iter()
+                .filter(|l| l.starts_with("got notifications/cancelled"))
+                .count()
+                == count
+        })
+        .await;
+        // Still in the view; a second Esc leaves it.
+        let in_view = match view {
+            'e' => mcpdeck::tui::app::Mode::Resources,
+            _ => mcpdeck::tui::app::Mode::Prompts,
+        };
+        assert_eq!(tui.state.mode, in_view);
+        tui.msg(key(KeyCode::Esc));
+        assert_eq!(tui.state.mode, mcpdeck::tui::app::Mode::Normal);
+    }
+    tui.stop().await;
+    common::assert_no_leak(&mark);
+}

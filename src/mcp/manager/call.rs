@@ -1,5 +1,6 @@
 //! Tool calls: denied tools refused, tasks run, cancellation, and the result
-//! sent in the same ordered stream as the call's findings.
+//! sent in the same ordered stream as the call's findings; other requests
+//! (`resources/read`, `prompts/get`, …), cancellable the same way.
 
 use std::time::{Duration, Instant};
 
@@ -89,7 +90,7 @@ impl Task {
                 // call ends at once; the session leaves the line out if
                 // its turn had not come, or tells the server once it is
                 // all out.
-                let asked = std::sync::atomic::AtomicI64::new(-1);
+                let asked = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(-1));
                 let start = session.start_call_tracked(&tool, arguments, &asked);
                 tokio::pin!(start);
                 let pending = tokio::select! {
@@ -150,6 +151,62 @@ impl Task {
                 tool: t,
                 result,
                 elapsed: started.elapsed(),
+            };
+            let _ = msgs.send(Msg::CallDone { call, event });
+        });
+    }
+}
+
+impl Task {
+    /// Any request to a connected server, answered with
+    /// [`Event::Response`]; [`Command::Cancel`] with its tag cancels it
+    /// (the server is told), at any point, its write included.
+    pub(super) fn request(&mut self, tag: u64, server: String, method: String, params: Value) {
+        let session = match self.live_session(&server) {
+            Ok(s) => s,
+            Err(e) => {
+                return self.emit(Event::Response {
+                    tag,
+                    server,
+                    method,
+                    result: Err(e),
+                });
+            }
+        };
+        let (cancel_tx, mut cancel_rx) = oneshot::channel();
+        self.next_call += 1;
+        let call = self.next_call;
+        self.calls.insert(tag, (call, cancel_tx));
+        let msgs = self.msgs.clone();
+        self.tasks.spawn(async move {
+            let current = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(-1));
+            let work = session.request_tracked(&method, Some(params), &current);
+            tokio::pin!(work);
+            let cancelled = || RequestError::Cancelled {
+                method: method.clone(),
+            };
+            let result = tokio::select! {
+                biased;
+                r = &mut work => r,
+                Ok(()) = &mut cancel_rx => {
+                    let id = current.load(std::sync::atomic::Ordering::Acquire);
+                    if id >= 0 && !session.cancel(id, "cancelled by the user").await {
+                        // Not pending: the answer is just arriving, or a
+                        // person is answering the server's input request.
+                        match tokio::time::timeout(Duration::from_millis(50), &mut work).await {
+                            Ok(r) => r,
+                            Err(_) => Err(cancelled()),
+                        }
+                    } else {
+                        Err(cancelled())
+                    }
+                }
+            };
+            let event = Event::Response {
+                tag,
+                server,
+                method: method.clone(),
+                result: result.map_err(CallError::Request),
             };
             let _ = msgs.send(Msg::CallDone { call, event });
         });

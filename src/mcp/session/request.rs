@@ -45,12 +45,29 @@ impl Session {
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, RequestError> {
-        let pending = self.start_request(method, params.clone(), false).await?;
+        self.request_tracked(method, params, &Arc::new(AtomicI64::new(-1)))
+            .await
+    }
+
+    /// [`Session::request`]; `current` holds the id of the request in
+    /// flight from before its line is written (retries change it), so that
+    /// [`Session::cancel`] can stop it at any point.
+    pub async fn request_tracked(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        current: &Arc<AtomicI64>,
+    ) -> Result<Value, RequestError> {
+        let pending = self
+            .send_request_tracked(method, params.clone(), Progress::None, Some(current))
+            .await?;
         match pending.wait(self, None).await {
             Err(RequestError::Rpc { error, .. })
                 if error.code == codes::UNSUPPORTED_VERSION && self.switch_version(&error) =>
             {
-                let pending = self.start_request(method, params, false).await?;
+                let pending = self
+                    .send_request_tracked(method, params, Progress::None, Some(current))
+                    .await?;
                 pending.wait(self, None).await
             }
             other => other,
@@ -126,22 +143,27 @@ impl Session {
             .await
     }
 
-    /// [`Session::send_request`]; `id_out` gets the request's id as soon as
-    /// it has one, before the line is written.
+    /// [`Session::send_request`]; `current` gets the request's id as soon
+    /// as it has one, before the line is written, and follows its retries
+    /// (it becomes the request's [`PendingRequest::current_id`]).
     async fn send_request_tracked(
         &self,
         method: &str,
         params: Option<Value>,
         progress: Progress,
-        id_out: Option<&AtomicI64>,
+        current: Option<&Arc<AtomicI64>>,
     ) -> Result<PendingRequest, RequestError> {
         if let Some(e) = self.closed_error_if_closed() {
             return Err(e);
         }
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        if let Some(out) = id_out {
-            out.store(id, Ordering::Release);
-        }
+        let current = match current {
+            Some(current) => {
+                current.store(id, Ordering::Release);
+                current.clone()
+            }
+            None => Arc::new(AtomicI64::new(id)),
+        };
         let progress_token = match progress {
             Progress::None => None,
             Progress::OwnId => Some(id),
@@ -251,7 +273,7 @@ impl Session {
             progress_token,
             retried: false,
             input_rounds: 0,
-            current: Arc::new(AtomicI64::new(id)),
+            current,
         })
     }
 
@@ -516,14 +538,14 @@ impl Session {
     }
 
     /// [`Session::start_call`]; `id` gets the request's id before its line
-    /// is written, so that [`Session::cancel`] can stop it while the line
-    /// is still on its way (a large argument, a server slow to read): the
-    /// caller may stop waiting for this at once.
+    /// is written (and follows its retries), so that [`Session::cancel`]
+    /// can stop it while the line is still on its way (a large argument, a
+    /// server slow to read): the caller may stop waiting for this at once.
     pub async fn start_call_tracked(
         &self,
         name: &str,
         arguments: Value,
-        id: &AtomicI64,
+        id: &Arc<AtomicI64>,
     ) -> Result<PendingRequest, RequestError> {
         self.send_request_tracked(
             "tools/call",

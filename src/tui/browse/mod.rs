@@ -28,7 +28,7 @@ use super::app::{Effect, Mode, ServerView, State};
 use super::ask::{Field, is_typing};
 use super::keymap::Action;
 use super::result::Prepared;
-use crate::mcp::manager::{CallError, ServerStatus};
+use crate::mcp::manager::{CallError, Command, ServerStatus};
 
 /// The most suggestions kept from one completion answer (the spec caps
 /// them at 100; a hostile server may send more).
@@ -466,13 +466,16 @@ impl Browse {
         changed
     }
 
-    /// Esc: out of the contents, stop waiting, clear the filter, leave.
+    /// Esc: out of the contents, cancel the request in flight (the server
+    /// is told), clear the filter, leave.
     fn back(&mut self, cx: &mut Ctx) -> bool {
         if self.contents_focus {
             self.contents_focus = false;
         } else if let Some(p) = self.pending.take() {
+            cx.fx.push(Effect::Manager(Command::Cancel { tag: p.tag }));
             cx.say(format!(
-                "stopped waiting for {}; its answer will be dropped",
+                "cancelled {} {} (the server was told); Esc again leaves",
+                p.what.verb(),
                 crate::sanitize::one_line(p.what.label())
             ));
         } else if !self.filter.is_empty() {
