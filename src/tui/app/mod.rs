@@ -29,6 +29,7 @@ pub use model::*;
 use mouse::on_mouse;
 pub use state::{Follow, State};
 use views::net_poll;
+pub use views::{frame_lines, log_areas, net_areas};
 
 /// What the driver must do after an update.
 #[derive(Debug)]
@@ -197,7 +198,7 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Msg::Manager(ev) => on_event(s, ev, fx),
-        Msg::Mouse(m) => on_mouse(s, m),
+        Msg::Mouse(m) => on_mouse(s, m, fx),
         Msg::Key(k) => on_key(s, k, fx),
     }
 }
