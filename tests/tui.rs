@@ -1028,7 +1028,8 @@ fn the_network_key_opens_and_closes_the_view() {
     assert!(!s.busy());
     assert!(update(&mut s, key(KeyCode::Char('n')), &mut fx));
     assert_eq!(s.mode, Mode::Net);
-    assert!(s.busy(), "the view polls the net log");
+    assert!(!s.busy(), "the view does not poll: new exchanges wake it");
+    assert_eq!(s.follows(), Some(mcpdeck::tui::app::Follow::Net));
     update(&mut s, key(KeyCode::Esc), &mut fx);
     assert_eq!(s.mode, Mode::Normal);
     // The same key closes it, and q goes back rather than quitting.

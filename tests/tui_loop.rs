@@ -182,3 +182,229 @@ async fn the_loop_ends_when_the_input_ends_and_draws_each_change() {
     let out = screen(&terminal);
     assert!(out.contains("Keys (") && out.contains("move up"), "{out}");
 }
+
+/// A host that counts the loop's turns (each turn asks for input once):
+/// from turn `from` on it gives `keys`, one a turn; after them the input
+/// waits, and ends once `done` holds when asked.
+struct TurnHost {
+    turns: usize,
+    from: usize,
+    keys: VecDeque<KeyEvent>,
+    done: Box<dyn Fn() -> bool>,
+}
+
+impl Host for TurnHost {
+    type Backend = TestBackend;
+
+    fn redraw_all(&mut self, terminal: &mut Terminal<TestBackend>) -> std::io::Result<()> {
+        terminal
+            .clear()
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+
+    async fn next_input(&mut self) -> Option<Input> {
+        self.turns += 1;
+        if self.turns >= self.from
+            && let Some(k) = self.keys.pop_front()
+        {
+            return Some(Input::Terminal(Ok(TermEvent::Key(k))));
+        }
+        if self.keys.is_empty() && (self.done)() {
+            return None;
+        }
+        std::future::pending().await
+    }
+
+    async fn edit_externally(&mut self, text: &str) -> std::io::Result<Result<String, String>> {
+        Ok(Ok(text.to_string()))
+    }
+
+    fn copy(&mut self, _text: &str) {}
+
+    fn open_url(&mut self, _url: String) {}
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn keys_are_handled_while_a_flood_of_events_is_taken_in() {
+    use mcpdeck::tui::run::MAX_EVENTS_PER_FRAME;
+    let mut config = Config::empty(None);
+    config.servers = vec![ServerConfig::stdio("demo", "x", &[])];
+    let state = State::new(&config.servers, Keymap::default(), None);
+    let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+    // A server floods stderr: many frames' worth of events are waiting.
+    for i in 0..40 * MAX_EVENTS_PER_FRAME {
+        events_tx
+            .send(Event::Stderr {
+                server: "demo".into(),
+                line: format!("flood {i}"),
+            })
+            .unwrap();
+    }
+    // The last events: a request for the person, then the server fails,
+    // which declines the request (a command the recorder sees).
+    events_tx
+        .send(Event::ServerRequest {
+            id: 7,
+            server: "demo".into(),
+            method: "elicitation/create".into(),
+            params: json!({"message": "name?", "requestedSchema": {"type": "object"}}),
+        })
+        .unwrap();
+    events_tx
+        .send(Event::Status {
+            server: "demo".into(),
+            status: ServerStatus::Disconnected,
+            negotiated: None,
+        })
+        .unwrap();
+    let recorder = Recorder::default();
+    let seen = recorder.clone();
+    let mut host = TurnHost {
+        turns: 0,
+        // `p` (ping) is typed once the flood is being taken in.
+        from: 2,
+        keys: [key(KeyCode::Char('p'))].into_iter().collect(),
+        done: Box::new(move || {
+            seen.0
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|c| matches!(c, Command::AnswerServerRequest { id: 7, .. }))
+        }),
+    };
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        run_loop(&mut terminal, &mut host, &recorder, config, state, events),
+    )
+    .await
+    .expect("the loop took in every event without new input, and ended")
+    .expect("no terminal error");
+    let sent = recorder.0.lock().unwrap();
+    let ping = sent.iter().position(|c| matches!(c, Command::Ping(_)));
+    let answer = sent
+        .iter()
+        .position(|c| matches!(c, Command::AnswerServerRequest { id: 7, .. }));
+    // The key was handled before the flood was through, and the rest of
+    // the flood was still taken in, with no key or event to wake the loop.
+    assert!(
+        matches!((ping, answer), (Some(p), Some(a)) if p < a),
+        "{sent:?}"
+    );
+    // Frames were drawn along the way: the loop turned many times.
+    assert!(host.turns > 10, "{} turns", host.turns);
+    drop(events_tx);
+}
+
+/// Opens the protocol log, then stays idle for an hour (of paused time),
+/// counting the loop's turns meanwhile; then a frame arrives, and the
+/// input ends a second later.
+struct IdleLogHost {
+    turns: usize,
+    idle_turns: usize,
+    until: Option<tokio::time::Instant>,
+    frames: Arc<mcpdeck::mcp::framelog::FrameLog>,
+    recorded: bool,
+}
+
+impl Host for IdleLogHost {
+    type Backend = TestBackend;
+
+    fn redraw_all(&mut self, terminal: &mut Terminal<TestBackend>) -> std::io::Result<()> {
+        terminal
+            .clear()
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+
+    async fn next_input(&mut self) -> Option<Input> {
+        self.turns += 1;
+        if self.turns == 1 {
+            return Some(Input::Terminal(Ok(TermEvent::Key(key(KeyCode::Char('L'))))));
+        }
+        let until = *self
+            .until
+            .get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_secs(3600));
+        if self.recorded {
+            // A second later (the log shows new frames within a tick), done.
+            tokio::time::sleep_until(until + Duration::from_secs(1)).await;
+            return None;
+        }
+        if self.turns > 2 {
+            // The loop turned although nothing happened.
+            self.idle_turns += 1;
+        }
+        tokio::time::sleep_until(until).await;
+        self.frames.record(
+            &Arc::from("demo"),
+            mcpdeck::mcp::framelog::Direction::In,
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"a-new-frame"}}"#,
+            mcpdeck::mcp::framelog::FrameMeta {
+                method: Some("notifications/message".into()),
+                ..Default::default()
+            },
+        );
+        self.recorded = true;
+        std::future::pending().await
+    }
+
+    async fn edit_externally(&mut self, text: &str) -> std::io::Result<Result<String, String>> {
+        Ok(Ok(text.to_string()))
+    }
+
+    fn copy(&mut self, _text: &str) {}
+
+    fn open_url(&mut self, _url: String) {}
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn an_idle_open_log_does_not_wake_the_loop_and_a_new_frame_still_shows() {
+    let mut config = Config::empty(None);
+    config.servers = vec![ServerConfig::stdio("demo", "x", &[])];
+    let mut state = State::new(&config.servers, Keymap::default(), None);
+    let frames = Arc::new(mcpdeck::mcp::framelog::FrameLog::new(100));
+    frames.record(
+        &Arc::from("demo"),
+        mcpdeck::mcp::framelog::Direction::Out,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        mcpdeck::mcp::framelog::FrameMeta {
+            method: Some("tools/list".into()),
+            ..Default::default()
+        },
+    );
+    state.frames = Some(frames.clone());
+    let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+    // Settled: nothing pending, so nothing animates.
+    events_tx
+        .send(Event::Status {
+            server: "demo".into(),
+            status: ServerStatus::Connected,
+            negotiated: None,
+        })
+        .unwrap();
+    let mut host = IdleLogHost {
+        turns: 0,
+        idle_turns: 0,
+        until: None,
+        frames,
+        recorded: false,
+    };
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    run_loop(
+        &mut terminal,
+        &mut host,
+        &Recorder::default(),
+        config,
+        state,
+        events,
+    )
+    .await
+    .unwrap();
+    // An hour with the log open and nothing happening: not one turn (no
+    // tick, no redraw).
+    assert_eq!(host.idle_turns, 0);
+    // The frame that came woke the loop, and the log shows it.
+    let out = screen(&terminal);
+    assert!(out.contains("a-new-frame"), "{out}");
+    assert!(out.contains("tools/list"), "{out}");
+    drop(events_tx);
+}

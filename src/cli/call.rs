@@ -126,6 +126,21 @@ async fn call_connected(link: &mut Link, call: &CallArgs) -> Outcome {
                 ),
             ))
         }
-        Err(e) => Err(call_failure(&e)),
+        Err(e) => {
+            if call.json {
+                // What went wrong, as data: the server's last stderr lines
+                // when it went away mid-call.
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    output::json_pretty(&json!({"error": {
+                        "kind": e.kind().label(),
+                        "message": e.to_string(),
+                        "stderrTail": e.stderr_tail(),
+                    }}))
+                );
+            }
+            Err(call_failure(&e))
+        }
     }
 }

@@ -7,6 +7,25 @@
 //! when that text is valid and the edited key itself was not changed;
 //! otherwise the edit is refused and the file left alone. Files are written
 //! atomically (temporary file, fsync, rename, fsync of the directory).
+//!
+//! # Round trips
+//!
+//! The toggles (`enabled`, `deny_tools`) give back the file byte for byte
+//! when a value returns to what it was. The editor remembers, per server and
+//! key, what the file had the first time it changed that key (the key's
+//! whole value with its formatting, or that the key was absent):
+//!
+//! - a key that was absent is added when the value leaves the default
+//!   (`enabled = true`, `deny_tools = []`) and removed again when it returns
+//!   to it, with the spacing it took over in an inline table given back; a
+//!   key that was absent is never added just to hold the default;
+//! - a key the user wrote keeps its place and comments whatever its value,
+//!   and gets back its exact text (e.g. `[ "x" ]` with its spaces) when the
+//!   value returns to what the user wrote.
+//!
+//! A remembered key that is changed outside mcpdeck (seen when an edit is
+//! merged with an external change, or on [`ConfigEditor::reload`]) is
+//! forgotten: from then on it is the user's.
 
 use std::borrow::Cow;
 use std::fs::{self, File, Metadata, OpenOptions};
@@ -32,6 +51,18 @@ pub struct ConfigEditor {
     path: PathBuf,
     /// The file's text as last read or written by this editor.
     baseline: String,
+    /// What the file had for each key this editor changed, before the
+    /// first change (see the module documentation).
+    originals: Vec<Original>,
+}
+
+/// A key of a server table as it was before this editor first changed it.
+#[derive(Debug, Clone)]
+struct Original {
+    server: String,
+    key: &'static str,
+    /// The value with its formatting; `None` when the key was absent.
+    value: Option<Value>,
 }
 
 /// Which part of the file an edit touches; an external change to it makes
@@ -49,6 +80,7 @@ impl ConfigEditor {
         Ok(Self {
             path: path.to_path_buf(),
             baseline: read_or_empty(path)?,
+            originals: Vec::new(),
         })
     }
 
@@ -65,31 +97,42 @@ impl ConfigEditor {
     /// Re-reads the file, accepting whatever is on disk now as the baseline
     /// (after the user reloaded the configuration).
     pub fn reload(&mut self) -> Result<()> {
-        self.baseline = read_or_empty(&self.path)?;
+        let text = read_or_empty(&self.path)?;
+        forget_changed(&mut self.originals, &self.baseline, &text);
+        self.baseline = text;
         Ok(())
     }
 
     /// Sets `enabled` of `server`. An existing value is replaced in place;
-    /// otherwise `enabled = …` is added after the server's last key.
+    /// otherwise `enabled = false` is added after the server's last key.
+    /// Back at `true`, the file is as it was (see the module documentation).
     pub fn set_enabled(&mut self, server: &str, enabled: bool) -> Result<()> {
-        let watch = Watch {
-            server,
-            key: Some("enabled"),
-        };
-        self.apply(&watch, |document| {
-            set_server_key(document, server, "enabled", Value::from(enabled))
-        })
+        self.set_toggle(server, "enabled", Value::from(enabled), enabled)
     }
 
-    /// Sets `deny_tools` of `server`, written as an inline array.
+    /// Sets `deny_tools` of `server`, written as an inline array. Back at
+    /// the list the file had (or at the empty list where it had none), the
+    /// file is as it was.
     pub fn set_deny_tools(&mut self, server: &str, tools: &[String]) -> Result<()> {
+        let array: Array = tools.iter().map(String::as_str).collect();
+        self.set_toggle(server, "deny_tools", Value::Array(array), tools.is_empty())
+    }
+
+    /// Sets `key` of `server` to `value`, which is the key's default when
+    /// `is_default`.
+    fn set_toggle(
+        &mut self,
+        server: &str,
+        key: &'static str,
+        value: Value,
+        is_default: bool,
+    ) -> Result<()> {
         let watch = Watch {
             server,
-            key: Some("deny_tools"),
+            key: Some(key),
         };
-        let array: Array = tools.iter().map(String::as_str).collect();
-        self.apply(&watch, |document| {
-            set_server_key(document, server, "deny_tools", Value::Array(array))
+        self.apply(&watch, |document, originals| {
+            toggle_server_key(document, originals, server, key, value, is_default)
         })
     }
 
@@ -103,7 +146,7 @@ impl ConfigEditor {
             server: &server.name,
             key: None,
         };
-        self.apply(&watch, |document| {
+        self.apply(&watch, |document, _| {
             add_server_table(document, &server.name, table)
         })
     }
@@ -113,7 +156,10 @@ impl ConfigEditor {
     /// from the header by a blank line stay.
     pub fn remove_server(&mut self, server: &str) -> Result<()> {
         let watch = Watch { server, key: None };
-        self.apply(&watch, |document| remove_server_table(document, server))
+        self.apply(&watch, |document, originals| {
+            originals.retain(|original| original.server != server);
+            remove_server_table(document, server)
+        })
     }
 
     fn edit_error(&self, message: String) -> ConfigError {
@@ -135,18 +181,20 @@ impl ConfigEditor {
     fn apply(
         &mut self,
         watch: &Watch<'_>,
-        edit: impl FnOnce(&mut DocumentMut) -> std::result::Result<(), String>,
+        edit: impl FnOnce(&mut DocumentMut, &mut Vec<Original>) -> std::result::Result<(), String>,
     ) -> Result<()> {
         let current = read_or_empty(&self.path)?;
+        let mut originals = self.originals.clone();
         if current == self.baseline {
             validate_structure(&current, &self.path)?;
         } else {
             self.check_merge(&current, watch)?;
+            forget_changed(&mut originals, &self.baseline, &current);
         }
         let mut document: DocumentMut = current
             .parse()
             .map_err(|error: toml_edit::TomlError| self.edit_error(error.message().to_owned()))?;
-        edit(&mut document).map_err(|message| self.edit_error(message))?;
+        edit(&mut document, &mut originals).map_err(|message| self.edit_error(message))?;
         let text = render(&document, &current);
         if let Err(error) = validate_structure(&text, &self.path) {
             return Err(self.edit_error(format!(
@@ -169,6 +217,7 @@ impl ConfigEditor {
             })?;
         }
         self.baseline = text;
+        self.originals = originals;
         Ok(())
     }
 
@@ -198,6 +247,31 @@ impl ConfigEditor {
         };
         Err(self.conflict(reason))
     }
+}
+
+/// Forgets the remembered keys whose value or its formatting (a comment
+/// after it, too) differs between the texts `before` and `after`: changed
+/// outside mcpdeck, they are now the user's. Texts that do not parse forget
+/// everything.
+fn forget_changed(originals: &mut Vec<Original>, before: &str, after: &str) {
+    if originals.is_empty() || before == after {
+        return;
+    }
+    let (Ok(before), Ok(after)) = (before.parse::<DocumentMut>(), after.parse::<DocumentMut>())
+    else {
+        originals.clear();
+        return;
+    };
+    let text = |document: &DocumentMut, original: &Original| {
+        document
+            .get("servers")
+            .and_then(Item::as_table_like)
+            .and_then(|servers| servers.get(&original.server))
+            .and_then(Item::as_table_like)
+            .and_then(|table| table.get(original.key))
+            .map(Item::to_string)
+    };
+    originals.retain(|original| text(&before, original) == text(&after, original));
 }
 
 /// Whether the watched server exists, and the watched value.
@@ -239,6 +313,131 @@ fn no_server(server: &str) -> String {
     format!("there is no server \"{server}\" in the file")
 }
 
+/// Sets a toggled `key` of `server` to `value` (the key's default when
+/// `is_default`), so that returning to the value the file had gives back
+/// its text: the first change remembers the key as it was in `originals`.
+fn toggle_server_key(
+    document: &mut DocumentMut,
+    originals: &mut Vec<Original>,
+    server: &str,
+    key: &'static str,
+    value: Value,
+    is_default: bool,
+) -> std::result::Result<(), String> {
+    let current = server_item(document, server)?
+        .as_table_like()
+        .and_then(|table| table.get(key))
+        .and_then(Item::as_value)
+        .cloned();
+    let index = match originals
+        .iter()
+        .position(|original| original.server == server && original.key == key)
+    {
+        Some(index) => index,
+        None => {
+            originals.push(Original {
+                server: server.to_owned(),
+                key,
+                value: current,
+            });
+            originals.len() - 1
+        }
+    };
+    match &originals[index].value {
+        None if is_default => remove_server_key(document, server, key),
+        Some(original) if same_value(original, &value) => {
+            let original = original.clone();
+            restore_server_key(document, server, key, original)
+        }
+        _ => set_server_key(document, server, key, value),
+    }
+}
+
+/// Whether two values are equal, whatever their formatting.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::String(a), Value::String(b)) => a.value() == b.value(),
+        (Value::Integer(a), Value::Integer(b)) => a.value() == b.value(),
+        (Value::Float(a), Value::Float(b)) => a.value() == b.value(),
+        (Value::Boolean(a), Value::Boolean(b)) => a.value() == b.value(),
+        (Value::Datetime(a), Value::Datetime(b)) => a.value() == b.value(),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b.iter()).all(|(a, b)| same_value(a, b))
+        }
+        (Value::InlineTable(a), Value::InlineTable(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(key, a)| b.get(key).is_some_and(|b| same_value(a, b)))
+        }
+        _ => false,
+    }
+}
+
+/// The item of `server` in `servers`.
+fn server_item<'d>(
+    document: &'d mut DocumentMut,
+    server: &str,
+) -> std::result::Result<&'d mut Item, String> {
+    document
+        .get_mut("servers")
+        .and_then(Item::as_table_like_mut)
+        .and_then(|servers| servers.get_mut(server))
+        .ok_or_else(|| no_server(server))
+}
+
+/// Puts back `original`, with its own formatting, as the value of `key`.
+fn restore_server_key(
+    document: &mut DocumentMut,
+    server: &str,
+    key: &str,
+    original: Value,
+) -> std::result::Result<(), String> {
+    let table = server_item(document, server)?
+        .as_table_like_mut()
+        .ok_or_else(|| no_server(server))?;
+    match table.get_mut(key) {
+        Some(item) => *item = Item::Value(original),
+        None => {
+            table.insert(key, Item::Value(original));
+        }
+    }
+    Ok(())
+}
+
+/// Removes `key` (added by this editor) from the table of `server`; in an
+/// inline table the spacing before the closing brace, which the key took
+/// over when it was added, goes back to the new last key.
+fn remove_server_key(
+    document: &mut DocumentMut,
+    server: &str,
+    key: &str,
+) -> std::result::Result<(), String> {
+    match server_item(document, server)? {
+        Item::Value(Value::InlineTable(table)) => {
+            let was_last = table.iter().last().is_some_and(|(last, _)| last == key);
+            let Some(removed) = table.remove(key) else {
+                return Ok(());
+            };
+            if was_last {
+                let suffix = removed
+                    .decor()
+                    .suffix()
+                    .and_then(|suffix| suffix.as_str())
+                    .unwrap_or("")
+                    .to_owned();
+                if let Some((_, last)) = table.iter_mut().last() {
+                    last.decor_mut().set_suffix(suffix);
+                }
+            }
+        }
+        item => {
+            let table = item.as_table_like_mut().ok_or_else(|| no_server(server))?;
+            table.remove(key);
+        }
+    }
+    Ok(())
+}
+
 /// Sets `key` in the table of `server`, keeping the formatting around an
 /// existing value.
 fn set_server_key(
@@ -247,12 +446,7 @@ fn set_server_key(
     key: &str,
     value: Value,
 ) -> std::result::Result<(), String> {
-    let item = document
-        .get_mut("servers")
-        .and_then(Item::as_table_like_mut)
-        .and_then(|servers| servers.get_mut(server))
-        .ok_or_else(|| no_server(server))?;
-    match item {
+    match server_item(document, server)? {
         Item::Value(Value::InlineTable(table)) => set_in_inline_table(table, key, value),
         item => {
             let table = item.as_table_like_mut().ok_or_else(|| no_server(server))?;
@@ -767,12 +961,11 @@ mod tests {
         let index = line_index(COMMENTED, "headers = ") + 1;
         assert_one_line_changed(COMMENTED, &text, index, "enabled = false", true);
 
-        // Setting it to true is written explicitly.
+        // The default is not written where there was no key.
         let (_dir, path) = setup(COMMENTED);
         let mut editor = ConfigEditor::open(&path).unwrap();
         editor.set_enabled("remote", true).unwrap();
-        let text = fs::read_to_string(&path).unwrap();
-        assert_one_line_changed(COMMENTED, &text, index, "enabled = true", true);
+        assert_eq!(fs::read_to_string(&path).unwrap(), COMMENTED);
     }
 
     #[test]
@@ -809,14 +1002,168 @@ mod tests {
         );
         assert_eq!(load(&path).server("everything").unwrap().deny_tools, tools);
 
+        // An empty list where there was none is not written.
         editor.set_deny_tools("remote", &[]).unwrap();
-        let index = line_index(COMMENTED, "headers = ") + 1;
+        assert_eq!(fs::read_to_string(&path).unwrap(), text);
+        // A user's list keeps its place when it becomes empty.
+        editor.set_deny_tools("everything", &[]).unwrap();
+        let emptied = fs::read_to_string(&path).unwrap();
         assert_one_line_changed(
-            &text,
-            &fs::read_to_string(&path).unwrap(),
+            COMMENTED,
+            &emptied,
             index,
-            "deny_tools = []",
-            true,
+            "deny_tools = []  # hidden",
+            false,
+        );
+        assert!(
+            load(&path)
+                .server("everything")
+                .unwrap()
+                .deny_tools
+                .is_empty()
+        );
+    }
+
+    /// Files for the round trips: every shape a server can be written in,
+    /// with and without the toggled keys, comments around.
+    const ROUND_TRIP: &[&str] = &[
+        COMMENTED,
+        // [servers.NAME] tables, keys absent, a sub-table and comments.
+        "# header\n\n[servers.a] # a\ncommand = \"x\" # the command\n# before env\n[servers.a.env]\nK = \"v\"\n\n# about b\n[servers.b]\nurl = \"https://example.com/mcp\"\n\n# the end\n",
+        // The last table, no final newline.
+        "[servers.a]\ncommand = \"x\"",
+        // Keys present, written by the user with their own formatting.
+        "[servers.a]\ncommand = \"x\"\nenabled = true # kept\ndeny_tools = [ \"x\",\"y\" ] # mine\nargs = [\"1\"]\n",
+        "[servers.a]\ncommand = \"x\"\nenabled=false\ndeny_tools = []\n",
+        // Inline tables, keys absent, present, tight and spaced.
+        "[servers]\n# about a\na = { command = \"x\", env = { A = \"1\" } } # a\nb = {url=\"https://example.com/mcp\"}\n# end\n",
+        "[servers]\na = {   command = \"x\" ,  enabled = true,deny_tools=[ \"x\" ]   }\n",
+        "servers = { a = { command = \"x\" } }\n",
+        // CRLF line endings.
+        "# c\r\n[servers.a]\r\ncommand = \"x\" # k\r\n\r\n[servers.b]\r\ncommand = \"y\"\r\n",
+    ];
+
+    #[test]
+    fn enabled_off_and_on_gives_the_file_back_byte_for_byte() {
+        for original in ROUND_TRIP {
+            let (_dir, path) = setup(original);
+            let config = load(&path);
+            let mut editor = ConfigEditor::open(&path).unwrap();
+            for server in &config.servers {
+                let enabled = server.enabled;
+                editor.set_enabled(&server.name, !enabled).unwrap();
+                let changed = fs::read_to_string(&path).unwrap();
+                assert_ne!(&changed, original, "{:?} {}", original, server.name);
+                assert_eq!(load(&path).server(&server.name).unwrap().enabled, !enabled);
+                editor.set_enabled(&server.name, enabled).unwrap();
+                assert_eq!(
+                    &fs::read_to_string(&path).unwrap(),
+                    original,
+                    "{} toggled twice",
+                    server.name
+                );
+            }
+            // Several times over, and interleaved with another server's.
+            let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+            for _ in 0..2 {
+                for name in &names {
+                    editor.set_enabled(name, false).unwrap();
+                }
+                for name in names.iter().rev() {
+                    let enabled = config.server(name).unwrap().enabled;
+                    editor.set_enabled(name, enabled).unwrap();
+                    editor.set_enabled(name, enabled).unwrap();
+                }
+                for name in &names {
+                    let enabled = config.server(name).unwrap().enabled;
+                    editor.set_enabled(name, enabled).unwrap();
+                }
+            }
+            assert_eq!(&fs::read_to_string(&path).unwrap(), original);
+        }
+    }
+
+    #[test]
+    fn deny_twice_gives_the_file_back_byte_for_byte() {
+        for original in ROUND_TRIP {
+            let (_dir, path) = setup(original);
+            let config = load(&path);
+            let mut editor = ConfigEditor::open(&path).unwrap();
+            for server in &config.servers {
+                let before = server.deny_tools.clone();
+                // `d` on a tool denies it; `d` again allows it.
+                let mut denied = before.clone();
+                denied.push("echo".to_owned());
+                editor.set_deny_tools(&server.name, &denied).unwrap();
+                assert_eq!(load(&path).server(&server.name).unwrap().deny_tools, denied);
+                editor.set_deny_tools(&server.name, &before).unwrap();
+                assert_eq!(
+                    &fs::read_to_string(&path).unwrap(),
+                    original,
+                    "{}: d twice",
+                    server.name
+                );
+                // Allowing a listed tool and denying it again.
+                if let Some(first) = before.first() {
+                    let allowed: Vec<String> =
+                        before.iter().filter(|t| *t != first).cloned().collect();
+                    editor.set_deny_tools(&server.name, &allowed).unwrap();
+                    assert_eq!(
+                        load(&path).server(&server.name).unwrap().deny_tools,
+                        allowed
+                    );
+                    editor.set_deny_tools(&server.name, &before).unwrap();
+                    assert_eq!(&fs::read_to_string(&path).unwrap(), original);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn both_toggles_together_round_trip() {
+        for original in ROUND_TRIP {
+            let (_dir, path) = setup(original);
+            let config = load(&path);
+            let mut editor = ConfigEditor::open(&path).unwrap();
+            let server = &config.servers[0];
+            editor.set_enabled(&server.name, !server.enabled).unwrap();
+            editor
+                .set_deny_tools(&server.name, &["a".to_owned(), "b".to_owned()])
+                .unwrap();
+            editor.set_enabled(&server.name, server.enabled).unwrap();
+            editor
+                .set_deny_tools(&server.name, &server.deny_tools)
+                .unwrap();
+            assert_eq!(&fs::read_to_string(&path).unwrap(), original);
+        }
+    }
+
+    #[test]
+    fn a_key_changed_outside_is_the_users() {
+        let original = "[servers.a]\ncommand = \"x\"\n";
+        let (_dir, path) = setup(original);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.set_enabled("a", false).unwrap();
+        // The user edits the key mcpdeck added, then reloads.
+        let external = "[servers.a]\ncommand = \"x\"\nenabled = false # mine now\n";
+        fs::write(&path, external).unwrap();
+        editor.reload().unwrap();
+        editor.set_enabled("a", true).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "[servers.a]\ncommand = \"x\"\nenabled = true # mine now\n"
+        );
+
+        // An external change elsewhere keeps what mcpdeck added removable.
+        let (_dir, path) = setup(original);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.set_enabled("a", false).unwrap();
+        let added = fs::read_to_string(&path).unwrap();
+        fs::write(&path, format!("# note\n{added}")).unwrap();
+        editor.set_enabled("a", true).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            format!("# note\n{original}")
         );
     }
 

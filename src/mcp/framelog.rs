@@ -79,6 +79,8 @@ pub struct FrameLog {
     per_frame: usize,
     start: Instant,
     tap: Option<Tap>,
+    /// Marked changed on every frame, so a viewer can sleep until one comes.
+    changed: tokio::sync::watch::Sender<()>,
 }
 
 /// Default limits.
@@ -103,7 +105,14 @@ impl FrameLog {
             per_frame,
             start: Instant::now(),
             tap: None,
+            changed: tokio::sync::watch::Sender::new(()),
         }
+    }
+
+    /// A receiver marked changed whenever a frame is recorded: a live view
+    /// awaits it rather than polling (an idle mcpdeck uses no CPU).
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<()> {
+        self.changed.subscribe()
     }
 
     /// Install a tap that sees each frame whole, as it is recorded.
@@ -158,6 +167,7 @@ impl FrameLog {
             }
             frame
         };
+        self.changed.send_replace(());
         if let Some(tap) = &self.tap {
             tap(&frame, raw);
         }
@@ -237,6 +247,31 @@ mod tests {
         assert_eq!(snap.len(), 2, "250 bytes hold two 100-byte cuts");
         assert!(snap[0].truncated());
         assert_eq!(snap[0].size, 300);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_new_frame_wakes_a_subscriber() {
+        let log = FrameLog::new(10);
+        let mut rx = log.subscribe();
+        assert!(!rx.has_changed().unwrap());
+        log.record(&Arc::from("a"), Direction::In, "{}", FrameMeta::default());
+        assert!(rx.has_changed().unwrap());
+        rx.changed().await.unwrap();
+        assert!(!rx.has_changed().unwrap());
+        // HTTP exchanges wake the network view's subscriber the same way.
+        let mut net = log.net().subscribe();
+        assert!(!net.has_changed().unwrap());
+        let exchange = log.net().begin(
+            &Arc::from("a"),
+            "POST",
+            "http://127.0.0.1/mcp".into(),
+            "tools/list".into(),
+            Vec::new(),
+        );
+        assert!(net.has_changed().unwrap());
+        net.changed().await.unwrap();
+        exchange.finish();
+        assert!(net.has_changed().unwrap());
     }
 
     #[test]

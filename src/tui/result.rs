@@ -514,6 +514,18 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                 format!("✗ {}", clean(&e.to_string())),
                 Role::Error.style().add_modifier(Modifier::BOLD),
             ));
+            // The server went away mid-call: its last words say why (the
+            // last few; the server's detail has the whole tail).
+            let tail = e.stderr_tail();
+            if !tail.is_empty() {
+                lines.push(Line::styled(
+                    "the server's last stderr lines:",
+                    Role::Muted.style(),
+                ));
+                for l in &tail[tail.len().saturating_sub(6)..] {
+                    lines.push(Line::styled(format!("  {}", clean(l)), Role::Muted.style()));
+                }
+            }
         }
         Ok(r) => {
             if r.is_error {

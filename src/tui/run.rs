@@ -2,8 +2,9 @@
 //! host, so tests drive the real loop on a `TestBackend`.
 //!
 //! Nothing is drawn unless something changed; bursts of events become one
-//! frame; the spinner ticks only while something is pending. So an idle
-//! mcpdeck uses no CPU. Effects are carried out here (config writes,
+//! frame; the spinner ticks only while something is pending; the protocol
+//! log and the network view are woken by new frames and exchanges, never
+//! polled. So an idle mcpdeck uses no CPU. Effects are carried out here (config writes,
 //! files, commands to the manager); everything they change comes back to
 //! `update` as a message.
 
@@ -14,7 +15,7 @@ use crossterm::event;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 
-use super::app::{self, Effect, Msg, Revert, State};
+use super::app::{self, Effect, Follow, Msg, Revert, State};
 use super::ui;
 use crate::config::{Config, ConfigEditor};
 use crate::mcp::manager::{Command, Event, Manager};
@@ -57,6 +58,24 @@ impl Core for Manager {
     }
 }
 
+/// The most manager events taken in one frame. A server flooding
+/// notifications cannot starve keys or drawing: after this many the frame
+/// is drawn and keys come first; the rest is taken on the next turns of
+/// the loop, which come at once (the channel is still ready).
+pub const MAX_EVENTS_PER_FRAME: usize = 2048;
+
+/// The spinner's tick, and the fastest the logs are refreshed.
+const TICK: Duration = Duration::from_millis(100);
+
+/// The next change of a log (never, without one). Cancel-safe: a change
+/// is taken only when this completes.
+async fn changed(log: &mut Option<tokio::sync::watch::Receiver<()>>) -> Result<(), ()> {
+    match log {
+        Some(rx) => rx.changed().await.map_err(|_| ()),
+        None => std::future::pending().await,
+    }
+}
+
 fn other(e: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::other(e.to_string())
 }
@@ -78,16 +97,30 @@ pub async fn run_loop<H: Host, C: Core>(
             &mut effects,
         );
     }
-    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // The logs wake the views that follow them; nothing polls.
+    let mut frames_changed = state.frames.as_ref().map(|f| f.subscribe());
+    let mut net_changed = state.frames.as_ref().map(|f| f.net().subscribe());
+    // A change was seen and is shown at `refresh_at` (at most one refresh
+    // a tick, however fast frames come).
+    let mut refresh_pending = false;
+    let mut refresh_at = tokio::time::Instant::now();
     let mut editor: Option<ConfigEditor> = None;
     let mut dirty = true;
     loop {
+        // While the spinner ticks, its ticks refresh the logs too.
+        let follows = state.follows().filter(|_| !state.busy());
+        if follows.is_none() {
+            refresh_pending = false;
+        }
         if dirty {
             terminal.draw(|f| ui::render(&state, f)).map_err(other)?;
             dirty = false;
         }
         let msg = tokio::select! {
+            // Keys first: a flood of events must not hold them up.
+            biased;
             ev = host.next_input() => match ev {
                 Some(Input::Terminal(Ok(event::Event::Key(k)))) if k.kind != event::KeyEventKind::Release => Msg::Key(k),
                 Some(Input::Terminal(Ok(event::Event::Mouse(m)))) => Msg::Mouse(m),
@@ -99,11 +132,25 @@ pub async fn run_loop<H: Host, C: Core>(
             },
             Some(ev) = events.recv() => Msg::Manager(ev),
             _ = tick.tick(), if state.busy() => Msg::Tick,
+            Ok(()) = changed(&mut frames_changed), if follows == Some(Follow::Frames) && !refresh_pending => {
+                refresh_pending = true;
+                continue;
+            }
+            Ok(()) = changed(&mut net_changed), if follows == Some(Follow::Net) && !refresh_pending => {
+                refresh_pending = true;
+                continue;
+            }
+            _ = tokio::time::sleep_until(refresh_at), if refresh_pending => {
+                refresh_pending = false;
+                refresh_at = tokio::time::Instant::now() + TICK;
+                Msg::Tick
+            }
         };
         dirty |= app::update(&mut state, Msg::Clock(Instant::now()), &mut effects);
         dirty |= app::update(&mut state, msg, &mut effects);
-        // A burst of manager events becomes one frame.
-        while let Ok(ev) = events.try_recv() {
+        // A burst of manager events becomes one frame, up to a limit.
+        for _ in 0..MAX_EVENTS_PER_FRAME {
+            let Ok(ev) = events.try_recv() else { break };
             dirty |= app::update(&mut state, Msg::Manager(ev), &mut effects);
         }
         // Effects, and the effects of the messages they bring back.

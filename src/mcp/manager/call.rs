@@ -1,5 +1,6 @@
 //! Tool calls: denied tools refused, tasks run, cancellation, and the result
-//! sent in the same ordered stream as the call's findings.
+//! sent in the same ordered stream as the call's findings; other requests
+//! (`resources/read`, `prompts/get`, …), cancellable the same way.
 
 use std::time::{Duration, Instant};
 
@@ -56,7 +57,7 @@ impl Task {
             .and_then(|e| e.get("taskSupport"))
             .and_then(Value::as_str)
             == Some("required");
-        let (cancel_tx, cancel_rx) = oneshot::channel();
+        let (cancel_tx, mut cancel_rx) = oneshot::channel();
         self.next_call += 1;
         let call = self.next_call;
         self.calls.insert(tag, (call, cancel_tx));
@@ -84,7 +85,27 @@ impl Task {
                         })
                         .await;
                 }
-                let pending = session.start_call(&tool, arguments).await?;
+                // The request can be cancelled while it is still being
+                // written (a large argument, a server slow to read): the
+                // call ends at once; the session leaves the line out if
+                // its turn had not come, or tells the server once it is
+                // all out.
+                let asked = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(-1));
+                let start = session.start_call_tracked(&tool, arguments, &asked);
+                tokio::pin!(start);
+                let pending = tokio::select! {
+                    biased;
+                    r = &mut start => r?,
+                    Ok(()) = &mut cancel_rx => {
+                        let id = asked.load(std::sync::atomic::Ordering::Acquire);
+                        if id >= 0 {
+                            session.cancel(id, "cancelled by the user").await;
+                        }
+                        return Err(RequestError::Cancelled {
+                            method: format!("tools/call {tool}"),
+                        });
+                    }
+                };
                 let id = pending.id;
                 // Retries (input_required rounds) change the id in flight.
                 let current = pending.current_id();
@@ -99,7 +120,7 @@ impl Task {
                 tokio::select! {
                     biased;
                     r = &mut fut => r,
-                    Ok(()) = cancel_rx => {
+                    Ok(()) = &mut cancel_rx => {
                         let now = current.load(std::sync::atomic::Ordering::Acquire);
                         if session.cancel(now, "cancelled by the user").await {
                             // If the answer was already in, it is kept.
@@ -130,6 +151,62 @@ impl Task {
                 tool: t,
                 result,
                 elapsed: started.elapsed(),
+            };
+            let _ = msgs.send(Msg::CallDone { call, event });
+        });
+    }
+}
+
+impl Task {
+    /// Any request to a connected server, answered with
+    /// [`Event::Response`]; [`Command::Cancel`] with its tag cancels it
+    /// (the server is told), at any point, its write included.
+    pub(super) fn request(&mut self, tag: u64, server: String, method: String, params: Value) {
+        let session = match self.live_session(&server) {
+            Ok(s) => s,
+            Err(e) => {
+                return self.emit(Event::Response {
+                    tag,
+                    server,
+                    method,
+                    result: Err(e),
+                });
+            }
+        };
+        let (cancel_tx, mut cancel_rx) = oneshot::channel();
+        self.next_call += 1;
+        let call = self.next_call;
+        self.calls.insert(tag, (call, cancel_tx));
+        let msgs = self.msgs.clone();
+        self.tasks.spawn(async move {
+            let current = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(-1));
+            let work = session.request_tracked(&method, Some(params), &current);
+            tokio::pin!(work);
+            let cancelled = || RequestError::Cancelled {
+                method: method.clone(),
+            };
+            let result = tokio::select! {
+                biased;
+                r = &mut work => r,
+                Ok(()) = &mut cancel_rx => {
+                    let id = current.load(std::sync::atomic::Ordering::Acquire);
+                    if id >= 0 && !session.cancel(id, "cancelled by the user").await {
+                        // Not pending: the answer is just arriving, or a
+                        // person is answering the server's input request.
+                        match tokio::time::timeout(Duration::from_millis(50), &mut work).await {
+                            Ok(r) => r,
+                            Err(_) => Err(cancelled()),
+                        }
+                    } else {
+                        Err(cancelled())
+                    }
+                }
+            };
+            let event = Event::Response {
+                tag,
+                server,
+                method: method.clone(),
+                result: result.map_err(CallError::Request),
             };
             let _ = msgs.send(Msg::CallDone { call, event });
         });

@@ -63,19 +63,7 @@ impl Task {
                 server,
                 method,
                 params,
-            } => {
-                let (name, asked) = (server.clone(), method.clone());
-                self.on_session(
-                    &name,
-                    move |s| async move { s.request(&asked, Some(params)).await },
-                    move |result| Event::Response {
-                        tag,
-                        server,
-                        method,
-                        result,
-                    },
-                );
-            }
+            } => self.request(tag, server, method, params),
             Command::SetRoots(dirs) => {
                 let changed = self.client.roots.as_ref().is_some_and(|r| r.set(&dirs));
                 if changed {
@@ -126,6 +114,7 @@ impl Task {
                 tool,
                 arguments,
             } => self.call(tag, server, tool, arguments),
+            // A call's or a request's.
             Command::Cancel { tag } => {
                 if let Some((_, tx)) = self.calls.remove(&tag) {
                     let _ = tx.send(());

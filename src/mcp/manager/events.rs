@@ -128,7 +128,7 @@ impl Task {
                 }
             }
             Msg::CallDone { call, event } => {
-                if let Event::CallFinished { tag, .. } = &event
+                if let Event::CallFinished { tag, .. } | Event::Response { tag, .. } = &event
                     && self.calls.get(tag).is_some_and(|(c, _)| *c == call)
                 {
                     self.calls.remove(tag);

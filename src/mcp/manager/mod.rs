@@ -27,6 +27,7 @@ pub use model::{
     aggregate_tools, split_qualified,
 };
 pub use spec::session_spec;
+pub use task::panic_is_caught;
 use task::*;
 
 /// The handle the UI and the CLI hold.

@@ -231,6 +231,34 @@ impl Task {
 /// the cost of a separate task on the hot path of every call).
 pub(super) struct CatchUnwind<F>(pub(super) std::pin::Pin<Box<F>>);
 
+thread_local! {
+    /// How many [`CatchUnwind`] polls are running on this thread.
+    static CATCHING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether a panic on this thread now would be caught by the manager (it
+/// happens inside a [`CatchUnwind`]): a panic hook can tell a panic that
+/// ends the program from one the manager turns into an error.
+pub fn panic_is_caught() -> bool {
+    CATCHING.with(|c| c.get() > 0)
+}
+
+/// Counts a [`CatchUnwind`] poll while it runs, unwinding included.
+struct Catching;
+
+impl Catching {
+    fn enter() -> Catching {
+        CATCHING.with(|c| c.set(c.get().saturating_add(1)));
+        Catching
+    }
+}
+
+impl Drop for Catching {
+    fn drop(&mut self) {
+        CATCHING.with(|c| c.set(c.get().saturating_sub(1)));
+    }
+}
+
 /// A panic caught in a background task: its message.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{0}")]
@@ -244,7 +272,11 @@ impl<F: std::future::Future> std::future::Future for CatchUnwind<F> {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Self::Output> {
         let inner = self.0.as_mut();
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx))) {
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _catching = Catching::enter();
+            inner.poll(cx)
+        }));
+        match caught {
             Ok(std::task::Poll::Ready(v)) => std::task::Poll::Ready(Ok(v)),
             Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
             Err(p) => std::task::Poll::Ready(Err(Panicked(
@@ -282,5 +314,28 @@ pub(super) fn new_slot(config: ServerConfig) -> Slot {
         connecting: None,
         relisting: false,
         relist_again: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_inside_catch_unwind_is_known_to_be_caught() {
+        assert!(!panic_is_caught());
+        let work = async {
+            assert!(panic_is_caught());
+            panic!("caught on purpose")
+        };
+        let mut caught = CatchUnwind(Box::pin(work));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let polled = std::future::Future::poll(std::pin::Pin::new(&mut caught), &mut cx);
+        assert!(matches!(
+            polled,
+            std::task::Poll::Ready(Err(Panicked(message))) if message == "caught on purpose"
+        ));
+        // Unwinding left the count as it was.
+        assert!(!panic_is_caught());
     }
 }

@@ -22,8 +22,29 @@ pub(super) struct PendingEntry {
     pub(super) method: String,
     pub(super) sent: Instant,
     pub(super) progress: Arc<Notify>,
-    /// Whether the request carried a progressToken.
-    pub(super) wants_progress: bool,
+    /// The progressToken the request carried, if any: its own id, or the
+    /// first round's id on an input_required retry (one token a call).
+    pub(super) progress_token: Option<i64>,
+    /// How far its line has got (cancellation depends on it).
+    pub(super) write: Arc<Mutex<Write>>,
+}
+
+/// How far a request's line has got on its way to the server. It is
+/// written by a task of its own, so a caller that gives up (a cancel
+/// during a long write) never leaves half a line in the stream.
+#[derive(Debug)]
+pub(super) enum Write {
+    /// Waiting for its turn.
+    Queued,
+    /// Being written.
+    Writing,
+    /// Fully written.
+    Written,
+    /// Cancelled before its turn: it is never written.
+    Dropped,
+    /// Cancelled while being written: this `notifications/cancelled`
+    /// (its params) follows the line, in the same turn.
+    CancelAfter(Value),
 }
 
 /// The most findings a session keeps.
@@ -64,6 +85,9 @@ pub(super) struct Inner {
     pub(super) open_asks: std::sync::atomic::AtomicUsize,
     /// One `subscriptions/listen` change at a time.
     pub(super) listen_lock: tokio::sync::Mutex<()>,
+    /// One writer at a time on a stdio pipe, so a request cancelled while
+    /// it waits for its turn can be left out whole (see [`Write`]).
+    pub(super) write_lock: tokio::sync::Mutex<()>,
     /// Resource subscriptions, and the stateless era's open
     /// `subscriptions/listen` request (its id).
     pub(super) subscriptions: Mutex<(std::collections::BTreeSet<String>, Option<i64>)>,
@@ -94,7 +118,8 @@ pub struct PendingRequest {
     /// What was asked, kept to ask again once after the server expired
     /// the HTTP session.
     pub(super) params: Option<Value>,
-    pub(super) with_progress: bool,
+    /// The progressToken, kept for every retry of the request.
+    pub(super) progress_token: Option<i64>,
     pub(super) retried: bool,
     /// input_required rounds so far (stateless era).
     pub(super) input_rounds: u32,
@@ -192,8 +217,28 @@ impl Inner {
         self.emit(SessionEvent::Finding(f));
     }
 
-    /// Record a frame and send it (the newline is added here).
+    /// Record a frame and send it (the newline is added here), in its
+    /// turn.
     pub(super) async fn send_line(
+        &self,
+        line: String,
+        meta: FrameMeta,
+    ) -> Result<(), crate::mcp::transport::TransportClosed> {
+        let _turn = self.write_turn().await;
+        self.write_line(line, meta).await
+    }
+
+    /// The turn to write: on a stdio pipe writers take turns here (HTTP
+    /// sends do not wait for each other).
+    pub(super) async fn write_turn(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        match &self.transport {
+            Transport::Stdio(_) => Some(self.write_lock.lock().await),
+            _ => None,
+        }
+    }
+
+    /// Record a frame and send it, the turn already taken.
+    pub(super) async fn write_line(
         &self,
         mut line: String,
         meta: FrameMeta,

@@ -261,8 +261,16 @@ impl Inner {
                 .as_i64()
                 .or_else(|| token.as_str().and_then(|s| s.parse().ok()));
             let pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-            match n.and_then(|n| pending.get(&n)) {
-                Some(entry) if entry.wants_progress => entry.progress.notify_one(),
+            // The request that asked with this token (a retry keeps the
+            // first round's token under a new id), else one with that id.
+            let asked = n.and_then(|n| {
+                pending
+                    .get(&n)
+                    .filter(|e| e.progress_token == Some(n))
+                    .or_else(|| pending.values().find(|e| e.progress_token == Some(n)))
+            });
+            match asked.or_else(|| n.and_then(|n| pending.get(&n))) {
+                Some(entry) if entry.progress_token.is_some() => entry.progress.notify_one(),
                 Some(entry) => {
                     let method = entry.method.clone();
                     drop(pending);

@@ -151,6 +151,7 @@ impl Session {
             subscriptions: Mutex::new((std::collections::BTreeSet::new(), None)),
             open_asks: std::sync::atomic::AtomicUsize::new(0),
             listen_lock: tokio::sync::Mutex::new(()),
+            write_lock: tokio::sync::Mutex::new(()),
         });
         // stderr lines become events.
         if let Some(mut err_rx) = err_rx {

@@ -45,12 +45,29 @@ impl Session {
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, RequestError> {
-        let pending = self.start_request(method, params.clone(), false).await?;
+        self.request_tracked(method, params, &Arc::new(AtomicI64::new(-1)))
+            .await
+    }
+
+    /// [`Session::request`]; `current` holds the id of the request in
+    /// flight from before its line is written (retries change it), so that
+    /// [`Session::cancel`] can stop it at any point.
+    pub async fn request_tracked(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        current: &Arc<AtomicI64>,
+    ) -> Result<Value, RequestError> {
+        let pending = self
+            .send_request_tracked(method, params.clone(), Progress::None, Some(current))
+            .await?;
         match pending.wait(self, None).await {
             Err(RequestError::Rpc { error, .. })
                 if error.code == codes::UNSUPPORTED_VERSION && self.switch_version(&error) =>
             {
-                let pending = self.start_request(method, params, false).await?;
+                let pending = self
+                    .send_request_tracked(method, params, Progress::None, Some(current))
+                    .await?;
                 pending.wait(self, None).await
             }
             other => other,
@@ -98,18 +115,60 @@ impl Session {
         .await
     }
 
-    /// Send a request without waiting. `progress_token` asks the server for
-    /// progress notifications (which also reset the timeout).
+    /// Send a request without waiting. `with_progress` asks the server for
+    /// progress notifications (which also reset the timeout), with the
+    /// request's id as the progressToken.
     pub async fn start_request(
         &self,
         method: &str,
         params: Option<Value>,
         with_progress: bool,
     ) -> Result<PendingRequest, RequestError> {
+        let progress = if with_progress {
+            Progress::OwnId
+        } else {
+            Progress::None
+        };
+        self.send_request(method, params, progress).await
+    }
+
+    /// [`Session::start_request`] with the progressToken to ask with.
+    pub(super) async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        progress: Progress,
+    ) -> Result<PendingRequest, RequestError> {
+        self.send_request_tracked(method, params, progress, None)
+            .await
+    }
+
+    /// [`Session::send_request`]; `current` gets the request's id as soon
+    /// as it has one, before the line is written, and follows its retries
+    /// (it becomes the request's [`PendingRequest::current_id`]).
+    async fn send_request_tracked(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        progress: Progress,
+        current: Option<&Arc<AtomicI64>>,
+    ) -> Result<PendingRequest, RequestError> {
         if let Some(e) = self.closed_error_if_closed() {
             return Err(e);
         }
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let current = match current {
+            Some(current) => {
+                current.store(id, Ordering::Release);
+                current.clone()
+            }
+            None => Arc::new(AtomicI64::new(id)),
+        };
+        let progress_token = match progress {
+            Progress::None => None,
+            Progress::OwnId => Some(id),
+            Progress::Token(token) => Some(token),
+        };
         // Kept to send again: after a session expiry (HTTP), or with
         // inputResponses (the stateless era's input_required).
         let stateless = matches!(
@@ -122,12 +181,12 @@ impl Session {
             None
         };
         let mut params = params;
-        if with_progress {
+        if let Some(token) = progress_token {
             let p = params.get_or_insert_with(|| json!({}));
             if let Some(obj) = p.as_object_mut() {
                 let meta = obj.entry("_meta").or_insert_with(|| json!({}));
                 if let Some(m) = meta.as_object_mut() {
-                    m.insert("progressToken".into(), json!(id));
+                    m.insert("progressToken".into(), json!(token));
                 }
             }
         }
@@ -154,6 +213,7 @@ impl Session {
         }
         let (tx, rx) = oneshot::channel();
         let progress = Arc::new(Notify::new());
+        let write = Arc::new(std::sync::Mutex::new(Write::Queued));
         self.inner
             .pending
             .lock()
@@ -165,7 +225,8 @@ impl Session {
                     method: method.to_string(),
                     sent: Instant::now(),
                     progress: progress.clone(),
-                    wants_progress: with_progress,
+                    progress_token,
+                    write: write.clone(),
                 },
             );
         let line = jsonrpc::request(id, method, params.as_ref());
@@ -174,25 +235,26 @@ impl Session {
             id: Some(Id::Num(id)),
             latency: None,
         };
-        // Writing is under the request's deadline too: a server that stops
-        // reading its input cannot hold a request (or the user) for ever.
-        let limit = self.inner.request_timeout;
-        let written = tokio::time::timeout(limit, self.inner.send_line(line, meta)).await;
-        let failure = match written {
-            Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(self.write_failed(e).await),
-            Err(_) => {
-                // Part of the line may be out: the stream cannot be trusted.
-                let session = self.clone();
-                tokio::spawn(async move { session.close().await });
-                Some(RequestError::Closed {
-                    description: format!(
-                        "the server did not read its input for {} while {method} was being sent; the connection was closed",
-                        fmt_duration(limit)
-                    ),
-                    stderr_tail: self.stderr_tail(20),
-                })
-            }
+        // The line is written by a task of its own: whoever waits here may
+        // give up (a cancel during a long write) without leaving half a
+        // line in the stream.
+        let writer = tokio::spawn(self.clone().write_request(line, meta, write));
+        let failure = match writer.await {
+            Ok(WriteEnd::Written) => None,
+            Ok(WriteEnd::Dropped) => Some(RequestError::Cancelled {
+                method: method.to_string(),
+            }),
+            Ok(WriteEnd::Failed(e)) => Some(self.write_failed(e).await),
+            Ok(WriteEnd::TimedOut(limit)) => Some(RequestError::Closed {
+                description: format!(
+                    "the server did not read its input for {} while {method} was being sent; the connection was closed",
+                    fmt_duration(limit)
+                ),
+                stderr_tail: self.stderr_tail(20),
+            }),
+            Err(e) => Some(RequestError::Protocol(format!(
+                "internal error while sending {method}: {e}"
+            ))),
         };
         if let Some(e) = failure {
             self.inner
@@ -208,11 +270,62 @@ impl Session {
             rx,
             progress,
             params: original,
-            with_progress,
+            progress_token,
             retried: false,
             input_rounds: 0,
-            current: Arc::new(AtomicI64::new(id)),
+            current,
         })
+    }
+
+    /// Write a request's line in its turn, unless it was cancelled before
+    /// its turn came; a cancel that came during the write sends its
+    /// `notifications/cancelled` right after the line. Writing is under the
+    /// request's deadline too: a server that stops reading its input
+    /// cannot hold a request (or the user) for ever.
+    async fn write_request(
+        self,
+        line: String,
+        meta: FrameMeta,
+        write: Arc<std::sync::Mutex<Write>>,
+    ) -> WriteEnd {
+        let inner = &self.inner;
+        let limit = inner.request_timeout;
+        let work = async {
+            let _turn = inner.write_turn().await;
+            {
+                let mut state = write.lock().unwrap_or_else(|p| p.into_inner());
+                if !matches!(*state, Write::Queued) {
+                    return WriteEnd::Dropped;
+                }
+                *state = Write::Writing;
+            }
+            let written = inner.write_line(line, meta).await;
+            let state = std::mem::replace(
+                &mut *write.lock().unwrap_or_else(|p| p.into_inner()),
+                Write::Written,
+            );
+            if let (Ok(()), Write::CancelAfter(params)) = (&written, state) {
+                let note = jsonrpc::notification("notifications/cancelled", Some(&params));
+                let meta = FrameMeta {
+                    method: Some("notifications/cancelled".into()),
+                    ..Default::default()
+                };
+                let _ = inner.write_line(note, meta).await;
+            }
+            match written {
+                Ok(()) => WriteEnd::Written,
+                Err(e) => WriteEnd::Failed(e),
+            }
+        };
+        match tokio::time::timeout(limit, work).await {
+            Ok(end) => end,
+            Err(_) => {
+                // Part of the line may be out: the stream cannot be trusted.
+                let session = self.clone();
+                tokio::spawn(async move { session.close().await });
+                WriteEnd::TimedOut(limit)
+            }
+        }
     }
 
     pub(super) fn closed_error_if_closed(&self) -> Option<RequestError> {
@@ -365,6 +478,13 @@ impl Session {
         let _ = entry.tx.send(Err(RequestError::Cancelled {
             method: method.clone(),
         }));
+        let mut write = entry.write.lock().unwrap_or_else(|p| p.into_inner());
+        if matches!(*write, Write::Queued) {
+            // Its turn to be written has not come: it never will, and the
+            // server has nothing to cancel.
+            *write = Write::Dropped;
+            return true;
+        }
         // The spec forbids cancelling initialize. The notification is sent
         // in the background: a server that is not reading its input must
         // not hold up the one who cancels.
@@ -376,8 +496,14 @@ impl Session {
                 Some((Era::Stateless, _))
             );
         if method != "initialize" && !stateless_http {
-            let session = self.clone();
             let params = json!({"requestId": id, "reason": reason});
+            if matches!(*write, Write::Writing) {
+                // Being written: the notice follows the whole line.
+                *write = Write::CancelAfter(params);
+                return true;
+            }
+            drop(write);
+            let session = self.clone();
             tokio::spawn(async move {
                 let _ = session
                     .notify("notifications/cancelled", Some(params))
@@ -411,6 +537,25 @@ impl Session {
         .await
     }
 
+    /// [`Session::start_call`]; `id` gets the request's id before its line
+    /// is written (and follows its retries), so that [`Session::cancel`]
+    /// can stop it while the line is still on its way (a large argument, a
+    /// server slow to read): the caller may stop waiting for this at once.
+    pub async fn start_call_tracked(
+        &self,
+        name: &str,
+        arguments: Value,
+        id: &Arc<AtomicI64>,
+    ) -> Result<PendingRequest, RequestError> {
+        self.send_request_tracked(
+            "tools/call",
+            Some(json!({"name": name, "arguments": arguments})),
+            Progress::OwnId,
+            Some(id),
+        )
+        .await
+    }
+
     pub async fn finish_call(&self, pending: PendingRequest) -> Result<CallResult, RequestError> {
         let v = pending.wait(self, None).await?;
         Ok(self.parse_call(v))
@@ -426,11 +571,41 @@ impl Session {
     }
 }
 
+/// How a request's write ended.
+enum WriteEnd {
+    Written,
+    /// Cancelled before its turn: not written.
+    Dropped,
+    Failed(crate::mcp::transport::TransportClosed),
+    /// Not written within this time; the session is being closed.
+    TimedOut(Duration),
+}
+
+/// The progressToken a request asks with.
+pub(super) enum Progress {
+    /// No progress wanted.
+    None,
+    /// The request's own id.
+    OwnId,
+    /// This token (a retry keeps the first round's).
+    Token(i64),
+}
+
 impl PendingRequest {
     /// The id of the request in flight now: retries (input_required, an
     /// expired HTTP session) send it again under a new id.
     pub fn current_id(&self) -> Arc<AtomicI64> {
         self.current.clone()
+    }
+
+    /// The progressToken the request asked with: the same for every retry,
+    /// so progress notifications match the call throughout.
+    pub fn progress_token(&self) -> Option<i64> {
+        self.progress_token
+    }
+
+    fn progress(&self) -> Progress {
+        self.progress_token.map_or(Progress::None, Progress::Token)
     }
 
     /// Wait for the answer. The timeout (the session's unless given) starts
@@ -460,7 +635,7 @@ impl PendingRequest {
                         let (expired, why) = (expired.clone(), f.message.clone());
                         session.recover_session(&expired, &why).await?;
                         let again = session
-                            .start_request(&self.method, self.params.take(), self.with_progress)
+                            .send_request(&self.method, self.params.take(), self.progress())
                             .await?;
                         self.id = again.id;
                         self.rx = again.rx;
@@ -494,8 +669,10 @@ impl PendingRequest {
                             }
                         }
                         let keep = self.params.take();
+                        // The same progressToken: whoever follows the
+                        // call's progress keeps seeing it.
                         let again = session
-                            .start_request(&self.method, Some(params), self.with_progress)
+                            .send_request(&self.method, Some(params), self.progress())
                             .await?;
                         self.id = again.id;
                         self.rx = again.rx;

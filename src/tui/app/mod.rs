@@ -27,8 +27,9 @@ pub(crate) use media::copy;
 pub use media::copy_effect;
 pub use model::*;
 use mouse::on_mouse;
-pub use state::State;
+pub use state::{Follow, State};
 use views::net_poll;
+pub use views::{frame_lines, log_areas, net_areas};
 
 /// What the driver must do after an update.
 #[derive(Debug)]
@@ -228,7 +229,7 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Msg::Manager(ev) => on_event(s, ev, fx),
-        Msg::Mouse(m) => on_mouse(s, m),
+        Msg::Mouse(m) => on_mouse(s, m, fx),
         Msg::Key(k) => on_key(s, k, fx),
     }
 }

@@ -260,6 +260,10 @@ pub struct LogView {
     pub method: String,
     /// The newest frame drawn, to redraw only when frames arrive.
     pub seen: Option<u64>,
+    /// The keys scroll the frame pane rather than move the selection.
+    pub frame_focus: bool,
+    /// The first row of the selected frame shown (rows as wrapped).
+    pub frame_scroll: usize,
 }
 
 /// The network view.

@@ -1,15 +1,32 @@
-//! The mouse: a click selects where it lands, the wheel scrolls.
+//! The mouse: a click selects where it lands and focuses its pane, the
+//! wheel scrolls what is under the pointer; in the panes and in every view
+//! (resources, prompts, protocol log, network, login).
 
-use crossterm::event::{MouseEvent, MouseEventKind};
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
 
 use super::keys::move_by;
 use super::model::*;
+use super::views::{inside, log_areas, log_key, net_areas, net_key, scroll_frame};
 use super::*;
+use crate::tui::keymap::Action;
 
-pub(super) fn on_mouse(s: &mut State, m: MouseEvent) -> bool {
-    use ratatui::layout::Position;
-    if s.mode != Mode::Normal || s.asks.is_open() {
+pub(super) fn on_mouse(s: &mut State, m: MouseEvent, fx: &mut Vec<Effect>) -> bool {
+    if s.asks.is_open() {
         return false;
+    }
+    match s.mode {
+        Mode::Normal => {}
+        Mode::Resources | Mode::Prompts => {
+            let Some(kind) = crate::tui::browse::Kind::of_mode(s.mode) else {
+                return false;
+            };
+            return s.with_browse(kind, fx, |b, cx| b.mouse(m, cx));
+        }
+        Mode::Log => return log_mouse(s, m, fx),
+        Mode::Net => return net_mouse(s, m, fx),
+        Mode::Login => return login_mouse(s, m, fx),
+        _ => return false,
     }
     let a = s.areas;
     let at = Position::new(m.column, m.row);
@@ -64,4 +81,127 @@ pub(super) fn on_mouse(s: &mut State, m: MouseEvent) -> bool {
         }
         _ => false,
     }
+}
+
+/// The wheel's direction as a move, if it is the wheel.
+fn wheel(m: &MouseEvent) -> Option<Action> {
+    match m.kind {
+        MouseEventKind::ScrollDown => Some(Action::Down),
+        MouseEventKind::ScrollUp => Some(Action::Up),
+        _ => None,
+    }
+}
+
+fn left_click(m: &MouseEvent) -> bool {
+    m.kind == MouseEventKind::Down(MouseButton::Left)
+}
+
+/// The row of `area`'s inside that `m` is on.
+fn inner_row(m: &MouseEvent, area: Rect) -> Option<usize> {
+    let inner = inside(area);
+    (inner.contains(Position::new(m.column, m.row))).then(|| (m.row - inner.y) as usize)
+}
+
+/// The protocol log: a click on a frame selects it, on the frame pane
+/// focuses it; the wheel moves the selection or scrolls the frame.
+fn log_mouse(s: &mut State, m: MouseEvent, fx: &mut Vec<Effect>) -> bool {
+    let [list, frame] = log_areas(s.areas.main);
+    let at = Position::new(m.column, m.row);
+    if let Some(a) = wheel(&m) {
+        if frame.contains(at) {
+            s.log.frame_focus = true;
+            scroll_frame(s, if a == Action::Down { 3 } else { -3 });
+            return true;
+        }
+        if !list.contains(at) {
+            return false;
+        }
+        s.log.frame_focus = false;
+        for _ in 0..3 {
+            log_key(s, Some(a), fx);
+        }
+        return true;
+    }
+    if !left_click(&m) {
+        return false;
+    }
+    if frame.contains(at) {
+        s.log.frame_focus = true;
+        return true;
+    }
+    if !list.contains(at) {
+        return false;
+    }
+    s.log.frame_focus = false;
+    if let Some(row) = inner_row(&m, list) {
+        // Laid out as the renderer does: the selection on the last row.
+        let n = s.log_frames().len();
+        let height = inside(list).height as usize;
+        let sel = s
+            .log
+            .sel
+            .unwrap_or(n.saturating_sub(1))
+            .min(n.saturating_sub(1));
+        let target = sel.saturating_sub(height.saturating_sub(1)) + row;
+        if target < n && Some(target) != s.log.sel {
+            s.log.sel = Some(target);
+            s.log.frame_scroll = 0;
+        }
+    }
+    true
+}
+
+/// The network view: a click on an exchange selects it, on the details
+/// focuses them; the wheel moves the selection or scrolls the details.
+fn net_mouse(s: &mut State, m: MouseEvent, fx: &mut Vec<Effect>) -> bool {
+    let list = s.net_exchanges();
+    if list.is_empty() {
+        return false;
+    }
+    let (list_area, rows, detail) = net_areas(s.areas.main, list.len());
+    let at = Position::new(m.column, m.row);
+    let on_list = list_area.contains(at);
+    let on_detail = detail.contains(at);
+    if let Some(a) = wheel(&m) {
+        if !on_list && !on_detail {
+            return false;
+        }
+        s.net.detail_focus = on_detail;
+        for _ in 0..3 {
+            net_key(s, Some(a), fx);
+        }
+        return true;
+    }
+    if !left_click(&m) {
+        return false;
+    }
+    if on_detail {
+        s.net.detail_focus = true;
+        return true;
+    }
+    if !on_list {
+        return false;
+    }
+    s.net.detail_focus = false;
+    if rows.contains(at) {
+        let sel = s.net_index(&list).unwrap_or(0);
+        let height = rows.height as usize;
+        let target = crate::tui::layout::list_offset(sel, height) + (m.row - rows.y) as usize;
+        if let Some(e) = list.get(target)
+            && target != sel
+        {
+            s.net.sel = Some(e.seq);
+            s.net.detail_scroll = 0;
+        }
+    }
+    true
+}
+
+/// The login screen: the wheel scrolls the discovery trace.
+fn login_mouse(s: &mut State, m: MouseEvent, fx: &mut Vec<Effect>) -> bool {
+    let Some(a) = wheel(&m) else { return false };
+    for _ in 0..3 {
+        super::login::login_key(s, Some(a), fx);
+    }
+    true
 }

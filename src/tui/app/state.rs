@@ -15,6 +15,15 @@ use super::Effect;
 use super::model::*;
 use crate::tui::browse::{Browse, Ctx, Go, Kind};
 
+/// A log a view follows live ([`State::follows`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follow {
+    /// The protocol log: new frames.
+    Frames,
+    /// The network view: exchanges that begin or change.
+    Net,
+}
+
 /// Everything the UI shows. Plain data.
 pub struct State {
     pub servers: Vec<ServerView>,
@@ -230,7 +239,19 @@ impl State {
 
     /// Whether anything animates (the spinner runs only then).
     pub fn busy(&self) -> bool {
-        self.animating() || self.in_log() || self.mode == Mode::Net
+        // The protocol log and the network view do not poll: the loop
+        // wakes them when a frame or an exchange comes (`follows_logs`).
+        self.animating()
+    }
+
+    /// The log the view follows live, if any: the loop wakes it when
+    /// that log changes.
+    pub fn follows(&self) -> Option<Follow> {
+        if self.in_log() {
+            Some(Follow::Frames)
+        } else {
+            (self.mode == Mode::Net).then_some(Follow::Net)
+        }
     }
 
     /// Whether the spinner has something to show.

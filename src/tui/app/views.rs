@@ -1,17 +1,158 @@
-//! The protocol log and the network view: keys, and following the newest.
+//! The protocol log and the network view: keys, following the newest, and
+//! their geometry (shared with the renderer, so a click lands where the
+//! eye sees it).
 
+use ratatui::layout::{Constraint, Layout, Rect};
+
+use crate::mcp::framelog::Frame;
 use crate::tui::keymap::Action;
 
 use super::media::copy;
 use super::model::*;
 use super::*;
 
+/// The protocol log's two panes in `main`: the frames, and the selected
+/// frame.
+pub fn log_areas(main: Rect) -> [Rect; 2] {
+    Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(main)
+}
+
+/// The network view's list (its header row, its rows) and the details of
+/// the selected exchange, in `main`, with `rows` exchanges.
+pub fn net_areas(main: Rect, rows: usize) -> (Rect, Rect, Rect) {
+    // A short list leaves the rest to the details; a long one gets half.
+    let list_height =
+        (rows.min(u16::MAX as usize / 2) as u16 + 3).clamp(4, (main.height / 2).max(4));
+    let [list, detail] =
+        Layout::vertical([Constraint::Length(list_height), Constraint::Min(0)]).areas(main);
+    let inner = inside(list);
+    let [_, rows_area] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    (list, rows_area, detail)
+}
+
+/// A bordered pane's inside.
+pub(super) fn inside(r: Rect) -> Rect {
+    Rect {
+        x: r.x.saturating_add(1),
+        y: r.y.saturating_add(1),
+        width: r.width.saturating_sub(2),
+        height: r.height.saturating_sub(2),
+    }
+}
+
+/// Frames larger than this are shown as sent, not pretty-printed.
+const PRETTY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// A frame as the frame pane shows it: pretty JSON (as sent when it does
+/// not parse or is very large), sanitized, and wrapped at `width` columns
+/// so every part of it can be read; a cut frame starts with a note.
+pub fn frame_lines(frame: &Frame, width: usize) -> Vec<String> {
+    let pretty = (frame.text.len() <= PRETTY_LIMIT)
+        .then(|| serde_json::from_str::<serde_json::Value>(&frame.text).ok())
+        .flatten()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| frame.text.to_string());
+    let mut out = Vec::new();
+    if frame.truncated() {
+        out.push(format!(
+            "(cut: {} of {} bytes kept)",
+            frame.text.len(),
+            frame.size
+        ));
+    }
+    for line in crate::sanitize::visible(&pretty).lines() {
+        wrap_into(&mut out, line, width.max(1));
+    }
+    out
+}
+
+/// `line` cut into rows of at most `width` columns (wide characters take
+/// two).
+fn wrap_into(out: &mut Vec<String>, line: &str, width: usize) {
+    if line.is_ascii() {
+        if line.is_empty() {
+            out.push(String::new());
+        }
+        for chunk in line.as_bytes().chunks(width) {
+            out.push(String::from_utf8_lossy(chunk).into_owned());
+        }
+        return;
+    }
+    let mut row = String::new();
+    let mut used = 0;
+    for c in line.chars() {
+        let mut buf = [0u8; 4];
+        let w = ratatui::text::Span::raw(&*c.encode_utf8(&mut buf)).width();
+        if used + w > width && !row.is_empty() {
+            out.push(std::mem::take(&mut row));
+            used = 0;
+        }
+        row.push(c);
+        used += w;
+    }
+    out.push(row);
+}
+
+/// The frame pane of the protocol log at the current size: the selected
+/// frame's rows, and how many the pane shows.
+pub(super) fn frame_pane(s: &State) -> (Vec<String>, usize) {
+    let frames = s.log_frames();
+    let sel = s
+        .log
+        .sel
+        .unwrap_or(frames.len().saturating_sub(1))
+        .min(frames.len().saturating_sub(1));
+    let [_, pane] = log_areas(s.areas.main);
+    let inner = inside(pane);
+    let lines = frames
+        .get(sel)
+        .map(|f| frame_lines(f, inner.width as usize))
+        .unwrap_or_default();
+    (lines, inner.height as usize)
+}
+
+/// Scroll the frame pane by `by` rows (as far as its last page).
+pub(super) fn scroll_frame(s: &mut State, by: isize) -> bool {
+    let (lines, height) = frame_pane(s);
+    let last = lines.len().saturating_sub(height.max(1));
+    let new = (s.log.frame_scroll.min(last) as isize)
+        .saturating_add(by)
+        .clamp(0, last as isize) as usize;
+    let changed = new != s.log.frame_scroll;
+    s.log.frame_scroll = new;
+    changed
+}
+
 pub(super) fn log_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect>) -> bool {
     let Some(a) = action else { return false };
+    if s.log.frame_focus {
+        let by = match a {
+            Action::Up => Some(-1),
+            Action::Down => Some(1),
+            Action::PageUp => Some(-10),
+            Action::PageDown => Some(10),
+            Action::Home => Some(isize::MIN / 2),
+            Action::End => Some(isize::MAX / 2),
+            _ => None,
+        };
+        if let Some(by) = by {
+            scroll_frame(s, by);
+            return true;
+        }
+    }
     let n = s.log_frames().len();
     let current = s.log.sel.unwrap_or(n.saturating_sub(1));
     let by = |d: isize| Some(step(current, d, n));
+    let before = s.log.sel;
     s.log.sel = match a {
+        Action::NextPane | Action::PrevPane | Action::Left | Action::Right => {
+            s.log.frame_focus = match a {
+                Action::Left => false,
+                Action::Right => true,
+                _ => !s.log.frame_focus,
+            };
+            return true;
+        }
         Action::Back | Action::ProtocolLog | Action::Quit => {
             s.mode = Mode::Normal;
             return true;
@@ -52,6 +193,10 @@ pub(super) fn log_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect
     };
     if s.log.sel == Some(n.saturating_sub(1)) && matches!(a, Action::Down | Action::PageDown) {
         s.log.sel = None;
+    }
+    if s.log.sel != before || a == Action::AllTools {
+        // Another frame: from its top.
+        s.log.frame_scroll = 0;
     }
     true
 }

@@ -17,8 +17,8 @@ mod form;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crossterm::event::{KeyCode, KeyEvent};
-use ratatui::layout::Rect;
+use crossterm::event::{KeyCode, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
 use serde_json::{Map, Value, json};
 
 pub use answer::{mark_updated, on_subscription, server_gone};
@@ -28,7 +28,7 @@ use super::app::{Effect, Mode, ServerView, State};
 use super::ask::{Field, is_typing};
 use super::keymap::Action;
 use super::result::Prepared;
-use crate::mcp::manager::{CallError, ServerStatus};
+use crate::mcp::manager::{CallError, Command, ServerStatus};
 
 /// The most suggestions kept from one completion answer (the spec caps
 /// them at 100; a hostile server may send more).
@@ -466,13 +466,89 @@ impl Browse {
         changed
     }
 
-    /// Esc: out of the contents, stop waiting, clear the filter, leave.
+    /// The mouse in the view: a click on a row selects it (and focuses the
+    /// list), on what was read focuses that; the wheel scrolls what is
+    /// under the pointer.
+    pub fn mouse(&mut self, m: MouseEvent, cx: &mut Ctx) -> bool {
+        let list = self.entries(cx.kind, cx.server());
+        let (list_area, bottom) = crate::tui::ui::browse::areas(cx.area, list.len());
+        let at = Position::new(m.column, m.row);
+        let (on_list, on_contents) = (list_area.contains(at), bottom.contains(at));
+        // While a form is open, the keys (and so the mouse) are its own.
+        if self.form.is_some() || self.filtering {
+            return false;
+        }
+        match m.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                if on_list {
+                    self.contents_focus = false;
+                } else if on_contents && self.shown.is_some() {
+                    self.contents_focus = true;
+                } else {
+                    return false;
+                }
+                let a = if m.kind == MouseEventKind::ScrollDown {
+                    Action::Down
+                } else {
+                    Action::Up
+                };
+                for _ in 0..3 {
+                    self.move_in(a, cx);
+                }
+                true
+            }
+            MouseEventKind::Down(MouseButton::Left) if on_list => {
+                self.contents_focus = false;
+                if let Some(i) = self.row_at(m.row, list_area, &list, cx) {
+                    self.sel = i;
+                }
+                true
+            }
+            MouseEventKind::Down(MouseButton::Left) if on_contents && self.shown.is_some() => {
+                self.contents_focus = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The entry drawn on screen row `row` of the list (laid out as the
+    /// renderer does: the selected row has its description under it).
+    fn row_at(&self, row: u16, area: Rect, list: &[Entry], cx: &Ctx) -> Option<usize> {
+        let inner_y = area.y + 1;
+        let height = area.height.saturating_sub(2) as usize;
+        if list.is_empty() || row < inner_y || (row - inner_y) as usize >= height {
+            return None;
+        }
+        let wanted = (row - inner_y) as usize;
+        let v = cx.server()?;
+        let sel = self.sel.min(list.len() - 1);
+        let offset = crate::tui::layout::list_offset(sel, height.saturating_sub(1).max(1));
+        let mut y = 0;
+        for (i, e) in list.iter().enumerate().skip(offset) {
+            let rows = if i == sel && has_about(*e, entry_value(v, *e)) {
+                2
+            } else {
+                1
+            };
+            if wanted < y + rows {
+                return Some(i);
+            }
+            y += rows;
+        }
+        None
+    }
+
+    /// Esc: out of the contents, cancel the request in flight (the server
+    /// is told), clear the filter, leave.
     fn back(&mut self, cx: &mut Ctx) -> bool {
         if self.contents_focus {
             self.contents_focus = false;
         } else if let Some(p) = self.pending.take() {
+            cx.fx.push(Effect::Manager(Command::Cancel { tag: p.tag }));
             cx.say(format!(
-                "stopped waiting for {}; its answer will be dropped",
+                "cancelled {} {} (the server was told); Esc again leaves",
+                p.what.verb(),
                 crate::sanitize::one_line(p.what.label())
             ));
         } else if !self.filter.is_empty() {
@@ -583,6 +659,21 @@ impl Browse {
             }
         }
         true
+    }
+}
+
+/// Whether the renderer gives the selected row a second line (what it
+/// is about): always, but for a resource with nothing to say.
+fn has_about(e: Entry, x: Option<&Value>) -> bool {
+    match (e, x) {
+        (Entry::Resource(_), Some(x)) => {
+            ["mimeType", "description", "uri"]
+                .iter()
+                .any(|k| text(x, k).is_some_and(|t| !t.is_empty()))
+                || x.get("size").and_then(Value::as_u64).is_some()
+        }
+        (Entry::Resource(_), None) => false,
+        _ => true,
     }
 }
 

@@ -2,20 +2,19 @@
 
 use crate::tui::theme::Role;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState, Paragraph};
 
-use crate::sanitize;
 use crate::tui::app::{Mode, State};
+use crate::tui::keymap::Action;
 
 use super::*;
 
 pub(super) fn render_log(s: &State, f: &mut Frame, area: Rect) {
     let frames = s.log_frames();
-    let [list_area, detail_area] =
-        Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
+    let [list_area, detail_area] = crate::tui::app::log_areas(area);
     let height = list_area.height.saturating_sub(2) as usize;
     let sel = s
         .log
@@ -105,36 +104,63 @@ pub(super) fn render_log(s: &State, f: &mut Frame, area: Rect) {
     };
     let title = format!("Protocol log · {scope} ({}){filter}{follow}", frames.len());
     let list = List::new(items)
-        .block(block(title, true))
+        .block(block(title, !s.log.frame_focus))
         .highlight_style(Role::Selected.style());
     f.render_stateful_widget(list, list_area, &mut state);
+    render_frame(s, frames.get(sel).map(|fr| &**fr), f, detail_area);
+}
 
-    let detail: Vec<Line> = match frames.get(sel) {
-        None => vec![Line::styled("No frames yet.", Role::Muted.style())],
-        Some(fr) => {
-            let pretty = serde_json::from_str::<serde_json::Value>(&fr.text)
-                .ok()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
-                .unwrap_or_else(|| fr.text.to_string());
-            let mut lines: Vec<Line> = sanitize::visible(&pretty)
-                .lines()
-                .take(detail_area.height.saturating_sub(2) as usize + 1)
-                .map(|l| Line::raw(l.to_string()))
-                .collect();
-            if fr.truncated() {
-                lines.insert(
-                    0,
-                    Line::styled(
-                        format!("(cut: {} of {} bytes kept)", fr.text.len(), fr.size),
-                        Role::Warn.style(),
-                    ),
-                );
-            }
-            lines
-        }
+/// The selected frame, wrapped at the pane's width; it scrolls when it
+/// does not fit (the moves, once Tab focused it).
+fn render_frame(s: &State, fr: Option<&crate::mcp::framelog::Frame>, f: &mut Frame, area: Rect) {
+    let width = area.width.saturating_sub(2) as usize;
+    let height = area.height.saturating_sub(2) as usize;
+    let focused = s.log.frame_focus;
+    let Some(fr) = fr else {
+        f.render_widget(
+            Paragraph::new(Line::styled("No frames yet.", Role::Muted.style()))
+                .block(block("Frame".into(), focused)),
+            area,
+        );
+        return;
     };
-    f.render_widget(
-        Paragraph::new(detail).block(block("Frame".into(), false)),
-        detail_area,
-    );
+    let rows = crate::tui::app::frame_lines(fr, width);
+    let last = rows.len().saturating_sub(height.max(1));
+    let top = s.log.frame_scroll.min(last);
+    let lines: Vec<Line> = rows
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(height.max(1))
+        .map(|(i, r)| {
+            if i == 0 && fr.truncated() {
+                Line::styled(r.clone(), Role::Warn.style())
+            } else {
+                Line::raw(r.clone())
+            }
+        })
+        .collect();
+    let key = |a: Action| s.keymap.key_label(a).unwrap_or_default();
+    let title = if rows.len() <= height {
+        "Frame".to_string()
+    } else if focused {
+        format!(
+            "Frame · rows {}–{} of {} · {}/{} scroll · {} list",
+            top + 1,
+            (top + height).min(rows.len()),
+            rows.len(),
+            key(Action::Up),
+            key(Action::Down),
+            key(Action::NextPane),
+        )
+    } else {
+        format!(
+            "Frame · rows {}–{} of {} · {} to scroll",
+            top + 1,
+            (top + height).min(rows.len()),
+            rows.len(),
+            key(Action::NextPane),
+        )
+    };
+    f.render_widget(Paragraph::new(lines).block(block(title, focused)), area);
 }

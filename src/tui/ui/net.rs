@@ -96,10 +96,8 @@ pub(super) fn render_net(s: &State, f: &mut Frame, area: Rect) {
         );
         return;
     }
-    // A short list leaves the rest to the details; a long one gets half.
-    let list_height = (list.len() as u16 + 3).clamp(4, (area.height / 2).max(4));
-    let [list_area, detail_area] =
-        Layout::vertical([Constraint::Length(list_height), Constraint::Min(0)]).areas(area);
+    // Shared with the mouse: a click lands on the row drawn there.
+    let (list_area, rows_area, detail_area) = crate::tui::app::net_areas(area, list.len());
     let outer = block(title, !s.net.detail_focus);
     let inner = outer.inner(list_area);
     f.render_widget(outer, list_area);
@@ -114,8 +112,10 @@ pub(super) fn render_net(s: &State, f: &mut Frame, area: Rect) {
     let fixed = 10 + (name_width + 1) + 7 + 4 + 1 + 16 + 8;
     // Capped, so the numbers stay next to what they measure.
     let label_width = (inner.width as usize).saturating_sub(fixed).clamp(6, 40);
-    let [head_area, rows_area] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    let head_area = Rect {
+        height: inner.height.min(1),
+        ..inner
+    };
     let head = format!(
         "{:>9} {:<name_width$} {:<6} {:>3} {} {:>7} {:>7} {:>8}",
         "time",
