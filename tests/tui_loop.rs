@@ -180,7 +180,7 @@ async fn the_loop_ends_when_the_input_ends_and_draws_each_change() {
     .unwrap();
     // `?` opened the help, drawn before the input ended.
     let out = screen(&terminal);
-    assert!(out.contains("Keys (") && out.contains("move up"), "{out}");
+    assert!(out.contains("Keys ·") && out.contains("move up"), "{out}");
 }
 
 /// A host that counts the loop's turns (each turn asks for input once):
