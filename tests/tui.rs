@@ -3434,3 +3434,24 @@ fn reload_follows_the_selection_by_name_and_closes_an_orphan_editor() {
             .contains("the server was removed")
     );
 }
+
+#[test]
+fn the_end_of_a_long_resource_line_is_reached_in_the_resources_view() {
+    let mut s = browse_state(full_caps());
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(80, 24), &mut fx);
+    update(&mut s, key(KeyCode::Char('e')), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let (tag, _) = only_request(&fx, "resources/read");
+    let long = format!("{} RESOURCE-END", "word ".repeat(900));
+    let text = json!({"contents": [{"uri": "demo://docs/readme.md", "mimeType": "text/plain",
+        "text": long}]});
+    respond(&mut s, tag, "resources/read", Ok(text));
+    assert!(!screen(&s, 80, 24).contains("RESOURCE-END"));
+    // Tab to the contents, End: the last screen line of the wrapped line.
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::End), &mut fx);
+    let out = screen(&s, 80, 24);
+    assert!(out.contains("RESOURCE-END"), "{out}");
+    assert!(!update(&mut s, key(KeyCode::Down), &mut fx));
+}

@@ -434,30 +434,41 @@ impl Browse {
         }
     }
 
-    /// The rows the contents pane shows on this screen.
-    fn contents_height(&self, cx: &Ctx) -> usize {
+    /// The rows the contents pane shows on this screen (a pending
+    /// request's line takes the first), and its text width.
+    fn contents_geometry(&self, cx: &Ctx) -> (usize, u16) {
         let rows = self.entries(cx.kind, cx.server()).len();
         let (_, bottom) = crate::tui::ui::browse::areas(cx.area, rows);
-        bottom.height.saturating_sub(2) as usize
+        let height = (bottom.height.saturating_sub(2) as usize)
+            .saturating_sub(usize::from(self.pending.is_some()));
+        (height, bottom.width.saturating_sub(2))
     }
 
     fn move_in(&mut self, a: Action, cx: &Ctx) -> bool {
+        let (height, width) = self.contents_geometry(cx);
+        let page = if self.contents_focus {
+            height.max(1) as isize
+        } else {
+            10
+        };
         let by = match a {
             Action::Up => -1,
             Action::Down => 1,
-            Action::PageUp => -10,
-            Action::PageDown => 10,
+            Action::PageUp => -page,
+            Action::PageDown => page,
             Action::Home => isize::MIN / 2,
             Action::End => isize::MAX / 2,
             _ => return false,
         };
         if self.contents_focus {
-            let height = self.contents_height(cx).max(1);
-            let n = self.shown.as_ref().map_or(0, |x| x.lines.len());
-            // The last page, not the last line alone, is as far as it goes.
-            let last = n.saturating_sub(height) + 1;
-            self.scroll = step(self.scroll, by, last);
-            return true;
+            // By screen lines at the pane's width (long lines wrap); the
+            // last page, not the last line alone, is as far as it goes.
+            let n = self.shown.as_ref().map_or(0, |x| x.lines.screen_len(width));
+            let last = n.saturating_sub(height.max(1)) + 1;
+            let new = step(self.scroll, by, last);
+            let changed = new != self.scroll;
+            self.scroll = new;
+            return changed;
         }
         let n = self.entries(cx.kind, cx.server()).len();
         let new = step(self.sel.min(n.saturating_sub(1)), by, n);

@@ -553,7 +553,7 @@ fn render_contents(s: &State, kind: Kind, f: &mut Frame, area: Rect) {
         let back = s.keymap.key_label(Action::Back).unwrap_or_default();
         lines.push(Line::styled(
             format!(
-                "{} {} {}… ({back} stops waiting)",
+                "{} {} {}… ({back} cancels)",
                 SPINNER[s.spinner % SPINNER.len()],
                 p.what.verb(),
                 clean(p.what.label())
@@ -561,9 +561,16 @@ fn render_contents(s: &State, kind: Kind, f: &mut Frame, area: Rect) {
             Role::Warn.style(),
         ));
     }
+    // What was read is wrapped already (by screen line, at the pane's
+    // width); the other lines are short and wrap here.
+    let wrapped = b.shown.is_some();
     match &b.shown {
         Some(x) => {
-            lines.extend((b.scroll..b.scroll + height.max(1)).filter_map(|i| x.lines.line(i)))
+            let room = height.saturating_sub(lines.len()).max(1);
+            let width = area.width.saturating_sub(2);
+            let total = x.lines.screen_len(width);
+            let scroll = b.scroll.min(total.saturating_sub(room));
+            lines.extend(x.lines.screen_lines(width, scroll, room));
         }
         None if b.pending.is_none() => {
             let open = s.keymap.key_label(Action::Open).unwrap_or_default();
@@ -581,12 +588,11 @@ fn render_contents(s: &State, kind: Kind, f: &mut Frame, area: Rect) {
         }
         None => {}
     }
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block(title, b.contents_focus))
-            .wrap(Wrap { trim: false }),
-        area,
-    );
+    let mut p = Paragraph::new(lines).block(block(title, b.contents_focus));
+    if !wrapped {
+        p = p.wrap(Wrap { trim: false });
+    }
+    f.render_widget(p, area);
 }
 
 /// The status bar's hint in a view.
