@@ -235,11 +235,18 @@ impl Session {
             id: Some(Id::Num(id)),
             latency: None,
         };
-        // The line is written by a task of its own: whoever waits here may
-        // give up (a cancel during a long write) without leaving half a
-        // line in the stream.
-        let writer = tokio::spawn(self.clone().write_request(line, meta, write));
-        let failure = match writer.await {
+        // Whoever waits here may give up (a cancel during a long write):
+        // a write that does not finish at once goes on in a task of its
+        // own, so no half line is left in the stream. Most writes finish
+        // at the first poll and cost no task.
+        let mut writer = Box::pin(self.clone().write_request(line, meta, write));
+        let first =
+            std::future::poll_fn(|cx| std::task::Poll::Ready(writer.as_mut().poll(cx))).await;
+        let end = match first {
+            std::task::Poll::Ready(end) => Ok(end),
+            std::task::Poll::Pending => tokio::spawn(writer).await,
+        };
+        let failure = match end {
             Ok(WriteEnd::Written) => None,
             Ok(WriteEnd::Dropped) => Some(RequestError::Cancelled {
                 method: method.to_string(),
