@@ -3086,7 +3086,7 @@ fn keys_act_on_the_focused_panes_selection_and_say_what_they_wrote() {
         s.status
             .as_deref()
             .unwrap_or("")
-            .contains("select one in the tools pane")
+            .contains("pick one in the tools pane")
     );
     // Space on a tool of the all-servers view toggles the tool, not its
     // server.

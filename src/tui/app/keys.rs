@@ -346,7 +346,7 @@ fn server_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             Focused::Tool => toggle_deny(s, fx),
             Focused::Nothing => {
                 s.status = Some(format!(
-                    "{} toggles the selected server or tool: {} moves to a list",
+                    "{} toggles a server or a tool: pick one in a list ({})",
                     s.keymap.label(Action::ToggleServer),
                     s.keymap.label(Action::NextPane)
                 ));
@@ -451,7 +451,7 @@ fn tool_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             Focused::Tool => toggle_deny(s, fx),
             _ => {
                 s.status = Some(format!(
-                    "{} denies or allows a tool: select one in the tools pane ({} moves there)",
+                    "{} denies a tool: pick one in the tools pane ({})",
                     s.keymap.label(Action::ToggleDeny),
                     s.keymap.label(Action::NextPane)
                 ));
