@@ -97,6 +97,8 @@ pub enum Cmd {
     Auth(super::auth::AuthCmd),
     /// Run the built-in demo MCP server on stdio
     DemoServer(crate::demo::DemoArgs),
+    /// Import servers from other clients' files (--all, --from CLIENT) or a file (PATH, incl. a registry server.json)
+    Import(super::import::ImportArgs),
 }
 
 #[derive(Args, Debug, Clone)]

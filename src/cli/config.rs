@@ -10,6 +10,10 @@ pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
     if cli.demo {
         return Ok(crate::demo::demo_config());
     }
+    // import reads and writes the file itself (its `${VAR}`s need not be set).
+    if matches!(cli.command, Some(super::args::Cmd::Import(_))) {
+        return Ok(Config::empty(None));
+    }
     let Some(path) = config::resolve_path(cli.config.as_deref()) else {
         return Ok(Config::empty(None));
     };

@@ -65,6 +65,14 @@ struct Original {
     value: Option<Value>,
 }
 
+/// A server for [`ConfigEditor::import_servers`].
+#[derive(Debug, Clone)]
+pub struct NewServer {
+    pub server: ServerConfig,
+    /// One line written as a comment above the server's header.
+    pub comment: Option<String>,
+}
+
 /// Which part of the file an edit touches; an external change to it makes
 /// the edit conflict.
 struct Watch<'a> {
@@ -131,7 +139,7 @@ impl ConfigEditor {
             server,
             key: Some(key),
         };
-        self.apply(&watch, |document, originals| {
+        self.apply(std::slice::from_ref(&watch), |document, originals| {
             toggle_server_key(document, originals, server, key, value, is_default)
         })
     }
@@ -141,12 +149,12 @@ impl ConfigEditor {
     /// gives back exactly `server` (`$` is written as `$$`).
     pub fn add_server(&mut self, server: &ServerConfig) -> Result<()> {
         check_server_name(&server.name).map_err(|message| self.edit_error(message))?;
-        let table = server_table(server).map_err(|message| self.edit_error(message))?;
+        let table = server_table(server, &escape).map_err(|message| self.edit_error(message))?;
         let watch = Watch {
             server: &server.name,
             key: None,
         };
-        self.apply(&watch, |document, _| {
+        self.apply(std::slice::from_ref(&watch), |document, _| {
             add_server_table(document, &server.name, table)
         })
     }
@@ -156,9 +164,47 @@ impl ConfigEditor {
     /// from the header by a blank line stay.
     pub fn remove_server(&mut self, server: &str) -> Result<()> {
         let watch = Watch { server, key: None };
-        self.apply(&watch, |document, originals| {
+        self.apply(std::slice::from_ref(&watch), |document, originals| {
             originals.retain(|original| original.server != server);
             remove_server_table(document, server)
+        })
+    }
+
+    /// Adds `servers` in one atomic write (all or nothing), after removing
+    /// the servers named in `replace`. Strings are written as they are: the
+    /// caller writes `${VAR}` for a reference and `$$` for a literal `$`.
+    /// A server's `comment` (one line, without `#`) goes on the line above
+    /// its header.
+    pub fn import_servers(&mut self, replace: &[String], servers: &[NewServer]) -> Result<()> {
+        let mut tables = Vec::new();
+        for new in servers {
+            check_server_name(&new.server.name).map_err(|message| self.edit_error(message))?;
+            let mut table = server_table(&new.server, &|text: &str| text.to_owned())
+                .map_err(|message| self.edit_error(message))?;
+            if let Some(comment) = &new.comment {
+                let line: String = comment
+                    .chars()
+                    .map(|c| if c.is_control() { '?' } else { c })
+                    .collect();
+                table.decor_mut().set_prefix(format!("\n# {line}\n"));
+            }
+            tables.push((new.server.name.as_str(), table));
+        }
+        let watches: Vec<Watch<'_>> = replace
+            .iter()
+            .map(String::as_str)
+            .chain(tables.iter().map(|(name, _)| *name))
+            .map(|server| Watch { server, key: None })
+            .collect();
+        self.apply(&watches, |document, originals| {
+            for name in replace {
+                originals.retain(|original| &original.server != name);
+                remove_server_table(document, name)?;
+            }
+            for (name, table) in tables {
+                add_server_table(document, name, table)?;
+            }
+            Ok(())
         })
     }
 
@@ -180,7 +226,7 @@ impl ConfigEditor {
     /// `edit`, validates the result and writes it atomically.
     fn apply(
         &mut self,
-        watch: &Watch<'_>,
+        watches: &[Watch<'_>],
         edit: impl FnOnce(&mut DocumentMut, &mut Vec<Original>) -> std::result::Result<(), String>,
     ) -> Result<()> {
         let current = read_or_empty(&self.path)?;
@@ -188,7 +234,9 @@ impl ConfigEditor {
         if current == self.baseline {
             validate_structure(&current, &self.path)?;
         } else {
-            self.check_merge(&current, watch)?;
+            for watch in watches {
+                self.check_merge(&current, watch)?;
+            }
             forget_changed(&mut originals, &self.baseline, &current);
         }
         let mut document: DocumentMut = current
@@ -616,7 +664,10 @@ fn next_table_path(root: &Table, position: isize) -> Option<Vec<String>> {
 }
 
 /// The `[servers.NAME]` table for `server`, writing only non-default values.
-fn server_table(server: &ServerConfig) -> std::result::Result<Table, String> {
+fn server_table(
+    server: &ServerConfig,
+    escape: &dyn Fn(&str) -> String,
+) -> std::result::Result<Table, String> {
     let mut table = Table::new();
     let mut put = |key: &str, value: Value| {
         table.insert(key, Item::Value(value));
@@ -722,7 +773,11 @@ fn render(document: &DocumentMut, original: &str) -> String {
     } else {
         Cow::Borrowed(original)
     };
-    if !original.is_empty() {
+    if original.is_empty() {
+        // A new file starts with its first line (an imported server's
+        // comment brings a blank line before it).
+        text = text.trim_start_matches('\n').to_owned();
+    } else {
         // A removed first table leaves the blank line that separated it.
         if !original.starts_with('\n') {
             text = text.trim_start_matches('\n').to_owned();

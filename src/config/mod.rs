@@ -27,6 +27,7 @@
 mod edit;
 mod error;
 mod expand;
+pub mod import;
 mod model;
 mod oauth;
 mod parse;
@@ -36,7 +37,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use edit::ConfigEditor;
+pub use edit::{ConfigEditor, NewServer};
 pub use error::{ConfigError, Diagnostic, Position};
 pub use model::{
     Config, CredentialStoreKind, HttpTransportKind, OAuthConfig, OAuthGrant, OAuthResource,

@@ -1,0 +1,304 @@
+//! `mcpdeck import`: servers from other clients' files (`--all`, `--from
+//! CLIENT`) or one file (`PATH`, a registry server.json too) into the
+//! config, through the comment-preserving, atomic write-back.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+
+use super::exit::{Exit, Failure, Outcome};
+use crate::config::import::{
+    self, Client, FileResult, ImportError, Imported, Locations, OnConflict,
+};
+use crate::config::{self, ConfigEditor, NewServer, TransportConfig};
+use crate::sanitize;
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["all", "from", "path"])))]
+pub struct ImportArgs {
+    /// Every known client's user files, and the project files of the current directory
+    #[arg(long)]
+    pub all: bool,
+    /// One client's files
+    #[arg(long, value_name = "CLIENT", value_parser = client_names())]
+    pub from: Option<String>,
+    /// One file; its format is detected (a registry server.json too)
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+    /// Show what would be imported; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print {"servers": […], "errors": […]}
+    #[arg(long)]
+    pub json: bool,
+    /// A name taken by a different server: import as NAME-2 (rename), leave it out (skip), or replace it
+    #[arg(long, value_enum, default_value = "rename")]
+    pub on_conflict: ConflictArg,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy)]
+pub enum ConflictArg {
+    Skip,
+    Rename,
+    Replace,
+}
+
+fn client_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Client::ALL.map(Client::name))
+}
+
+pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
+    let cwd = std::env::current_dir().map_err(|e| {
+        Failure::new(
+            Exit::Usage,
+            format!("cannot read the current directory: {e}"),
+        )
+    })?;
+    let mut results: Vec<FileResult> = Vec::new();
+    let mut looked: Vec<PathBuf> = Vec::new();
+    if let Some(path) = &args.path {
+        results.push(import::read_file(path, None, &cwd));
+    } else {
+        let at = Locations::from_env().ok_or_else(|| {
+            Failure::new(
+                Exit::Usage,
+                "no home directory: set HOME, or import a file with `mcpdeck import PATH`",
+            )
+        })?;
+        let clients: Vec<Client> = match &args.from {
+            Some(name) => vec![
+                Client::from_name(name)
+                    .ok_or_else(|| Failure::new(Exit::Usage, format!("unknown client {name:?}")))?,
+            ],
+            None => Client::ALL.to_vec(),
+        };
+        for &client in &clients {
+            looked.extend(client.user_files(&at));
+            looked.extend(client.project_files(&cwd));
+        }
+        for (client, path) in import::discover(&clients, &at, &cwd) {
+            results.push(import::read_file(&path, Some(client), &cwd));
+        }
+    }
+    let mut found: Vec<Imported> = Vec::new();
+    let mut errors: Vec<ImportError> = Vec::new();
+    for result in results {
+        found.extend(result.servers);
+        errors.extend(result.errors);
+    }
+    // With PATH, a file that cannot be read or parsed stops everything.
+    let fatal = args.path.is_some() && errors.iter().any(|e| e.fatal);
+
+    let config_path = config::resolve_path(config_flag).ok_or_else(|| {
+        Failure::new(
+            Exit::Usage,
+            "no config directory on this system; use --config FILE",
+        )
+    })?;
+    let mut editor =
+        ConfigEditor::open(&config_path).map_err(|e| Failure::new(Exit::Usage, e.to_string()))?;
+    let existing = import::existing_servers(editor.baseline(), &config_path).map_err(|e| {
+        Failure::new(
+            Exit::Usage,
+            format!("{e}\nfix the config first; nothing was imported"),
+        )
+    })?;
+    let on_conflict = match args.on_conflict {
+        ConflictArg::Skip => OnConflict::Skip,
+        ConflictArg::Rename => OnConflict::Rename,
+        ConflictArg::Replace => OnConflict::Replace,
+    };
+    let plan = if fatal {
+        import::Plan::default()
+    } else {
+        import::plan(&existing, found, on_conflict)
+    };
+
+    let mut write_error = None;
+    if !fatal && !args.dry_run && !plan.add.is_empty() {
+        let servers: Vec<NewServer> = plan
+            .add
+            .iter()
+            .map(|item| NewServer {
+                server: item.server.clone(),
+                comment: Some(format!(
+                    "imported from {}: {}",
+                    item.client.label(),
+                    item.path.display()
+                )),
+            })
+            .collect();
+        if let Err(e) = editor.import_servers(&plan.replace, &servers) {
+            write_error = Some(e.to_string());
+        }
+    }
+
+    if args.json {
+        let report = json!({
+            "servers": plan.add.iter().map(server_json).collect::<Vec<_>>(),
+            "errors": errors.iter().map(|e| json!({
+                "client": e.client,
+                "path": e.path.display().to_string(),
+                "message": e.message,
+            })).collect::<Vec<_>>(),
+        });
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+    } else {
+        print_text(args, &config_path, &plan, &errors, &looked);
+    }
+    if let Some(message) = write_error {
+        return Err(Failure::new(
+            Exit::Usage,
+            format!("{message}\nnothing was imported; the config is as it was"),
+        ));
+    }
+    if fatal {
+        let message = errors
+            .iter()
+            .filter(|e| e.fatal)
+            .map(|e| sanitize::strip(&e.message).into_owned())
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Err(Failure::new(
+            Exit::Usage,
+            format!("{message}\nnothing was imported"),
+        ));
+    }
+    Ok(Exit::Ok)
+}
+
+fn server_json(item: &Imported) -> Value {
+    let s = &item.server;
+    let pairs = |p: &[(String, String)]| {
+        Value::Object(
+            p.iter()
+                .map(|(k, v)| (k.clone(), Value::from(v.clone())))
+                .collect(),
+        )
+    };
+    let (transport, command, args, env, cwd, url, headers) = match &s.transport {
+        TransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => (
+            "stdio",
+            Value::from(command.clone()),
+            Value::from(args.clone()),
+            pairs(env),
+            cwd.as_ref()
+                .map_or(Value::Null, |c| Value::from(c.display().to_string())),
+            Value::Null,
+            json!({}),
+        ),
+        TransportConfig::Http {
+            url,
+            headers,
+            transport,
+            ..
+        } => (
+            if *transport == config::HttpTransportKind::Sse {
+                "sse"
+            } else {
+                "http"
+            },
+            Value::Null,
+            json!([]),
+            json!({}),
+            Value::Null,
+            Value::from(url.clone()),
+            pairs(headers),
+        ),
+    };
+    json!({
+        "name": item.name,
+        "client": item.client.name(),
+        "path": item.path.display().to_string(),
+        "transport": transport,
+        "command": command,
+        "args": args,
+        "env": env,
+        "cwd": cwd,
+        "url": url,
+        "headers": headers,
+        "enabled": s.enabled,
+        "deny_tools": s.deny_tools,
+        "warnings": item.warnings,
+    })
+}
+
+fn print_text(
+    args: &ImportArgs,
+    config_path: &Path,
+    plan: &import::Plan,
+    errors: &[ImportError],
+    looked: &[PathBuf],
+) {
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr().lock();
+    let verb = if args.dry_run {
+        "would import"
+    } else {
+        "imported"
+    };
+    for item in &plan.add {
+        let _ = writeln!(
+            out,
+            "+ {} ({}: {})",
+            sanitize::one_line(&item.name),
+            item.client.label(),
+            sanitize::one_line(&item.path.display().to_string())
+        );
+        for warning in &item.warnings {
+            let _ = writeln!(out, "    warning: {}", sanitize::one_line(warning));
+        }
+    }
+    for item in &plan.skipped {
+        let _ = writeln!(
+            out,
+            "- {} skipped: a different server has that name",
+            sanitize::one_line(&item.name)
+        );
+    }
+    for e in errors {
+        let _ = writeln!(err, "mcpdeck: import: {}", sanitize::strip(&e.message));
+    }
+    if plan.add.is_empty() && plan.unchanged.is_empty() && errors.is_empty() && args.path.is_none()
+    {
+        let _ = writeln!(out, "No client files found. Looked in:");
+        for path in looked {
+            let _ = writeln!(out, "    {}", path.display());
+        }
+        return;
+    }
+    let already = if plan.unchanged.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} already there)", plan.unchanged.len())
+    };
+    if plan.add.is_empty() {
+        let _ = writeln!(out, "Nothing new to import{already}.");
+    } else {
+        let _ = writeln!(
+            out,
+            "{} {} server{} into {}{already}.",
+            if args.dry_run {
+                "Would import"
+            } else {
+                "Imported"
+            },
+            plan.add.len(),
+            if plan.add.len() == 1 { "" } else { "s" },
+            config_path.display()
+        );
+    }
+    let _ = verb;
+}
