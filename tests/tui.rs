@@ -3455,3 +3455,117 @@ fn the_end_of_a_long_resource_line_is_reached_in_the_resources_view() {
     assert!(out.contains("RESOURCE-END"), "{out}");
     assert!(!update(&mut s, key(KeyCode::Down), &mut fx));
 }
+
+fn imported(
+    name: &str,
+    server: ServerConfig,
+    warnings: &[&str],
+) -> mcpdeck::config::import::Imported {
+    use mcpdeck::config::import::{Client, Imported, Origin};
+    Imported {
+        name: name.into(),
+        client: Origin::Client(Client::Cursor),
+        path: "/home/u/.cursor/mcp.json".into(),
+        server,
+        warnings: warnings.iter().map(|w| w.to_string()).collect(),
+    }
+}
+
+#[test]
+fn the_import_screen_ticks_previews_and_imports() {
+    use mcpdeck::tui::app::{ImportFound, ImportRow};
+    let mut s = State::new(&[], Keymap::default(), None);
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(80, 24), &mut fx);
+    assert!(screen(&s, 80, 24).contains("to import their servers"));
+    update(&mut s, key(KeyCode::Char('i')), &mut fx);
+    assert_eq!(s.mode, Mode::Import);
+    assert!(matches!(&fx[..], [Effect::FindImports]), "{fx:?}");
+    fx.clear();
+    let mut remote = ServerConfig::http("remote", "https://example.com/mcp");
+    if let mcpdeck::config::TransportConfig::Http { headers, .. } = &mut remote.transport {
+        headers.push(("Authorization".into(), "Bearer sk-live-SECRET".into()));
+    }
+    let rows = vec![
+        ImportRow {
+            item: imported(
+                "demo",
+                ServerConfig::stdio("demo", "npx", &["-y", "pkg"]),
+                &[],
+            ),
+            checked: true,
+            already: false,
+        },
+        ImportRow {
+            item: imported("remote", remote, &["`Authorization` holds a secret"]),
+            checked: true,
+            already: false,
+        },
+        ImportRow {
+            item: imported("old", ServerConfig::stdio("old", "x", &[]), &[]),
+            checked: false,
+            already: true,
+        },
+    ];
+    update(
+        &mut s,
+        Msg::ImportsFound(Ok(ImportFound {
+            rows,
+            errors: vec![
+                "zed /home/u/.config/zed/settings.json: line 3, column 5: expected `,`".into(),
+            ],
+            files: 3,
+        })),
+        &mut fx,
+    );
+    let out = screen(&s, 80, 24);
+    insta::assert_snapshot!("import_80x24", out);
+    assert!(out.contains("[x] demo") && out.contains("[=] old"), "{out}");
+    assert!(
+        out.contains("could not be read") && out.contains("column 5"),
+        "{out}"
+    );
+    assert!(out.contains("# imported from Cursor"), "{out}");
+    // The secret is masked in the preview.
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    let out = screen(&s, 80, 24);
+    assert!(
+        out.contains("holds a secret") && !out.contains("sk-live-SECRET"),
+        "{out}"
+    );
+    // Untick it; a server already there cannot be ticked.
+    update(&mut s, key(KeyCode::Char(' ')), &mut fx);
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Char(' ')), &mut fx);
+    assert!(
+        s.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("in the config already")
+    );
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    match &fx[..] {
+        [Effect::Import(items)] => {
+            assert_eq!(
+                items.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(),
+                ["demo"]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(s.mode, Mode::Normal);
+    // Esc leaves without importing; nothing ticked says so.
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('i')), &mut fx);
+    update(
+        &mut s,
+        Msg::ImportsFound(Ok(ImportFound::default())),
+        &mut fx,
+    );
+    assert!(screen(&s, 80, 24).contains("No servers found in 0 files"));
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert!(s.status.as_deref().unwrap_or("").contains("nothing ticked"));
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    assert!(fx.iter().all(|e| !matches!(e, Effect::Import(_))));
+}

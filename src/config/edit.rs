@@ -543,6 +543,22 @@ fn set_in_inline_table(table: &mut InlineTable, key: &str, value: Value) {
     }
 }
 
+/// The TOML that importing `server` adds (its comment, its table), as
+/// the import screen previews it.
+pub fn import_preview(server: &NewServer) -> std::result::Result<String, String> {
+    let mut table = server_table(&server.server, &|text: &str| text.to_owned())?;
+    if let Some(comment) = &server.comment {
+        let line: String = comment
+            .chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect();
+        table.decor_mut().set_prefix(format!("# {line}\n"));
+    }
+    let mut document = DocumentMut::new();
+    add_server_table(&mut document, &server.server.name, table)?;
+    Ok(document.to_string())
+}
+
 fn add_server_table(
     document: &mut DocumentMut,
     name: &str,

@@ -37,7 +37,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use edit::{ConfigEditor, NewServer};
+pub use edit::{ConfigEditor, NewServer, import_preview};
 pub use error::{ConfigError, Diagnostic, Position};
 pub use model::{
     Config, CredentialStoreKind, HttpTransportKind, OAuthConfig, OAuthGrant, OAuthResource,

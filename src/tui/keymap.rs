@@ -53,6 +53,8 @@ pub enum Action {
     /// The argument form: remove the list item around the focus.
     RemoveItem,
     AddServer,
+    /// Import servers from other clients' files (Claude, VS Code, Cursor, …).
+    Import,
     /// Log in to the selected server (OAuth); after a step-up, with the
     /// wider scope. On the login screen: open the URL again.
     Login,
@@ -298,6 +300,13 @@ const SPECS: &[Spec] = &[
         help: "add a server to the config",
         group: Group::Servers,
         keys: &["a"],
+    },
+    Spec {
+        action: Action::Import,
+        name: "import",
+        help: "import servers from other clients (Claude, VS Code, Cursor, Zed, …)",
+        group: Group::Servers,
+        keys: &["i"],
     },
     Spec {
         action: Action::Login,

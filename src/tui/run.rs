@@ -184,6 +184,24 @@ pub async fn run_loop<H: Host, C: Core>(
                     }
                 }
                 Effect::Reload => back.push(Msg::Reloaded(reload(&config, core, &mut editor))),
+                Effect::FindImports => back.push(Msg::ImportsFound(find_imports(&config))),
+                Effect::Import(items) => {
+                    let n = items.len();
+                    let path = config.path.clone();
+                    let r = write(&config, &mut editor, |ed| import_into(ed, items));
+                    match r.and_then(|()| reload(&config, core, &mut editor)) {
+                        Ok(servers) => {
+                            config.servers = servers.clone();
+                            back.push(Msg::Reloaded(Ok(servers)));
+                            back.push(Msg::Written(Ok(format!(
+                                "imported {n} server{} into {}; saved",
+                                if n == 1 { "" } else { "s" },
+                                path.map(|p| p.display().to_string()).unwrap_or_default()
+                            ))));
+                        }
+                        Err(e) => back.push(Msg::Written(Err(e))),
+                    }
+                }
                 Effect::Copy(text) => host.copy(&text),
                 Effect::Save(files) => back.push(Msg::Written(save_all(files))),
                 Effect::Manager(cmd) => core.send(cmd),
@@ -319,6 +337,79 @@ fn reload(
         let _ = ed.reload();
     }
     Ok(fresh.servers)
+}
+
+/// Read every known client's files (and the current directory's project
+/// files) for the import screen; mark what the config has already.
+fn find_imports(config: &Config) -> Result<app::ImportFound, String> {
+    use crate::config::import::{self, Client, Locations, OnConflict};
+    let at = Locations::from_env()
+        .ok_or("no home directory (HOME is not set): nothing to look through")?;
+    let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
+    let files = import::discover(&Client::ALL, &at, &cwd);
+    let mut found = Vec::new();
+    let mut errors = Vec::new();
+    for (client, path) in &files {
+        let r = import::read_file(path, Some(*client), &cwd);
+        found.extend(r.servers);
+        errors.extend(
+            r.errors
+                .into_iter()
+                .map(|e| format!("{} {}: {}", e.client, e.path.display(), e.message)),
+        );
+    }
+    let existing = match config.path.as_deref() {
+        Some(path) if path.exists() => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            import::existing_servers(&text, path).map_err(|e| e.summary())?
+        }
+        _ => Vec::new(),
+    };
+    let plan = import::plan(&existing, found, OnConflict::Rename);
+    let rows = plan
+        .add
+        .into_iter()
+        .map(|item| app::ImportRow {
+            item,
+            checked: true,
+            already: false,
+        })
+        .chain(plan.unchanged.into_iter().map(|item| app::ImportRow {
+            item,
+            checked: false,
+            already: true,
+        }))
+        .collect();
+    Ok(app::ImportFound {
+        rows,
+        errors,
+        files: files.len(),
+    })
+}
+
+/// Add imported servers (names settled again against the file as it is
+/// now), each with a comment naming where it came from: one atomic write.
+fn import_into(
+    ed: &mut ConfigEditor,
+    items: Vec<crate::config::import::Imported>,
+) -> Result<(), crate::config::ConfigError> {
+    use crate::config::import::{self, OnConflict};
+    let existing = import::existing_servers(ed.baseline(), ed.path())?;
+    let plan = import::plan(&existing, items, OnConflict::Rename);
+    let servers: Vec<crate::config::NewServer> = plan
+        .add
+        .iter()
+        .map(|item| crate::config::NewServer {
+            server: item.server.clone(),
+            comment: Some(format!(
+                "imported from {}: {}",
+                item.client.label(),
+                item.path.display()
+            )),
+        })
+        .collect();
+    ed.import_servers(&plan.replace, &servers)
 }
 
 /// Persist one edit through the comment-keeping, atomic config editor.

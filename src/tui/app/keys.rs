@@ -90,6 +90,7 @@ fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         }
         Mode::Editor => editor_key(s, k, action, fx),
         Mode::Login => super::login::login_key(s, action, fx),
+        Mode::Import => super::import::key(s, k, action, fx),
         Mode::Normal => match action {
             Some(a) => normal_action(s, a, fx),
             None => false,
@@ -284,6 +285,7 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         | Action::LogLevel
         | Action::Reload
         | Action::AddServer => server_action(s, a, fx),
+        Action::Import => super::import::open(s, fx),
         Action::Filter | Action::AllTools | Action::Open | Action::ToggleDeny | Action::Back => {
             tool_action(s, a, fx)
         }

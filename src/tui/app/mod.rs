@@ -5,6 +5,7 @@
 
 mod editor;
 mod event;
+mod import;
 mod keys;
 mod login;
 mod media;
@@ -61,6 +62,12 @@ pub enum Effect {
     ExternalEditor(String),
     /// Add this server to the config file, then reload.
     AddServer(ServerConfig),
+    /// Look for servers in other clients' files (answered with
+    /// `Msg::ImportsFound`).
+    FindImports,
+    /// Add these servers to the config file (each with a comment naming
+    /// where it came from), then reload.
+    Import(Vec<crate::config::import::Imported>),
     /// Open this http(s) URL with the system opener (never blocking;
     /// failures come back as `Msg::Note`).
     OpenUrl(String),
@@ -100,6 +107,8 @@ pub enum Msg {
     Reloaded(Result<Vec<ServerConfig>, String>),
     /// A message for the status bar from the driver (an opener failed).
     Note(String),
+    /// What the driver found in other clients' files (Err: why not).
+    ImportsFound(Result<ImportFound, String>),
 }
 
 /// How long a status message stays when nothing replaces it.
@@ -228,6 +237,7 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             s.status = Some(note);
             true
         }
+        Msg::ImportsFound(found) => import::found(s, found),
         Msg::Manager(ev) => on_event(s, ev, fx),
         Msg::Mouse(m) => on_mouse(s, m, fx),
         Msg::Key(k) => on_key(s, k, fx),

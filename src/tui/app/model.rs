@@ -183,6 +183,8 @@ pub enum Mode {
     Prompts,
     /// A login to a server (OAuth): the discovery, the URL, the wait.
     Login,
+    /// The import screen: servers found in other clients' files.
+    Import,
 }
 
 /// Where a login stands.
@@ -395,4 +397,49 @@ pub(super) fn step(value: usize, by: isize, len: usize) -> usize {
     }
     let v = value as isize + by;
     v.clamp(0, len as isize - 1) as usize
+}
+
+/// One server found in another client's file, on the import screen.
+#[derive(Debug, Clone)]
+pub struct ImportRow {
+    pub item: crate::config::import::Imported,
+    /// Ticked: it is imported on confirm.
+    pub checked: bool,
+    /// The config has it already (same definition): nothing to import.
+    pub already: bool,
+}
+
+/// The import screen.
+#[derive(Debug, Clone, Default)]
+pub struct ImportView {
+    /// Still looking (the files are being read).
+    pub loading: bool,
+    /// What was found, grouped by client in the order found.
+    pub rows: Vec<ImportRow>,
+    /// Files or entries that could not be read, as lines.
+    pub errors: Vec<String>,
+    /// How many files were read.
+    pub files: usize,
+    pub sel: usize,
+    /// The first line of the preview shown.
+    pub preview_scroll: usize,
+}
+
+impl ImportView {
+    /// The ticked servers.
+    pub fn chosen(&self) -> Vec<crate::config::import::Imported> {
+        self.rows
+            .iter()
+            .filter(|r| r.checked && !r.already)
+            .map(|r| r.item.clone())
+            .collect()
+    }
+}
+
+/// What the driver found for the import screen.
+#[derive(Debug, Clone, Default)]
+pub struct ImportFound {
+    pub rows: Vec<ImportRow>,
+    pub errors: Vec<String>,
+    pub files: usize,
 }

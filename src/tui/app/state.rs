@@ -56,6 +56,8 @@ pub struct State {
     /// The pane that had the focus before a call's result took it (Esc
     /// on the result goes back there).
     pub focus_before_result: Option<Pane>,
+    /// The import screen, while it is open.
+    pub import: Option<ImportView>,
     /// Enter waits for a server's tools (it was still connecting).
     pub pending_open: Option<PendingOpen>,
     pub keymap: Keymap,
@@ -120,6 +122,7 @@ impl State {
             detail_server: true,
             focus_before_result: None,
             pending_open: None,
+            import: None,
             keymap,
             status: None,
             status_since: None,

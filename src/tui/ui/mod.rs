@@ -23,6 +23,7 @@ mod confirm;
 mod detail;
 mod editor;
 mod help;
+mod import;
 mod log;
 mod login;
 mod net;
@@ -37,6 +38,7 @@ use confirm::render_confirm;
 use detail::render_detail;
 use editor::render_editor;
 use help::render_help;
+use import::render_import;
 use log::render_log;
 use login::render_login;
 use net::render_net;
@@ -92,6 +94,9 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
         render_log(s, f, main);
     } else if s.mode == Mode::Net {
         render_net(s, f, main);
+    } else if s.mode == Mode::Import || (s.mode == Mode::Help && s.help_back == Some(Mode::Import))
+    {
+        render_import(s, f, main);
     } else {
         render_servers(s, f, servers);
         render_tools(s, f, tools);

@@ -79,6 +79,13 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                 Some(v) if v.running() => k.hint(&[Action::Back, Action::Copy]),
                 _ => k.hint(&[Action::Login, Action::Back]),
             },
+            Mode::Import => format!(
+                "{} tick · {} all · {} import the ticked · {} cancel",
+                k.label(Action::ToggleServer),
+                k.label(Action::AllTools),
+                k.label(Action::Open),
+                k.label(Action::Back)
+            ),
             Mode::Resources => browse::hint(s, crate::tui::browse::Kind::Resources),
             Mode::Prompts => browse::hint(s, crate::tui::browse::Kind::Prompts),
             Mode::Normal => {

@@ -20,6 +20,10 @@ pub(super) fn render_empty(s: &State, f: &mut Frame, area: Rect) {
         .keymap
         .key_label(Action::AddServer)
         .unwrap_or_else(|| "a".into());
+    let import = s
+        .keymap
+        .key_label(Action::Import)
+        .unwrap_or_else(|| "i".into());
     let lines = vec![
         Line::styled(
             "No servers yet",
@@ -30,6 +34,9 @@ pub(super) fn render_empty(s: &State, f: &mut Frame, area: Rect) {
             "Press {add} to add one: a name and the command that starts it."
         )),
         Line::raw(format!("It is written to {path}.")),
+        Line::raw(""),
+        Line::raw("Already using Claude, VS Code, Cursor, Windsurf, Zed, Codex or Gemini?"),
+        Line::raw(format!("Press {import} to import their servers.")),
         Line::raw(""),
         Line::raw("Or write the file yourself: config.example.toml documents every option."),
         Line::raw("To look around first: mcpdeck --demo"),
