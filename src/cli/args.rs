@@ -97,6 +97,9 @@ pub enum Cmd {
     Auth(super::auth::AuthCmd),
     /// Run the built-in demo MCP server on stdio
     DemoServer(crate::demo::DemoArgs),
+    /// Print servers in another client's format (claude-desktop, claude-code, vscode, cursor,
+    /// windsurf, zed, codex, gemini), or merge them into its user file with --write
+    Export(super::export::ExportArgs),
 }
 
 #[derive(Args, Debug, Clone)]

@@ -12,6 +12,7 @@ pub mod auth;
 mod call;
 mod config;
 pub mod exit;
+pub mod export;
 mod info;
 pub mod link;
 pub mod output;
@@ -136,5 +137,6 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Complete(a)) => resources::complete(&config, &a, trace).await,
         Some(Cmd::Auth(a)) => auth::run(&config, &a).await,
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),
+        Some(Cmd::Export(a)) => export::run(&config, &a),
     }
 }

@@ -27,6 +27,7 @@
 mod edit;
 mod error;
 mod expand;
+pub mod export;
 mod model;
 mod oauth;
 mod parse;
