@@ -584,3 +584,21 @@ fn an_unknown_server_is_a_usage_error_with_a_suggestion() {
     );
     assert!(!env.home().join(".cursor").exists(), "nothing written");
 }
+
+#[test]
+fn a_file_that_does_not_parse_is_left_alone() {
+    let env = Env::new();
+    let file = env.home().join(".gemini/settings.json");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let before = "{\n  \"theme\": \"x\",\n  \"mcpServers\": { \"a\": ]\n}\n";
+    fs::write(&file, before).unwrap();
+    let run = env.run(&["export", "--to", "gemini", "--write"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains(&file.display().to_string()) && run.stderr.contains("line 3"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), before);
+    assert!(backups(&file).is_empty());
+}

@@ -170,7 +170,7 @@ pub(super) fn merge(
         let at = e
             .span()
             .map(|s| {
-                let before = &text[..s.start.min(text.len())];
+                let before = text.get(..s.start).unwrap_or(text);
                 let line = before.matches('\n').count() + 1;
                 let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
                 format!(":{line}:{column}")

@@ -24,6 +24,21 @@ pub use write::{FileReport, WriteReport, write};
 
 use crate::config::HttpTransportKind;
 
+/// mcpdeck's config at `path`, checked but with no `${VAR}` needing a
+/// value (every reference reads as empty; [`sources`] reads the strings
+/// as written). For `main` to load the config of `export` with, so that
+/// exporting does not need the secrets the config refers to.
+pub fn load_unexpanded(
+    path: &std::path::Path,
+) -> Result<crate::config::Config, crate::config::ConfigError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|source| crate::config::ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    super::validate_structure(&text, path)
+}
+
 /// What export produces for one client.
 #[derive(Debug, Clone)]
 pub struct Rendered {
@@ -355,6 +370,25 @@ mod tests {
         let w = render(Client::Gemini, &s, false).warnings;
         assert!(w.iter().any(|w| w.contains("no default values")), "{w:?}");
         assert!(render(Client::ClaudeCode, &s, false).warnings.is_empty());
+    }
+
+    #[test]
+    fn the_config_loads_without_its_variables_and_keeps_the_references() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let unset = "MCPDECK_EXPORT_TEST_SURELY_UNSET";
+        let text = format!(
+            "[servers.r]\nurl = \"${{{unset}}}/mcp\"\nheaders = {{ Authorization = \"Bearer ${{{unset}}}\" }}\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        assert!(crate::config::load(&path).is_err());
+        let config = load_unexpanded(&path).unwrap();
+        let r = render(Client::ClaudeCode, &sources(&config).unwrap(), false);
+        assert_eq!(r.entries[0].1["url"], format!("${{{unset}}}/mcp"));
+        assert_eq!(
+            r.entries[0].1["headers"]["Authorization"],
+            format!("Bearer ${{{unset}}}")
+        );
     }
 
     #[test]
