@@ -222,7 +222,7 @@ fn entry(client: Client, server: &Source, named: bool, out: &mut Rendered) -> Op
                 server
                     .deny_tools
                     .iter()
-                    .map(|tool| format!("mcp__{name}__{tool}")),
+                    .map(|tool| format!("mcp__{}__{}", claude_name(name), claude_name(tool))),
             ),
             _ => out.warnings.push(format!(
                 "{name}: {title} has no per-tool deny list: deny_tools ({}) is not carried",
@@ -247,6 +247,20 @@ fn entry(client: Client, server: &Source, named: bool, out: &mut Rendered) -> Op
         }
     }
     Some(Value::Object(e))
+}
+
+/// A server or tool name as Claude Code writes it in `mcp__SERVER__TOOL`:
+/// characters other than letters, digits, `_` and `-` become `_`.
+fn claude_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// `text` in the client's variable syntax, warning where it cannot be
@@ -388,6 +402,17 @@ mod tests {
         assert_eq!(
             r.entries[0].1["headers"]["Authorization"],
             format!("Bearer ${{{unset}}}")
+        );
+    }
+
+    #[test]
+    fn claude_code_deny_rules_use_its_tool_names() {
+        let mut s = stdio("my.server", &[]);
+        s.deny_tools = vec!["rm".into(), "a.b c".into()];
+        let r = render(Client::ClaudeCode, &[s], false);
+        assert_eq!(
+            r.deny_rules,
+            ["mcp__my_server__rm", "mcp__my_server__a_b_c"]
         );
     }
 
