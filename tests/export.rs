@@ -602,3 +602,26 @@ fn a_file_that_does_not_parse_is_left_alone() {
     assert_eq!(fs::read_to_string(&file).unwrap(), before);
     assert!(backups(&file).is_empty());
 }
+
+#[test]
+fn zed_settings_get_a_context_servers_key_and_keep_the_rest() {
+    let env = Env::new();
+    let file = env.xdg().join("zed/settings.json");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let before = "// Zed settings\n{\n  \"theme\": \"One Dark\",\n  \"buffer_font_size\": 15, // big\n  \"vim_mode\": true\n}\n";
+    fs::write(&file, before).unwrap();
+    let run = env.run(&["export", "--to", "zed", "--write", "remote", "off"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let after = fs::read_to_string(&file).unwrap();
+    let head = "// Zed settings\n{\n  \"theme\": \"One Dark\",\n  \"buffer_font_size\": 15, // big\n  \"vim_mode\": true";
+    assert!(after.starts_with(head), "{after}");
+    assert!(after.ends_with("}\n"), "{after}");
+    let v = jsonc(&after);
+    assert_eq!(
+        keys(&v),
+        ["theme", "buffer_font_size", "vim_mode", "context_servers"]
+    );
+    assert_eq!(keys(&v["context_servers"]), ["remote", "off"]);
+    assert_eq!(v["context_servers"]["off"]["enabled"], json!(false));
+    assert_eq!(fs::read_to_string(&backups(&file)[0]).unwrap(), before);
+}
