@@ -99,6 +99,9 @@ pub enum Cmd {
     DemoServer(crate::demo::DemoArgs),
     /// Import servers from other clients' files (--all, --from CLIENT) or a file (PATH, incl. a registry server.json)
     Import(super::import::ImportArgs),
+    /// Print servers in another client's format (claude-desktop, claude-code, vscode, cursor,
+    /// windsurf, zed, codex, gemini), or merge them into its user file with --write
+    Export(super::export::ExportArgs),
 }
 
 #[derive(Args, Debug, Clone)]

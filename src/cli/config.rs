@@ -19,6 +19,15 @@ pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
     };
     let explicit = cli.config.is_some()
         || std::env::var_os(config::CONFIG_ENV_VAR).is_some_and(|v| !v.is_empty());
+    // export writes the servers as written (`${VAR}` stays a reference):
+    // the variables need not be set.
+    if matches!(cli.command, Some(super::args::Cmd::Export(_))) {
+        if !explicit && !path.exists() {
+            return Ok(Config::empty(Some(path)));
+        }
+        return config::export::load_unexpanded(&path)
+            .map_err(|e| Failure::new(Exit::Usage, e.to_string()));
+    }
     let loaded = if explicit {
         config::load(&path)
     } else {

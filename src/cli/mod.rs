@@ -12,6 +12,7 @@ pub mod auth;
 mod call;
 mod config;
 pub mod exit;
+pub mod export;
 mod import;
 mod info;
 pub mod link;
@@ -138,5 +139,6 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Auth(a)) => auth::run(&config, &a).await,
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),
         Some(Cmd::Import(a)) => import::run(cli.config.as_deref(), &a),
+        Some(Cmd::Export(a)) => export::run(&config, &a),
     }
 }

@@ -27,6 +27,7 @@
 mod edit;
 mod error;
 mod expand;
+pub mod export;
 pub mod import;
 mod model;
 mod oauth;
