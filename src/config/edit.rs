@@ -118,6 +118,71 @@ impl ConfigEditor {
         self.set_toggle(server, "deny_tools", Value::Array(array), tools.is_empty())
     }
 
+    /// Adds `tool` to the `deny_tools` of `server`, editing the list in
+    /// place: the other entries keep their formatting, and the new one goes
+    /// last, taking over the spacing before `]`, so that
+    /// [`allow_tool`](Self::allow_tool) gives the text back. A server
+    /// without the key gets `deny_tools = ["tool"]` after its last key.
+    /// Nothing changes if the tool is already listed.
+    pub fn deny_tool(&mut self, server: &str, tool: &str) -> Result<()> {
+        let watch = Watch {
+            server,
+            key: Some("deny_tools"),
+        };
+        self.apply(&watch, |document, originals| {
+            match deny_array(document, server)? {
+                Some(array) => {
+                    if !array.iter().any(|v| v.as_str() == Some(tool)) {
+                        push_keeping_spacing(array, tool);
+                    }
+                    Ok(())
+                }
+                None => {
+                    if !originals
+                        .iter()
+                        .any(|o| o.server == server && o.key == "deny_tools")
+                    {
+                        originals.push(Original {
+                            server: server.to_owned(),
+                            key: "deny_tools",
+                            value: None,
+                        });
+                    }
+                    let array: Array = std::iter::once(tool).collect();
+                    set_server_key(document, server, "deny_tools", Value::Array(array))
+                }
+            }
+        })
+    }
+
+    /// Removes `tool` from the `deny_tools` of `server`, in place (the last
+    /// entry's spacing goes to the new last one). A list left empty stays
+    /// as `[]`, unless this editor added the key (or was told so with
+    /// [`assume_added`](Self::assume_added)): then the key goes. Nothing
+    /// changes if the tool is not listed.
+    pub fn allow_tool(&mut self, server: &str, tool: &str) -> Result<()> {
+        let watch = Watch {
+            server,
+            key: Some("deny_tools"),
+        };
+        self.apply(&watch, |document, originals| {
+            let Some(array) = deny_array(document, server)? else {
+                return Ok(());
+            };
+            let Some(index) = array.iter().position(|v| v.as_str() == Some(tool)) else {
+                return Ok(());
+            };
+            remove_keeping_spacing(array, index);
+            let added = originals
+                .iter()
+                .any(|o| o.server == server && o.key == "deny_tools" && o.value.is_none());
+            if array.is_empty() && added {
+                remove_server_key(document, server, "deny_tools")?;
+            }
+            Ok(())
+        })
+    }
+
     /// Sets `key` of `server` to `value`, which is the key's default when
     /// `is_default`.
     fn set_toggle(
@@ -140,8 +205,20 @@ impl ConfigEditor {
     /// with that name exists. Strings are written so that loading the file
     /// gives back exactly `server` (`$` is written as `$$`).
     pub fn add_server(&mut self, server: &ServerConfig) -> Result<()> {
+        self.add_server_with(server, escape)
+    }
+
+    /// Like [`add_server`](Self::add_server), but every string is written
+    /// as it is, as if typed into the file: `${VAR}` stays a reference,
+    /// expanded when the file is loaded, and `$$` reads as `$`. The result
+    /// is validated like every edit (an unterminated `${` is refused).
+    pub fn add_server_as_written(&mut self, server: &ServerConfig) -> Result<()> {
+        self.add_server_with(server, str::to_owned)
+    }
+
+    fn add_server_with(&mut self, server: &ServerConfig, escape: fn(&str) -> String) -> Result<()> {
         check_server_name(&server.name).map_err(|message| self.edit_error(message))?;
-        let table = server_table(server).map_err(|message| self.edit_error(message))?;
+        let table = server_table(server, escape).map_err(|message| self.edit_error(message))?;
         let watch = Watch {
             server: &server.name,
             key: None,
@@ -160,6 +237,38 @@ impl ConfigEditor {
             originals.retain(|original| original.server != server);
             remove_server_table(document, server)
         })
+    }
+
+    /// Checks a server name as the parser does (letters, digits, `_`, `.`
+    /// and `-`, no `__`); the error is a complete message with a suggestion.
+    pub fn check_server_name(name: &str) -> std::result::Result<(), String> {
+        check_server_name(name)
+    }
+
+    /// Tells this editor that `key` (`enabled` or `deny_tools`) of `server`
+    /// was added by mcpdeck, as if this editor had added it: setting it back
+    /// to its default removes it. For a new editor (e.g. one per CLI run)
+    /// that must undo what an earlier run added. Does nothing if this editor
+    /// already remembers the key.
+    pub fn assume_added(&mut self, server: &str, key: &'static str) {
+        let known = self
+            .originals
+            .iter()
+            .any(|original| original.server == server && original.key == key);
+        if !known {
+            self.originals.push(Original {
+                server: server.to_owned(),
+                key,
+                value: None,
+            });
+        }
+    }
+
+    /// The file as last read or written, validated as before every edit:
+    /// its structure only, every `${VAR}` reading as empty. An invalid file
+    /// gives the error with its line and column.
+    pub fn config(&self) -> Result<super::Config> {
+        validate_structure(&self.baseline, &self.path)
     }
 
     fn edit_error(&self, message: String) -> ConfigError {
@@ -383,6 +492,65 @@ fn server_item<'d>(
         .and_then(Item::as_table_like_mut)
         .and_then(|servers| servers.get_mut(server))
         .ok_or_else(|| no_server(server))
+}
+
+/// The `deny_tools` array of `server`, if it has the key.
+fn deny_array<'d>(
+    document: &'d mut DocumentMut,
+    server: &str,
+) -> std::result::Result<Option<&'d mut Array>, String> {
+    let table = server_item(document, server)?
+        .as_table_like_mut()
+        .ok_or_else(|| no_server(server))?;
+    match table.get_mut("deny_tools") {
+        None => Ok(None),
+        Some(item) => item
+            .as_array_mut()
+            .map(Some)
+            .ok_or_else(|| format!("server \"{server}\": `deny_tools` is not an array")),
+    }
+}
+
+/// Appends `tool` to `array`; it takes over the spacing before `]`
+/// (`[ "a" ]` → `[ "a", "b" ]`).
+fn push_keeping_spacing(array: &mut Array, tool: &str) {
+    let count = array.len();
+    let closing = array.get_mut(count.wrapping_sub(1)).map(|last| {
+        let suffix = last
+            .decor()
+            .suffix()
+            .and_then(|suffix| suffix.as_str())
+            .unwrap_or("")
+            .to_owned();
+        last.decor_mut().set_suffix("");
+        suffix
+    });
+    array.push(tool);
+    if let (Some(suffix), Some(pushed)) = (closing, array.get_mut(count)) {
+        pushed.decor_mut().set_suffix(suffix);
+    }
+}
+
+/// Removes entry `index` of `array`; a removed last entry's spacing before
+/// `]` goes to the new last one, a removed first entry's spacing after `[`
+/// to the new first one.
+fn remove_keeping_spacing(array: &mut Array, index: usize) {
+    let was_last = index + 1 == array.len();
+    let removed = array.remove(index);
+    let decor = |get: Option<&toml_edit::RawString>| {
+        get.and_then(|raw| raw.as_str()).unwrap_or("").to_owned()
+    };
+    if was_last {
+        let suffix = decor(removed.decor().suffix());
+        if let Some(last) = array.get_mut(index.wrapping_sub(1)) {
+            last.decor_mut().set_suffix(suffix);
+        }
+    } else if index == 0 {
+        let prefix = decor(removed.decor().prefix());
+        if let Some(first) = array.get_mut(0) {
+            first.decor_mut().set_prefix(prefix);
+        }
+    }
 }
 
 /// Puts back `original`, with its own formatting, as the value of `key`.
@@ -616,7 +784,10 @@ fn next_table_path(root: &Table, position: isize) -> Option<Vec<String>> {
 }
 
 /// The `[servers.NAME]` table for `server`, writing only non-default values.
-fn server_table(server: &ServerConfig) -> std::result::Result<Table, String> {
+fn server_table(
+    server: &ServerConfig,
+    escape: fn(&str) -> String,
+) -> std::result::Result<Table, String> {
     let mut table = Table::new();
     let mut put = |key: &str, value: Value| {
         table.insert(key, Item::Value(value));
