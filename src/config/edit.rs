@@ -1707,4 +1707,83 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), "a = 1\n");
         assert_eq!(listing(dir.path()), ["config.toml"]);
     }
+
+    #[test]
+    fn deny_tool_then_allow_tool_gives_the_file_back() {
+        for original in ROUND_TRIP {
+            let (_dir, path) = setup(original);
+            let config = load(&path);
+            for server in &config.servers {
+                let mut editor = ConfigEditor::open(&path).unwrap();
+                editor.deny_tool(&server.name, "zz").unwrap();
+                let mut denied = server.deny_tools.clone();
+                denied.push("zz".to_owned());
+                assert_eq!(load(&path).server(&server.name).unwrap().deny_tools, denied);
+                // Twice is once.
+                let once = fs::read_to_string(&path).unwrap();
+                editor.deny_tool(&server.name, "zz").unwrap();
+                assert_eq!(fs::read_to_string(&path).unwrap(), once);
+                editor.allow_tool(&server.name, "zz").unwrap();
+                assert_eq!(
+                    &fs::read_to_string(&path).unwrap(),
+                    original,
+                    "{}: {original:?}",
+                    server.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_new_editor_told_a_key_was_added_removes_it() {
+        let (_dir, path) = setup(COMMENTED);
+        ConfigEditor::open(&path)
+            .unwrap()
+            .deny_tool("remote", "echo")
+            .unwrap();
+        ConfigEditor::open(&path)
+            .unwrap()
+            .set_enabled("remote", false)
+            .unwrap();
+        // Without being told, the emptied list stays.
+        let (_dir2, copy) = setup(&fs::read_to_string(&path).unwrap());
+        ConfigEditor::open(&copy)
+            .unwrap()
+            .allow_tool("remote", "echo")
+            .unwrap();
+        assert!(
+            fs::read_to_string(&copy)
+                .unwrap()
+                .contains("deny_tools = []")
+        );
+        // Told, it goes, and so does `enabled`.
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.assume_added("remote", "deny_tools");
+        editor.allow_tool("remote", "echo").unwrap();
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.assume_added("remote", "enabled");
+        editor.set_enabled("remote", true).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), COMMENTED);
+    }
+
+    #[test]
+    fn add_server_as_written_keeps_references() {
+        let (_dir, path) = setup("");
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let mut server = ServerConfig::http("gh", "https://${HOST:-example.com}/mcp");
+        if let TransportConfig::Http { headers, .. } = &mut server.transport {
+            headers.push(("Authorization".into(), "Bearer ${TOKEN}".into()));
+        }
+        editor.add_server_as_written(&server).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "[servers.gh]\nurl = \"https://${HOST:-example.com}/mcp\"\nheaders = { Authorization = \"Bearer ${TOKEN}\" }\n"
+        );
+        // An unterminated reference is refused; nothing is written.
+        let bad = ServerConfig::stdio("bad", "echo", &["${oops"]);
+        let before = fs::read_to_string(&path).unwrap();
+        assert!(editor.add_server_as_written(&bad).is_err());
+        assert_eq!(fs::read_to_string(&path).unwrap(), before);
+        assert!(ConfigEditor::check_server_name("a__b").is_err());
+    }
 }
