@@ -293,6 +293,11 @@ fn add_refuses_bad_input_and_leaves_the_file_alone() {
         assert!(run.stderr.contains(message), "{args:?}: {}", run.stderr);
         assert_eq!(s.text(), COMMENTED, "{args:?} changed the file");
     }
+    // --demo has no file to write.
+    let run = s.run(&["--demo", "disable", "remote"]);
+    fails(&run, 2);
+    assert!(run.stderr.contains("drop --demo"), "{}", run.stderr);
+    assert_eq!(s.text(), COMMENTED);
     // The existing name: how to replace it.
     let run = s.run(&["add", "remote", "--", "cat"]);
     assert!(
@@ -770,12 +775,13 @@ fn have(program: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// What bash completes for `words` (the last is the word being completed).
+/// What bash completes for `words` (the last is the word being completed),
+/// with the function the script registers for `mcpdeck`.
 fn bash_complete(s: &Sandbox, script: &Path, words: &[&str]) -> Vec<String> {
     let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
     let cword = words.len() - 1;
     let program = format!(
-        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={cword}\nCOMP_LINE=\"${{COMP_WORDS[*]}}\"\n_mcpdeck_servers mcpdeck \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={cword}\nCOMP_LINE=\"${{COMP_WORDS[*]}}\"\nf=$(complete -p mcpdeck | sed -E 's/.*-F ([^ ]+).*/\\1/')\n\"$f\" mcpdeck \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
         script.display(),
         quoted.join(" ")
     );

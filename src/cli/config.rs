@@ -9,8 +9,8 @@ use crate::config::{self, Config};
 pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
     // The config commands read the file themselves (a broken file is what
     // `config check` and `config edit` are for).
-    if super::manage::reads_config_itself(cli) {
-        return Ok(Config::empty(config::resolve_path(cli.config.as_deref())));
+    if let Some(config) = super::manage::config_for(cli) {
+        return config;
     }
     if cli.demo {
         return Ok(crate::demo::demo_config());

@@ -7,7 +7,7 @@
 //! replaced atomically, so a failure leaves it byte for byte as it was.
 //! These commands read the file themselves (leniently: a `${VAR}` that is
 //! not set is no reason to refuse an edit), which is why `load_config`
-//! skips them ([`reads_config_itself`]).
+//! skips them ([`config_for`]).
 //!
 //! # Round trips across runs
 //!
@@ -95,23 +95,29 @@ pub enum ConfigCmd {
     Edit,
 }
 
-/// Whether `cli` runs a command that reads the config file itself (so a
-/// broken or incomplete file does not stop it before it starts).
-pub fn reads_config_itself(cli: &Cli) -> bool {
-    matches!(
-        cli.command,
-        Some(
-            Cmd::Add(_)
-                | Cmd::Remove(_)
-                | Cmd::Enable(_)
-                | Cmd::Disable(_)
-                | Cmd::Deny(_)
-                | Cmd::Allow(_)
-                | Cmd::Config(_)
-                | Cmd::Completions(_)
-                | Cmd::ServerNames
-        )
-    )
+/// For the commands that read the config file themselves (so that a broken
+/// or incomplete file does not stop them before they start): the config
+/// they get, which only names the file. `None` for every other command.
+pub fn config_for(cli: &Cli) -> Option<Result<Config, Failure>> {
+    let writes = match cli.command.as_ref()? {
+        Cmd::Add(_)
+        | Cmd::Remove(_)
+        | Cmd::Enable(_)
+        | Cmd::Disable(_)
+        | Cmd::Deny(_)
+        | Cmd::Allow(_)
+        | Cmd::Config(_) => true,
+        Cmd::Completions(_) | Cmd::ServerNames => false,
+        _ => return None,
+    };
+    if writes && cli.demo {
+        return Some(Err(usage(
+            "--demo uses the built-in demo servers, which are in no file; drop --demo to work on the config file",
+        )));
+    }
+    Some(Ok(Config::empty(config::resolve_path(
+        cli.config.as_deref(),
+    ))))
 }
 
 fn usage(message: impl Into<String>) -> Failure {
@@ -132,6 +138,12 @@ fn edit_failure(error: ConfigError) -> Failure {
             "\nthe file was not changed; fix it first (`mcpdeck config edit`, `mcpdeck config check`)"
         }
         ConfigError::Write { .. } => "\nthe file was not changed",
+        ConfigError::Conflict { path, reason } => {
+            return usage(format!(
+                "{} was changed by something else while mcpdeck edited it ({reason}); nothing was written: run the command again",
+                path.display()
+            ));
+        }
         _ => "",
     };
     usage(format!("{error}{hint}"))
