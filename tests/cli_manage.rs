@@ -912,3 +912,59 @@ fn the_hidden_names_command() {
     let help = s.run_bare(&["--help"], &[]);
     assert!(!help.ok().stdout.contains("__servers"));
 }
+
+/// Waits for the program in the pty to end; its exit code.
+fn exit_code(tui: &mut common::pty::Tui) -> u32 {
+    let deadline = std::time::Instant::now() + limit(30);
+    loop {
+        if let Ok(Some(status)) = tui.child.try_wait() {
+            return status.exit_code();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "mcpdeck did not end; the screen:\n{}",
+            tui.screen()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn config_edit_on_a_terminal_offers_to_edit_again() {
+    let s = Sandbox::new();
+    // Breaks the file the first time, fixes it the second.
+    let editor = editor_script(
+        &s,
+        "twice.sh",
+        "if [ -e \"$1.seen\" ]; then printf '[servers.e]\\ncommand = \"cat\"\\n' > \"$1\"; else : > \"$1.seen\"; printf 'oops = \\n' >> \"$1\"; fi",
+    );
+    let file = s.path("e.toml");
+    let file_s = file.display().to_string();
+    let home = s.path("home").display().to_string();
+    let xdg = s.path("xdg/config").display().to_string();
+    let env = [
+        ("VISUAL", editor.as_str()),
+        ("HOME", home.as_str()),
+        ("XDG_CONFIG_HOME", xdg.as_str()),
+    ];
+    let args = ["--config", file_s.as_str(), "config", "edit"];
+
+    let mut tui = common::pty::Tui::spawn(&args, Some(s.dir.path()), &env);
+    let screen = tui.wait_for("Edit again? [Y/n]", 30);
+    assert!(screen.contains(&format!("{file_s}:1:")), "{screen}");
+    tui.keys("\r");
+    tui.wait_for("OK, 1 server (1 enabled)", 30);
+    assert_eq!(exit_code(&mut tui), 0);
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        "[servers.e]\ncommand = \"cat\"\n"
+    );
+
+    // Answered no: the command fails and says what to do.
+    fs::remove_file(s.path("e.toml.seen")).unwrap();
+    let mut tui = common::pty::Tui::spawn(&args, Some(s.dir.path()), &env);
+    tui.wait_for("Edit again? [Y/n]", 30);
+    tui.keys("n\r");
+    tui.wait_for("run `mcpdeck config edit` again", 30);
+    assert_eq!(exit_code(&mut tui), 2);
+}
