@@ -611,8 +611,36 @@ fn config_path_names_the_file_and_whether_it_exists() {
     assert_eq!(json["exists"], false);
 }
 
+/// A file with an error in each of six sections (and a good server).
+const MANY_ERRORS: &str = r#"# header
+[settings]
+request_timout = 5
+
+[servers.a]
+command = "x"
+comand = 3
+
+[servers.a.env]
+K = "v"
+
+[servers.b]
+url = "https://example.com/mcp"
+headers = { A = "${MCPDECK_TEST_SURELY_UNSET}" }
+
+[servers]
+c = { command = "y",
+      args = 3 }
+d = { command = "z", enabled = "yes" }
+
+[servers.ok]
+command = "cat"
+
+[servers."bad name"]
+command = "cat"
+"#;
+
 #[test]
-fn config_check_says_ok_or_where_the_error_is() {
+fn config_check_says_ok_or_where_the_errors_are() {
     let s = Sandbox::with(COMMENTED);
     let run = s.run(&["config", "check"]);
     run.ok();
@@ -655,6 +683,46 @@ fn config_check_says_ok_or_where_the_error_is() {
         "{}",
         run.stderr
     );
+
+    // Every section's first error, in the order of the file; a syntax
+    // error ends the list.
+    fs::write(s.config(), MANY_ERRORS).unwrap();
+    let run = s.run(&["config", "check"]);
+    fails(&run, 2);
+    let file = s.config().display().to_string();
+    let places: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix(&format!("{file}:")))
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "3:1: unknown key `request_timout` in [settings] — did you mean `request_timeout`?",
+            "7:1: unknown key `comand` in server \"a\" — did you mean `command`?",
+            "14:17: server \"b\": the environment variable MCPDECK_TEST_SURELY_UNSET is not set; set it, or write ${MCPDECK_TEST_SURELY_UNSET:-default}",
+            "18:14: server \"c\": `args` must be an array of strings, found an integer",
+            "19:32: server \"d\": `enabled` must be true or false, found a string",
+            "24:10: invalid server name \"bad name\": ' ' is not allowed; use only letters, digits, `_`, `.` and `-`",
+        ],
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.ends_with("6 errors\n"), "{}", run.stderr);
+    fs::write(
+        s.config(),
+        "[servers.a]\ncommand = \"x\"\nbad syntax\n[servers.b]\ncomand = 1\n",
+    )
+    .unwrap();
+    let run = s.run(&["config", "check"]);
+    fails(&run, 2);
+    assert!(
+        run.stderr
+            .starts_with(&format!("{file}:3:5: invalid TOML: ")),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("comand"), "{}", run.stderr);
 
     // A missing file.
     let run = s.run_bare(&["--config", "nope.toml", "config", "check"], &[]);

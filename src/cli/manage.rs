@@ -631,9 +631,16 @@ fn path(config: &Config, from_flag: bool, json: bool) -> Outcome {
 }
 
 /// Checks the file at `path` as mcpdeck loads it (with the environment's
-/// variables): a one-line summary, or the error.
-fn check_file(path: &Path) -> Result<String, ConfigError> {
-    let config = config::load(path)?;
+/// variables): a one-line summary, or the errors ([`all_errors`]).
+fn check_file(path: &Path) -> Result<String, Vec<ConfigError>> {
+    let text = std::fs::read_to_string(path).map_err(|source| {
+        vec![ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        }]
+    })?;
+    let config = config::load_str(&text, Some(path), &|name| std::env::var(name).ok())
+        .map_err(|_| all_errors(path, &text))?;
     let total = config.servers.len();
     let enabled = config.servers.iter().filter(|s| s.enabled).count();
     let servers = if total == 1 { "server" } else { "servers" };
@@ -641,6 +648,141 @@ fn check_file(path: &Path) -> Result<String, ConfigError> {
         "{}: OK, {total} {servers} ({enabled} enabled)",
         path.display()
     ))
+}
+
+/// The errors as printed: each `FILE:LINE:COL: message` with its line.
+fn errors_text(errors: &[ConfigError]) -> String {
+    let mut out: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    if errors.len() > 1 {
+        out.push(format!("{} errors", errors.len()));
+    }
+    out.join("\n")
+}
+
+/// Every error of the file, the first of each section: after an error in a
+/// server's table (its sub-tables too) or in another `[section]`, that
+/// section is blanked (its lines left empty, so that nothing else moves)
+/// and the file is checked again. A TOML syntax error, or an error outside
+/// any section, ends the list.
+fn all_errors(path: &Path, text: &str) -> Vec<ConfigError> {
+    let env = |name: &str| std::env::var(name).ok();
+    let mut text = text.to_owned();
+    let mut errors: Vec<ConfigError> = Vec::new();
+    while errors.len() < 100 {
+        let Err(error) = config::load_str(&text, Some(path), &env) else {
+            break;
+        };
+        let line = error
+            .diagnostic()
+            .and_then(|d| d.position())
+            .map(|p| p.line);
+        let section = line.and_then(|line| section_at(&text, line));
+        if errors.iter().any(|e| e.summary() == error.summary()) {
+            break;
+        }
+        errors.push(error);
+        let Some(ranges) = section else {
+            break;
+        };
+        text = blank(&text, ranges);
+    }
+    errors
+}
+
+/// The byte ranges of the section holding `line` (1-based): a
+/// `[servers.NAME]` table with its sub-tables, a server written inline in
+/// `[servers]`, or another top-level `[section]` with its sub-tables.
+fn section_at(text: &str, line: usize) -> Option<Vec<std::ops::Range<usize>>> {
+    fn headers(
+        table: &toml_edit::Table,
+        path: &mut Vec<String>,
+        out: &mut Vec<(usize, Vec<String>)>,
+    ) {
+        for (key, item) in table.iter() {
+            path.push(key.to_owned());
+            match item {
+                Item::Table(child) => {
+                    if let Some(span) = child.span().filter(|_| !child.is_implicit()) {
+                        out.push((span.start, path.clone()));
+                    }
+                    headers(child, path, out);
+                }
+                Item::ArrayOfTables(array) => {
+                    for child in array.iter() {
+                        if let Some(span) = child.span() {
+                            out.push((span.start, path.clone()));
+                        }
+                        headers(child, path, out);
+                    }
+                }
+                _ => {}
+            }
+            path.pop();
+        }
+    }
+    let document = toml_edit::Document::parse(text).ok()?;
+    let offset = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let mut sections = Vec::new();
+    headers(document.as_table(), &mut Vec::new(), &mut sections);
+    sections.sort();
+    let index = sections.iter().rposition(|(start, _)| *start <= offset)?;
+    let end = |i: usize| sections.get(i + 1).map_or(text.len(), |s| s.0);
+    let path = &sections[index].1;
+    let owner: &[String] = match path.as_slice() {
+        [servers, _, ..] if servers == "servers" => &path[..2],
+        [servers] if servers == "servers" => {
+            // A server written inline: `NAME = { … }`, from its key's
+            // line to the end of its value.
+            let table = document.get("servers")?.as_table()?;
+            let range = table.iter().find_map(|(name, item)| {
+                let key = table.key(name)?.span()?;
+                let value = item.span()?;
+                let first = line_of(text, key.start);
+                let last = line_of(text, value.end.saturating_sub(1));
+                (first <= line && line <= last).then(|| {
+                    let start = text[..key.start].rfind('\n').map_or(0, |i| i + 1);
+                    start..value.end
+                })
+            })?;
+            return Some(vec![range]);
+        }
+        [_, ..] => &path[..1],
+        [] => return None,
+    };
+    Some(
+        sections
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, p))| p.starts_with(owner))
+            .map(|(i, (start, _))| *start..end(i))
+            .collect(),
+    )
+}
+
+/// The 1-based line of byte `offset`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&c| c == b'\n')
+        .count()
+        + 1
+}
+
+/// `text` with everything but the line ends in `ranges` removed.
+fn blank(text: &str, mut ranges: Vec<std::ops::Range<usize>>) -> String {
+    ranges.sort_by_key(|r| std::cmp::Reverse(r.start));
+    let mut text = text.to_owned();
+    for range in ranges {
+        if let Some(part) = text.get(range.clone()) {
+            let newlines = "\n".repeat(part.matches('\n').count());
+            text.replace_range(range, &newlines);
+        }
+    }
+    text
 }
 
 fn check(config: &Config) -> Outcome {
@@ -656,9 +798,9 @@ fn check(config: &Config) -> Outcome {
             println!("{summary}");
             Ok(Exit::Ok)
         }
-        Err(error) => {
+        Err(errors) => {
             // FILE:LINE:COL: message, then the line with the place underlined.
-            eprintln!("{error}");
+            eprintln!("{}", errors_text(&errors));
             Ok(Exit::Usage)
         }
     }
@@ -677,20 +819,20 @@ fn edit(config: &Config) -> Outcome {
             println!("{} was not created; nothing to check", path.display());
             return Ok(Exit::Ok);
         }
-        let error = match check_file(path) {
+        let errors = match check_file(path) {
             Ok(summary) => {
                 println!("{summary}");
                 return Ok(Exit::Ok);
             }
-            Err(error) => error,
+            Err(errors) => errors,
         };
-        eprintln!("{error}");
+        eprintln!("{}", errors_text(&errors));
         if !interactive || !ask("Edit again? [Y/n] ") {
             break;
         }
     }
     Err(usage(format!(
-        "{} has the error above; mcpdeck will not load it until it is fixed: run `mcpdeck config edit` again",
+        "{} has the errors above; mcpdeck will not load it until they are fixed: run `mcpdeck config edit` again",
         path.display()
     )))
 }
