@@ -330,8 +330,11 @@ fn new_server(a: &AddArgs) -> Result<ServerConfig, Failure> {
                     "--header applies to HTTP servers (`mcpdeck add NAME URL --header K=V`); a stdio server takes --env",
                 ));
             }
-            let args: Vec<&str> = a.command[1..].iter().map(String::as_str).collect();
-            ServerConfig::stdio(&a.name, &a.command[0], &args)
+            let Some((command, args)) = a.command.split_first() else {
+                return Err(usage("give the command after `--`"));
+            };
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            ServerConfig::stdio(&a.name, command, &args)
         }
     };
     match &mut server.transport {
@@ -744,7 +747,10 @@ fn section_at(text: &str, line: usize) -> Option<Vec<std::ops::Range<usize>>> {
                 let first = line_of(text, key.start);
                 let last = line_of(text, value.end.saturating_sub(1));
                 (first <= line && line <= last).then(|| {
-                    let start = text[..key.start].rfind('\n').map_or(0, |i| i + 1);
+                    let start = text
+                        .get(..key.start)
+                        .and_then(|t| t.rfind('\n'))
+                        .map_or(0, |i| i + 1);
                     start..value.end
                 })
             })?;
