@@ -102,6 +102,26 @@ pub enum Cmd {
     /// Print servers in another client's format (claude-desktop, claude-code, vscode, cursor,
     /// windsurf, zed, codex, gemini), or merge them into its user file with --write
     Export(super::export::ExportArgs),
+    /// Add a server to the config: `add NAME -- CMD ARGS…` (stdio) or `add NAME URL` (HTTP)
+    Add(super::manage::AddArgs),
+    /// Remove a server from the config
+    Remove(super::manage::ServerArg),
+    /// Enable a server in the config (`enabled` back to its default)
+    Enable(super::manage::ServerArg),
+    /// Disable a server in the config (`enabled = false`)
+    Disable(super::manage::ServerArg),
+    /// Deny a tool of a server (adds it to `deny_tools`)
+    Deny(super::manage::ToolArgs),
+    /// Allow a denied tool again (removes it from `deny_tools`)
+    Allow(super::manage::ToolArgs),
+    /// The config file: `config path`, `config check`, `config edit`
+    #[command(subcommand)]
+    Config(super::manage::ConfigCmd),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell
+    Completions(super::completions::CompletionsArgs),
+    /// The configured server names, one a line (for the completion scripts)
+    #[command(name = "__servers", hide = true)]
+    ServerNames,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -7,6 +7,11 @@ use super::exit::{Exit, Failure};
 use crate::config::{self, Config};
 
 pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
+    // The config commands read the file themselves (a broken file is what
+    // `config check` and `config edit` are for).
+    if let Some(config) = super::manage::config_for(cli) {
+        return config;
+    }
     if cli.demo {
         return Ok(crate::demo::demo_config());
     }

@@ -10,12 +10,14 @@
 pub mod args;
 pub mod auth;
 mod call;
+pub mod completions;
 mod config;
 pub mod exit;
 pub mod export;
 mod import;
 mod info;
 pub mod link;
+pub mod manage;
 pub mod output;
 pub mod resources;
 mod servers;
@@ -140,5 +142,14 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),
         Some(Cmd::Import(a)) => import::run(cli.config.as_deref(), &a),
         Some(Cmd::Export(a)) => export::run(&config, &a),
+        Some(Cmd::Add(a)) => manage::add(&config, &a),
+        Some(Cmd::Remove(a)) => manage::remove(&config, &a),
+        Some(Cmd::Enable(a)) => manage::set_enabled(&config, &a, true),
+        Some(Cmd::Disable(a)) => manage::set_enabled(&config, &a, false),
+        Some(Cmd::Deny(a)) => manage::deny(&config, &a),
+        Some(Cmd::Allow(a)) => manage::allow(&config, &a),
+        Some(Cmd::Config(c)) => manage::config_cmd(&config, cli.config.is_some(), &c),
+        Some(Cmd::Completions(a)) => completions::print(&a),
+        Some(Cmd::ServerNames) => manage::server_names(&config),
     }
 }

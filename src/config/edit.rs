@@ -126,6 +126,72 @@ impl ConfigEditor {
         self.set_toggle(server, "deny_tools", Value::Array(array), tools.is_empty())
     }
 
+    /// Adds `tool` to the `deny_tools` of `server`, editing the list in
+    /// place: the other entries keep their formatting, and the new one goes
+    /// last, taking over the spacing before `]`, so that
+    /// [`allow_tool`](Self::allow_tool) gives the text back. A server
+    /// without the key gets `deny_tools = ["tool"]` after its last key.
+    /// Nothing changes if the tool is already listed.
+    pub fn deny_tool(&mut self, server: &str, tool: &str) -> Result<()> {
+        let watch = Watch {
+            server,
+            key: Some("deny_tools"),
+        };
+        self.apply(
+            std::slice::from_ref(&watch),
+            |document, originals| match deny_array(document, server)? {
+                Some(array) => {
+                    if !array.iter().any(|v| v.as_str() == Some(tool)) {
+                        push_keeping_spacing(array, tool);
+                    }
+                    Ok(())
+                }
+                None => {
+                    if !originals
+                        .iter()
+                        .any(|o| o.server == server && o.key == "deny_tools")
+                    {
+                        originals.push(Original {
+                            server: server.to_owned(),
+                            key: "deny_tools",
+                            value: None,
+                        });
+                    }
+                    let array: Array = std::iter::once(tool).collect();
+                    set_server_key(document, server, "deny_tools", Value::Array(array))
+                }
+            },
+        )
+    }
+
+    /// Removes `tool` from the `deny_tools` of `server`, in place (the last
+    /// entry's spacing goes to the new last one). A list left empty stays
+    /// as `[]`, unless this editor added the key (or was told so with
+    /// [`assume_added`](Self::assume_added)): then the key goes. Nothing
+    /// changes if the tool is not listed.
+    pub fn allow_tool(&mut self, server: &str, tool: &str) -> Result<()> {
+        let watch = Watch {
+            server,
+            key: Some("deny_tools"),
+        };
+        self.apply(std::slice::from_ref(&watch), |document, originals| {
+            let Some(array) = deny_array(document, server)? else {
+                return Ok(());
+            };
+            let Some(index) = array.iter().position(|v| v.as_str() == Some(tool)) else {
+                return Ok(());
+            };
+            remove_keeping_spacing(array, index);
+            let added = originals
+                .iter()
+                .any(|o| o.server == server && o.key == "deny_tools" && o.value.is_none());
+            if array.is_empty() && added {
+                remove_server_key(document, server, "deny_tools")?;
+            }
+            Ok(())
+        })
+    }
+
     /// Sets `key` of `server` to `value`, which is the key's default when
     /// `is_default`.
     fn set_toggle(
@@ -148,6 +214,18 @@ impl ConfigEditor {
     /// with that name exists. Strings are written so that loading the file
     /// gives back exactly `server` (`$` is written as `$$`).
     pub fn add_server(&mut self, server: &ServerConfig) -> Result<()> {
+        self.add_server_with(server, escape)
+    }
+
+    /// Like [`add_server`](Self::add_server), but every string is written
+    /// as it is, as if typed into the file: `${VAR}` stays a reference,
+    /// expanded when the file is loaded, and `$$` reads as `$`. The result
+    /// is validated like every edit (an unterminated `${` is refused).
+    pub fn add_server_as_written(&mut self, server: &ServerConfig) -> Result<()> {
+        self.add_server_with(server, str::to_owned)
+    }
+
+    fn add_server_with(&mut self, server: &ServerConfig, escape: fn(&str) -> String) -> Result<()> {
         check_server_name(&server.name).map_err(|message| self.edit_error(message))?;
         let table = server_table(server, &escape).map_err(|message| self.edit_error(message))?;
         let watch = Watch {
@@ -206,6 +284,38 @@ impl ConfigEditor {
             }
             Ok(())
         })
+    }
+
+    /// Checks a server name as the parser does (letters, digits, `_`, `.`
+    /// and `-`, no `__`); the error is a complete message with a suggestion.
+    pub fn check_server_name(name: &str) -> std::result::Result<(), String> {
+        check_server_name(name)
+    }
+
+    /// Tells this editor that `key` (`enabled` or `deny_tools`) of `server`
+    /// was added by mcpdeck, as if this editor had added it: setting it back
+    /// to its default removes it. For a new editor (e.g. one per CLI run)
+    /// that must undo what an earlier run added. Does nothing if this editor
+    /// already remembers the key.
+    pub fn assume_added(&mut self, server: &str, key: &'static str) {
+        let known = self
+            .originals
+            .iter()
+            .any(|original| original.server == server && original.key == key);
+        if !known {
+            self.originals.push(Original {
+                server: server.to_owned(),
+                key,
+                value: None,
+            });
+        }
+    }
+
+    /// The file as last read or written, validated as before every edit:
+    /// its structure only, every `${VAR}` reading as empty. An invalid file
+    /// gives the error with its line and column.
+    pub fn config(&self) -> Result<super::Config> {
+        validate_structure(&self.baseline, &self.path)
     }
 
     fn edit_error(&self, message: String) -> ConfigError {
@@ -431,6 +541,65 @@ fn server_item<'d>(
         .and_then(Item::as_table_like_mut)
         .and_then(|servers| servers.get_mut(server))
         .ok_or_else(|| no_server(server))
+}
+
+/// The `deny_tools` array of `server`, if it has the key.
+fn deny_array<'d>(
+    document: &'d mut DocumentMut,
+    server: &str,
+) -> std::result::Result<Option<&'d mut Array>, String> {
+    let table = server_item(document, server)?
+        .as_table_like_mut()
+        .ok_or_else(|| no_server(server))?;
+    match table.get_mut("deny_tools") {
+        None => Ok(None),
+        Some(item) => item
+            .as_array_mut()
+            .map(Some)
+            .ok_or_else(|| format!("server \"{server}\": `deny_tools` is not an array")),
+    }
+}
+
+/// Appends `tool` to `array`; it takes over the spacing before `]`
+/// (`[ "a" ]` → `[ "a", "b" ]`).
+fn push_keeping_spacing(array: &mut Array, tool: &str) {
+    let count = array.len();
+    let closing = array.get_mut(count.wrapping_sub(1)).map(|last| {
+        let suffix = last
+            .decor()
+            .suffix()
+            .and_then(|suffix| suffix.as_str())
+            .unwrap_or("")
+            .to_owned();
+        last.decor_mut().set_suffix("");
+        suffix
+    });
+    array.push(tool);
+    if let (Some(suffix), Some(pushed)) = (closing, array.get_mut(count)) {
+        pushed.decor_mut().set_suffix(suffix);
+    }
+}
+
+/// Removes entry `index` of `array`; a removed last entry's spacing before
+/// `]` goes to the new last one, a removed first entry's spacing after `[`
+/// to the new first one.
+fn remove_keeping_spacing(array: &mut Array, index: usize) {
+    let was_last = index + 1 == array.len();
+    let removed = array.remove(index);
+    let decor = |get: Option<&toml_edit::RawString>| {
+        get.and_then(|raw| raw.as_str()).unwrap_or("").to_owned()
+    };
+    if was_last {
+        let suffix = decor(removed.decor().suffix());
+        if let Some(last) = array.get_mut(index.wrapping_sub(1)) {
+            last.decor_mut().set_suffix(suffix);
+        }
+    } else if index == 0 {
+        let prefix = decor(removed.decor().prefix());
+        if let Some(first) = array.get_mut(0) {
+            first.decor_mut().set_prefix(prefix);
+        }
+    }
 }
 
 /// Puts back `original`, with its own formatting, as the value of `key`.
@@ -1606,5 +1775,84 @@ mod tests {
         assert!(matches!(error, ConfigError::Conflict { .. }), "{error}");
         assert_eq!(fs::read_to_string(&path).unwrap(), "a = 1\n");
         assert_eq!(listing(dir.path()), ["config.toml"]);
+    }
+
+    #[test]
+    fn deny_tool_then_allow_tool_gives_the_file_back() {
+        for original in ROUND_TRIP {
+            let (_dir, path) = setup(original);
+            let config = load(&path);
+            for server in &config.servers {
+                let mut editor = ConfigEditor::open(&path).unwrap();
+                editor.deny_tool(&server.name, "zz").unwrap();
+                let mut denied = server.deny_tools.clone();
+                denied.push("zz".to_owned());
+                assert_eq!(load(&path).server(&server.name).unwrap().deny_tools, denied);
+                // Twice is once.
+                let once = fs::read_to_string(&path).unwrap();
+                editor.deny_tool(&server.name, "zz").unwrap();
+                assert_eq!(fs::read_to_string(&path).unwrap(), once);
+                editor.allow_tool(&server.name, "zz").unwrap();
+                assert_eq!(
+                    &fs::read_to_string(&path).unwrap(),
+                    original,
+                    "{}: {original:?}",
+                    server.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_new_editor_told_a_key_was_added_removes_it() {
+        let (_dir, path) = setup(COMMENTED);
+        ConfigEditor::open(&path)
+            .unwrap()
+            .deny_tool("remote", "echo")
+            .unwrap();
+        ConfigEditor::open(&path)
+            .unwrap()
+            .set_enabled("remote", false)
+            .unwrap();
+        // Without being told, the emptied list stays.
+        let (_dir2, copy) = setup(&fs::read_to_string(&path).unwrap());
+        ConfigEditor::open(&copy)
+            .unwrap()
+            .allow_tool("remote", "echo")
+            .unwrap();
+        assert!(
+            fs::read_to_string(&copy)
+                .unwrap()
+                .contains("deny_tools = []")
+        );
+        // Told, it goes, and so does `enabled`.
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.assume_added("remote", "deny_tools");
+        editor.allow_tool("remote", "echo").unwrap();
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.assume_added("remote", "enabled");
+        editor.set_enabled("remote", true).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), COMMENTED);
+    }
+
+    #[test]
+    fn add_server_as_written_keeps_references() {
+        let (_dir, path) = setup("");
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let mut server = ServerConfig::http("gh", "https://${HOST:-example.com}/mcp");
+        if let TransportConfig::Http { headers, .. } = &mut server.transport {
+            headers.push(("Authorization".into(), "Bearer ${TOKEN}".into()));
+        }
+        editor.add_server_as_written(&server).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "[servers.gh]\nurl = \"https://${HOST:-example.com}/mcp\"\nheaders = { Authorization = \"Bearer ${TOKEN}\" }\n"
+        );
+        // An unterminated reference is refused; nothing is written.
+        let bad = ServerConfig::stdio("bad", "echo", &["${oops"]);
+        let before = fs::read_to_string(&path).unwrap();
+        assert!(editor.add_server_as_written(&bad).is_err());
+        assert_eq!(fs::read_to_string(&path).unwrap(), before);
+        assert!(ConfigEditor::check_server_name("a__b").is_err());
     }
 }

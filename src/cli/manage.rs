@@ -1,0 +1,932 @@
+//! The config from the command line: `add`, `remove`, `enable`,
+//! `disable`, `deny`, `allow` (what the TUI does by keypress, for scripts)
+//! and `config path|check|edit`.
+//!
+//! Every write goes through [`ConfigEditor`]: comments and formatting are
+//! kept, the file is validated before and after the edit, and it is
+//! replaced atomically, so a failure leaves it byte for byte as it was.
+//! These commands read the file themselves (leniently: a `${VAR}` that is
+//! not set is no reason to refuse an edit), which is why `load_config`
+//! skips them ([`config_for`]).
+//!
+//! # Round trips across runs
+//!
+//! Each run has a new editor, which cannot remember what an earlier run
+//! added. So `enable` and `allow` (back to the default) remove the key
+//! when it looks added by mcpdeck, i.e. when no comment is on or above it
+//! and only such toggle keys follow it in its table; otherwise the key
+//! keeps its place and comments and gets the new value. `disable` then
+//! `enable` (or `deny` then `allow`) thus gives the file back byte for
+//! byte, except for a hand-written, comment-less `enabled = true` (or
+//! `deny_tools = []`) at the end of a table, which comes back absent (the
+//! same meaning).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use serde_json::json;
+use toml_edit::{DocumentMut, Item, Value};
+
+use super::args::{Cli, Cmd};
+use super::exit::{Exit, Failure, Outcome, did_you_mean};
+use crate::config::{self, Config, ConfigEditor, ConfigError, ServerConfig, TransportConfig};
+use crate::sanitize;
+
+#[derive(Args, Debug)]
+pub struct AddArgs {
+    /// The new server's name: letters, digits, `_`, `.` and `-` (not `__`)
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// An http(s):// URL: an HTTP server (streamable HTTP or SSE, detected)
+    #[arg(value_name = "URL")]
+    pub url: Option<String>,
+    /// A header sent to an HTTP server, NAME=VALUE (`${VAR}` is expanded when the server starts); repeatable
+    #[arg(long = "header", value_name = "NAME=VALUE")]
+    pub headers: Vec<String>,
+    /// An environment variable of a stdio server, NAME=VALUE; repeatable
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// The working directory of a stdio server
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Print {"path", "server", "action", "changed"} instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// A stdio server: `-- CMD ARGS…`
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ServerArg {
+    /// A server configured in the config file
+    #[arg(value_name = "SERVER")]
+    pub server: String,
+    /// Print {"path", "server", "action", "changed"} instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ToolArgs {
+    /// A server configured in the config file
+    #[arg(value_name = "SERVER")]
+    pub server: String,
+    /// The tool's name, as the server lists it (the server need not be running)
+    #[arg(value_name = "TOOL")]
+    pub tool: String,
+    /// Print {"path", "server", "tool", "action", "changed"} instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCmd {
+    /// Print the config file's path (respecting --config and $MCPDECK_CONFIG) and whether it exists
+    Path {
+        /// Print {"path", "exists", "source"}
+        #[arg(long)]
+        json: bool,
+    },
+    /// Validate the config file: OK with the server count, or the error as FILE:LINE:COL: message (exit 2)
+    Check,
+    /// Open the config file in $VISUAL or $EDITOR (else vi), then check it
+    Edit,
+}
+
+/// For the commands that read the config file themselves (so that a broken
+/// or incomplete file does not stop them before they start): the config
+/// they get, which only names the file. `None` for every other command.
+pub fn config_for(cli: &Cli) -> Option<Result<Config, Failure>> {
+    let writes = match cli.command.as_ref()? {
+        Cmd::Add(_)
+        | Cmd::Remove(_)
+        | Cmd::Enable(_)
+        | Cmd::Disable(_)
+        | Cmd::Deny(_)
+        | Cmd::Allow(_)
+        | Cmd::Config(_) => true,
+        Cmd::Completions(_) | Cmd::ServerNames => false,
+        _ => return None,
+    };
+    if writes && cli.demo {
+        return Some(Err(usage(
+            "--demo uses the built-in demo servers, which are in no file; drop --demo to work on the config file",
+        )));
+    }
+    Some(Ok(Config::empty(config::resolve_path(
+        cli.config.as_deref(),
+    ))))
+}
+
+fn usage(message: impl Into<String>) -> Failure {
+    Failure::new(Exit::Usage, message)
+}
+
+/// The file the commands work on.
+fn config_path(config: &Config) -> Result<&Path, Failure> {
+    config.path.as_deref().ok_or_else(|| {
+        usage("there is no config directory on this system (no home directory); name a file with --config FILE or $MCPDECK_CONFIG")
+    })
+}
+
+/// A failed read or edit; the file was not changed.
+fn edit_failure(error: ConfigError) -> Failure {
+    let hint = match &error {
+        ConfigError::Invalid(_) => {
+            "\nthe file was not changed; fix it first (`mcpdeck config edit`, `mcpdeck config check`)"
+        }
+        ConfigError::Write { .. } => "\nthe file was not changed",
+        ConfigError::Conflict { path, reason } => {
+            return usage(format!(
+                "{} was changed by something else while mcpdeck edited it ({reason}); nothing was written: run the command again",
+                path.display()
+            ));
+        }
+        _ => "",
+    };
+    usage(format!("{error}{hint}"))
+}
+
+/// The editor of the config file and the file as it is now (validated).
+fn open(config: &Config) -> Result<(ConfigEditor, Config), Failure> {
+    let path = config_path(config)?;
+    let editor = ConfigEditor::open(path).map_err(edit_failure)?;
+    let current = editor.config().map_err(edit_failure)?;
+    Ok((editor, current))
+}
+
+/// The server named `name`, or an exit-2 failure with a did-you-mean.
+fn find<'c>(current: &'c Config, path: &Path, name: &str) -> Result<&'c ServerConfig, Failure> {
+    if let Some(server) = current.server(name) {
+        return Ok(server);
+    }
+    let names: Vec<&str> = current.servers.iter().map(|s| s.name.as_str()).collect();
+    let hint = did_you_mean(&names, name).unwrap_or_else(|| {
+        if names.is_empty() {
+            if path.exists() {
+                "; it has no servers yet (add one with `mcpdeck add`)".to_owned()
+            } else {
+                "; the file does not exist yet (add a server with `mcpdeck add`)".to_owned()
+            }
+        } else {
+            format!("; the servers are: {}", names.join(", "))
+        }
+    });
+    Err(usage(format!(
+        "there is no server named {:?} in {}{hint}",
+        sanitize::one_line(name),
+        path.display()
+    )))
+}
+
+/// What a write command did, as text or JSON.
+struct Done<'a> {
+    path: &'a Path,
+    server: &'a str,
+    tool: Option<&'a str>,
+    action: &'static str,
+    changed: bool,
+    json: bool,
+}
+
+impl Done<'_> {
+    fn print(&self, text: impl FnOnce() -> String) -> Outcome {
+        if self.json {
+            let mut value = json!({
+                "path": self.path.display().to_string(),
+                "server": self.server,
+                "action": self.action,
+                "changed": self.changed,
+            });
+            if let Some(tool) = self.tool {
+                value["tool"] = json!(tool);
+            }
+            println!("{value}");
+        } else {
+            println!("{}", text());
+        }
+        Ok(Exit::Ok)
+    }
+}
+
+/// The part of `after` that differs from `before` (or the reverse), as
+/// whole lines without the blank lines around them.
+fn changed_lines(before: &str, after: &str) -> String {
+    let (a, b) = (before.as_bytes(), after.as_bytes());
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let longer = if b.len() >= a.len() { b } else { a };
+    // Widen to whole lines.
+    let start = longer[..prefix]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let end = longer.len() - suffix;
+    let at_line_start = end == 0 || longer[end - 1] == b'\n';
+    let end = if at_line_start {
+        end
+    } else {
+        longer[end..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(longer.len(), |i| end + i)
+    };
+    let part = String::from_utf8_lossy(&longer[start..end.max(start)]);
+    let lines: Vec<String> = part
+        .trim_matches(['\n', '\r'])
+        .lines()
+        .map(|line| format!("    {}", sanitize::strip(line)))
+        .collect();
+    lines.join("\n")
+}
+
+// ----- add, remove -----
+
+pub fn add(config: &Config, a: &AddArgs) -> Outcome {
+    ConfigEditor::check_server_name(&a.name).map_err(usage)?;
+    let server = new_server(a)?;
+    let (mut editor, current) = open(config)?;
+    let path = editor.path().to_path_buf();
+    if current.server(&a.name).is_some() {
+        return Err(usage(format!(
+            "a server named {:?} already exists in {}; to replace it, remove it first (`mcpdeck remove {}`), then add it again",
+            a.name,
+            path.display(),
+            a.name
+        )));
+    }
+    let before = editor.baseline().to_owned();
+    editor
+        .add_server_as_written(&server)
+        .map_err(edit_failure)?;
+    let what = match &server.transport {
+        TransportConfig::Stdio { .. } => "a stdio server",
+        TransportConfig::Http { .. } => "an HTTP server",
+    };
+    Done {
+        path: &path,
+        server: &a.name,
+        tool: None,
+        action: "added",
+        changed: true,
+        json: a.json,
+    }
+    .print(|| {
+        format!(
+            "added {what} {:?} to {}:\n{}",
+            a.name,
+            path.display(),
+            changed_lines(&before, editor.baseline())
+        )
+    })
+}
+
+/// The server `add` describes, as written in the file (`${VAR}` kept).
+fn new_server(a: &AddArgs) -> Result<ServerConfig, Failure> {
+    let mut server = match (&a.url, a.command.is_empty()) {
+        (Some(url), true) => {
+            let lower = url.to_ascii_lowercase();
+            if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+                return Err(usage(format!(
+                    "{:?} is not an http:// or https:// URL; for a stdio server, write the command after `--`: `mcpdeck add {} -- CMD ARGS…`",
+                    sanitize::one_line(url),
+                    a.name
+                )));
+            }
+            if !url.contains("${") && url::Url::parse(url).is_err() {
+                return Err(usage(format!(
+                    "{:?} is not a valid URL",
+                    sanitize::one_line(url)
+                )));
+            }
+            if !a.env.is_empty() || a.cwd.is_some() {
+                return Err(usage(
+                    "--env and --cwd apply to stdio servers (`mcpdeck add NAME -- CMD ARGS…`); an HTTP server takes --header",
+                ));
+            }
+            ServerConfig::http(&a.name, url)
+        }
+        (Some(_), false) => {
+            return Err(usage(
+                "give either a URL (`mcpdeck add NAME URL`) or a command (`mcpdeck add NAME -- CMD ARGS…`), not both",
+            ));
+        }
+        (None, true) => {
+            return Err(usage(format!(
+                "add needs a URL (`mcpdeck add {0} https://…`) or a command after `--` (`mcpdeck add {0} -- CMD ARGS…`)",
+                a.name
+            )));
+        }
+        (None, false) => {
+            if !a.headers.is_empty() {
+                return Err(usage(
+                    "--header applies to HTTP servers (`mcpdeck add NAME URL --header K=V`); a stdio server takes --env",
+                ));
+            }
+            let Some((command, args)) = a.command.split_first() else {
+                return Err(usage("give the command after `--`"));
+            };
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            ServerConfig::stdio(&a.name, command, &args)
+        }
+    };
+    match &mut server.transport {
+        TransportConfig::Stdio { env, cwd, .. } => {
+            *env = pairs("--env", &a.env, |name| {
+                if name.contains('\0') {
+                    Err("it contains a NUL byte".to_owned())
+                } else {
+                    Ok(())
+                }
+            })?;
+            if let Some(dir) = &a.cwd {
+                let dir = std::path::absolute(dir)
+                    .map_err(|e| usage(format!("--cwd {}: {e}", dir.display())))?;
+                *cwd = Some(dir);
+            }
+        }
+        TransportConfig::Http { headers, .. } => {
+            *headers = pairs("--header", &a.headers, |name| {
+                reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                    .map(|_| ())
+                    .map_err(|_| "it is not a valid HTTP header name".to_owned())
+            })?;
+        }
+    }
+    Ok(server)
+}
+
+/// NAME=VALUE pairs of a repeatable flag; names checked by `check`.
+fn pairs(
+    flag: &str,
+    given: &[String],
+    check: impl Fn(&str) -> Result<(), String>,
+) -> Result<Vec<(String, String)>, Failure> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for pair in given {
+        let Some((name, value)) = pair.split_once('=').filter(|(name, _)| !name.is_empty()) else {
+            return Err(usage(format!(
+                "{flag} takes NAME=VALUE, got {:?}",
+                sanitize::one_line(pair)
+            )));
+        };
+        check(name)
+            .map_err(|why| usage(format!("{flag} {:?}: {why}", sanitize::one_line(name))))?;
+        if out.iter().any(|(n, _)| n == name) {
+            return Err(usage(format!(
+                "{flag} {:?} is given twice; keep one",
+                sanitize::one_line(name)
+            )));
+        }
+        out.push((name.to_owned(), value.to_owned()));
+    }
+    Ok(out)
+}
+
+pub fn remove(config: &Config, a: &ServerArg) -> Outcome {
+    let (mut editor, current) = open(config)?;
+    let path = editor.path().to_path_buf();
+    find(&current, &path, &a.server)?;
+    let before = editor.baseline().to_owned();
+    editor.remove_server(&a.server).map_err(edit_failure)?;
+    Done {
+        path: &path,
+        server: &a.server,
+        tool: None,
+        action: "removed",
+        changed: true,
+        json: a.json,
+    }
+    .print(|| {
+        format!(
+            "removed server {:?} from {}:\n{}",
+            a.server,
+            path.display(),
+            changed_lines(&before, editor.baseline())
+        )
+    })
+}
+
+// ----- enable, disable, deny, allow -----
+
+pub fn set_enabled(config: &Config, a: &ServerArg, enabled: bool) -> Outcome {
+    let (mut editor, current) = open(config)?;
+    let path = editor.path().to_path_buf();
+    let server = find(&current, &path, &a.server)?;
+    let word = if enabled { "enabled" } else { "disabled" };
+    let changed = server.enabled != enabled;
+    if changed {
+        if enabled && looks_added(editor.baseline(), &a.server, "enabled") {
+            editor.assume_added(&a.server, "enabled");
+        }
+        editor
+            .set_enabled(&a.server, enabled)
+            .map_err(edit_failure)?;
+    }
+    Done {
+        path: &path,
+        server: &a.server,
+        tool: None,
+        action: word,
+        changed,
+        json: a.json,
+    }
+    .print(|| {
+        if changed {
+            format!("{word} server {:?} in {}", a.server, path.display())
+        } else {
+            format!(
+                "server {:?} is already {word} in {}",
+                a.server,
+                path.display()
+            )
+        }
+    })
+}
+
+pub fn deny(config: &Config, a: &ToolArgs) -> Outcome {
+    let (mut editor, current) = open(config)?;
+    let path = editor.path().to_path_buf();
+    let server = find(&current, &path, &a.server)?;
+    if a.tool.is_empty() {
+        return Err(usage("the tool name is empty"));
+    }
+    let tool = sanitize::one_line(&a.tool);
+    let changed = !server.is_tool_denied(&a.tool);
+    if changed {
+        editor.deny_tool(&a.server, &a.tool).map_err(edit_failure)?;
+    }
+    Done {
+        path: &path,
+        server: &a.server,
+        tool: Some(&a.tool),
+        action: "denied",
+        changed,
+        json: a.json,
+    }
+    .print(|| {
+        if changed {
+            format!(
+                "denied tool {tool:?} of server {:?} in {}",
+                a.server,
+                path.display()
+            )
+        } else {
+            format!(
+                "tool {tool:?} of server {:?} is already denied in {}",
+                a.server,
+                path.display()
+            )
+        }
+    })
+}
+
+pub fn allow(config: &Config, a: &ToolArgs) -> Outcome {
+    let (mut editor, current) = open(config)?;
+    let path = editor.path().to_path_buf();
+    let server = find(&current, &path, &a.server)?;
+    let tool = sanitize::one_line(&a.tool);
+    let changed = server.is_tool_denied(&a.tool);
+    if changed {
+        let emptied = server.deny_tools.iter().all(|t| *t == a.tool);
+        if emptied && looks_added(editor.baseline(), &a.server, "deny_tools") {
+            editor.assume_added(&a.server, "deny_tools");
+        }
+        editor
+            .allow_tool(&a.server, &a.tool)
+            .map_err(edit_failure)?;
+    }
+    let denied: Vec<&str> = server.deny_tools.iter().map(String::as_str).collect();
+    Done {
+        path: &path,
+        server: &a.server,
+        tool: Some(&a.tool),
+        action: "allowed",
+        changed,
+        json: a.json,
+    }
+    .print(|| {
+        if changed {
+            format!(
+                "allowed tool {tool:?} of server {:?} again in {}",
+                a.server,
+                path.display()
+            )
+        } else {
+            let hint = did_you_mean(&denied, &a.tool).unwrap_or_else(|| {
+                if denied.is_empty() {
+                    "; it denies no tools".to_owned()
+                } else {
+                    format!(
+                        "; it denies {}",
+                        denied
+                            .iter()
+                            .map(|t| format!("{:?}", sanitize::one_line(t)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            });
+            format!(
+                "tool {tool:?} is not denied on server {:?} in {}, nothing to allow{hint}",
+                a.server,
+                path.display()
+            )
+        }
+    })
+}
+
+/// Whether `key` of `server` in `text` looks added by mcpdeck: no comment
+/// on or above it, and only such toggle keys after it in its table (see the
+/// module documentation).
+fn looks_added(text: &str, server: &str, key: &str) -> bool {
+    let Ok(document) = text.parse::<DocumentMut>() else {
+        return false;
+    };
+    let Some(table) = document
+        .get("servers")
+        .and_then(Item::as_table_like)
+        .and_then(|servers| servers.get(server))
+        .and_then(Item::as_table_like)
+    else {
+        return false;
+    };
+    let has_comment = |decor: &toml_edit::Decor| {
+        [decor.prefix(), decor.suffix()]
+            .into_iter()
+            .flatten()
+            .any(|raw| raw.as_str().is_some_and(|s| s.contains('#')))
+    };
+    let mut seen = false;
+    for (name, item) in table.iter() {
+        seen |= name == key;
+        if !seen || matches!(item, Item::Table(_)) {
+            continue;
+        }
+        let Some(value) = item.as_value() else {
+            return false;
+        };
+        let key_comment = table
+            .get_key_value(name)
+            .is_some_and(|(k, _)| has_comment(k.leaf_decor()));
+        let toggle = matches!(name, "enabled" | "deny_tools")
+            && matches!(value, Value::Boolean(_) | Value::Array(_));
+        if !toggle || key_comment || has_comment(value.decor()) {
+            return false;
+        }
+    }
+    seen
+}
+
+// ----- config path, check, edit -----
+
+pub fn config_cmd(config: &Config, from_flag: bool, cmd: &ConfigCmd) -> Outcome {
+    match cmd {
+        ConfigCmd::Path { json } => path(config, from_flag, *json),
+        ConfigCmd::Check => check(config),
+        ConfigCmd::Edit => edit(config),
+    }
+}
+
+fn path(config: &Config, from_flag: bool, json: bool) -> Outcome {
+    let path = config_path(config)?;
+    let source = if from_flag {
+        "--config"
+    } else if std::env::var_os(config::CONFIG_ENV_VAR).is_some_and(|v| !v.is_empty()) {
+        "$MCPDECK_CONFIG"
+    } else {
+        "default"
+    };
+    let exists = path.is_file();
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let path = path.as_path();
+    if json {
+        println!(
+            "{}",
+            json!({"path": path.display().to_string(), "exists": exists, "source": source})
+        );
+    } else {
+        // The path alone on stdout (for `$(mcpdeck config path)`), the rest
+        // on stderr.
+        println!("{}", path.display());
+        let from = match source {
+            "default" => "the default location".to_owned(),
+            other => format!("from {other}"),
+        };
+        if exists {
+            eprintln!("({from}; the file exists)");
+        } else if path.exists() {
+            eprintln!("({from}; it exists but is not a file)");
+        } else {
+            eprintln!(
+                "({from}; the file does not exist yet: `mcpdeck add` or `mcpdeck config edit` creates it)"
+            );
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+/// Checks the file at `path` as mcpdeck loads it (with the environment's
+/// variables): a one-line summary, or the errors ([`all_errors`]).
+fn check_file(path: &Path) -> Result<String, Vec<ConfigError>> {
+    let text = std::fs::read_to_string(path).map_err(|source| {
+        vec![ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        }]
+    })?;
+    let config = config::load_str(&text, Some(path), &|name| std::env::var(name).ok())
+        .map_err(|_| all_errors(path, &text))?;
+    let total = config.servers.len();
+    let enabled = config.servers.iter().filter(|s| s.enabled).count();
+    let servers = if total == 1 { "server" } else { "servers" };
+    Ok(format!(
+        "{}: OK, {total} {servers} ({enabled} enabled)",
+        path.display()
+    ))
+}
+
+/// The errors as printed: each `FILE:LINE:COL: message` with its line.
+fn errors_text(errors: &[ConfigError]) -> String {
+    let mut out: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    if errors.len() > 1 {
+        out.push(format!("{} errors", errors.len()));
+    }
+    out.join("\n")
+}
+
+/// Every error of the file, the first of each section: after an error in a
+/// server's table (its sub-tables too) or in another `[section]`, that
+/// section is blanked (its lines left empty, so that nothing else moves)
+/// and the file is checked again. A TOML syntax error, or an error outside
+/// any section, ends the list.
+fn all_errors(path: &Path, text: &str) -> Vec<ConfigError> {
+    let env = |name: &str| std::env::var(name).ok();
+    let mut text = text.to_owned();
+    let mut errors: Vec<ConfigError> = Vec::new();
+    while errors.len() < 100 {
+        let Err(error) = config::load_str(&text, Some(path), &env) else {
+            break;
+        };
+        let line = error
+            .diagnostic()
+            .and_then(|d| d.position())
+            .map(|p| p.line);
+        let section = line.and_then(|line| section_at(&text, line));
+        if errors.iter().any(|e| e.summary() == error.summary()) {
+            break;
+        }
+        errors.push(error);
+        let Some(ranges) = section else {
+            break;
+        };
+        text = blank(&text, ranges);
+    }
+    errors
+}
+
+/// The byte ranges of the section holding `line` (1-based): a
+/// `[servers.NAME]` table with its sub-tables, a server written inline in
+/// `[servers]`, or another top-level `[section]` with its sub-tables.
+fn section_at(text: &str, line: usize) -> Option<Vec<std::ops::Range<usize>>> {
+    fn headers(
+        table: &toml_edit::Table,
+        path: &mut Vec<String>,
+        out: &mut Vec<(usize, Vec<String>)>,
+    ) {
+        for (key, item) in table.iter() {
+            path.push(key.to_owned());
+            match item {
+                Item::Table(child) => {
+                    if let Some(span) = child.span().filter(|_| !child.is_implicit()) {
+                        out.push((span.start, path.clone()));
+                    }
+                    headers(child, path, out);
+                }
+                Item::ArrayOfTables(array) => {
+                    for child in array.iter() {
+                        if let Some(span) = child.span() {
+                            out.push((span.start, path.clone()));
+                        }
+                        headers(child, path, out);
+                    }
+                }
+                _ => {}
+            }
+            path.pop();
+        }
+    }
+    let document = toml_edit::Document::parse(text).ok()?;
+    let offset = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let mut sections = Vec::new();
+    headers(document.as_table(), &mut Vec::new(), &mut sections);
+    sections.sort();
+    let index = sections.iter().rposition(|(start, _)| *start <= offset)?;
+    let end = |i: usize| sections.get(i + 1).map_or(text.len(), |s| s.0);
+    let path = &sections[index].1;
+    let owner: &[String] = match path.as_slice() {
+        [servers, _, ..] if servers == "servers" => &path[..2],
+        [servers] if servers == "servers" => {
+            // A server written inline: `NAME = { … }`, from its key's
+            // line to the end of its value.
+            let table = document.get("servers")?.as_table()?;
+            let range = table.iter().find_map(|(name, item)| {
+                let key = table.key(name)?.span()?;
+                let value = item.span()?;
+                let first = line_of(text, key.start);
+                let last = line_of(text, value.end.saturating_sub(1));
+                (first <= line && line <= last).then(|| {
+                    let start = text
+                        .get(..key.start)
+                        .and_then(|t| t.rfind('\n'))
+                        .map_or(0, |i| i + 1);
+                    start..value.end
+                })
+            })?;
+            return Some(vec![range]);
+        }
+        [_, ..] => &path[..1],
+        [] => return None,
+    };
+    Some(
+        sections
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, p))| p.starts_with(owner))
+            .map(|(i, (start, _))| *start..end(i))
+            .collect(),
+    )
+}
+
+/// The 1-based line of byte `offset`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&c| c == b'\n')
+        .count()
+        + 1
+}
+
+/// `text` with everything but the line ends in `ranges` removed.
+fn blank(text: &str, mut ranges: Vec<std::ops::Range<usize>>) -> String {
+    ranges.sort_by_key(|r| std::cmp::Reverse(r.start));
+    let mut text = text.to_owned();
+    for range in ranges {
+        if let Some(part) = text.get(range.clone()) {
+            let newlines = "\n".repeat(part.matches('\n').count());
+            text.replace_range(range, &newlines);
+        }
+    }
+    text
+}
+
+fn check(config: &Config) -> Outcome {
+    let path = config_path(config)?;
+    if !path.exists() {
+        return Err(usage(format!(
+            "{} does not exist; `mcpdeck add` or `mcpdeck config edit` creates it",
+            path.display()
+        )));
+    }
+    match check_file(path) {
+        Ok(summary) => {
+            println!("{summary}");
+            Ok(Exit::Ok)
+        }
+        Err(errors) => {
+            // FILE:LINE:COL: message, then the line with the place underlined.
+            eprintln!("{}", errors_text(&errors));
+            Ok(Exit::Usage)
+        }
+    }
+}
+
+fn edit(config: &Config) -> Outcome {
+    let path = config_path(config)?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    loop {
+        run_editor(path)?;
+        if !path.exists() {
+            println!("{} was not created; nothing to check", path.display());
+            return Ok(Exit::Ok);
+        }
+        let errors = match check_file(path) {
+            Ok(summary) => {
+                println!("{summary}");
+                return Ok(Exit::Ok);
+            }
+            Err(errors) => errors,
+        };
+        eprintln!("{}", errors_text(&errors));
+        if !interactive || !ask("Edit again? [Y/n] ") {
+            break;
+        }
+    }
+    Err(usage(format!(
+        "{} has the errors above; mcpdeck will not load it until they are fixed: run `mcpdeck config edit` again",
+        path.display()
+    )))
+}
+
+/// Asks a yes/no question on the terminal; yes unless the answer starts
+/// with n (or stdin ends).
+fn ask(question: &str) -> bool {
+    let mut err = std::io::stderr();
+    let _ = write!(err, "{question}");
+    let _ = err.flush();
+    let mut answer = String::new();
+    match std::io::stdin().lock().read_line(&mut answer) {
+        Ok(0) | Err(_) => false,
+        Ok(_) => !answer.trim_start().to_ascii_lowercase().starts_with('n'),
+    }
+}
+
+/// Runs $VISUAL, else $EDITOR, else vi on `path` and waits for it. The
+/// variable may hold arguments (`code --wait`): it is run by the shell.
+fn run_editor(path: &Path) -> Result<(), Failure> {
+    let editor = ["VISUAL", "EDITOR"]
+        .into_iter()
+        .filter_map(std::env::var_os)
+        .find(|v| !v.is_empty())
+        .map(|v| v.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "vi".to_owned());
+    let mut command = editor_command(&editor, path);
+    let status = command.status().map_err(|e| {
+        usage(format!(
+            "cannot run the editor `{editor}`: {e}; set $VISUAL or $EDITOR to your editor"
+        ))
+    })?;
+    if !status.success() {
+        eprintln!("mcpdeck: the editor `{editor}` ended with {status}; checking the file anyway");
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn editor_command(editor: &str, path: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(path);
+    command
+}
+
+#[cfg(not(unix))]
+fn editor_command(editor: &str, path: &Path) -> std::process::Command {
+    let mut words = editor.split_whitespace();
+    let mut command = std::process::Command::new(words.next().unwrap_or("notepad"));
+    command.args(words).arg(path);
+    command
+}
+
+// ----- the server names, for completions -----
+
+/// The configured server names, one a line; nothing when the file is
+/// missing or broken (the completion scripts call this).
+pub fn server_names(config: &Config) -> Outcome {
+    let Some(path) = config.path.as_deref() else {
+        return Ok(Exit::Ok);
+    };
+    let Ok(editor) = ConfigEditor::open(path) else {
+        return Ok(Exit::Ok);
+    };
+    let names: Vec<String> = match editor.config() {
+        Ok(current) => current.servers.into_iter().map(|s| s.name).collect(),
+        // A broken file: whatever names its TOML has, if it parses.
+        Err(_) => editor
+            .baseline()
+            .parse::<DocumentMut>()
+            .ok()
+            .and_then(|d| {
+                d.get("servers")
+                    .and_then(Item::as_table_like)
+                    .map(|s| s.iter().map(|(k, _)| k.to_owned()).collect())
+            })
+            .unwrap_or_default(),
+    };
+    let mut out = std::io::stdout().lock();
+    for name in names {
+        // Only names a shell can take as they are.
+        if ConfigEditor::check_server_name(&name).is_ok() {
+            let _ = writeln!(out, "{name}");
+        }
+    }
+    Ok(Exit::Ok)
+}
