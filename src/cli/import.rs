@@ -268,7 +268,8 @@ fn print_text(
             sanitize::one_line(&item.name)
         );
     }
-    for e in errors {
+    // With PATH, a file-level error is the command's failure message.
+    for e in errors.iter().filter(|e| !(args.path.is_some() && e.fatal)) {
         let _ = writeln!(err, "mcpdeck: import: {}", sanitize::strip(&e.message));
     }
     if plan.add.is_empty() && plan.unchanged.is_empty() && errors.is_empty() && args.path.is_none()

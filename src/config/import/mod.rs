@@ -540,20 +540,72 @@ pub fn plan(existing: &[ServerConfig], found: Vec<Imported>, on_conflict: OnConf
 }
 
 /// The servers of mcpdeck's config `text` with their strings as written
-/// (`${VAR}` kept as a reference), for comparison with imported ones.
+/// (`${VAR}` kept as a reference, `$$` for a literal `$`), for comparison
+/// with imported ones. An invalid file is an error.
 pub fn existing_servers(text: &str, path: &Path) -> Result<Vec<ServerConfig>, super::ConfigError> {
-    let keep = |name: &str| Some(format!("${{{name}}}"));
-    let config = super::parse::parse(text, Some(path), super::parse::Env::Lookup(&keep))?;
+    let config = super::parse::parse(text, Some(path), super::parse::Env::Lenient)?;
+    let raw: toml::Table = text.parse().unwrap_or_default();
+    let servers = raw.get("servers").and_then(toml::Value::as_table);
     Ok(config
         .servers
         .into_iter()
-        .map(|mut s| {
-            // Parsing turned `$$` into `$`; put it back so both sides are
-            // in the written form. References came back as `${NAME}`.
-            rewrite_strings(&mut s, escape_literals);
-            s
+        .map(|mut server| {
+            if let Some(table) = servers
+                .and_then(|s| s.get(&server.name))
+                .and_then(toml::Value::as_table)
+            {
+                written_strings(&mut server, table);
+            }
+            server
         })
         .collect())
+}
+
+/// Puts the strings of `table` (as written) into `server`.
+fn written_strings(server: &mut ServerConfig, table: &toml::Table) {
+    let text = |key: &str| {
+        table
+            .get(key)
+            .and_then(toml::Value::as_str)
+            .map(str::to_owned)
+    };
+    let pairs = |key: &str| -> Vec<(String, String)> {
+        table
+            .get(key)
+            .and_then(toml::Value::as_table)
+            .map(|t| {
+                t.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    match &mut server.transport {
+        TransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            if let Some(c) = text("command") {
+                *command = c;
+            }
+            if let Some(list) = table.get("args").and_then(toml::Value::as_array) {
+                *args = list
+                    .iter()
+                    .filter_map(|a| a.as_str().map(str::to_owned))
+                    .collect();
+            }
+            *env = pairs("env");
+            *cwd = text("cwd").map(PathBuf::from);
+        }
+        TransportConfig::Http { url, headers, .. } => {
+            if let Some(u) = text("url") {
+                *url = u;
+            }
+            *headers = pairs("headers");
+        }
+    }
 }
 
 /// `$$` for every `$` that does not start a `${…}` reference.
