@@ -235,7 +235,24 @@ fn claude_config_dir_moves_the_home_file() {
 fn vscode_inputs_and_workspace_variables() {
     let w = World::new(&["vscode"]);
     let r = w.json(&["--from", "vscode", "--dry-run"], 0);
-    assert_eq!(names(&r), ["fetch", "github", "notes", "perplexity"]);
+    // mcp.json, the older settings.json `mcp.servers`, a profile's mcp.json,
+    // the workspace's .vscode/mcp.json.
+    assert_eq!(
+        names(&r),
+        [
+            "fetch",
+            "github",
+            "memory",
+            "notes",
+            "perplexity",
+            "playwright"
+        ]
+    );
+    let profile = w.home.join(".config/Code/User/profiles/7f3a9c/mcp.json");
+    assert_fields(
+        server(&r, "playwright"),
+        json!({"client": "vscode", "path": profile.to_str().unwrap(), "args": ["@playwright/mcp@latest"]}),
+    );
     let p = server(&r, "perplexity");
     assert_fields(
         p,
@@ -428,6 +445,8 @@ fn all_under_a_fresh_home_then_nothing_more() {
         "github",
         "fetch",
         "notes",
+        "memory",
+        "playwright",
         // cursor (brave is the same in Windsurf: imported once)
         "linear",
         "brave",
@@ -476,9 +495,9 @@ fn all_under_a_fresh_home_then_nothing_more() {
     assert_eq!(w.config_text(), written);
     let (code, stdout, _) = w.run(&["--all"]);
     assert_eq!(code, 0);
-    // 28 servers, and Windsurf's copy of Cursor's brave.
+    // 30 servers, and Windsurf's copy of Cursor's brave.
     assert!(
-        stdout.contains("Nothing new to import (29 already there)."),
+        stdout.contains("Nothing new to import (31 already there)."),
         "{stdout}"
     );
     assert_eq!(w.config_text(), written);

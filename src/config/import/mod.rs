@@ -331,9 +331,13 @@ impl Draft {
         };
         for (key, value) in self.env.iter().chain(&self.headers) {
             if vars::looks_secret(key, value) {
+                let instead = if key.eq_ignore_ascii_case("authorization") {
+                    "Bearer ${TOKEN}".to_owned()
+                } else {
+                    format!("${{{}}}", vars::input_variable(key))
+                };
                 warnings.push(format!(
-                    "`{key}` holds a secret written in clear; it was imported as it is — consider `${{{}}}` and setting that variable instead",
-                    vars::input_variable(key)
+                    "`{key}` holds a secret written in clear; it was imported as it is — consider `{instead}` and setting that variable instead"
                 ));
             }
         }
