@@ -408,6 +408,7 @@ fn gemini_url_kinds_variables_and_filters() {
                "env": {"DATABASE_URL": "${DB_CONNECTION_STRING}", "API_KEY": "${EXTERNAL_API_KEY}"},
                "deny_tools": ["delete_all"]}),
     );
+    assert!(warnings(server(&r, "pythonTools")).contains("\"./mcp-servers/python\" is relative"));
     assert_eq!(server(&r, "httpServer")["transport"], "http");
     assert_eq!(server(&r, "sseServer")["transport"], "sse");
     let typed = server(&r, "typedHttp");

@@ -244,11 +244,6 @@ fn print_text(
 ) {
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
-    let verb = if args.dry_run {
-        "would import"
-    } else {
-        "imported"
-    };
     for item in &plan.add {
         let _ = writeln!(
             out,
@@ -301,5 +296,4 @@ fn print_text(
             config_path.display()
         );
     }
-    let _ = verb;
 }

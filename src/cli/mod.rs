@@ -12,7 +12,7 @@ pub mod auth;
 mod call;
 mod config;
 pub mod exit;
-mod import;
+pub mod import;
 mod info;
 pub mod link;
 pub mod output;

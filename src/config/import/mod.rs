@@ -360,6 +360,14 @@ impl Draft {
                 if command.trim().is_empty() {
                     return Err("`command` is empty".into());
                 }
+                if let Some(cwd) = &self.cwd
+                    && !cwd.starts_with("${")
+                    && Path::new(cwd).is_relative()
+                {
+                    warnings.push(format!(
+                        "the working directory \"{cwd}\" is relative: mcpdeck starts the server there relative to its own current directory; make it absolute if the server needs a fixed folder"
+                    ));
+                }
                 TransportConfig::Stdio {
                     command,
                     args: self.args,
