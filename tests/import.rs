@@ -553,10 +553,22 @@ fn written_toml_keeps_comments_and_names_sources() {
     let w = World::new(&["codex"]);
     fs::create_dir_all(w.config.parent().unwrap()).unwrap();
     fs::write(&w.config, USER_CONFIG).unwrap();
+    let (code, stdout, stderr) = w.run(&["--from", "codex", "--dry-run"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("Would import 3 servers into"), "{stdout}");
+    assert_eq!(w.config_text(), USER_CONFIG);
     let (code, stdout, stderr) = w.run(&["--from", "codex"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    let text = w.config_text();
     let source = w.home.join(".codex/config.toml");
+    assert!(
+        stdout.starts_with(&format!(
+            "+ docs (Codex CLI: {})\n    warning: `API_KEY` holds a secret written in clear",
+            source.display()
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nImported 3 servers into "), "{stdout}");
+    let text = w.config_text();
     let expected = format!(
         "{USER_CONFIG}\n# imported from Codex CLI: {s}\n[servers.docs]\ncommand = \"docs-server\"\nargs = [\"--port\", \"4000\"]\nenv = {{ API_KEY = \"plain-text-key\" }}\ntimeout = 45\n\n# imported from Codex CLI: {s}\n[servers.figma]\nurl = \"https://mcp.figma.com/mcp\"\nheaders = {{ X-Figma-Region = \"us-east-1\", X-Org = \"${{FIGMA_ORG}}\", Authorization = \"Bearer ${{FIGMA_OAUTH_TOKEN}}\" }}\ntransport = \"http\"\n\n# imported from Codex CLI: {s}\n[servers.shell]\ncommand = \"shell-mcp\"\nenabled = false\ndeny_tools = [\"rm\"]\n",
         s = source.display()
@@ -633,6 +645,15 @@ fn registry_server_json_examples() {
         server(&r, "weather-mcp"),
         json!({"command": "uvx", "args": ["weather-mcp-server==0.5.0"],
                "env": {"WEATHER_API_KEY": "${WEATHER_API_KEY}", "WEATHER_UNITS": "${WEATHER_UNITS:-celsius}"}}),
+    );
+    // A package type import cannot run yet is a clear error, not a guess.
+    let nuget = dir.join("nuget/server.json");
+    let r = w.json(&[nuget.to_str().unwrap()], 0);
+    assert_eq!(r["servers"], json!([]));
+    assert_eq!(
+        r["errors"],
+        json!([{"client": "registry", "path": nuget.to_str().unwrap(),
+                "message": "server \"knapcode-samplemcpserver\": packages of type \"nuget\" cannot be imported yet (npm, pypi and oci can); add its command by hand"}])
     );
     // The written file loads: references stay references.
     let text = w.config_text();
@@ -815,4 +836,30 @@ fn from_needs_a_known_client_and_one_source() {
     assert!(stderr.contains("claude-desktop"), "{stderr}");
     let (code, _, _) = w.run(&[]);
     assert_eq!(code, 2);
+}
+
+#[test]
+fn a_failed_write_imports_nothing() {
+    let w = World::new(&["cursor"]);
+    // The config's folder is a file: the write fails.
+    let blocker = w.home.join("not-a-dir");
+    fs::write(&blocker, "").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
+        .arg("--config")
+        .arg(blocker.join("config.toml"))
+        .args(["import", "--all", "--json"])
+        .current_dir(&w.project)
+        .env("HOME", &w.home)
+        .env("XDG_CONFIG_HOME", w.home.join(".config"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["servers"], json!([]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("nothing was imported; the config is as it was"),
+        "{stderr}"
+    );
+    assert_eq!(fs::read_to_string(&blocker).unwrap(), "");
 }

@@ -137,7 +137,8 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
 
     if args.json {
         let report = json!({
-            "servers": plan.add.iter().map(server_json).collect::<Vec<_>>(),
+            // Nothing was added when the write failed.
+            "servers": if write_error.is_some() { Vec::new() } else { plan.add.iter().map(server_json).collect::<Vec<_>>() },
             "errors": errors.iter().map(|e| json!({
                 "client": e.client,
                 "path": e.path.display().to_string(),
