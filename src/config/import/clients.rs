@@ -205,6 +205,7 @@ impl Client {
             }
             ("mcp.json", ".cursor") => Some(Client::Cursor),
             ("settings.json", "zed" | ".zed") => Some(Client::Zed),
+            ("settings.json", "User") => Some(Client::VsCode),
             ("settings.json", ".gemini") => Some(Client::Gemini),
             ("config.toml", ".codex") => Some(Client::Codex),
             _ => None,

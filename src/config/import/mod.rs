@@ -186,7 +186,9 @@ fn detect(value: &serde_json::Value) -> Option<Origin> {
     if object.contains_key("context_servers") {
         return Some(Origin::Client(Client::Zed));
     }
-    if object.contains_key("servers") {
+    if object.contains_key("servers")
+        || value.get("mcp").is_some_and(|m| m.get("servers").is_some())
+    {
         return Some(Origin::Client(Client::VsCode));
     }
     let servers = object.get("mcpServers")?.as_object()?;
@@ -715,6 +717,68 @@ mod tests {
         assert_eq!(p.replace, ["a"]);
         let names: Vec<_> = p.add.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn clients_from_file_names() {
+        let c = |p: &str| Client::from_path(Path::new(p));
+        assert_eq!(
+            c("/h/.config/Code/User/settings.json"),
+            Some(Client::VsCode)
+        );
+        assert_eq!(
+            c("/h/.config/Code/User/profiles/x/mcp.json"),
+            Some(Client::VsCode)
+        );
+        assert_eq!(c("/p/.vscode/mcp.json"), Some(Client::VsCode));
+        assert_eq!(c("/p/.cursor/mcp.json"), Some(Client::Cursor));
+        assert_eq!(c("/h/.config/zed/settings.json"), Some(Client::Zed));
+        assert_eq!(c("/p/.gemini/settings.json"), Some(Client::Gemini));
+        assert_eq!(c("/h/.claude.json"), Some(Client::ClaudeCode));
+        assert_eq!(c("/p/.mcp.json"), Some(Client::ClaudeCode));
+        assert_eq!(
+            c("/x/claude_desktop_config.json"),
+            Some(Client::ClaudeDesktop)
+        );
+        assert_eq!(
+            c("/h/.codeium/windsurf/mcp_config.json"),
+            Some(Client::Windsurf)
+        );
+        assert_eq!(c("/h/.codex/config.toml"), Some(Client::Codex));
+        assert_eq!(c("/x/server.json"), None);
+        for client in Client::ALL {
+            assert_eq!(Client::from_name(client.name()), Some(client));
+        }
+    }
+
+    #[test]
+    fn formats_from_content() {
+        let d = |text: &str| detect(&serde_json::from_str(text).unwrap());
+        assert_eq!(
+            d(r#"{"name": "a/b", "packages": []}"#),
+            Some(Origin::Registry)
+        );
+        assert_eq!(
+            d(r#"{"context_servers": {}}"#),
+            Some(Origin::Client(Client::Zed))
+        );
+        assert_eq!(
+            d(r#"{"mcp": {"servers": {}}}"#),
+            Some(Origin::Client(Client::VsCode))
+        );
+        assert_eq!(
+            d(r#"{"mcpServers": {"a": {"serverUrl": "https://x"}}}"#),
+            Some(Origin::Client(Client::Windsurf))
+        );
+        assert_eq!(
+            d(r#"{"mcpServers": {"a": {"httpUrl": "https://x"}}}"#),
+            Some(Origin::Client(Client::Gemini))
+        );
+        assert_eq!(
+            d(r#"{"mcpServers": {"a": {"command": "x"}}}"#),
+            Some(Origin::Client(Client::ClaudeCode))
+        );
+        assert_eq!(d(r#"{"editor.fontSize": 3}"#), None);
     }
 
     #[test]
