@@ -137,7 +137,8 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
 
     if args.json {
         let report = json!({
-            "servers": plan.add.iter().map(server_json).collect::<Vec<_>>(),
+            // Nothing was added when the write failed.
+            "servers": if write_error.is_some() { Vec::new() } else { plan.add.iter().map(server_json).collect::<Vec<_>>() },
             "errors": errors.iter().map(|e| json!({
                 "client": e.client,
                 "path": e.path.display().to_string(),
@@ -244,11 +245,6 @@ fn print_text(
 ) {
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
-    let verb = if args.dry_run {
-        "would import"
-    } else {
-        "imported"
-    };
     for item in &plan.add {
         let _ = writeln!(
             out,
@@ -268,7 +264,8 @@ fn print_text(
             sanitize::one_line(&item.name)
         );
     }
-    for e in errors {
+    // With PATH, a file-level error is the command's failure message.
+    for e in errors.iter().filter(|e| !(args.path.is_some() && e.fatal)) {
         let _ = writeln!(err, "mcpdeck: import: {}", sanitize::strip(&e.message));
     }
     if plan.add.is_empty() && plan.unchanged.is_empty() && errors.is_empty() && args.path.is_none()
@@ -300,5 +297,4 @@ fn print_text(
             config_path.display()
         );
     }
-    let _ = verb;
 }

@@ -14,7 +14,7 @@ pub mod completions;
 mod config;
 pub mod exit;
 pub mod export;
-mod import;
+pub mod import;
 mod info;
 pub mod link;
 pub mod manage;

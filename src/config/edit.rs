@@ -1538,6 +1538,63 @@ mod tests {
     }
 
     #[test]
+    fn import_servers_is_one_write_with_comments_or_nothing() {
+        let (_dir, path) = setup(COMMENTED);
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let new = |server: ServerConfig, comment: &str| NewServer {
+            server,
+            comment: Some(comment.to_owned()),
+        };
+        // A bad server among good ones: nothing is written.
+        let bad = ServerConfig {
+            protocol: ProtocolPin::Version("1999-01-01".into()),
+            ..ServerConfig::stdio("bad", "x", &[])
+        };
+        let error = editor
+            .import_servers(
+                &[],
+                &[
+                    new(ServerConfig::stdio("one", "a", &[]), "c"),
+                    new(bad, "c"),
+                ],
+            )
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("would make the file invalid"),
+            "{error}"
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), COMMENTED);
+
+        // References are written as they are; the comment goes above the
+        // header; a replaced server is removed in the same write.
+        let env = ServerConfig {
+            transport: TransportConfig::Stdio {
+                command: "npx".into(),
+                args: vec!["$$5".into()],
+                env: vec![("TOKEN".into(), "${TOKEN}".into())],
+                cwd: None,
+            },
+            ..ServerConfig::stdio("remote", "x", &[])
+        };
+        editor
+            .import_servers(
+                &["remote".to_owned()],
+                &[new(env, "imported from Cursor: /h/.cursor/mcp.json\nx")],
+            )
+            .unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(
+                "\n# imported from Cursor: /h/.cursor/mcp.json?x\n[servers.remote]\ncommand = \"npx\"\nargs = [\"$$5\"]\nenv = { TOKEN = \"${TOKEN}\" }\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(text.matches("[servers.remote]").count(), 1);
+        assert!(text.starts_with(&COMMENTED[..COMMENTED.find("[servers.everything]").unwrap()]));
+        assert!(text.ends_with("# trailing comment at the end of the file\n"));
+    }
+
+    #[test]
     fn add_server_creates_the_file_and_its_directory() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("mcpdeck").join("config.toml");

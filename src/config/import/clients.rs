@@ -56,10 +56,15 @@ impl Locations {
     }
 
     /// The per-user application data directory of the current OS (macOS:
-    /// `~/Library/Application Support`; elsewhere the XDG config dir).
+    /// `~/Library/Application Support`; Windows: `%APPDATA%`; elsewhere the
+    /// XDG config dir).
     fn app_dir(&self) -> PathBuf {
         if cfg!(target_os = "macos") {
             self.home.join("Library").join("Application Support")
+        } else if cfg!(windows) {
+            std::env::var_os("APPDATA")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| self.home.join("AppData").join("Roaming"))
         } else {
             self.config_dir()
         }
@@ -120,7 +125,8 @@ impl Client {
         Client::ALL.into_iter().find(|c| c.name() == name)
     }
 
-    /// The client's user files on this OS, whether they exist or not.
+    /// The client's user files on this OS, whether they exist or not (VS
+    /// Code's profiles: those that exist).
     pub fn user_files(self, at: &Locations) -> Vec<PathBuf> {
         let home = &at.home;
         match self {
@@ -134,7 +140,17 @@ impl Client {
             Client::ClaudeCode => vec![at.claude_json()],
             Client::VsCode => {
                 let user = at.app_dir().join("Code").join("User");
-                vec![user.join("mcp.json"), user.join("settings.json")]
+                let mut files = vec![user.join("mcp.json"), user.join("settings.json")];
+                // Each profile has its own mcp.json.
+                if let Ok(profiles) = std::fs::read_dir(user.join("profiles")) {
+                    let mut more: Vec<PathBuf> = profiles
+                        .filter_map(Result::ok)
+                        .map(|p| p.path().join("mcp.json"))
+                        .collect();
+                    more.sort();
+                    files.extend(more);
+                }
+                files
             }
             Client::Cursor => vec![home.join(".cursor").join("mcp.json")],
             Client::Windsurf => vec![
@@ -180,8 +196,16 @@ impl Client {
             (".claude.json" | ".mcp.json", _) => Some(Client::ClaudeCode),
             ("mcp_config.json", _) => Some(Client::Windsurf),
             ("mcp.json", ".vscode" | "User") => Some(Client::VsCode),
+            ("mcp.json", _)
+                if path
+                    .ancestors()
+                    .any(|a| a.file_name().is_some_and(|n| n == "profiles")) =>
+            {
+                Some(Client::VsCode)
+            }
             ("mcp.json", ".cursor") => Some(Client::Cursor),
             ("settings.json", "zed" | ".zed") => Some(Client::Zed),
+            ("settings.json", "User") => Some(Client::VsCode),
             ("settings.json", ".gemini") => Some(Client::Gemini),
             ("config.toml", ".codex") => Some(Client::Codex),
             _ => None,

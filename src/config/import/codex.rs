@@ -121,6 +121,18 @@ fn draft(entry: &Table, warnings: &mut Vec<String>) -> Result<Draft, String> {
         .into_iter()
         .map(|(k, v)| (k, lit(&v)))
         .collect();
+    // `env_vars`: variables Codex passes on from its own environment,
+    // which is what `${VAR}` does in mcpdeck.
+    for var in strings(entry, "env_vars")? {
+        if !vars::is_variable_name(&var) {
+            return Err(format!(
+                "`env_vars` must name environment variables, found \"{var}\""
+            ));
+        }
+        if !d.env.iter().any(|(k, _)| *k == var) {
+            d.env.push((var.clone(), format!("${{{var}}}")));
+        }
+    }
     d.cwd = string(entry, "cwd")?;
     d.url = string(entry, "url")?;
     d.headers = pairs(entry, "http_headers")?

@@ -186,7 +186,9 @@ fn detect(value: &serde_json::Value) -> Option<Origin> {
     if object.contains_key("context_servers") {
         return Some(Origin::Client(Client::Zed));
     }
-    if object.contains_key("servers") {
+    if object.contains_key("servers")
+        || value.get("mcp").is_some_and(|m| m.get("servers").is_some())
+    {
         return Some(Origin::Client(Client::VsCode));
     }
     let servers = object.get("mcpServers")?.as_object()?;
@@ -331,9 +333,13 @@ impl Draft {
         };
         for (key, value) in self.env.iter().chain(&self.headers) {
             if vars::looks_secret(key, value) {
+                let instead = if key.eq_ignore_ascii_case("authorization") {
+                    "Bearer ${TOKEN}".to_owned()
+                } else {
+                    format!("${{{}}}", vars::input_variable(key))
+                };
                 warnings.push(format!(
-                    "`{key}` holds a secret written in clear; it was imported as it is — consider `${{{}}}` and setting that variable instead",
-                    vars::input_variable(key)
+                    "`{key}` holds a secret written in clear; it was imported as it is — consider `{instead}` and setting that variable instead"
                 ));
             }
         }
@@ -355,6 +361,14 @@ impl Draft {
                 }
                 if command.trim().is_empty() {
                     return Err("`command` is empty".into());
+                }
+                if let Some(cwd) = &self.cwd
+                    && !cwd.starts_with("${")
+                    && Path::new(cwd).is_relative()
+                {
+                    warnings.push(format!(
+                        "the working directory \"{cwd}\" is relative: mcpdeck starts the server there relative to its own current directory; make it absolute if the server needs a fixed folder"
+                    ));
                 }
                 TransportConfig::Stdio {
                     command,
@@ -540,20 +554,72 @@ pub fn plan(existing: &[ServerConfig], found: Vec<Imported>, on_conflict: OnConf
 }
 
 /// The servers of mcpdeck's config `text` with their strings as written
-/// (`${VAR}` kept as a reference), for comparison with imported ones.
+/// (`${VAR}` kept as a reference, `$$` for a literal `$`), for comparison
+/// with imported ones. An invalid file is an error.
 pub fn existing_servers(text: &str, path: &Path) -> Result<Vec<ServerConfig>, super::ConfigError> {
-    let keep = |name: &str| Some(format!("${{{name}}}"));
-    let config = super::parse::parse(text, Some(path), super::parse::Env::Lookup(&keep))?;
+    let config = super::parse::parse(text, Some(path), super::parse::Env::Lenient)?;
+    let raw: toml::Table = text.parse().unwrap_or_default();
+    let servers = raw.get("servers").and_then(toml::Value::as_table);
     Ok(config
         .servers
         .into_iter()
-        .map(|mut s| {
-            // Parsing turned `$$` into `$`; put it back so both sides are
-            // in the written form. References came back as `${NAME}`.
-            rewrite_strings(&mut s, escape_literals);
-            s
+        .map(|mut server| {
+            if let Some(table) = servers
+                .and_then(|s| s.get(&server.name))
+                .and_then(toml::Value::as_table)
+            {
+                written_strings(&mut server, table);
+            }
+            server
         })
         .collect())
+}
+
+/// Puts the strings of `table` (as written) into `server`.
+fn written_strings(server: &mut ServerConfig, table: &toml::Table) {
+    let text = |key: &str| {
+        table
+            .get(key)
+            .and_then(toml::Value::as_str)
+            .map(str::to_owned)
+    };
+    let pairs = |key: &str| -> Vec<(String, String)> {
+        table
+            .get(key)
+            .and_then(toml::Value::as_table)
+            .map(|t| {
+                t.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    match &mut server.transport {
+        TransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            if let Some(c) = text("command") {
+                *command = c;
+            }
+            if let Some(list) = table.get("args").and_then(toml::Value::as_array) {
+                *args = list
+                    .iter()
+                    .filter_map(|a| a.as_str().map(str::to_owned))
+                    .collect();
+            }
+            *env = pairs("env");
+            *cwd = text("cwd").map(PathBuf::from);
+        }
+        TransportConfig::Http { url, headers, .. } => {
+            if let Some(u) = text("url") {
+                *url = u;
+            }
+            *headers = pairs("headers");
+        }
+    }
 }
 
 /// `$$` for every `$` that does not start a `${…}` reference.
@@ -587,6 +653,14 @@ fn normalized(server: &ServerConfig) -> ServerConfig {
         let expanded = super::expand::expand(t, &keep).unwrap_or_else(|_| t.to_owned());
         escape_literals(&expanded)
     });
+    // `auto` tries streamable HTTP first: a client that names streamable
+    // HTTP (Gemini's `httpUrl`) means the same server as mcpdeck's `auto`
+    // (so exporting and importing back adds nothing).
+    if let TransportConfig::Http { transport, .. } = &mut server.transport
+        && *transport == super::HttpTransportKind::StreamableHttp
+    {
+        *transport = super::HttpTransportKind::Auto;
+    }
     server
 }
 
@@ -651,6 +725,68 @@ mod tests {
         assert_eq!(p.replace, ["a"]);
         let names: Vec<_> = p.add.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn clients_from_file_names() {
+        let c = |p: &str| Client::from_path(Path::new(p));
+        assert_eq!(
+            c("/h/.config/Code/User/settings.json"),
+            Some(Client::VsCode)
+        );
+        assert_eq!(
+            c("/h/.config/Code/User/profiles/x/mcp.json"),
+            Some(Client::VsCode)
+        );
+        assert_eq!(c("/p/.vscode/mcp.json"), Some(Client::VsCode));
+        assert_eq!(c("/p/.cursor/mcp.json"), Some(Client::Cursor));
+        assert_eq!(c("/h/.config/zed/settings.json"), Some(Client::Zed));
+        assert_eq!(c("/p/.gemini/settings.json"), Some(Client::Gemini));
+        assert_eq!(c("/h/.claude.json"), Some(Client::ClaudeCode));
+        assert_eq!(c("/p/.mcp.json"), Some(Client::ClaudeCode));
+        assert_eq!(
+            c("/x/claude_desktop_config.json"),
+            Some(Client::ClaudeDesktop)
+        );
+        assert_eq!(
+            c("/h/.codeium/windsurf/mcp_config.json"),
+            Some(Client::Windsurf)
+        );
+        assert_eq!(c("/h/.codex/config.toml"), Some(Client::Codex));
+        assert_eq!(c("/x/server.json"), None);
+        for client in Client::ALL {
+            assert_eq!(Client::from_name(client.name()), Some(client));
+        }
+    }
+
+    #[test]
+    fn formats_from_content() {
+        let d = |text: &str| detect(&serde_json::from_str(text).unwrap());
+        assert_eq!(
+            d(r#"{"name": "a/b", "packages": []}"#),
+            Some(Origin::Registry)
+        );
+        assert_eq!(
+            d(r#"{"context_servers": {}}"#),
+            Some(Origin::Client(Client::Zed))
+        );
+        assert_eq!(
+            d(r#"{"mcp": {"servers": {}}}"#),
+            Some(Origin::Client(Client::VsCode))
+        );
+        assert_eq!(
+            d(r#"{"mcpServers": {"a": {"serverUrl": "https://x"}}}"#),
+            Some(Origin::Client(Client::Windsurf))
+        );
+        assert_eq!(
+            d(r#"{"mcpServers": {"a": {"httpUrl": "https://x"}}}"#),
+            Some(Origin::Client(Client::Gemini))
+        );
+        assert_eq!(
+            d(r#"{"mcpServers": {"a": {"command": "x"}}}"#),
+            Some(Origin::Client(Client::ClaudeCode))
+        );
+        assert_eq!(d(r#"{"editor.fontSize": 3}"#), None);
     }
 
     #[test]
