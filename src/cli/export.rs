@@ -104,14 +104,14 @@ pub fn run(config: &Config, args: &ExportArgs) -> Outcome {
             Exit::Usage,
             format!(
                 "no home directory is known, so {}'s file cannot be found; set HOME",
-                client.title()
+                client.label()
             ),
         ));
     };
     if rendered.entries.is_empty() {
         println!(
             "Nothing to export to {}: {} is unchanged.",
-            client.title(),
+            client.label(),
             path.display()
         );
         return Ok(Exit::Ok);

@@ -1,23 +1,12 @@
 //! The clients `export` writes for, and where each keeps its user file
 //! (see `/work/shared/CLIENT-CONFIGS.md`).
 //!
-//! A minimal table of its own: `import` has a `Client` enum of its own in
-//! `config/import/clients.rs`; the two are to be unified.
+//! The clients are import's (`config/import/clients.rs`: names, labels,
+//! where they are read from); this adds what writing needs.
 
 use std::path::PathBuf;
 
-/// A client mcpdeck can export to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Client {
-    ClaudeDesktop,
-    ClaudeCode,
-    VsCode,
-    Cursor,
-    Windsurf,
-    Zed,
-    Codex,
-    Gemini,
-}
+pub use crate::config::import::Client;
 
 /// How a client writes variable references in its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,51 +20,6 @@ pub enum VarSyntax {
 }
 
 impl Client {
-    /// Every client, in the order they are listed to the user.
-    pub const ALL: [Client; 8] = [
-        Client::ClaudeDesktop,
-        Client::ClaudeCode,
-        Client::VsCode,
-        Client::Cursor,
-        Client::Windsurf,
-        Client::Zed,
-        Client::Codex,
-        Client::Gemini,
-    ];
-
-    /// The name used on the command line (`--to NAME`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Client::ClaudeDesktop => "claude-desktop",
-            Client::ClaudeCode => "claude-code",
-            Client::VsCode => "vscode",
-            Client::Cursor => "cursor",
-            Client::Windsurf => "windsurf",
-            Client::Zed => "zed",
-            Client::Codex => "codex",
-            Client::Gemini => "gemini",
-        }
-    }
-
-    /// The name people know the client by, for messages.
-    pub fn title(self) -> &'static str {
-        match self {
-            Client::ClaudeDesktop => "Claude Desktop",
-            Client::ClaudeCode => "Claude Code",
-            Client::VsCode => "VS Code",
-            Client::Cursor => "Cursor",
-            Client::Windsurf => "Windsurf",
-            Client::Zed => "Zed",
-            Client::Codex => "Codex CLI",
-            Client::Gemini => "Gemini CLI",
-        }
-    }
-
-    /// The client called `name` on the command line.
-    pub fn from_name(name: &str) -> Option<Client> {
-        Client::ALL.into_iter().find(|c| c.name() == name)
-    }
-
     /// The key of the server table in the client's file (for Codex, the
     /// TOML table `[mcp_servers]`).
     pub fn servers_key(self) -> &'static str {

@@ -76,7 +76,7 @@ fn has_disabled_flag(client: Client) -> bool {
 
 fn entry(client: Client, server: &Source, named: bool, out: &mut Rendered) -> Option<Value> {
     let name = &server.name;
-    let title = client.title();
+    let title = client.label();
     if !server.enabled && !has_disabled_flag(client) {
         if !named {
             out.warnings.push(format!(
@@ -266,7 +266,7 @@ fn claude_name(name: &str) -> String {
 /// `text` in the client's variable syntax, warning where it cannot be
 /// carried exactly.
 fn text(client: Client, server: &str, key: &str, t: &Text, warn: &mut dyn FnMut(String)) -> String {
-    let title = client.title();
+    let title = client.label();
     let mut s = String::new();
     for seg in &t.0 {
         match seg {
