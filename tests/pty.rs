@@ -327,9 +327,10 @@ fn sdk_oauth_server() -> (common::HttpServer, String) {
     let mut cmd = std::process::Command::new("node");
     cmd.arg("--require")
         .arg(server_script("loopback.cjs"))
-        .arg(common::repo().join(
-            "tests/deps/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js",
-        ))
+        .arg(
+            common::node_modules()
+                .join("@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js"),
+        )
         .arg("--oauth")
         .env("MCP_PORT", port.to_string())
         .env("MCP_AUTH_PORT", auth_port.to_string());

@@ -26,12 +26,17 @@ fn env_or(var: &str, default: PathBuf) -> PathBuf {
     std::env::var_os(var).map(PathBuf::from).unwrap_or(default)
 }
 
-/// `node …/server-everything/dist/index.js`
-pub fn everything_js() -> PathBuf {
-    let nm = env_or(
+/// The test's node_modules (`$MCPDECK_TEST_NODE_MODULES`, else the repo's).
+pub fn node_modules() -> PathBuf {
+    env_or(
         "MCPDECK_TEST_NODE_MODULES",
         repo().join("tests/deps/node_modules"),
-    );
+    )
+}
+
+/// `node …/server-everything/dist/index.js`
+pub fn everything_js() -> PathBuf {
+    let nm = node_modules();
     need(
         nm.join("@modelcontextprotocol/server-everything/dist/index.js"),
         "server-everything",
