@@ -330,9 +330,15 @@ impl Prepared {
         for (i, r) in self.rows.iter().enumerate() {
             starts.push(at);
             let h = if r.styled {
-                self.styled
-                    .get(r.start as usize)
-                    .map_or(1, |l| wrap_styled(l, width).len())
+                self.styled.get(r.start as usize).map_or(1, |l| {
+                    // Only a line wider than the pane is cut (to count
+                    // its parts); the others take one line, uncopied.
+                    if line_width(l) <= width {
+                        1
+                    } else {
+                        wrap_styled(l, width).len()
+                    }
+                })
             } else {
                 let text = self.row_text(r).unwrap_or("");
                 let pre = cont_indent(r.indent as usize, width);

@@ -22,7 +22,8 @@ pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
     // may have shortened the content since).
     let width = area.width.saturating_sub(2);
     let height = area.height.saturating_sub(2) as usize;
-    let total = wrapped_height(&lines, width);
+    let p = Paragraph::new(lines).wrap(Wrap { trim: false });
+    let total = wrapped_height(&p, width);
     let scroll = s.detail_scroll.min(total.saturating_sub(height.max(1)));
     let title = if total > height {
         format!(
@@ -33,25 +34,21 @@ pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
     } else {
         title
     };
-    let p = Paragraph::new(lines)
+    let p = p
         .block(block(title, s.focus == Pane::Detail))
-        .wrap(Wrap { trim: false })
         .scroll((scroll.min(u16::MAX as usize) as u16, 0));
     f.render_widget(p, area);
 }
 
 /// The screen lines the detail's content takes at `width` columns.
 pub fn detail_height(s: &State, width: u16) -> usize {
-    wrapped_height(&detail_content(s).1, width)
+    let p = Paragraph::new(detail_content(s).1).wrap(Wrap { trim: false });
+    wrapped_height(&p, width)
 }
 
-fn wrapped_height(lines: &[Line<'static>], width: u16) -> usize {
-    if width == 0 {
-        return lines.len();
-    }
-    Paragraph::new(lines.to_vec())
-        .wrap(Wrap { trim: false })
-        .line_count(width)
+/// The lines a wrapped paragraph (without its block) takes.
+fn wrapped_height(p: &Paragraph, width: u16) -> usize {
+    p.line_count(width.max(1))
 }
 
 /// The detail's title and lines: the selected server (while the servers
