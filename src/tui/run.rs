@@ -107,6 +107,9 @@ pub async fn run_loop<H: Host, C: Core>(
     let mut refresh_pending = false;
     let mut refresh_at = tokio::time::Instant::now();
     let mut editor: Option<ConfigEditor> = None;
+    // The import screen's look through other clients' files runs on a
+    // blocking thread; its answer comes back here.
+    let (found_tx, mut found_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut dirty = true;
     loop {
         // While the spinner ticks, its ticks refresh the logs too.
@@ -131,6 +134,7 @@ pub async fn run_loop<H: Host, C: Core>(
                 None => break,
             },
             Some(ev) = events.recv() => Msg::Manager(ev),
+            Some(found) = found_rx.recv() => Msg::ImportsFound(found),
             _ = tick.tick(), if state.busy() => Msg::Tick,
             Ok(()) = changed(&mut frames_changed), if follows == Some(Follow::Frames) && !refresh_pending => {
                 refresh_pending = true;
@@ -184,7 +188,13 @@ pub async fn run_loop<H: Host, C: Core>(
                     }
                 }
                 Effect::Reload => back.push(Msg::Reloaded(reload(&config, core, &mut editor))),
-                Effect::FindImports => back.push(Msg::ImportsFound(find_imports(&config))),
+                Effect::FindImports => {
+                    // Reading files (up to 10 MB each) never holds up a frame.
+                    let (path, tx) = (config.path.clone(), found_tx.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let _ = tx.send(find_imports(path.as_deref()));
+                    });
+                }
                 Effect::Import(items) => {
                     let n = items.len();
                     let path = config.path.clone();
@@ -341,7 +351,7 @@ fn reload(
 
 /// Read every known client's files (and the current directory's project
 /// files) for the import screen; mark what the config has already.
-fn find_imports(config: &Config) -> Result<app::ImportFound, String> {
+fn find_imports(config_path: Option<&std::path::Path>) -> Result<app::ImportFound, String> {
     use crate::config::import::{self, Client, Locations, OnConflict};
     let at = Locations::from_env()
         .ok_or("no home directory (HOME is not set): nothing to look through")?;
@@ -358,7 +368,7 @@ fn find_imports(config: &Config) -> Result<app::ImportFound, String> {
                 .map(|e| format!("{} {}: {}", e.client, e.path.display(), e.message)),
         );
     }
-    let existing = match config.path.as_deref() {
+    let existing = match config_path {
         Some(path) if path.exists() => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
