@@ -24,22 +24,25 @@ pub(super) fn render_empty(s: &State, f: &mut Frame, area: Rect) {
         .keymap
         .key_label(Action::Import)
         .unwrap_or_else(|| "i".into());
-    let lines = vec![
-        Line::styled(
-            "No servers yet",
-            Style::default().add_modifier(Modifier::BOLD),
-        ),
-        Line::raw(""),
-        Line::raw(format!(
-            "Press {add} to add one: a name and the command that starts it."
-        )),
-        Line::raw(format!("It is written to {path}.")),
-        Line::raw(""),
-        Line::raw("Already using Claude, VS Code, Cursor, Windsurf, Zed, Codex or Gemini?"),
-        Line::raw(format!("Press {import} to import their servers.")),
-        Line::raw(""),
-        Line::raw("Or write the file yourself: config.example.toml documents every option."),
-        Line::raw("To look around first: mcpdeck --demo"),
+    let text = [
+        String::new(),
+        format!("Press {add} to add one: a name and the command that starts it."),
+        format!("It is written to {path}."),
+        String::new(),
+        "Already using Claude, VS Code, Cursor, Windsurf, Zed, Codex or Gemini?".to_string(),
+        format!("Press {import} to import their servers."),
+        String::new(),
+        "Or write the file yourself: config.example.toml documents every option.".to_string(),
+        "To look around first: mcpdeck --demo".to_string(),
     ];
+    // Wrapped to the popup, so nothing is cut on a narrow screen.
+    let width = area.width.min(76).saturating_sub(2) as usize;
+    let mut lines = vec![Line::styled(
+        "No servers yet",
+        Style::default().add_modifier(Modifier::BOLD),
+    )];
+    for t in text {
+        lines.extend(wrap_words(&t, width).into_iter().map(Line::raw));
+    }
     popup(f, area, 76, "Welcome to mcpdeck", lines);
 }
