@@ -7,17 +7,14 @@ use super::exit::{Exit, Failure};
 use crate::config::{self, Config};
 
 pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
-    // The config commands read the file themselves (a broken file is what
-    // `config check` and `config edit` are for).
+    // The config commands and import read the file themselves (a broken
+    // file is what `config check` and `config edit` are for; import writes
+    // `${VAR}`s that need not be set).
     if let Some(config) = super::manage::config_for(cli) {
         return config;
     }
     if cli.demo {
         return Ok(crate::demo::demo_config());
-    }
-    // import reads and writes the file itself (its `${VAR}`s need not be set).
-    if matches!(cli.command, Some(super::args::Cmd::Import(_))) {
-        return Ok(Config::empty(None));
     }
     let Some(path) = config::resolve_path(cli.config.as_deref()) else {
         return Ok(Config::empty(None));

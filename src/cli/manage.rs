@@ -106,7 +106,8 @@ pub fn config_for(cli: &Cli) -> Option<Result<Config, Failure>> {
         | Cmd::Disable(_)
         | Cmd::Deny(_)
         | Cmd::Allow(_)
-        | Cmd::Config(_) => true,
+        | Cmd::Config(_)
+        | Cmd::Import(_) => true,
         Cmd::Completions(_) | Cmd::ServerNames => false,
         _ => return None,
     };
