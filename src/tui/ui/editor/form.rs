@@ -4,7 +4,7 @@
 //! so the focused field shows whole. Names, titles, descriptions and
 //! values go through `sanitize`: control characters show as placeholders.
 
-use crate::tui::ui::fit_end;
+use crate::tui::ui::{fit_end, wrap_words};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -35,27 +35,11 @@ fn red() -> Style {
 /// Words wrapped to `width`, at most `most` rows (the last cut with `…`).
 fn wrap(text: &str, width: usize, most: usize) -> Vec<String> {
     let width = width.max(1);
-    let mut rows: Vec<String> = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let fits = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
-        if !line.is_empty() && fits > width {
-            rows.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-        // A word longer than the row is cut into rows.
-        while line.chars().count() > width {
-            let head: String = line.chars().take(width).collect();
-            line = line.chars().skip(width).collect();
-            rows.push(head);
-        }
-    }
-    if !line.is_empty() {
-        rows.push(line);
-    }
+    let mut rows = if text.is_empty() {
+        Vec::new()
+    } else {
+        wrap_words(text, width)
+    };
     if rows.len() > most {
         rows.truncate(most);
         if let Some(last) = rows.last_mut() {
