@@ -509,7 +509,7 @@ async fn capabilities_gate_what_is_listed() {
         .snapshot()
         .iter()
         .filter(|f| f.dir == Direction::Out)
-        .filter_map(|f| f.method.clone())
+        .filter_map(|f| f.method.as_deref().map(str::to_string))
         .collect();
     assert!(methods.contains(&"tools/list".to_string()));
     assert!(

@@ -91,7 +91,7 @@ async fn initialize_era_resources_subscribe() {
         .snapshot()
         .iter()
         .filter(|f| f.dir == Direction::Out)
-        .filter_map(|f| f.method.clone())
+        .filter_map(|f| f.method.as_deref().map(str::to_string))
         .collect();
     assert!(sent.contains(&"resources/subscribe".to_string()));
     assert!(sent.contains(&"resources/unsubscribe".to_string()));

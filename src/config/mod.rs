@@ -179,6 +179,7 @@ mod tests {
                 shutdown_grace: Duration::from_secs(0),
                 stderr_lines: 250,
                 frame_log: 20_000,
+                max_message_size: 1_048_576,
                 // Relative to the config file's folder.
                 roots: vec![fixture("projects"), PathBuf::from("/srv/shared")],
                 browser: None,

@@ -61,6 +61,9 @@ pub struct Settings {
     pub stderr_lines: usize,
     /// Number of raw frames kept in the frame-log ring buffer.
     pub frame_log: usize,
+    /// The longest message taken from a stdio server, in bytes. A longer
+    /// one is dropped, and the request it answers fails at once.
+    pub max_message_size: usize,
     /// The directories offered to servers as roots (`roots/list`); empty
     /// means mcpdeck's current directory.
     pub roots: Vec<PathBuf>,
@@ -87,6 +90,8 @@ impl Settings {
     pub const DEFAULT_STDERR_LINES: usize = 500;
     /// Default for [`Settings::frame_log`].
     pub const DEFAULT_FRAME_LOG: usize = 10_000;
+    /// Default for [`Settings::max_message_size`] (256 MiB).
+    pub const DEFAULT_MAX_MESSAGE_SIZE: usize = crate::mcp::transport::stdio::MAX_LINE;
     /// Default for [`Settings::login_timeout`].
     pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
 }
@@ -100,6 +105,7 @@ impl Default for Settings {
             shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
             stderr_lines: Self::DEFAULT_STDERR_LINES,
             frame_log: Self::DEFAULT_FRAME_LOG,
+            max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
             roots: Vec::new(),
             browser: None,
             credentials: CredentialStoreKind::Auto,

@@ -159,8 +159,8 @@ pub struct NetLog {
     tap: std::sync::OnceLock<NetTap>,
     /// Bumped on every change, so a viewer can tell cheaply.
     version: std::sync::atomic::AtomicU64,
-    /// Marked changed with `version`, so a viewer can sleep until then.
-    changed: tokio::sync::watch::Sender<()>,
+    /// Bumped with `version`, so a viewer can sleep until then.
+    changed: Arc<super::framelog::ChangeSignal>,
     max: usize,
     start: Instant,
 }
@@ -179,7 +179,7 @@ impl NetLog {
                 next_seq: 0,
             }),
             version: std::sync::atomic::AtomicU64::new(0),
-            changed: tokio::sync::watch::Sender::new(()),
+            changed: Arc::new(super::framelog::ChangeSignal::default()),
             tap: std::sync::OnceLock::new(),
             max: max.max(1),
             start: Instant::now(),
@@ -281,12 +281,12 @@ impl NetLog {
     fn bump(&self) {
         self.version
             .fetch_add(1, std::sync::atomic::Ordering::Release);
-        self.changed.send_replace(());
+        self.changed.bump();
     }
 
     /// A receiver marked changed whenever an exchange begins or changes.
-    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<()> {
-        self.changed.subscribe()
+    pub fn subscribe(&self) -> super::framelog::ChangeWatcher {
+        super::framelog::ChangeSignal::watch(&self.changed)
     }
 
     /// A number that changes whenever an exchange begins or changes.

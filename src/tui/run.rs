@@ -69,7 +69,7 @@ const TICK: Duration = Duration::from_millis(100);
 
 /// The next change of a log (never, without one). Cancel-safe: a change
 /// is taken only when this completes.
-async fn changed(log: &mut Option<tokio::sync::watch::Receiver<()>>) -> Result<(), ()> {
+async fn changed(log: &mut Option<crate::mcp::framelog::ChangeWatcher>) -> Result<(), ()> {
     match log {
         Some(rx) => rx.changed().await.map_err(|_| ()),
         None => std::future::pending().await,

@@ -44,6 +44,7 @@ pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "shutdown_grace",
     "stderr_lines",
     "frame_log",
+    "max_message_size",
     "roots",
     "browser",
     "credentials",
@@ -370,6 +371,9 @@ impl Parser<'_> {
                 }
                 "stderr_lines" => settings.stderr_lines = self.count(key, value, "lines")?,
                 "frame_log" => settings.frame_log = self.count(key, value, "frames")?,
+                "max_message_size" => {
+                    settings.max_message_size = self.count(key, value, "bytes")?
+                }
                 "roots" => {
                     let mut roots = Vec::new();
                     for raw in self.string_array("", key, value)? {

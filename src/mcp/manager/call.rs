@@ -75,15 +75,22 @@ impl Task {
                         request_id: -1,
                     });
                     let ev = events.clone();
-                    return session
-                        .call_task(&tool, arguments, cancel_rx, move |status| {
+                    // Boxed, here and below: the call's future stays small,
+                    // so spawning it copies little (the session's futures
+                    // inlined made it tens of KB, copied on every call).
+                    return Box::pin(session.call_task(
+                        &tool,
+                        arguments,
+                        cancel_rx,
+                        move |status| {
                             let _ = ev.send(Event::TaskStatus {
                                 tag,
                                 server: server.clone(),
                                 status,
                             });
-                        })
-                        .await;
+                        },
+                    ))
+                    .await;
                 }
                 // The request can be cancelled while it is still being
                 // written (a large argument, a server slow to read): the
@@ -91,8 +98,7 @@ impl Task {
                 // its turn had not come, or tells the server once it is
                 // all out.
                 let asked = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(-1));
-                let start = session.start_call_tracked(&tool, arguments, &asked);
-                tokio::pin!(start);
+                let mut start = Box::pin(session.start_call_tracked(&tool, arguments, &asked));
                 let pending = tokio::select! {
                     biased;
                     r = &mut start => r?,
@@ -115,8 +121,7 @@ impl Task {
                     tool: tool.clone(),
                     request_id: id,
                 });
-                let fut = session.finish_call(pending);
-                tokio::pin!(fut);
+                let mut fut = Box::pin(session.finish_call(pending));
                 tokio::select! {
                     biased;
                     r = &mut fut => r,
@@ -180,8 +185,7 @@ impl Task {
         let msgs = self.msgs.clone();
         self.tasks.spawn(async move {
             let current = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(-1));
-            let work = session.request_tracked(&method, Some(params), &current);
-            tokio::pin!(work);
+            let mut work = Box::pin(session.request_tracked(&method, Some(params), &current));
             let cancelled = || RequestError::Cancelled {
                 method: method.clone(),
             };

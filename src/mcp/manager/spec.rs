@@ -30,6 +30,7 @@ pub fn session_spec(
             stderr_lines: settings.stderr_lines,
             grace: settings.shutdown_grace,
             children,
+            max_line: settings.max_message_size,
         }),
         TransportConfig::Http {
             url,

@@ -19,14 +19,74 @@ use super::policy::*;
 
 pub(super) struct PendingEntry {
     pub(super) tx: oneshot::Sender<Result<Value, RequestError>>,
-    pub(super) method: String,
+    pub(super) method: Arc<str>,
     pub(super) sent: Instant,
-    pub(super) progress: Arc<Notify>,
     /// The progressToken the request carried, if any: its own id, or the
     /// first round's id on an input_required retry (one token a call).
     pub(super) progress_token: Option<i64>,
     /// How far its line has got (cancellation depends on it).
     pub(super) write: Arc<Mutex<Write>>,
+    /// When it times out (none: a stream that stays open, such as
+    /// `subscriptions/listen`, or a caller that keeps its own time).
+    pub(super) deadline: Option<Deadline>,
+}
+
+/// A request's deadline. Progress moves `at` on, up to `hard`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Deadline {
+    pub(super) at: tokio::time::Instant,
+    pub(super) hard: tokio::time::Instant,
+    pub(super) timeout: Duration,
+}
+
+impl Deadline {
+    pub(super) fn after(timeout: Duration) -> Deadline {
+        Deadline {
+            at: super::request::deadline_after(timeout),
+            hard: super::request::deadline_after(
+                timeout.saturating_mul(super::request::MAX_PROGRESS_FACTOR),
+            ),
+            timeout,
+        }
+    }
+
+    /// Progress: the clock starts again, but never past `hard`.
+    pub(super) fn extend(&mut self) {
+        self.at = super::request::deadline_after(self.timeout).min(self.hard);
+    }
+}
+
+/// The one timer of a session: it sleeps until the earliest deadline of
+/// the requests in flight and times out those that passed it. A request
+/// costs no timer of its own (a timer registration a call was a good part
+/// of the per-call cost): requests are sent with later and later
+/// deadlines, so the armed time rarely moves.
+#[derive(Debug, Default)]
+pub(super) struct Sweeper {
+    /// The time the sweeper sleeps until; `None` while nothing is in flight.
+    /// Taken only with the `pending` lock held (lock order: pending, armed).
+    pub(super) armed: Mutex<Option<tokio::time::Instant>>,
+    pub(super) wake: Notify,
+    pub(super) stopped: std::sync::atomic::AtomicBool,
+}
+
+impl Sweeper {
+    /// A request with this deadline is in flight: wake the sweeper if it
+    /// must look earlier than it would. Call with the `pending` lock held.
+    pub(super) fn arm(&self, at: tokio::time::Instant) {
+        let mut armed = self.armed.lock().unwrap_or_else(|p| p.into_inner());
+        if armed.is_none_or(|a| at < a) {
+            *armed = Some(at);
+            drop(armed);
+            self.wake.notify_one();
+        }
+    }
+
+    pub(super) fn stop(&self) {
+        self.stopped
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.wake.notify_one();
+    }
 }
 
 /// How far a request's line has got on its way to the server. It is
@@ -83,6 +143,8 @@ pub(super) struct Inner {
     /// Server requests a person is answering now: while any is open, the
     /// session's request deadlines wait.
     pub(super) open_asks: std::sync::atomic::AtomicUsize,
+    /// Times out the requests in flight (see [`Sweeper`]).
+    pub(super) sweeper: Arc<Sweeper>,
     /// One `subscriptions/listen` change at a time.
     pub(super) listen_lock: tokio::sync::Mutex<()>,
     /// One writer at a time on a stdio pipe, so a request cancelled while
@@ -91,6 +153,12 @@ pub(super) struct Inner {
     /// Resource subscriptions, and the stateless era's open
     /// `subscriptions/listen` request (its id).
     pub(super) subscriptions: Mutex<(std::collections::BTreeSet<String>, Option<i64>)>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.sweeper.stop();
+    }
 }
 
 /// A live session. Cheap to clone. Call [`Session::close`] when done; if
@@ -112,9 +180,8 @@ impl std::fmt::Debug for Session {
 /// A request on its way: its id (for cancellation) and its answer.
 pub struct PendingRequest {
     pub id: i64,
-    pub(super) method: String,
+    pub(super) method: Arc<str>,
     pub(super) rx: oneshot::Receiver<Result<Value, RequestError>>,
-    pub(super) progress: Arc<Notify>,
     /// What was asked, kept to ask again once after the server expired
     /// the HTTP session.
     pub(super) params: Option<Value>,

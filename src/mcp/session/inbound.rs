@@ -14,6 +14,19 @@ use crate::mcp::transport::Inbound;
 use crate::mcp::types::Era;
 
 use super::handle::*;
+
+/// What a response id found among the requests in flight.
+pub(super) enum Match {
+    /// The request, taken: the answer completes it.
+    Taken(i64, PendingEntry),
+    /// The request, left in flight: the answer cannot complete it.
+    Refused {
+        n: i64,
+        method: Arc<str>,
+        why: String,
+    },
+    None,
+}
 use super::model::*;
 use super::policy::*;
 
@@ -26,6 +39,12 @@ impl Inner {
                 self.handle_line(&line).await;
             }
             Inbound::Finding(f) => self.finding(f),
+            Inbound::Oversize {
+                len,
+                limit,
+                head,
+                tail,
+            } => self.oversize(len, limit, &head, &tail),
             Inbound::Failed { id, failure } => {
                 let entry = self
                     .pending
@@ -71,6 +90,49 @@ impl Inner {
         }
     }
 
+    /// A message over the size limit was dropped. If it names a request in
+    /// flight (its id read from its start or its end), that request fails
+    /// now rather than waiting for its deadline.
+    fn oversize(&self, len: usize, limit: usize, head: &str, tail: &str) {
+        let id = jsonrpc::salvage_id(head).or_else(|| jsonrpc::salvage_id_at_end(tail));
+        let size = format!(
+            "{len} bytes, over the limit of {limit} bytes (`max_message_size` in [settings])"
+        );
+        let shown = format!("{head} … {tail}");
+        let taken = id
+            .as_ref()
+            .map(|id| self.take_pending(id, &shown, |_| None));
+        match taken {
+            Some(Match::Taken(n, entry)) => {
+                let message = format!(
+                    "the answer to {} (request {n}) is {size}; it was dropped",
+                    entry.method
+                );
+                self.frames.record(
+                    &self.name,
+                    Direction::In,
+                    &shown,
+                    FrameMeta {
+                        method: Some(entry.method.clone()),
+                        id: Some(Id::Num(n)),
+                        latency: Some(entry.sent.elapsed()),
+                    },
+                );
+                self.finding(Finding::frame(
+                    Severity::Error,
+                    format!("{message}; the request failed"),
+                    &shown,
+                ));
+                let _ = entry.tx.send(Err(RequestError::Protocol(message)));
+            }
+            _ => self.finding(Finding::frame(
+                Severity::Error,
+                format!("the server sent a message of {size}; it was dropped"),
+                &shown,
+            )),
+        }
+    }
+
     pub(super) fn fail_all(&self, description: &str, with_tail: bool) {
         let entries: Vec<PendingEntry> = self
             .pending
@@ -95,42 +157,59 @@ impl Inner {
         }
     }
 
-    /// Find the pending request a response id points at. A numeric id that
-    /// came back as a string is matched, with a finding.
-    pub(super) fn take_pending(&self, id: &Id, raw: &str) -> Option<(i64, PendingEntry)> {
-        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-        match id {
-            Id::Num(n) => pending.remove(n).map(|e| (*n, e)),
-            Id::Str(s) => {
-                let n: i64 = s.parse().ok()?;
-                let e = pending.remove(&n)?;
-                drop(pending);
-                self.finding(Finding::frame(
-                    Severity::Warning,
-                    format!("the response to request {n} came back with the id as a string ({s:?}); matched anyway"),
-                    raw,
-                ));
-                Some((n, e))
-            }
+    /// Find the pending request a response id points at, and take it if
+    /// `refuse` (given the request's method) has nothing against the
+    /// answer. A numeric id that came back as a string (or as `3.0`) is
+    /// matched, with a finding.
+    pub(super) fn take_pending(
+        &self,
+        id: &Id,
+        raw: &str,
+        refuse: impl FnOnce(&str) -> Option<String>,
+    ) -> Match {
+        let (n, odd) = match id {
+            Id::Num(n) => (*n, None),
+            Id::Str(s) => match s.parse::<i64>() {
+                Ok(n) => (n, Some(format!("as a string ({s:?})"))),
+                Err(_) => return Match::None,
+            },
             Id::Other(num) => {
                 // 3.0 for 3: matched, with a finding.
-                let f = num
+                match num
                     .as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)?;
-                let n = f as i64;
-                let e = pending.remove(&n)?;
-                drop(pending);
-                self.finding(Finding::frame(
-                    Severity::Warning,
-                    format!(
-                        "the response to request {n} came back with the id {num}; matched anyway"
-                    ),
-                    raw,
-                ));
-                Some((n, e))
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                {
+                    Some(f) => (f as i64, Some(num.to_string())),
+                    None => return Match::None,
+                }
             }
-            Id::Null => None,
+            Id::Null => return Match::None,
+        };
+        let entry = {
+            let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(entry) = pending.get(&n) else {
+                return Match::None;
+            };
+            if let Some(why) = refuse(&entry.method) {
+                return Match::Refused {
+                    n,
+                    method: entry.method.clone(),
+                    why,
+                };
+            }
+            match pending.remove(&n) {
+                Some(entry) => entry,
+                None => return Match::None,
+            }
+        };
+        if let Some(odd) = odd {
+            self.finding(Finding::frame(
+                Severity::Warning,
+                format!("the response to request {n} came back with the id {odd}; matched anyway"),
+                raw,
+            ));
         }
+        Match::Taken(n, entry)
     }
 
     pub(super) async fn handle_line(self: &Arc<Self>, line: &str) {
@@ -139,10 +218,60 @@ impl Inner {
         let mut meta = FrameMeta::default();
         let mut deliveries = Vec::new();
         let mut others = Vec::new();
+        let mut failures = Vec::new();
+        for u in parsed.unusable {
+            let refused = |method: &str, n: i64| {
+                Finding::frame(
+                    Severity::Error,
+                    format!(
+                        "the answer to {method} (request {n}) {}; it was not taken as the answer, and the request waits for a valid one until its deadline",
+                        u.why
+                    ),
+                    line,
+                )
+            };
+            match self.take_pending(&u.id, line, |_| (!u.fails).then(String::new)) {
+                Match::Taken(n, entry) => {
+                    let message = format!("the answer to {} (request {n}) {}", entry.method, u.why);
+                    self.finding(Finding::frame(
+                        Severity::Error,
+                        format!("{message}; the request failed"),
+                        line,
+                    ));
+                    meta = FrameMeta {
+                        method: Some(entry.method.clone()),
+                        id: Some(Id::Num(n)),
+                        latency: Some(entry.sent.elapsed()),
+                    };
+                    failures.push((entry, message));
+                }
+                Match::Refused { n, method, .. } => {
+                    meta.method.get_or_insert_with(|| method.clone());
+                    meta.id.get_or_insert(Id::Num(n));
+                    self.finding(refused(&method, n));
+                }
+                Match::None => {
+                    meta.id.get_or_insert_with(|| u.id.clone());
+                    self.finding(Finding::frame(
+                        Severity::Error,
+                        format!(
+                            "a response with id {} {}; it matches no request in flight; skipped",
+                            u.id, u.why
+                        ),
+                        line,
+                    ));
+                }
+            }
+        }
         for m in parsed.messages {
             match m {
-                Message::Response { id, outcome } => match self.take_pending(&id, line) {
-                    Some((n, entry)) => {
+                Message::Response { id, outcome } => match self.take_pending(&id, line, |method| {
+                    outcome
+                        .as_ref()
+                        .ok()
+                        .and_then(|v| jsonrpc::answer_problem(method, v))
+                }) {
+                    Match::Taken(n, entry) => {
                         if meta.method.is_none() {
                             meta = FrameMeta {
                                 method: Some(entry.method.clone()),
@@ -152,7 +281,20 @@ impl Inner {
                         }
                         deliveries.push((entry, outcome));
                     }
-                    None => {
+                    Match::Refused { n, method, why } => {
+                        if meta.method.is_none() {
+                            meta.method = Some(method.clone());
+                            meta.id = Some(Id::Num(n));
+                        }
+                        self.finding(Finding::frame(
+                            Severity::Error,
+                            format!(
+                                "the answer to {method} (request {n}) {why}; it was not taken as the answer, and the request waits for a valid one until its deadline"
+                            ),
+                            line,
+                        ));
+                    }
+                    Match::None => {
                         if meta.id.is_none() {
                             meta.id = Some(id.clone());
                         }
@@ -170,7 +312,7 @@ impl Inner {
                 },
                 other => {
                     if meta.method.is_none() {
-                        meta.method = other.method().map(str::to_string);
+                        meta.method = other.method().map(Arc::from);
                         if let Message::Request { id, .. } = &other {
                             meta.id = Some(id.clone());
                         }
@@ -183,10 +325,13 @@ impl Inner {
         for f in parsed.findings {
             self.finding(f);
         }
+        for (entry, message) in failures {
+            let _ = entry.tx.send(Err(RequestError::Protocol(message)));
+        }
         for (entry, outcome) in deliveries {
-            let method = entry.method.clone();
+            let method = &entry.method;
             let _ = entry.tx.send(outcome.map_err(|error| RequestError::Rpc {
-                method,
+                method: method.to_string(),
                 error: Box::new(error),
             }));
         }
@@ -214,7 +359,7 @@ impl Inner {
             ));
         }
         let meta = FrameMeta {
-            method: Some(method.to_string()),
+            method: Some(Arc::from(method)),
             id: Some(id.clone()),
             latency: None,
         };
@@ -260,17 +405,27 @@ impl Inner {
             let n = token
                 .as_i64()
                 .or_else(|| token.as_str().and_then(|s| s.parse().ok()));
-            let pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+            let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
             // The request that asked with this token (a retry keeps the
             // first round's token under a new id), else one with that id.
             let asked = n.and_then(|n| {
-                pending
-                    .get(&n)
-                    .filter(|e| e.progress_token == Some(n))
-                    .or_else(|| pending.values().find(|e| e.progress_token == Some(n)))
+                if pending.get(&n).is_some_and(|e| e.progress_token == Some(n)) {
+                    Some(n)
+                } else {
+                    pending
+                        .iter()
+                        .find(|(_, e)| e.progress_token == Some(n))
+                        .map(|(id, _)| *id)
+                }
             });
-            match asked.or_else(|| n.and_then(|n| pending.get(&n))) {
-                Some(entry) if entry.progress_token.is_some() => entry.progress.notify_one(),
+            let id = asked.or_else(|| n.filter(|n| pending.contains_key(n)));
+            match id.and_then(|id| pending.get_mut(&id)) {
+                Some(entry) if entry.progress_token.is_some() => {
+                    // Progress: the request's clock starts again.
+                    if let Some(d) = entry.deadline.as_mut() {
+                        d.extend();
+                    }
+                }
                 Some(entry) => {
                     let method = entry.method.clone();
                     drop(pending);

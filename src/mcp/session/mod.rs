@@ -10,6 +10,7 @@
 //!   `list`: pagination; `task`: task-augmented calls;
 //!   `subscribe`: subscriptions; `inbound`: what the server sends.
 
+mod deadline;
 mod handle;
 mod inbound;
 mod list;

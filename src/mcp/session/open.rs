@@ -152,7 +152,12 @@ impl Session {
             open_asks: std::sync::atomic::AtomicUsize::new(0),
             listen_lock: tokio::sync::Mutex::new(()),
             write_lock: tokio::sync::Mutex::new(()),
+            sweeper: Arc::new(Sweeper::default()),
         });
+        tokio::spawn(super::deadline::sweep(
+            Arc::downgrade(&inner),
+            inner.sweeper.clone(),
+        ));
         // stderr lines become events.
         if let Some(mut err_rx) = err_rx {
             let tag = (inner.id, inner.name.clone(), inner.events.clone());

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::oneshot;
 
 use crate::mcp::framelog::FrameMeta;
 use crate::mcp::jsonrpc::{self, Id, RpcError, codes};
@@ -143,6 +143,17 @@ impl Session {
             .await
     }
 
+    /// Send a request that stays open with no deadline (a stream such as
+    /// `subscriptions/listen`, or one whose caller keeps its own time).
+    pub(super) async fn start_open_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<PendingRequest, RequestError> {
+        self.send_request_full(method, params, Progress::None, None, None)
+            .await
+    }
+
     /// [`Session::send_request`]; `current` gets the request's id as soon
     /// as it has one, before the line is written, and follows its retries
     /// (it becomes the request's [`PendingRequest::current_id`]).
@@ -152,6 +163,28 @@ impl Session {
         params: Option<Value>,
         progress: Progress,
         current: Option<&Arc<AtomicI64>>,
+    ) -> Result<PendingRequest, RequestError> {
+        // The handshake is timed by the connect deadline, not per request.
+        let connected = self
+            .inner
+            .negotiated
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        let timeout = connected.then_some(self.inner.request_timeout);
+        self.send_request_full(method, params, progress, current, timeout)
+            .await
+    }
+
+    /// [`Session::send_request_tracked`], with the request's timeout
+    /// (none: no deadline).
+    async fn send_request_full(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        progress: Progress,
+        current: Option<&Arc<AtomicI64>>,
+        timeout: Option<Duration>,
     ) -> Result<PendingRequest, RequestError> {
         if let Some(e) = self.closed_error_if_closed() {
             return Err(e);
@@ -212,26 +245,29 @@ impl Session {
             params = Some(p);
         }
         let (tx, rx) = oneshot::channel();
-        let progress = Arc::new(Notify::new());
         let write = Arc::new(std::sync::Mutex::new(Write::Queued));
-        self.inner
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(
+        let method: Arc<str> = Arc::from(method);
+        let deadline = timeout.map(Deadline::after);
+        {
+            let mut pending = self.inner.pending.lock().unwrap_or_else(|p| p.into_inner());
+            pending.insert(
                 id,
                 PendingEntry {
                     tx,
-                    method: method.to_string(),
+                    method: method.clone(),
                     sent: Instant::now(),
-                    progress: progress.clone(),
                     progress_token,
                     write: write.clone(),
+                    deadline,
                 },
             );
-        let line = jsonrpc::request(id, method, params.as_ref());
+            if let Some(d) = deadline {
+                self.inner.sweeper.arm(d.at);
+            }
+        }
+        let line = jsonrpc::request(id, &method, params.as_ref());
         let meta = FrameMeta {
-            method: Some(method.to_string()),
+            method: Some(method.clone()),
             id: Some(Id::Num(id)),
             latency: None,
         };
@@ -273,9 +309,8 @@ impl Session {
         }
         Ok(PendingRequest {
             id,
-            method: method.to_string(),
+            method,
             rx,
-            progress,
             params: original,
             progress_token,
             retried: false,
@@ -314,7 +349,7 @@ impl Session {
             if let (Ok(()), Write::CancelAfter(params)) = (&written, state) {
                 let note = jsonrpc::notification("notifications/cancelled", Some(&params));
                 let meta = FrameMeta {
-                    method: Some("notifications/cancelled".into()),
+                    method: Some(Arc::from("notifications/cancelled")),
                     ..Default::default()
                 };
                 let _ = inner.write_line(note, meta).await;
@@ -351,7 +386,7 @@ impl Session {
     pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), RequestError> {
         let line = jsonrpc::notification(method, params.as_ref());
         let meta = FrameMeta {
-            method: Some(method.to_string()),
+            method: Some(Arc::from(method)),
             ..Default::default()
         };
         match self.inner.send_line(line, meta).await {
@@ -469,6 +504,24 @@ impl Session {
     /// is told with `notifications/cancelled`. Returns false if it was no
     /// longer pending.
     pub async fn cancel(&self, id: i64, reason: &str) -> bool {
+        self.end_request(id, |entry| {
+            (
+                RequestError::Cancelled {
+                    method: entry.method.to_string(),
+                },
+                reason.to_string(),
+            )
+        })
+    }
+
+    /// End a request in flight with the error `end` gives (and the reason
+    /// the server is told): cancelled, or timed out. Returns false if it
+    /// was no longer pending.
+    pub(super) fn end_request(
+        &self,
+        id: i64,
+        end: impl FnOnce(&PendingEntry) -> (RequestError, String),
+    ) -> bool {
         let entry = self
             .inner
             .pending
@@ -481,10 +534,8 @@ impl Session {
             // the cancellation itself.
             h.abort(id);
         }
-        let method = entry.method.clone();
-        let _ = entry.tx.send(Err(RequestError::Cancelled {
-            method: method.clone(),
-        }));
+        let (error, reason) = end(&entry);
+        let _ = entry.tx.send(Err(error));
         let mut write = entry.write.lock().unwrap_or_else(|p| p.into_inner());
         if matches!(*write, Write::Queued) {
             // Its turn to be written has not come: it never will, and the
@@ -502,7 +553,7 @@ impl Session {
                 *self.inner.wire.read().unwrap_or_else(|p| p.into_inner()),
                 Some((Era::Stateless, _))
             );
-        if method != "initialize" && !stateless_http {
+        if &*entry.method != "initialize" && !stateless_http {
             let params = json!({"requestId": id, "reason": reason});
             if matches!(*write, Write::Writing) {
                 // Being written: the notice follows the whole line.
@@ -617,105 +668,92 @@ impl PendingRequest {
 
     /// Wait for the answer. The timeout (the session's unless given) starts
     /// again on each progress notification. On timeout the server is told
-    /// with `notifications/cancelled`.
+    /// with `notifications/cancelled`. The session's sweeper keeps the
+    /// time: waiting costs no timer.
     pub async fn wait(
         mut self,
         session: &Session,
         timeout: Option<Duration>,
     ) -> Result<Value, RequestError> {
-        let timeout = timeout.unwrap_or(session.inner.request_timeout);
-        let mut deadline = deadline_after(timeout);
-        // Progress restarts the clock, but never past this.
-        let mut hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
+        if let Some(t) = timeout {
+            session.set_timeout(self.id, t);
+        }
         loop {
-            tokio::select! {
-                biased;
-                r = &mut self.rx => {
-                    let r = r.unwrap_or_else(|_| Err(session.closed_error()));
-                    if let Err(RequestError::Http(f)) = &r
-                        && let Some(expired) = &f.session_expired
-                        && !self.retried
-                        && self.method != "initialize"
-                    {
-                        // The server forgot the session: initialize again
-                        // and ask once more.
-                        let (expired, why) = (expired.clone(), f.message.clone());
-                        session.recover_session(&expired, &why).await?;
-                        let again = session
-                            .send_request(&self.method, self.params.take(), self.progress())
-                            .await?;
-                        self.id = again.id;
-                        self.rx = again.rx;
-                        self.progress = again.progress;
-                        self.retried = true;
-                        self.current.store(self.id, Ordering::Release);
-                        deadline = deadline_after(timeout);
-                        hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
-                        continue;
-                    }
-                    let v = r?;
-                    if v.get("resultType").and_then(Value::as_str) == Some("input_required")
-                        && self.input_rounds < MAX_INPUT_ROUNDS
-                    {
-                        // The server needs input (elicitation, sampling,
-                        // roots) first: answer each request, then ask again
-                        // with the answers and the opaque requestState.
-                        let mut params = self.params.clone().unwrap_or_else(|| json!({}));
-                        let answers = session.input_responses(&self.method, &v).await?;
-                        if answers.is_empty() {
-                            // Only requestState: the server is not ready yet.
-                            let wait = 50u64 << self.input_rounds.min(3);
-                            tokio::time::sleep(Duration::from_millis(wait.min(250))).await;
-                        }
-                        if let Some(obj) = params.as_object_mut() {
-                            if !answers.is_empty() {
-                                obj.insert("inputResponses".into(), Value::Object(answers));
-                            }
-                            if let Some(state) = v.get("requestState") {
-                                obj.insert("requestState".into(), state.clone());
-                            }
-                        }
-                        let keep = self.params.take();
-                        // The same progressToken: whoever follows the
-                        // call's progress keeps seeing it.
-                        let again = session
-                            .send_request(&self.method, Some(params), self.progress())
-                            .await?;
-                        self.id = again.id;
-                        self.rx = again.rx;
-                        self.progress = again.progress;
-                        self.params = keep;
-                        self.input_rounds += 1;
-                        self.current.store(self.id, Ordering::Release);
-                        deadline = deadline_after(timeout);
-                        hard = deadline_after(timeout.saturating_mul(MAX_PROGRESS_FACTOR));
-                        continue;
-                    }
-                    return session.inner.check_result(&self.method, v);
+            let r = (&mut self.rx)
+                .await
+                .unwrap_or_else(|_| Err(session.closed_error()));
+            if let Err(RequestError::Http(f)) = &r
+                && let Some(expired) = &f.session_expired
+                && !self.retried
+                && &*self.method != "initialize"
+            {
+                // The server forgot the session: initialize again and ask
+                // once more.
+                let (expired, why) = (expired.clone(), f.message.clone());
+                session.recover_session(&expired, &why).await?;
+                let again = session
+                    .send_request(&self.method, self.params.take(), self.progress())
+                    .await?;
+                self.id = again.id;
+                self.rx = again.rx;
+                self.retried = true;
+                self.current.store(self.id, Ordering::Release);
+                if let Some(t) = timeout {
+                    session.set_timeout(self.id, t);
                 }
-                _ = self.progress.notified() => {
-                    deadline = deadline_after(timeout).min(hard);
-                }
-                _ = tokio::time::sleep_until(deadline) => {
-                    if session.inner.open_asks.load(Ordering::Acquire) > 0 {
-                        // A person is answering this server's request: their
-                        // time does not count against the call.
-                        deadline = deadline_after(timeout);
-                        hard = hard.max(deadline);
-                        continue;
-                    }
-                    let (after, reason) = if deadline >= hard {
-                        let total = timeout.saturating_mul(MAX_PROGRESS_FACTOR);
-                        (total, format!("still running after {} despite progress", fmt_duration(total)))
-                    } else {
-                        (timeout, format!("timed out after {}", fmt_duration(timeout)))
-                    };
-                    if session.cancel(self.id, &reason).await {
-                        return Err(RequestError::Timeout { method: self.method.clone(), after });
-                    }
-                    // The answer came in at the same moment: take it.
-                }
+                continue;
             }
+            let v = r?;
+            if v.get("resultType").and_then(Value::as_str) == Some("input_required")
+                && self.input_rounds < MAX_INPUT_ROUNDS
+            {
+                // The server needs input (elicitation, sampling, roots)
+                // first: answer each request, then ask again with the
+                // answers and the opaque requestState.
+                let mut params = self.params.clone().unwrap_or_else(|| json!({}));
+                let answers = session.input_responses(&self.method, &v).await?;
+                if answers.is_empty() {
+                    // Only requestState: the server is not ready yet.
+                    let wait = 50u64 << self.input_rounds.min(3);
+                    tokio::time::sleep(Duration::from_millis(wait.min(250))).await;
+                }
+                if let Some(obj) = params.as_object_mut() {
+                    if !answers.is_empty() {
+                        obj.insert("inputResponses".into(), Value::Object(answers));
+                    }
+                    if let Some(state) = v.get("requestState") {
+                        obj.insert("requestState".into(), state.clone());
+                    }
+                }
+                let keep = self.params.take();
+                // The same progressToken: whoever follows the call's
+                // progress keeps seeing it.
+                let again = session
+                    .send_request(&self.method, Some(params), self.progress())
+                    .await?;
+                self.id = again.id;
+                self.rx = again.rx;
+                self.params = keep;
+                self.input_rounds += 1;
+                self.current.store(self.id, Ordering::Release);
+                if let Some(t) = timeout {
+                    session.set_timeout(self.id, t);
+                }
+                continue;
+            }
+            return session.inner.check_result(&self.method, v);
+        }
+    }
+}
+
+impl Session {
+    /// Give request `id` its own timeout, from now.
+    fn set_timeout(&self, id: i64, timeout: Duration) {
+        let mut pending = self.inner.pending.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(entry) = pending.get_mut(&id) {
+            let deadline = Deadline::after(timeout);
+            entry.deadline = Some(deadline);
+            self.inner.sweeper.arm(deadline.at);
         }
     }
 }

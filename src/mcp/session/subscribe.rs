@@ -131,10 +131,9 @@ impl Session {
             return Ok(());
         }
         let pending = self
-            .start_request(
+            .start_open_request(
                 "subscriptions/listen",
                 Some(json!({"notifications": filter})),
-                false,
             )
             .await?;
         self.inner

@@ -13,6 +13,14 @@ pub enum Inbound {
     LineWithFinding(String, Finding),
     /// A transport-level finding with no frame to deliver.
     Finding(Finding),
+    /// A message longer than the limit, dropped: its start and its end, to
+    /// read the id of the request it answers.
+    Oversize {
+        len: usize,
+        limit: usize,
+        head: String,
+        tail: String,
+    },
     /// An HTTP exchange for request `id` failed (status, network, body).
     Failed { id: i64, failure: HttpFailure },
     /// The connection is gone. Always the last item.

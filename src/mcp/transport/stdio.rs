@@ -39,6 +39,9 @@ pub struct StdioSpec {
     pub grace: Duration,
     /// Where the running child is registered until it is reaped.
     pub children: Option<Arc<Children>>,
+    /// The longest line (message) taken; a longer one is dropped, and the
+    /// request it answers fails at once when its id can be read.
+    pub max_line: usize,
 }
 
 impl StdioSpec {
@@ -51,6 +54,7 @@ impl StdioSpec {
             stderr_lines: 500,
             grace: Duration::from_secs(2),
             children: None,
+            max_line: MAX_LINE,
         }
     }
 
@@ -287,7 +291,7 @@ impl StdioTransport {
         let reader = StdioReader {
             reader: stdout.map(|s| BufReader::with_capacity(64 * 1024, s)),
             buf: Vec::new(),
-            overflow: false,
+            overflow: Overflow::new(spec.max_line),
             eof_tx: Some(eof_tx),
             report_rx: Some(report_rx),
         };
@@ -364,7 +368,7 @@ pub(crate) enum End {
 pub struct StdioReader {
     reader: Option<BufReader<tokio::process::ChildStdout>>,
     buf: Vec<u8>,
-    overflow: bool,
+    overflow: Overflow,
     eof_tx: Option<oneshot::Sender<End>>,
     report_rx: Option<oneshot::Receiver<Inbound>>,
 }
@@ -419,18 +423,60 @@ impl StdioReader {
     }
 }
 
-fn take_line(buf: &mut Vec<u8>, overflow: &mut bool) -> Inbound {
-    if *overflow {
-        *overflow = false;
-        let len = buf.len();
-        buf.clear();
-        return Inbound::Finding(Finding::new(
-            Severity::Error,
-            format!(
-                "the server sent a line longer than {MAX_LINE} bytes ({len} bytes kept); it was dropped"
-            ),
-        ));
+/// A line over the limit: its start and its end are kept (a request id
+/// may be read from either), the rest is skipped as it comes.
+#[derive(Debug)]
+pub(crate) struct Overflow {
+    limit: usize,
+    /// Past the limit: the rest of the line is being skipped.
+    on: bool,
+    /// Bytes of the line seen so far.
+    len: usize,
+    /// The last bytes of the line (at most [`OVERFLOW_TAIL`]).
+    tail: Vec<u8>,
+}
+
+/// What is kept of the start and of the end of an overlong line.
+const OVERFLOW_HEAD: usize = 64 * 1024;
+const OVERFLOW_TAIL: usize = 1024;
+
+impl Overflow {
+    fn new(limit: usize) -> Self {
+        Overflow {
+            limit: limit.max(1),
+            on: false,
+            len: 0,
+            tail: Vec::new(),
+        }
     }
+
+    fn skip(&mut self, chunk: &[u8]) {
+        self.len += chunk.len();
+        let keep = chunk.len().min(OVERFLOW_TAIL);
+        self.tail.extend_from_slice(&chunk[chunk.len() - keep..]);
+        if self.tail.len() > OVERFLOW_TAIL {
+            let cut = self.tail.len() - OVERFLOW_TAIL;
+            self.tail.drain(..cut);
+        }
+    }
+}
+
+fn take_line(buf: &mut Vec<u8>, overflow: &mut Overflow) -> Inbound {
+    if overflow.on {
+        let head = String::from_utf8_lossy(&buf[..buf.len().min(OVERFLOW_HEAD)]).into_owned();
+        let tail = String::from_utf8_lossy(&overflow.tail).into_owned();
+        let len = overflow.len;
+        *overflow = Overflow::new(overflow.limit);
+        // The kept start of the line is let go now, not at the next line.
+        *buf = Vec::new();
+        return Inbound::Oversize {
+            len,
+            limit: overflow.limit,
+            head,
+            tail,
+        };
+    }
+    overflow.len = 0;
     if buf.last() == Some(&b'\n') {
         buf.pop();
         if buf.last() == Some(&b'\r') {
@@ -551,25 +597,30 @@ impl Lifecycle {
 async fn read_line_capped<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
     buf: &mut Vec<u8>,
-    overflow: &mut bool,
+    overflow: &mut Overflow,
 ) -> std::io::Result<bool> {
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
             // EOF: a last line without a newline still counts.
-            return Ok(!buf.is_empty() || *overflow);
+            return Ok(!buf.is_empty() || overflow.on);
         }
         let (chunk, found) = match available.iter().position(|&b| b == b'\n') {
             Some(i) => (&available[..=i], true),
             None => (available, false),
         };
         let n = chunk.len();
-        if !*overflow {
-            if buf.len() + n > MAX_LINE {
-                *overflow = true;
-            } else {
-                buf.extend_from_slice(chunk);
-            }
+        if !overflow.on && buf.len() + n > overflow.limit {
+            // Over the limit: keep the start, skip the rest.
+            overflow.on = true;
+            overflow.len = buf.len();
+            buf.truncate(OVERFLOW_HEAD);
+            buf.shrink_to_fit();
+        }
+        if overflow.on {
+            overflow.skip(chunk);
+        } else {
+            buf.extend_from_slice(chunk);
         }
         reader.consume(n);
         if found {
