@@ -481,25 +481,23 @@ fn tools_overhead(js: &Path, runs: usize, full: bool) {
     let mut init = Vec::new();
     let mut exit = Vec::new();
     let mut wall = Vec::new();
+    let mut eof = Vec::new();
+    let mut raw = Vec::new();
     for _ in 0..runs {
         let (i, e) = server_own_times(js);
         init.push(i);
         exit.push(e);
-        let t = Instant::now();
-        let out = Command::new(&bin)
-            .args(["tools", "--json", "--"])
-            .arg("node")
-            .arg(js)
-            .arg("stdio")
-            .env("MCPDECK_CONFIG", "/dev/null")
-            .stderr(Stdio::null())
-            .output()
-            .expect("run mcpdeck");
-        wall.push(t.elapsed());
-        assert!(out.status.success(), "mcpdeck tools failed");
+        raw.push(raw_client_run(js));
+        let (to_eof, to_exit) = mcpdeck_tools_run(&bin, js);
+        eof.push(to_eof);
+        wall.push(to_exit);
     }
     let (i, e, w) = (median(init), median(exit), median(wall));
-    let overhead = w.saturating_sub(i).saturating_sub(e);
+    let (eof, raw) = (median(eof), median(raw));
+    // mcpdeck's answer is out at stdout EOF; what follows (the polite
+    // stop: oneshot_grace, then SIGTERM) no longer delays a reader, so the
+    // overhead is counted to the EOF.
+    let overhead = eof.saturating_sub(i);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!("`mcpdeck tools` against server-everything (median of {runs})");
     println!(
@@ -511,11 +509,12 @@ fn tools_overhead(js: &Path, runs: usize, full: bool) {
         ms(e)
     );
     println!(
-        "  mcpdeck tools wall time (spawn .. reaped):      {:>7.1} ms",
-        ms(w)
+        "  mcpdeck tools wall time (spawn .. reaped):      {:>7.1} ms  (stdout closed at {:.1} ms, then the servers stopped)",
+        ms(w),
+        ms(eof)
     );
     println!(
-        "  mcpdeck overhead (wall - the server's own):     {:>7.1} ms",
+        "  mcpdeck overhead (stdout EOF - the server's spawn to initialize): {:>7.1} ms",
         ms(overhead)
     );
     let verdict = if overhead < Duration::from_millis(50) {
@@ -526,4 +525,105 @@ fn tools_overhead(js: &Path, runs: usize, full: bool) {
     if full {
         println!("target: under 50 ms of overhead: {verdict}");
     }
+    println!(
+        "  raw client's whole run (spawn, initialize, list, SIGTERM, reap): {:>7.1} ms",
+        ms(raw)
+    );
+    println!(
+        "  mcpdeck tools --json, spawn to stdout EOF:                        {:>7.1} ms  ({:.2}x the raw client)",
+        ms(eof),
+        eof.as_secs_f64() / raw.as_secs_f64().max(1e-9)
+    );
+    if full {
+        println!(
+            "target: stdout EOF no later than the raw client's whole run: {}",
+            if eof <= raw { "met" } else { "NOT met" }
+        );
+    }
+}
+
+/// A raw client's whole run against server-everything, written here with
+/// std::process alone: spawn, `initialize`, `notifications/initialized`,
+/// `tools/list`, then SIGTERM as soon as the answer is read, and reap.
+fn raw_client_run(js: &Path) -> Duration {
+    let t = Instant::now();
+    let mut child = Command::new("node")
+        .arg(js)
+        .arg("stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn node");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut read_until = |needle: &str| {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if stdout.read_line(&mut line).expect("read") == 0 {
+                panic!("server-everything closed stdout");
+            }
+            if line.contains(needle) {
+                return;
+            }
+        }
+    };
+    let req = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}});
+    writeln!(stdin, "{req}").expect("write");
+    read_until("\"protocolVersion\"");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .expect("write");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    )
+    .expect("write");
+    read_until("\"tools\"");
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: a signal to our own child, not yet reaped.
+        unsafe {
+            libc::kill(pid, libc::SIGTERM);
+        }
+    }
+    let _ = child.wait();
+    drop(stdin);
+    t.elapsed()
+}
+
+/// `mcpdeck tools --json -- node server-everything stdio` with stdout a
+/// pipe: spawn to stdout EOF, and spawn to exit.
+fn mcpdeck_tools_run(bin: &Path, js: &Path) -> (Duration, Duration) {
+    use std::io::Read;
+    let t = Instant::now();
+    let mut child = Command::new(bin)
+        .args(["tools", "--json", "--"])
+        .arg("node")
+        .arg(js)
+        .arg("stdio")
+        .env("MCPDECK_CONFIG", "/dev/null")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run mcpdeck");
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_end(&mut out)
+        .expect("read mcpdeck's stdout");
+    let to_eof = t.elapsed();
+    let status = child.wait().expect("wait for mcpdeck");
+    let to_exit = t.elapsed();
+    assert!(status.success(), "mcpdeck tools failed");
+    let v: Value = serde_json::from_slice(&out).expect("mcpdeck tools --json printed JSON");
+    assert!(v["tools"].is_array(), "no tools in {v}");
+    (to_eof, to_exit)
 }

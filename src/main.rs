@@ -55,6 +55,6 @@ fn run(args: Cli) -> i32 {
                 }
             };
         }
-        cli::report(cli::dispatch(args, config).await)
+        cli::run(args, config).await
     })
 }

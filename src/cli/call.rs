@@ -33,7 +33,7 @@ pub async fn call_tool(
 ) -> Outcome {
     let mut link = Link::open(config, target, Options::new(trace)).await?;
     let result = call_connected(&mut link, call).await;
-    link.close().await;
+    link.close();
     result
 }
 

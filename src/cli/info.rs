@@ -15,7 +15,7 @@ use crate::text::fmt_duration;
 pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> Outcome {
     let link = Link::open(config, target, Options::new(trace)).await?;
     let snap = link.server.clone();
-    link.close().await;
+    link.close();
     let Some(n) = snap.negotiated else {
         return Err(Failure::new(
             Exit::Connect,
@@ -104,7 +104,7 @@ pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool)
 pub async fn tools(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> Outcome {
     let link = Link::open(config, target, Options::new(trace)).await?;
     let snap = link.server.clone();
-    link.close().await;
+    link.close();
     let mut out = std::io::stdout().lock();
     if json {
         let raw: Vec<Value> = snap.lists.tools.iter().map(|t| t.raw.clone()).collect();

@@ -20,7 +20,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::exit::{Exit, Failure, connect_failure_as};
 use super::{TargetArgs, trace};
-use crate::config::{self, Config, ServerConfig};
+use crate::config::{self, Config, ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
 use crate::mcp::manager::{
     Answers, CallError, Command, Event, Manager, ServerSnapshot, ServerStatus,
@@ -52,7 +52,7 @@ pub fn start(
 ) -> (Manager, UnboundedReceiver<Event>) {
     warn_insecure(&servers);
     Manager::start_answering(
-        config.settings.clone(),
+        oneshot_settings(config),
         servers,
         trace::frame_log(&config.settings, trace_frames),
         CHILDREN.clone(),
@@ -81,10 +81,18 @@ pub fn drain(rx: &mut UnboundedReceiver<Event>) {
     }
 }
 
-/// Shut the manager down, then report what it said last.
-pub async fn finish(manager: Manager, mut rx: UnboundedReceiver<Event>) {
-    manager.shutdown().await;
-    drain(&mut rx);
+/// Stop the manager's servers once the answer is out (stdout closed, see
+/// [`super::oneshot`]), then report what it said last.
+pub fn finish(manager: Manager, rx: UnboundedReceiver<Event>) {
+    super::oneshot::defer(manager, rx, true);
+}
+
+/// The settings of a one-shot command's manager: its servers are stopped
+/// with `oneshot_grace`, after the answer.
+fn oneshot_settings(config: &Config) -> Settings {
+    let mut settings = config.settings.clone();
+    settings.shutdown_grace = settings.oneshot_grace;
+    settings
 }
 
 /// Print what deserves the user's attention while we wait: progress, log
@@ -275,7 +283,7 @@ impl Link {
         options: Options,
     ) -> Result<Result<Link, (String, ConnectError)>, Failure> {
         let mut server = target_config(config, target)?;
-        let mut settings = config.settings.clone();
+        let mut settings = oneshot_settings(config);
         if let Some(t) = options.timeout {
             settings.request_timeout = t;
             server.timeout = Some(t);
@@ -323,11 +331,11 @@ impl Link {
                 status: ServerStatus::NeedsAuth(e) | ServerStatus::Failed(e),
                 ..
             }) => {
-                finish(manager, events).await;
+                finish(manager, events);
                 Ok(Err((name, e)))
             }
             _ => {
-                finish(manager, events).await;
+                finish(manager, events);
                 Err(Failure::new(
                     Exit::Connect,
                     format!("could not connect to {name}"),
@@ -541,18 +549,16 @@ impl Link {
         .filter(|v| !v.is_null())
     }
 
-    /// Stop the server and report what it said last.
-    pub async fn close(self) {
+    /// Done with the server: it is stopped after the answer, when stdout
+    /// is closed ([`super::oneshot::finish`]), and what it says meanwhile
+    /// is reported (unless the findings are kept).
+    pub fn close(self) {
         let Link {
             manager,
             events,
             keep_findings,
             ..
         } = self;
-        if keep_findings {
-            manager.shutdown().await;
-        } else {
-            finish(manager, events).await;
-        }
+        super::oneshot::defer(manager, events, !keep_findings);
     }
 }

@@ -18,6 +18,7 @@ pub mod import;
 mod info;
 pub mod link;
 pub mod manage;
+pub mod oneshot;
 pub mod output;
 pub mod resources;
 mod servers;
@@ -59,6 +60,15 @@ pub fn report(outcome: Outcome) -> i32 {
             f.code as i32
         }
     }
+}
+
+/// Run a headless command to its exit code: its answer is printed (a
+/// failure's message on stderr), stdout is closed, and only then are the
+/// servers it used stopped ([`oneshot`]).
+pub async fn run(cli: Cli, config: Config) -> i32 {
+    let code = report(dispatch(cli, config).await);
+    oneshot::finish().await;
+    code
 }
 
 /// Run a headless command (or, with none, its stand-in: the demo tour, a

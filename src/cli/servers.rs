@@ -18,7 +18,7 @@ pub async fn servers(config: &Config, json: bool, trace: bool) -> Outcome {
     let (manager, mut rx) = start(config, config.servers.clone(), trace);
     wait_settled(&mut rx, &names).await;
     let snaps = manager.snapshot().await;
-    finish(manager, rx).await;
+    finish(manager, rx);
     let any_failed = snaps
         .iter()
         .any(|s| matches!(s.status, ServerStatus::Failed { .. }));

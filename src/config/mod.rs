@@ -177,6 +177,7 @@ mod tests {
                 connect_timeout: Duration::from_millis(12_500),
                 probe_timeout: Duration::from_millis(500),
                 shutdown_grace: Duration::from_secs(0),
+                oneshot_grace: Settings::DEFAULT_ONESHOT_GRACE,
                 stderr_lines: 250,
                 frame_log: 20_000,
                 max_message_size: 1_048_576,

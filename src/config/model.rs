@@ -57,6 +57,10 @@ pub struct Settings {
     /// Grace period between closing stdin and SIGTERM, and again between
     /// SIGTERM and SIGKILL.
     pub shutdown_grace: Duration,
+    /// [`Settings::shutdown_grace`] for the one-shot CLI commands (`tools`,
+    /// `call`, `info`…): they have printed their answer and closed stdout
+    /// before their servers are stopped, so a short grace is enough.
+    pub oneshot_grace: Duration,
     /// Number of stderr lines kept per server.
     pub stderr_lines: usize,
     /// Number of raw frames kept in the frame-log ring buffer.
@@ -86,6 +90,8 @@ impl Settings {
     pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(1);
     /// Default for [`Settings::shutdown_grace`].
     pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+    /// Default for [`Settings::oneshot_grace`].
+    pub const DEFAULT_ONESHOT_GRACE: Duration = Duration::from_millis(200);
     /// Default for [`Settings::stderr_lines`].
     pub const DEFAULT_STDERR_LINES: usize = 500;
     /// Default for [`Settings::frame_log`].
@@ -103,6 +109,7 @@ impl Default for Settings {
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             probe_timeout: Self::DEFAULT_PROBE_TIMEOUT,
             shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
+            oneshot_grace: Self::DEFAULT_ONESHOT_GRACE,
             stderr_lines: Self::DEFAULT_STDERR_LINES,
             frame_log: Self::DEFAULT_FRAME_LOG,
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,

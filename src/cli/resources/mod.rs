@@ -196,7 +196,7 @@ pub(super) async fn with_link(
 ) -> Outcome {
     let mut link = Link::open(config, target, Options::new(trace)).await?;
     let outcome = body(&mut link).await;
-    link.close().await;
+    link.close();
     outcome
 }
 

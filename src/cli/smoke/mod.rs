@@ -253,7 +253,7 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
     for f in link.take_findings() {
         checks.push(finding_check(&f));
     }
-    link.close().await;
+    link.close();
     let unannotated = lists
         .tools
         .iter()

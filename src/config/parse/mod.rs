@@ -42,6 +42,7 @@ pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "connect_timeout",
     "probe_timeout",
     "shutdown_grace",
+    "oneshot_grace",
     "stderr_lines",
     "frame_log",
     "max_message_size",
@@ -369,6 +370,7 @@ impl Parser<'_> {
                 "shutdown_grace" => {
                     settings.shutdown_grace = self.duration("", key, value, true)?
                 }
+                "oneshot_grace" => settings.oneshot_grace = self.duration("", key, value, true)?,
                 "stderr_lines" => settings.stderr_lines = self.count(key, value, "lines")?,
                 "frame_log" => settings.frame_log = self.count(key, value, "frames")?,
                 "max_message_size" => {
@@ -860,6 +862,28 @@ mod tests {
         let message = check_server_name("a___b").unwrap_err();
         assert!(message.contains("must not contain `__`"), "{message}");
         assert!(message.contains("e.g. \"a_b\""), "{message}");
+    }
+
+    #[test]
+    fn oneshot_grace_is_its_own_setting() {
+        let config = parse("", None, Env::Lookup(&no_env)).unwrap();
+        assert_eq!(config.settings.oneshot_grace, Duration::from_millis(200));
+        let text = "[settings]\noneshot_grace = 0.05\nshutdown_grace = 3\n";
+        let config = parse(text, None, Env::Lookup(&no_env)).unwrap();
+        assert_eq!(config.settings.oneshot_grace, Duration::from_millis(50));
+        assert_eq!(config.settings.shutdown_grace, Duration::from_secs(3));
+        let config = parse(
+            "[settings]\noneshot_grace = 0\n",
+            None,
+            Env::Lookup(&no_env),
+        );
+        assert_eq!(config.unwrap().settings.oneshot_grace, Duration::ZERO);
+        let d = parse_err("[settings]\noneshot_grace = -1\n");
+        assert!(d.message().contains("oneshot_grace"), "{}", d.message());
+        assert_eq!(
+            suggest("oneshot_grase", SETTINGS_KEYS),
+            Some("oneshot_grace")
+        );
     }
 
     #[test]
