@@ -37,8 +37,10 @@ pub struct Frame {
     pub at: SystemTime,
     /// Time since the log was created.
     pub elapsed: Duration,
-    /// The frame's text, cut to the per-frame limit.
-    pub text: Arc<str>,
+    /// The frame's text, cut to the per-frame limit. The frame owns it:
+    /// a frame the session already holds as a `String` is kept without a
+    /// copy ([`FrameLog::record_owned`]).
+    pub text: String,
     /// The frame's full size in bytes.
     pub size: usize,
     pub method: Option<Arc<str>>,
@@ -127,11 +129,17 @@ impl FrameLog {
         &self.net
     }
 
+    /// The most of one frame the log keeps.
+    pub fn per_frame(&self) -> usize {
+        self.per_frame
+    }
+
     pub fn start(&self) -> Instant {
         self.start
     }
 
-    /// Record a frame and return it.
+    /// Record a frame (a copy of `raw`, cut to the per-frame limit) and
+    /// return it.
     pub fn record(
         &self,
         server: &Arc<str>,
@@ -139,7 +147,41 @@ impl FrameLog {
         raw: &str,
         meta: FrameMeta,
     ) -> Arc<Frame> {
-        let text: Arc<str> = Arc::from(truncate(raw, self.per_frame));
+        let text = truncate(raw, self.per_frame).to_string();
+        self.push(server, dir, text, raw.len(), meta, raw)
+    }
+
+    /// Record a frame the caller owns: kept as it is, without a copy,
+    /// unless it is over the per-frame limit (then a cut copy is kept).
+    pub fn record_owned(
+        &self,
+        server: &Arc<str>,
+        dir: Direction,
+        text: String,
+        meta: FrameMeta,
+    ) -> Arc<Frame> {
+        if text.len() > self.per_frame {
+            return self.record(server, dir, &text, meta);
+        }
+        let size = text.len();
+        let frame = self.push(server, dir, text, size, meta, "");
+        if let Some(tap) = &self.tap {
+            tap(&frame, &frame.text);
+        }
+        frame
+    }
+
+    /// Add a frame to the ring; `raw` (the whole frame) goes to the tap,
+    /// unless empty (the caller taps it).
+    fn push(
+        &self,
+        server: &Arc<str>,
+        dir: Direction,
+        text: String,
+        size: usize,
+        meta: FrameMeta,
+        raw: &str,
+    ) -> Arc<Frame> {
         let mut frame = Frame {
             seq: 0,
             server: server.clone(),
@@ -147,7 +189,7 @@ impl FrameLog {
             at: SystemTime::now(),
             elapsed: self.start.elapsed(),
             text,
-            size: raw.len(),
+            size,
             method: meta.method,
             id: meta.id,
             latency: meta.latency,
@@ -169,7 +211,9 @@ impl FrameLog {
             frame
         };
         self.changed.bump();
-        if let Some(tap) = &self.tap {
+        if let Some(tap) = &self.tap
+            && !raw.is_empty()
+        {
             tap(&frame, raw);
         }
         frame
@@ -336,6 +380,30 @@ mod tests {
         net.changed().await.unwrap();
         exchange.finish();
         assert!(net.has_changed());
+    }
+
+    #[test]
+    fn an_owned_frame_is_kept_without_a_copy_unless_it_is_too_long() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let seen2 = seen.clone();
+        let log = FrameLog::with_limits(10, 1000, 8).with_tap(Box::new(move |_, raw| {
+            seen2.lock().unwrap().push(raw.to_string());
+        }));
+        let text = String::from("{\"a\":1}");
+        let at = text.as_ptr();
+        let f = log.record_owned(&Arc::from("a"), Direction::In, text, FrameMeta::default());
+        assert_eq!(f.text.as_ptr(), at, "the frame's own bytes are kept");
+        assert!(!f.truncated());
+        let f = log.record_owned(
+            &Arc::from("a"),
+            Direction::In,
+            "0123456789abc".to_string(),
+            FrameMeta::default(),
+        );
+        assert_eq!(f.text, "01234567");
+        assert_eq!(f.size, 13);
+        // The tap sees both whole, once each.
+        assert_eq!(*seen.lock().unwrap(), ["{\"a\":1}", "0123456789abc"]);
     }
 
     #[test]

@@ -304,15 +304,22 @@ impl Inner {
         }
     }
 
-    /// Record a frame and send it, the turn already taken.
+    /// Record a frame and send it, the turn already taken. The log keeps
+    /// the line itself (no copy) and the transport sends it from there.
     pub(super) async fn write_line(
         &self,
-        mut line: String,
+        line: String,
         meta: FrameMeta,
     ) -> Result<(), crate::mcp::transport::TransportClosed> {
-        self.frames.record(&self.name, Direction::Out, &line, meta);
-        line.push('\n');
-        self.transport.send(&line).await
+        if line.len() > self.frames.per_frame() {
+            // The log keeps a cut copy of a large frame: send the original.
+            self.frames.record(&self.name, Direction::Out, &line, meta);
+            return self.transport.send(&line).await;
+        }
+        let frame = self
+            .frames
+            .record_owned(&self.name, Direction::Out, line, meta);
+        self.transport.send(&frame.text).await
     }
 
     /// Result-level checks shared by every request.

@@ -33,10 +33,10 @@ use super::policy::*;
 impl Inner {
     pub(super) async fn handle_inbound(self: &Arc<Self>, item: Inbound) {
         match item {
-            Inbound::Line(line) => self.handle_line(&line).await,
+            Inbound::Line(line) => self.handle_line(line).await,
             Inbound::LineWithFinding(line, f) => {
                 self.finding(f);
-                self.handle_line(&line).await;
+                self.handle_line(line).await;
             }
             Inbound::Finding(f) => self.finding(f),
             Inbound::Oversize {
@@ -212,7 +212,9 @@ impl Inner {
         Match::Taken(n, entry)
     }
 
-    pub(super) async fn handle_line(self: &Arc<Self>, line: &str) {
+    /// One frame from the server. The frame log keeps the line itself.
+    pub(super) async fn handle_line(self: &Arc<Self>, owned: String) {
+        let line = owned.as_str();
         let parsed = jsonrpc::parse_frame(line);
         // Match responses first so the frame record carries method and latency.
         let mut meta = FrameMeta::default();
@@ -321,7 +323,8 @@ impl Inner {
                 }
             }
         }
-        self.frames.record(&self.name, Direction::In, line, meta);
+        self.frames
+            .record_owned(&self.name, Direction::In, owned, meta);
         for f in parsed.findings {
             self.finding(f);
         }

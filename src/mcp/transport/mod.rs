@@ -42,6 +42,7 @@ impl Reader {
 
 impl Transport {
     /// Send one frame; `line` ends with `\n`.
+    /// Send one message (no trailing newline: stdio adds its own).
     pub async fn send(&self, line: &str) -> Result<(), TransportClosed> {
         match self {
             Transport::Stdio(t) => t.send(line).await,

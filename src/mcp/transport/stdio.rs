@@ -307,14 +307,23 @@ impl StdioTransport {
         ))
     }
 
-    /// Write one message as one line (`line` must end with `\n`).
-    pub async fn send(&self, line: &str) -> Result<(), TransportClosed> {
+    /// Write one message as one line (the newline is added here: the
+    /// message and its newline go out in one `writev`).
+    pub async fn send(&self, message: &str) -> Result<(), TransportClosed> {
         let mut guard = self.stdin.lock().await;
         let Some(stdin) = guard.as_mut() else {
             return Err(TransportClosed("the server's stdin is closed".into()));
         };
         let res = async {
-            stdin.write_all(line.as_bytes()).await?;
+            let bytes = message.as_bytes();
+            let parts = [std::io::IoSlice::new(bytes), std::io::IoSlice::new(b"\n")];
+            let n = stdin.write_vectored(&parts).await?;
+            if n < bytes.len() {
+                stdin.write_all(&bytes[n..]).await?;
+                stdin.write_all(b"\n").await?;
+            } else if n == bytes.len() {
+                stdin.write_all(b"\n").await?;
+            }
             stdin.flush().await
         }
         .await;
