@@ -62,7 +62,17 @@ fn main() {
         .build()
         .expect("runtime");
     // For profiling: only the current-thread Session client, many calls.
-    if std::env::var("MCPDECK_BENCH_ONLY").as_deref() == Ok("session") {
+    if let Ok(only @ ("session" | "session-beside-manager")) =
+        std::env::var("MCPDECK_BENCH_ONLY").as_deref()
+    {
+        // The other clients of the full run, idle on the same runtime.
+        let _idle =
+            (only == "session-beside-manager").then(|| single.block_on(start_manager(&exe)));
+        if std::env::var_os("MCPDECK_BENCH_AFTER_RT").is_some() {
+            let other = rt.block_on(connect(&exe));
+            let rate = rt.block_on(session_rate(&other, 0, 20_000));
+            println!("Session::call_tool, 2 worker threads first: {rate:.0} calls/s");
+        }
         let session = single.block_on(connect(&exe));
         let rate = single.block_on(session_rate(&session, 0, 100_000));
         println!("Session::call_tool, current-thread: {rate:.0} calls/s");
@@ -426,11 +436,14 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// The server's own times, driven by a raw client: spawn to its answer to
-/// `initialize`, and (after `initialized` and `tools/list`, as mcpdeck sends
-/// them) stdin EOF to its exit.
-fn server_own_times(js: &Path) -> (Duration, Duration) {
-    let t = Instant::now();
+/// server-everything on stdio, driven by a raw blocking client: spawned,
+/// then `initialize`, `notifications/initialized` and `tools/list` (as
+/// mcpdeck sends them). Returns the child, its stdin (still open) and the
+/// time from spawn to the `initialize` answer.
+fn everything_listed(
+    js: &Path,
+    t: Instant,
+) -> (std::process::Child, std::process::ChildStdin, Duration) {
     let mut child = Command::new("node")
         .arg(js)
         .arg("stdio")
@@ -457,19 +470,21 @@ fn server_own_times(js: &Path) -> (Duration, Duration) {
     writeln!(stdin, "{req}").expect("write");
     read_until("\"protocolVersion\"");
     let init = t.elapsed();
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    )
-    .expect("write");
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-    )
-    .expect("write");
+    for note in [
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ] {
+        writeln!(stdin, "{note}").expect("write");
+    }
     read_until("\"tools\"");
+    (child, stdin, init)
+}
+
+/// The server's own times, driven by a raw client: spawn to its answer to
+/// `initialize`, and (after `initialized` and `tools/list`) stdin EOF to
+/// its exit.
+fn server_own_times(js: &Path) -> (Duration, Duration) {
+    let (mut child, stdin, init) = everything_listed(js, Instant::now());
     drop(stdin);
     let t = Instant::now();
     let _ = child.wait();
@@ -547,44 +562,7 @@ fn tools_overhead(js: &Path, runs: usize, full: bool) {
 /// `tools/list`, then SIGTERM as soon as the answer is read, and reap.
 fn raw_client_run(js: &Path) -> Duration {
     let t = Instant::now();
-    let mut child = Command::new("node")
-        .arg(js)
-        .arg("stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn node");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut read_until = |needle: &str| {
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if stdout.read_line(&mut line).expect("read") == 0 {
-                panic!("server-everything closed stdout");
-            }
-            if line.contains(needle) {
-                return;
-            }
-        }
-    };
-    let req = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}});
-    writeln!(stdin, "{req}").expect("write");
-    read_until("\"protocolVersion\"");
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    )
-    .expect("write");
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-    )
-    .expect("write");
-    read_until("\"tools\"");
+    let (mut child, stdin, _) = everything_listed(js, t);
     if let Ok(pid) = i32::try_from(child.id()) {
         // SAFETY: a signal to our own child, not yet reaped.
         unsafe {
