@@ -11,16 +11,26 @@ use super::task::*;
 
 impl Task {
     pub(super) fn session_event(&mut self, ev: Tagged) {
+        // A session older than the server's last reset (a reconnect, a
+        // replaced config) or of a server that is gone is a previous one.
+        let previous = self
+            .slots
+            .iter()
+            .find(|s| *s.config.name == *ev.server)
+            .is_none_or(|s| ev.session < s.floor);
         let Some(idx) = self
             .slots
             .iter()
             .position(|s| s.session.as_ref().is_some_and(|x| x.id() == ev.session))
         else {
             // A session still connecting (or closing): its findings, stderr
-            // and notifications are still the server's.
+            // and notifications are still the server's; its findings say
+            // which session they came from.
             match ev.event {
                 SessionEvent::Finding(f) => self.emit(Event::Finding {
                     server: ev.server.to_string(),
+                    session: ev.session,
+                    previous,
                     finding: f,
                 }),
                 SessionEvent::Stderr(line) => self.emit(Event::Stderr {
@@ -47,7 +57,12 @@ impl Task {
         };
         let server = self.slots[idx].config.name.clone();
         match ev.event {
-            SessionEvent::Finding(finding) => self.emit(Event::Finding { server, finding }),
+            SessionEvent::Finding(finding) => self.emit(Event::Finding {
+                server,
+                session: ev.session,
+                previous,
+                finding,
+            }),
             SessionEvent::Stderr(line) => self.emit(Event::Stderr { server, line }),
             SessionEvent::Notification { method, params } => {
                 if is_list_changed(&method) {
@@ -117,6 +132,8 @@ impl Task {
                     }
                     Err(e) => self.emit(Event::Finding {
                         server: server.clone(),
+                        session,
+                        previous: false,
                         finding: Finding::new(
                             crate::mcp::finding::Severity::Error,
                             format!("listing again failed: {e}"),
@@ -127,6 +144,12 @@ impl Task {
                     self.relist(&server);
                 }
             }
+            Msg::Dropped { server, counts } => self.emit(Event::Dropped {
+                server,
+                notifications: counts.notifications,
+                stderr: counts.stderr,
+                findings: counts.findings,
+            }),
             Msg::CallDone { call, event } => {
                 if let Event::CallFinished { tag, .. } | Event::Response { tag, .. } = &event
                     && self.calls.get(tag).is_some_and(|(c, _)| *c == call)

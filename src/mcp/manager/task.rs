@@ -13,11 +13,12 @@ use crate::config::{ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
 use crate::mcp::session::ClientPolicy;
 use crate::mcp::session::{
-    ConnectError, EventSink, Lists, Negotiated, RequestError, Session, Tagged,
+    ConnectError, EventSink, Lists, Negotiated, RequestError, Session, SessionEvent, Tagged,
 };
 use crate::mcp::transport::stdio::Children;
 
 use super::model::*;
+use super::queue;
 
 pub(super) struct Slot {
     pub(super) config: ServerConfig,
@@ -32,6 +33,9 @@ pub(super) struct Slot {
     /// A re-list is in flight; `relist_again` asks for one more after it.
     pub(super) relisting: bool,
     pub(super) relist_again: bool,
+    /// Sessions with a smaller id were replaced or closed by the manager
+    /// (their late events are the previous session's).
+    pub(super) floor: u64,
 }
 
 /// What the manager's tasks and sessions tell it, in one ordered stream:
@@ -54,14 +58,46 @@ pub(super) enum Msg {
     },
     /// A login or log-out finished: connect the server again.
     Reconnect(String),
+    /// The session events of a server dropped on the way (a storm).
+    Dropped {
+        server: String,
+        counts: super::queue::DropCounts,
+    },
+}
+
+impl super::queue::Queued for Msg {
+    fn class(&self) -> super::queue::Class<'_> {
+        use super::queue::{Class, Kind};
+        let Msg::Session(t) = self else {
+            return Class::Critical;
+        };
+        let (kind, coalesce) = match &t.event {
+            SessionEvent::Notification { method, params } => (
+                Kind::Notification,
+                Event::coalesce_key(method, params.as_ref()),
+            ),
+            SessionEvent::Stderr(_) => (Kind::Stderr, None),
+            SessionEvent::Finding(_) => (Kind::Finding, None),
+            SessionEvent::Closed { .. } => return Class::Critical,
+        };
+        Class::Droppable {
+            server: &t.server,
+            kind,
+            coalesce: coalesce.map(|k| format!("{} {k}", t.session)),
+        }
+    }
+
+    fn dropped(server: String, counts: super::queue::DropCounts) -> Self {
+        Msg::Dropped { server, counts }
+    }
 }
 
 pub(super) struct Task {
     pub(super) settings: Settings,
     pub(super) slots: Vec<Slot>,
-    pub(super) events: mpsc::UnboundedSender<Event>,
+    pub(super) events: queue::Sender<Event>,
     pub(super) sink: EventSink,
-    pub(super) msgs: mpsc::UnboundedSender<Msg>,
+    pub(super) msgs: queue::Sender<Msg>,
     pub(super) frames: Arc<FrameLog>,
     pub(super) children: Arc<Children>,
     /// Calls in flight: tag -> (call number, cancel).
@@ -93,7 +129,7 @@ impl Task {
         mut self,
         servers: Vec<ServerConfig>,
         mut commands: mpsc::UnboundedReceiver<Command>,
-        mut msgs: mpsc::UnboundedReceiver<Msg>,
+        mut msgs: queue::Receiver<Msg>,
     ) {
         self.set_servers(servers);
         let mut shutdown_reply = None;
@@ -197,6 +233,7 @@ impl Task {
         let mut slot = self.slots.remove(i);
         self.stop(&mut slot);
         slot.generation = generation;
+        slot.floor = crate::mcp::session::next_session_id();
         slot.lists = Arc::new(Lists::default());
         self.slots.insert(i, slot);
         Some(generation)
@@ -314,6 +351,7 @@ pub(super) fn new_slot(config: ServerConfig) -> Slot {
         connecting: None,
         relisting: false,
         relist_again: false,
+        floor: crate::mcp::session::next_session_id(),
     }
 }
 
