@@ -68,7 +68,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -336,7 +336,10 @@ impl<T: Queued> Sender<T> {
                         // The newer one takes the place of the older, at
                         // the back (after what came between them).
                         inner.stats.coalesced += 1;
-                        let seq = inner.push(Item::Live(item), Some(Box::new((k.0.clone(), kind, Some(k.1.clone())))));
+                        let seq = inner.push(
+                            Item::Live(item),
+                            Some(Box::new((k.0.clone(), kind, Some(k.1.clone())))),
+                        );
                         inner.keys.insert(k, seq);
                         drop(inner);
                         if was_empty {
@@ -527,7 +530,11 @@ mod tests {
         }
         let got = drain(&mut rx);
         assert_eq!(got.len(), 10_000);
-        assert!(got.iter().enumerate().all(|(i, e)| *e == Ev::Call(i as u32)));
+        assert!(
+            got.iter()
+                .enumerate()
+                .all(|(i, e)| *e == Ev::Call(i as u32))
+        );
     }
 
     #[test]
@@ -611,7 +618,10 @@ mod tests {
             stderr: 5,
             findings: 0,
         };
-        assert_eq!(c.text(), "1,234 notifications, 5 stderr lines dropped (storm)");
+        assert_eq!(
+            c.text(),
+            "1,234 notifications, 5 stderr lines dropped (storm)"
+        );
         assert_eq!(thousands(1_000_000), "1,000,000");
         assert_eq!(thousands(999), "999");
     }
