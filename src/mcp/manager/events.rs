@@ -144,12 +144,8 @@ impl Task {
                     self.relist(&server);
                 }
             }
-            Msg::Dropped { server, counts } => self.emit(Event::Dropped {
-                server,
-                notifications: counts.notifications,
-                stderr: counts.stderr,
-                findings: counts.findings,
-            }),
+            // Joins the UI queue's own report of the server's drops.
+            Msg::Dropped { server, counts } => self.events.add_dropped(&server, counts),
             Msg::CallDone { call, event } => {
                 if let Event::CallFinished { tag, .. } | Event::Response { tag, .. } = &event
                     && self.calls.get(tag).is_some_and(|(c, _)| *c == call)

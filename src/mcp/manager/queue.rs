@@ -371,6 +371,33 @@ impl<T: Queued> Sender<T> {
     }
 }
 
+impl<T: Queued> Sender<T> {
+    /// Add drops counted elsewhere (an earlier queue) to the next report
+    /// of `server`, queueing one if none is waiting: however many come,
+    /// at most one report per server is queued.
+    pub fn add_dropped(&self, server: &str, counts: DropCounts) {
+        if counts.total() == 0 {
+            return;
+        }
+        let mut inner = self.shared.lock();
+        if inner.receiver_gone {
+            return;
+        }
+        let was_empty = inner.live == 0;
+        match inner.drops.get_mut(server) {
+            Some(c) => c.add(counts),
+            None => {
+                inner.push(Item::Report(server.to_string()), None);
+                inner.drops.insert(server.to_string(), counts);
+            }
+        }
+        drop(inner);
+        if was_empty {
+            self.shared.ready.notify_one();
+        }
+    }
+}
+
 impl<T> Inner<T> {
     /// Whether one more droppable item of `kind` fits for `server`;
     /// if not it is counted as dropped.
@@ -609,6 +636,26 @@ mod tests {
         assert_eq!(rx.recv().await, Some(Ev::Call(2)));
         assert_eq!(rx.recv().await, None);
         assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+    }
+
+    #[test]
+    fn drops_counted_upstream_join_the_waiting_report() {
+        let (tx, mut rx) = channel();
+        let c = |n| DropCounts {
+            notifications: n,
+            ..DropCounts::default()
+        };
+        for _ in 0..1000 {
+            tx.add_dropped("a", c(2));
+        }
+        tx.send(Ev::Call(1)).expect("alive");
+        tx.add_dropped("a", c(1));
+        assert_eq!(
+            drain(&mut rx),
+            vec![Ev::Dropped("a".into(), c(2001)), Ev::Call(1)]
+        );
+        // Not counted as this queue's own drops.
+        assert_eq!(rx.stats().dropped, 0);
     }
 
     #[test]

@@ -147,8 +147,8 @@ impl Task {
         self.close_all().await;
         // Whatever arrived meanwhile (the last findings, stderr lines).
         while let Ok(msg) = msgs.try_recv() {
-            if let Msg::Session(t) = msg {
-                self.session_event(t);
+            if let Msg::Session(_) | Msg::Dropped { .. } = msg {
+                self.message(msg);
             }
         }
         if let Some(reply) = shutdown_reply {
