@@ -157,3 +157,33 @@ impl Task {
         }
     }
 }
+
+/// What the sessions' queue into the manager may coalesce or drop: their
+/// notifications, stderr lines and findings; never their end, nor the
+/// results of the manager's own tasks.
+impl super::queue::Queued for Msg {
+    fn class(&self) -> super::queue::Class<'_> {
+        use super::queue::{Class, Kind};
+        let Msg::Session(t) = self else {
+            return Class::Critical;
+        };
+        let (kind, coalesce) = match &t.event {
+            SessionEvent::Notification { method, params } => (
+                Kind::Notification,
+                Event::coalesce_key(method, params.as_ref()),
+            ),
+            SessionEvent::Stderr(_) => (Kind::Stderr, None),
+            SessionEvent::Finding(_) => (Kind::Finding, None),
+            SessionEvent::Closed { .. } => return Class::Critical,
+        };
+        Class::Droppable {
+            server: &t.server,
+            kind,
+            coalesce: coalesce.map(|k| format!("{} {k}", t.session)),
+        }
+    }
+
+    fn dropped(server: String, counts: super::queue::DropCounts) -> Self {
+        Msg::Dropped { server, counts }
+    }
+}

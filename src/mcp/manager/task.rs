@@ -13,7 +13,7 @@ use crate::config::{ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
 use crate::mcp::session::ClientPolicy;
 use crate::mcp::session::{
-    ConnectError, EventSink, Lists, Negotiated, RequestError, Session, SessionEvent, Tagged,
+    ConnectError, EventSink, Lists, Negotiated, RequestError, Session, Tagged,
 };
 use crate::mcp::transport::stdio::Children;
 
@@ -63,33 +63,6 @@ pub(super) enum Msg {
         server: String,
         counts: super::queue::DropCounts,
     },
-}
-
-impl super::queue::Queued for Msg {
-    fn class(&self) -> super::queue::Class<'_> {
-        use super::queue::{Class, Kind};
-        let Msg::Session(t) = self else {
-            return Class::Critical;
-        };
-        let (kind, coalesce) = match &t.event {
-            SessionEvent::Notification { method, params } => (
-                Kind::Notification,
-                Event::coalesce_key(method, params.as_ref()),
-            ),
-            SessionEvent::Stderr(_) => (Kind::Stderr, None),
-            SessionEvent::Finding(_) => (Kind::Finding, None),
-            SessionEvent::Closed { .. } => return Class::Critical,
-        };
-        Class::Droppable {
-            server: &t.server,
-            kind,
-            coalesce: coalesce.map(|k| format!("{} {k}", t.session)),
-        }
-    }
-
-    fn dropped(server: String, counts: super::queue::DropCounts) -> Self {
-        Msg::Dropped { server, counts }
-    }
 }
 
 pub(super) struct Task {
