@@ -268,7 +268,7 @@ async fn session_rate(session: &Session, base: usize, calls: usize) -> f64 {
     calls as f64 / t.elapsed().as_secs_f64()
 }
 
-async fn start_manager(exe: &Path) -> (Manager, tokio::sync::mpsc::UnboundedReceiver<Event>) {
+async fn start_manager(exe: &Path) -> (Manager, mcpdeck::mcp::manager::EventReceiver) {
     let settings = Settings::default();
     let frames = Arc::new(FrameLog::new(settings.frame_log));
     let (m, mut rx) = Manager::start(settings, vec![echo_config(exe)], frames);
@@ -285,7 +285,7 @@ async fn start_manager(exe: &Path) -> (Manager, tokio::sync::mpsc::UnboundedRece
 
 async fn manager_rate(
     m: &Manager,
-    rx: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
+    rx: &mut mcpdeck::mcp::manager::EventReceiver,
     base: u64,
     calls: usize,
 ) -> f64 {

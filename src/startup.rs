@@ -3,9 +3,10 @@
 //! signals that stop every server, and the registry of server processes
 //! that makes sure none outlives mcpdeck.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, Condvar, LazyLock, Mutex};
 use std::time::Duration;
 
 use crate::mcp::transport::stdio::Children;
@@ -28,6 +29,11 @@ pub fn default_log_file() -> Option<PathBuf> {
 }
 
 /// Send tracing output to `path` (level from `RUST_LOG`, default `info`).
+///
+/// The file is written by a thread of its own through a bounded queue
+/// ([`LineWriter`]): a log file nobody reads (a FIFO, a full disk, a slow
+/// network mount) never holds up the runtime; what does not fit is
+/// dropped and counted in the file once it takes lines again.
 pub fn init_logging(path: &Path) -> std::io::Result<()> {
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -41,8 +47,13 @@ pub fn init_logging(path: &Path) -> std::io::Result<()> {
         })?;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let writer = LineWriter::start(
+        Box::new(std::io::BufWriter::new(file)),
+        "log lines",
+        "the log file was not being read",
+    );
     tracing_subscriber::fmt()
-        .with_writer(std::sync::Mutex::new(file))
+        .with_writer(LogSink(writer))
         .with_ansi(false)
         .with_env_filter(filter)
         .try_init()
@@ -92,7 +103,205 @@ pub fn run<F: Future<Output = i32>>(work: F) -> i32 {
     });
     // Do not wait for blocking tasks (stdin readers) that may never end.
     runtime.shutdown_timeout(Duration::from_millis(100));
+    // The trace and the log file get what is queued, unless their reader
+    // is stuck.
+    flush_writers(Duration::from_secs(1));
     code
+}
+
+/// The most bytes a [`LineWriter`] keeps queued (a single longer line is
+/// still taken when the queue is empty).
+const LINE_QUEUE_BYTES: usize = 4 << 20;
+
+/// Lines written by a thread of its own, so that whoever writes a line
+/// never waits for the reader of the output (stderr piped into a paused
+/// program, a FIFO, a stuck disk). The queue holds at most
+/// [`LINE_QUEUE_BYTES`]; a line that does not fit is dropped and counted,
+/// and a note `… N <what> dropped (<why>)` takes its place in the output.
+pub struct LineWriter {
+    state: Mutex<LineState>,
+    wake: Condvar,
+    what: &'static str,
+    why: &'static str,
+}
+
+struct LineState {
+    lines: VecDeque<Vec<u8>>,
+    bytes: usize,
+    /// Lines dropped since the last one queued.
+    dropped: usize,
+    closed: bool,
+    /// The writing thread has written everything and ended.
+    finished: bool,
+}
+
+/// Every line writer, flushed (with a bounded wait) at exit.
+static WRITERS: Mutex<Vec<Arc<LineWriter>>> = Mutex::new(Vec::new());
+
+impl LineWriter {
+    /// Start the writing thread on `out`; `what` names the lines in the
+    /// note about dropped ones ("trace lines"), `why` says why they were.
+    pub fn start(
+        out: Box<dyn std::io::Write + Send>,
+        what: &'static str,
+        why: &'static str,
+    ) -> Arc<LineWriter> {
+        let writer = Arc::new(LineWriter {
+            state: Mutex::new(LineState {
+                lines: VecDeque::new(),
+                bytes: 0,
+                dropped: 0,
+                closed: false,
+                finished: false,
+            }),
+            wake: Condvar::new(),
+            what,
+            why,
+        });
+        let w = writer.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("mcpdeck {what}"))
+            .spawn(move || w.write_loop(out));
+        if spawned.is_err() {
+            // No thread: nothing is written, and nothing waits for it.
+            writer.lock().finished = true;
+            writer.lock().closed = true;
+        }
+        lock(&WRITERS).push(writer.clone());
+        writer
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, LineState> {
+        lock(&self.state)
+    }
+
+    fn note(&self, n: usize) -> Vec<u8> {
+        format!("… {n} {} dropped ({})\n", self.what, self.why).into_bytes()
+    }
+
+    /// Queue a line (with its newline); never waits.
+    pub fn write(&self, line: Vec<u8>) {
+        let mut st = self.lock();
+        if st.closed {
+            return;
+        }
+        if !st.lines.is_empty() && st.bytes + line.len() > LINE_QUEUE_BYTES {
+            st.dropped += 1;
+            return;
+        }
+        if st.dropped > 0 {
+            let note = self.note(std::mem::take(&mut st.dropped));
+            st.bytes += note.len();
+            st.lines.push_back(note);
+        }
+        st.bytes += line.len();
+        st.lines.push_back(line);
+        drop(st);
+        self.wake.notify_one();
+    }
+
+    fn write_loop(&self, mut out: Box<dyn std::io::Write + Send>) {
+        let mut batch = Vec::new();
+        loop {
+            let (lines, closed) = {
+                let mut st = self.lock();
+                while st.lines.is_empty() && !st.closed {
+                    st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner());
+                }
+                st.bytes = 0;
+                let mut lines = std::mem::take(&mut st.lines);
+                if st.closed && st.dropped > 0 {
+                    lines.push_back(self.note(std::mem::take(&mut st.dropped)));
+                }
+                (lines, st.closed)
+            };
+            batch.clear();
+            for l in lines {
+                batch.extend_from_slice(&l);
+            }
+            // An output that fails is given up on: the lines go nowhere.
+            let _ = out.write_all(&batch).and_then(|()| out.flush());
+            if closed {
+                break;
+            }
+        }
+        self.lock().finished = true;
+        self.wake.notify_all();
+    }
+
+    /// Take no more lines, and wait up to `wait` for the queued ones to
+    /// be written; whether they were.
+    pub fn close(&self, wait: Duration) -> bool {
+        let deadline = std::time::Instant::now() + wait;
+        let mut st = self.lock();
+        st.closed = true;
+        self.wake.notify_all();
+        while !st.finished {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            st = self
+                .wake
+                .wait_timeout(st, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        true
+    }
+}
+
+/// Close every [`LineWriter`], waiting at most `wait` in all.
+pub fn flush_writers(wait: Duration) {
+    let deadline = std::time::Instant::now() + wait;
+    let writers = std::mem::take(&mut *lock(&WRITERS));
+    for w in writers {
+        w.close(deadline.saturating_duration_since(std::time::Instant::now()));
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// tracing's writer: each event is formatted into a buffer, then queued
+/// whole on the [`LineWriter`].
+struct LogSink(Arc<LineWriter>);
+
+/// One log event being formatted.
+pub struct LogLine<'a> {
+    buf: Vec<u8>,
+    to: &'a LineWriter,
+}
+
+impl std::io::Write for LogLine<'_> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(b);
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for LogLine<'_> {
+    fn drop(&mut self) {
+        if !self.buf.is_empty() {
+            self.to.write(std::mem::take(&mut self.buf));
+        }
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LogSink {
+    type Writer = LogLine<'a>;
+
+    fn make_writer(&'a self) -> LogLine<'a> {
+        LogLine {
+            buf: Vec::new(),
+            to: &self.0,
+        }
+    }
 }
 
 /// SIGINT, SIGTERM and SIGHUP, with the exit code each one means.
@@ -118,5 +327,91 @@ impl Signals {
             _ = self.term.recv() => ("terminated", 143),
             _ = self.hup.recv() => ("hung up", 129),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    /// An output that waits for the gate before its first write.
+    struct Gated {
+        gate: Option<mpsc::Receiver<()>>,
+        out: Arc<Mutex<Vec<u8>>>,
+    }
+
+    impl std::io::Write for Gated {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            if let Some(gate) = self.gate.take() {
+                let _ = gate.recv();
+            }
+            lock(&self.out).extend_from_slice(b);
+            Ok(b.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_stuck_output_never_holds_up_the_writer_and_the_drops_are_told() {
+        let (open, gate) = mpsc::channel();
+        let out = Arc::new(Mutex::new(Vec::new()));
+        let w = LineWriter::start(
+            Box::new(Gated {
+                gate: Some(gate),
+                out: out.clone(),
+            }),
+            "lines",
+            "stuck",
+        );
+        w.write(b"first\n".to_vec());
+        // The thread took it and is stuck writing it.
+        while !w.lock().lines.is_empty() {
+            std::thread::yield_now();
+        }
+        let mib = vec![b'x'; 1 << 20];
+        for _ in 0..6 {
+            w.write(mib.clone());
+        }
+        w.write(b"small, but no room\n".to_vec());
+        // Four fit; three did not, and nothing waited.
+        assert_eq!(w.lock().lines.len(), 4);
+        assert_eq!(w.lock().dropped, 3);
+        open.send(()).expect("the gate");
+        // Once there is room, the next line comes after the note.
+        while !w.lock().lines.is_empty() {
+            std::thread::yield_now();
+        }
+        w.write(b"last\n".to_vec());
+        assert!(w.close(Duration::from_secs(10)));
+        let out = lock(&out).clone();
+        assert_eq!(
+            out.len(),
+            6 + 4 * (1 << 20) + "… 3 lines dropped (stuck)\n".len() + 5
+        );
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.starts_with("first\nxxx"));
+        assert!(text.ends_with("x… 3 lines dropped (stuck)\nlast\n"));
+        // Closed: lines go nowhere, and nothing waits.
+        w.write(b"after\n".to_vec());
+        assert!(w.close(Duration::ZERO));
+    }
+
+    #[test]
+    fn closing_waits_only_so_long_for_a_stuck_output() {
+        let (_open, gate) = mpsc::channel::<()>();
+        let w = LineWriter::start(
+            Box::new(Gated {
+                gate: Some(gate),
+                out: Arc::new(Mutex::new(Vec::new())),
+            }),
+            "lines",
+            "stuck",
+        );
+        w.write(b"never written\n".to_vec());
+        assert!(!w.close(Duration::from_millis(50)));
     }
 }

@@ -775,8 +775,8 @@ mod inproc {
     use mcpdeck::config::{CredentialStoreKind, ServerConfig, Settings};
     use mcpdeck::mcp::Content;
     use mcpdeck::mcp::framelog::FrameLog;
+    use mcpdeck::mcp::manager::EventReceiver;
     use mcpdeck::mcp::manager::{Command as Cmd, Event, Manager, ServerStatus};
-    use tokio::sync::mpsc::UnboundedReceiver;
 
     pub fn settings() -> Settings {
         Settings {
@@ -786,10 +786,7 @@ mod inproc {
         }
     }
 
-    async fn next<T>(
-        rx: &mut UnboundedReceiver<Event>,
-        mut f: impl FnMut(&Event) -> Option<T>,
-    ) -> T {
+    async fn next<T>(rx: &mut EventReceiver, mut f: impl FnMut(&Event) -> Option<T>) -> T {
         let max = common::limit(60);
         let deadline = Instant::now() + max;
         loop {
@@ -807,7 +804,7 @@ mod inproc {
     }
 
     /// Connect `name` at `url`.
-    pub async fn connect(name: &str, url: &str) -> (Manager, UnboundedReceiver<Event>) {
+    pub async fn connect(name: &str, url: &str) -> (Manager, EventReceiver) {
         let (m, mut rx) = Manager::start(
             settings(),
             vec![ServerConfig::http(name, url)],
@@ -825,7 +822,7 @@ mod inproc {
     }
 
     /// Call t1..t8 at once; each must answer "called tN".
-    pub async fn eight_calls(m: &Manager, rx: &mut UnboundedReceiver<Event>, name: &str) {
+    pub async fn eight_calls(m: &Manager, rx: &mut EventReceiver, name: &str) {
         for i in 1..=8u64 {
             m.send(Cmd::Call {
                 tag: 100 + i,

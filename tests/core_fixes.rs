@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use mcpdeck::config::{ServerConfig, Settings};
 use mcpdeck::mcp::framelog::FrameLog;
+use mcpdeck::mcp::manager::EventReceiver;
 use mcpdeck::mcp::manager::{Answers, Command, Event, Manager, ServerStatus};
 use mcpdeck::mcp::transport::stdio::Children;
 use mcpdeck::tui::app::{Effect, Msg, State, update};
@@ -18,7 +19,6 @@ use mcpdeck::tui::keymap::Keymap;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 /// The fixture server in `mode`, under a unique marker.
 fn core_server(name: &str, mode: &str, marker: &str) -> ServerConfig {
@@ -61,7 +61,7 @@ fn ctrl(c: char) -> Msg {
 struct Tui {
     state: State,
     manager: Manager,
-    rx: UnboundedReceiver<Event>,
+    rx: EventReceiver,
     /// Every manager event seen, in order.
     seen: Vec<Event>,
     /// Every command sent to the manager, as text.
@@ -320,7 +320,7 @@ async fn progress_keeps_showing_after_an_input_required_round() {
 
 /// The next `CallFinished` of `tag`.
 async fn finished(
-    rx: &mut UnboundedReceiver<Event>,
+    rx: &mut EventReceiver,
     tag: u64,
     seen: &mut Vec<Event>,
 ) -> Result<mcpdeck::mcp::CallResult, mcpdeck::mcp::manager::CallError> {

@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 use mcpdeck::config::{ServerConfig, Settings};
 use mcpdeck::mcp::framelog::{Direction, FrameLog};
+use mcpdeck::mcp::manager::EventReceiver;
 use mcpdeck::mcp::manager::{
     CallError, Command, Event, Manager, ServerStatus, aggregate_tools, split_qualified,
 };
 use mcpdeck::mcp::session::RequestError;
 use mcpdeck::mcp::{Content, Era};
 use serde_json::json;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 fn demo(name: &str, extra: &[&str]) -> ServerConfig {
     let exe = common::mcpdeck_bin();
@@ -35,12 +35,12 @@ fn settings() -> Settings {
     }
 }
 
-fn start(settings: Settings, servers: Vec<ServerConfig>) -> (Manager, UnboundedReceiver<Event>) {
+fn start(settings: Settings, servers: Vec<ServerConfig>) -> (Manager, EventReceiver) {
     Manager::start(settings, servers, Arc::new(FrameLog::new(10_000)))
 }
 
 async fn next_matching<T>(
-    rx: &mut UnboundedReceiver<Event>,
+    rx: &mut EventReceiver,
     max: Duration,
     mut f: impl FnMut(&Event) -> Option<T>,
 ) -> T {
@@ -59,7 +59,7 @@ async fn next_matching<T>(
     }
 }
 
-async fn settled(rx: &mut UnboundedReceiver<Event>, name: &str) -> ServerStatus {
+async fn settled(rx: &mut EventReceiver, name: &str) -> ServerStatus {
     next_matching(rx, common::limit(30), |ev| match ev {
         Event::Status { server, status, .. } if server == name && status.settled() => {
             Some(status.clone())
@@ -70,7 +70,7 @@ async fn settled(rx: &mut UnboundedReceiver<Event>, name: &str) -> ServerStatus 
 }
 
 /// Wait until every named server is settled; their statuses, in order.
-async fn settled_all(rx: &mut UnboundedReceiver<Event>, names: &[&str]) -> Vec<ServerStatus> {
+async fn settled_all(rx: &mut EventReceiver, names: &[&str]) -> Vec<ServerStatus> {
     let mut got: Vec<Option<ServerStatus>> = vec![None; names.len()];
     next_matching(rx, common::limit(30), |ev| {
         if let Event::Status { server, status, .. } = ev
@@ -87,7 +87,7 @@ async fn settled_all(rx: &mut UnboundedReceiver<Event>, names: &[&str]) -> Vec<S
 
 async fn call(
     m: &Manager,
-    rx: &mut UnboundedReceiver<Event>,
+    rx: &mut EventReceiver,
     tag: u64,
     server: &str,
     tool: &str,

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use mcpdeck::config::{ServerConfig, Settings};
 use mcpdeck::mcp::FrameLog;
+use mcpdeck::mcp::manager::EventReceiver;
 use mcpdeck::mcp::manager::{Command, Event, Manager, ServerStatus};
 use mcpdeck::mcp::transport::stdio::Children;
 use serde_json::json;
-use tokio::sync::mpsc::UnboundedReceiver;
 
-async fn call_text(m: &Manager, rx: &mut UnboundedReceiver<Event>, tag: u64) -> String {
+async fn call_text(m: &Manager, rx: &mut EventReceiver, tag: u64) -> String {
     m.send(Command::Call {
         tag,
         server: "se".into(),

@@ -94,7 +94,7 @@ async fn the_real_loop_calls_a_tool_and_quits() {
     let mut config = Config::empty(None);
     config.servers = vec![ServerConfig::stdio("demo", "x", &[])];
     let state = State::new(&config.servers, Keymap::default(), None);
-    let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+    let (events_tx, events) = mcpdeck::mcp::manager::event_channel();
     // The server connects and lists its tool before any key is typed.
     events_tx
         .send(Event::Status {
@@ -162,7 +162,7 @@ async fn the_real_loop_calls_a_tool_and_quits() {
 async fn the_loop_ends_when_the_input_ends_and_draws_each_change() {
     let config = Config::empty(None);
     let state = State::new(&config.servers, Keymap::default(), None);
-    let (_events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+    let (_events_tx, events) = mcpdeck::mcp::manager::event_channel();
     let mut host = ScriptedHost {
         keys: [key(KeyCode::Char('?'))].into_iter().collect(),
         copied: Vec::new(),
@@ -230,13 +230,16 @@ async fn keys_are_handled_while_a_flood_of_events_is_taken_in() {
     let mut config = Config::empty(None);
     config.servers = vec![ServerConfig::stdio("demo", "x", &[])];
     let state = State::new(&config.servers, Keymap::default(), None);
-    let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
-    // A server floods stderr: many frames' worth of events are waiting.
+    let (events_tx, events) = mcpdeck::mcp::manager::event_channel();
+    // Many frames' worth of events are waiting. (A flood of stderr lines
+    // or notifications is bounded by the event queue itself: these are
+    // events it never drops.)
     for i in 0..40 * MAX_EVENTS_PER_FRAME {
         events_tx
-            .send(Event::Stderr {
+            .send(Event::Ping {
                 server: "demo".into(),
-                line: format!("flood {i}"),
+                result: Ok(Duration::from_micros(i as u64)),
+                requested: false,
             })
             .unwrap();
     }
@@ -372,7 +375,7 @@ async fn an_idle_open_log_does_not_wake_the_loop_and_a_new_frame_still_shows() {
         },
     );
     state.frames = Some(frames.clone());
-    let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+    let (events_tx, events) = mcpdeck::mcp::manager::event_channel();
     // Settled: nothing pending, so nothing animates.
     events_tx
         .send(Event::Status {

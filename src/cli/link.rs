@@ -16,14 +16,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::exit::{Exit, Failure, connect_failure_as};
 use super::{TargetArgs, trace};
 use crate::config::{self, Config, ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
 use crate::mcp::manager::{
-    Answers, CallError, Command, Event, Manager, ServerSnapshot, ServerStatus,
+    Answers, CallError, Command, Event, EventReceiver, Manager, ServerSnapshot, ServerStatus,
 };
 use crate::mcp::session::ConnectError;
 use crate::mcp::{CallResult, Finding};
@@ -49,7 +48,7 @@ pub fn start(
     config: &Config,
     servers: Vec<ServerConfig>,
     trace_frames: bool,
-) -> (Manager, UnboundedReceiver<Event>) {
+) -> (Manager, EventReceiver) {
     warn_insecure(&servers);
     Manager::start_answering(
         oneshot_settings(config),
@@ -61,7 +60,7 @@ pub fn start(
 }
 
 /// Wait until every named server has a settled status.
-pub async fn wait_settled(rx: &mut UnboundedReceiver<Event>, names: &[String]) {
+pub async fn wait_settled(rx: &mut EventReceiver, names: &[String]) {
     let mut waiting: Vec<&String> = names.iter().collect();
     while !waiting.is_empty() {
         let Some(ev) = rx.recv().await else { return };
@@ -75,7 +74,7 @@ pub async fn wait_settled(rx: &mut UnboundedReceiver<Event>, names: &[String]) {
 }
 
 /// Report what is left in the event stream.
-pub fn drain(rx: &mut UnboundedReceiver<Event>) {
+pub fn drain(rx: &mut EventReceiver) {
     while let Ok(ev) = rx.try_recv() {
         report(&ev);
     }
@@ -83,7 +82,7 @@ pub fn drain(rx: &mut UnboundedReceiver<Event>) {
 
 /// Stop the manager's servers once the answer is out (stdout closed, see
 /// [`super::oneshot`]), then report what it said last.
-pub fn finish(manager: Manager, rx: UnboundedReceiver<Event>) {
+pub fn finish(manager: Manager, rx: EventReceiver) {
     super::oneshot::defer(manager, rx, true);
 }
 
@@ -142,7 +141,33 @@ pub fn report(ev: &Event) {
                 _ => {}
             }
         }
-        Event::Finding { server, finding } => print_finding(server, finding),
+        Event::Finding {
+            server,
+            previous,
+            finding,
+            ..
+        } => {
+            if *previous {
+                print_finding(&format!("{server} (previous session)"), finding)
+            } else {
+                print_finding(server, finding)
+            }
+        }
+        Event::Dropped {
+            server,
+            notifications,
+            stderr,
+            findings,
+        } => eprintln!(
+            "mcpdeck: [{}] {}",
+            sanitize::one_line(server),
+            crate::mcp::manager::DropCounts {
+                notifications: *notifications,
+                stderr: *stderr,
+                findings: *findings,
+            }
+            .text()
+        ),
         _ => {}
     }
 }
@@ -263,7 +288,7 @@ impl Options {
 /// One server, connected through the manager.
 pub struct Link {
     manager: Manager,
-    events: UnboundedReceiver<Event>,
+    events: EventReceiver,
     /// The server as it was when it connected: its config, what was
     /// negotiated, and its tools, resources and prompts.
     pub server: ServerSnapshot,

@@ -29,14 +29,12 @@
 use std::io::Write;
 use std::sync::Mutex;
 
-use tokio::sync::mpsc::UnboundedReceiver;
-
-use crate::mcp::manager::{Event, Manager};
+use crate::mcp::manager::{EventReceiver, Manager};
 
 /// A manager whose servers are to be stopped once the answer is out.
 struct Pending {
     manager: Manager,
-    events: UnboundedReceiver<Event>,
+    events: EventReceiver,
     /// Report what the servers say while they stop (findings, stderr).
     report: bool,
 }
@@ -49,7 +47,7 @@ fn pending() -> std::sync::MutexGuard<'static, Vec<Pending>> {
 
 /// Stop `manager`'s servers in [`finish`], after the answer; with `report`,
 /// what its events say meanwhile goes to stderr.
-pub fn defer(manager: Manager, events: UnboundedReceiver<Event>, report: bool) {
+pub fn defer(manager: Manager, events: EventReceiver, report: bool) {
     pending().push(Pending {
         manager,
         events,

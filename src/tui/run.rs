@@ -18,7 +18,7 @@ use ratatui::backend::Backend;
 use super::app::{self, Effect, Follow, Msg, Revert, State};
 use super::ui;
 use crate::config::{Config, ConfigEditor};
-use crate::mcp::manager::{Command, Event, Manager};
+use crate::mcp::manager::{Command, EventReceiver, Manager};
 
 /// What the loop needs from the terminal besides drawing.
 #[allow(async_fn_in_trait)]
@@ -87,7 +87,7 @@ pub async fn run_loop<H: Host, C: Core>(
     core: &C,
     mut config: Config,
     mut state: State,
-    mut events: tokio::sync::mpsc::UnboundedReceiver<Event>,
+    mut events: EventReceiver,
 ) -> std::io::Result<()> {
     let mut effects = Vec::new();
     if let Ok(size) = terminal.size() {

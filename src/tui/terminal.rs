@@ -16,7 +16,7 @@ use ratatui::backend::CrosstermBackend;
 use super::keymap::Keymap;
 use super::run::{Host, Input, run_loop};
 use crate::config::Config;
-use crate::mcp::manager::{Event, Manager};
+use crate::mcp::manager::{EventReceiver, Manager};
 
 /// Restores the terminal when dropped: on return, on error, and when the
 /// future running the TUI is dropped (a signal). A panic that ends the TUI
@@ -297,7 +297,7 @@ pub async fn run(
     keymap: Keymap,
     theme: super::theme::Theme,
     manager: Manager,
-    events: tokio::sync::mpsc::UnboundedReceiver<Event>,
+    events: EventReceiver,
 ) -> std::io::Result<()> {
     let mut state = super::app::State::new(&config.servers, keymap, config.path.clone());
     state.frames = Some(manager.frames().clone());

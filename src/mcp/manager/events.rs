@@ -11,16 +11,26 @@ use super::task::*;
 
 impl Task {
     pub(super) fn session_event(&mut self, ev: Tagged) {
+        // A session older than the server's last reset (a reconnect, a
+        // replaced config) or of a server that is gone is a previous one.
+        let previous = self
+            .slots
+            .iter()
+            .find(|s| *s.config.name == *ev.server)
+            .is_none_or(|s| ev.session < s.floor);
         let Some(idx) = self
             .slots
             .iter()
             .position(|s| s.session.as_ref().is_some_and(|x| x.id() == ev.session))
         else {
             // A session still connecting (or closing): its findings, stderr
-            // and notifications are still the server's.
+            // and notifications are still the server's; its findings say
+            // which session they came from.
             match ev.event {
                 SessionEvent::Finding(f) => self.emit(Event::Finding {
                     server: ev.server.to_string(),
+                    session: ev.session,
+                    previous,
                     finding: f,
                 }),
                 SessionEvent::Stderr(line) => self.emit(Event::Stderr {
@@ -47,7 +57,12 @@ impl Task {
         };
         let server = self.slots[idx].config.name.clone();
         match ev.event {
-            SessionEvent::Finding(finding) => self.emit(Event::Finding { server, finding }),
+            SessionEvent::Finding(finding) => self.emit(Event::Finding {
+                server,
+                session: ev.session,
+                previous,
+                finding,
+            }),
             SessionEvent::Stderr(line) => self.emit(Event::Stderr { server, line }),
             SessionEvent::Notification { method, params } => {
                 if is_list_changed(&method) {
@@ -117,6 +132,8 @@ impl Task {
                     }
                     Err(e) => self.emit(Event::Finding {
                         server: server.clone(),
+                        session,
+                        previous: false,
                         finding: Finding::new(
                             crate::mcp::finding::Severity::Error,
                             format!("listing again failed: {e}"),
@@ -127,6 +144,8 @@ impl Task {
                     self.relist(&server);
                 }
             }
+            // Joins the UI queue's own report of the server's drops.
+            Msg::Dropped { server, counts } => self.events.add_dropped(&server, counts),
             Msg::CallDone { call, event } => {
                 if let Event::CallFinished { tag, .. } | Event::Response { tag, .. } = &event
                     && self.calls.get(tag).is_some_and(|(c, _)| *c == call)
@@ -136,5 +155,35 @@ impl Task {
                 self.emit(event);
             }
         }
+    }
+}
+
+/// What the sessions' queue into the manager may coalesce or drop: their
+/// notifications, stderr lines and findings; never their end, nor the
+/// results of the manager's own tasks.
+impl super::queue::Queued for Msg {
+    fn class(&self) -> super::queue::Class<'_> {
+        use super::queue::{Class, Kind};
+        let Msg::Session(t) = self else {
+            return Class::Critical;
+        };
+        let (kind, coalesce) = match &t.event {
+            SessionEvent::Notification { method, params } => (
+                Kind::Notification,
+                Event::coalesce_key(method, params.as_ref()),
+            ),
+            SessionEvent::Stderr(_) => (Kind::Stderr, None),
+            SessionEvent::Finding(_) => (Kind::Finding, None),
+            SessionEvent::Closed { .. } => return Class::Critical,
+        };
+        Class::Droppable {
+            server: &t.server,
+            kind,
+            coalesce: coalesce.map(|k| format!("{} {k}", t.session)),
+        }
+    }
+
+    fn dropped(server: String, counts: super::queue::DropCounts) -> Self {
+        Msg::Dropped { server, counts }
     }
 }

@@ -7,6 +7,7 @@ mod command;
 mod connect;
 mod events;
 mod model;
+pub mod queue;
 mod spec;
 mod task;
 
@@ -26,9 +27,22 @@ pub use model::{
     Answers, CallError, Command, Event, QUALIFIER, QualifiedTool, ServerSnapshot, ServerStatus,
     aggregate_tools, split_qualified,
 };
+pub use queue::{DropCounts, QueueStats};
 pub use spec::session_spec;
 pub use task::panic_is_caught;
 use task::*;
+
+/// The manager's events, as the UI receives them: a bounded queue with the
+/// method names of tokio's receiver (see [`queue`]).
+pub type EventReceiver = queue::Receiver<Event>;
+/// The sending side of an [`EventReceiver`] (tests feed a UI with it).
+pub type EventSender = queue::Sender<Event>;
+
+/// A new event queue, as [`Manager::start`] makes (for tests that play the
+/// manager's part).
+pub fn event_channel() -> (EventSender, EventReceiver) {
+    queue::channel()
+}
 
 /// The handle the UI and the CLI hold.
 #[derive(Clone, Debug)]
@@ -36,6 +50,8 @@ pub struct Manager {
     tx: mpsc::UnboundedSender<Command>,
     frames: Arc<FrameLog>,
     children: Arc<Children>,
+    /// The sessions' queue into the manager task.
+    inbound: queue::Probe<Msg>,
 }
 
 impl Manager {
@@ -45,7 +61,7 @@ impl Manager {
         settings: Settings,
         servers: Vec<ServerConfig>,
         frames: Arc<FrameLog>,
-    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+    ) -> (Manager, EventReceiver) {
         Self::start_with_children(settings, servers, frames, Children::new())
     }
 
@@ -56,7 +72,7 @@ impl Manager {
         servers: Vec<ServerConfig>,
         frames: Arc<FrameLog>,
         children: Arc<Children>,
-    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+    ) -> (Manager, EventReceiver) {
         Self::start_full(settings, servers, frames, children, false)
     }
 
@@ -69,7 +85,7 @@ impl Manager {
         frames: Arc<FrameLog>,
         children: Arc<Children>,
         interactive: bool,
-    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+    ) -> (Manager, EventReceiver) {
         let answers = if interactive {
             Answers::Person
         } else {
@@ -86,9 +102,9 @@ impl Manager {
         frames: Arc<FrameLog>,
         children: Arc<Children>,
         answers: Answers,
-    ) -> (Manager, mpsc::UnboundedReceiver<Event>) {
+    ) -> (Manager, EventReceiver) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+        let (ev_tx, ev_rx) = queue::channel();
         let asks: Asks = Arc::new(std::sync::Mutex::new((0, HashMap::new())));
         let client = match answers {
             Answers::Person => {
@@ -119,7 +135,10 @@ impl Manager {
             Answers::Automatically => ClientPolicy::automatic(),
             Answers::Nothing => ClientPolicy::default(),
         };
-        let (msg_tx, msg_rx) = mpsc::unbounded_channel();
+        // The sessions' readers call the sink: it never waits, and a storm
+        // of notifications is coalesced or dropped (and counted) there.
+        let (msg_tx, msg_rx) = queue::channel();
+        let inbound = msg_rx.probe();
         let sink_tx = msg_tx.clone();
         let sink: EventSink = Arc::new(move |t| {
             let _ = sink_tx.send(Msg::Session(t));
@@ -147,6 +166,7 @@ impl Manager {
                 tx,
                 frames,
                 children,
+                inbound,
             },
             ev_rx,
         )
@@ -163,6 +183,12 @@ impl Manager {
     /// The server processes not reaped yet.
     pub fn children(&self) -> &Arc<Children> {
         &self.children
+    }
+
+    /// What went through the queue from the sessions to the manager task
+    /// (its length stays bounded under a storm of notifications).
+    pub fn inbound_stats(&self) -> QueueStats {
+        self.inbound.stats()
     }
 
     pub async fn snapshot(&self) -> Vec<ServerSnapshot> {

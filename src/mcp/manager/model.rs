@@ -204,8 +204,14 @@ pub enum Event {
         result: Result<CallResult, CallError>,
         elapsed: Duration,
     },
+    /// A finding about a server: `session` is the id of the session it
+    /// came from ([`crate::mcp::session::Session::id`]); `previous`: that
+    /// session was replaced or closed (a reconnect, a config change) and is
+    /// not the server's current one.
     Finding {
         server: String,
+        session: u64,
+        previous: bool,
         finding: Finding,
     },
     Stderr {
@@ -279,6 +285,68 @@ pub enum Event {
         level: String,
         result: Result<(), CallError>,
     },
+    /// A server sent more notifications, stderr lines or findings than
+    /// could be queued: how many were dropped since the last such event
+    /// (progress and list changes are coalesced, never counted here).
+    Dropped {
+        server: String,
+        notifications: usize,
+        stderr: usize,
+        findings: usize,
+    },
+}
+
+impl Event {
+    /// The coalescing key of a notification: a progress token, a list
+    /// kind, a resource's URI.
+    pub(super) fn coalesce_key(method: &str, params: Option<&Value>) -> Option<String> {
+        let param = |name: &str| params.and_then(|p| p.get(name));
+        match method {
+            "notifications/progress" => param("progressToken").map(|t| format!("progress {t}")),
+            "notifications/tools/list_changed"
+            | "notifications/resources/list_changed"
+            | "notifications/prompts/list_changed" => Some(method.to_string()),
+            "notifications/resources/updated" => param("uri").map(|u| format!("updated {u}")),
+            _ => None,
+        }
+    }
+}
+
+impl super::queue::Queued for Event {
+    fn class(&self) -> super::queue::Class<'_> {
+        use super::queue::{Class, Kind};
+        match self {
+            Event::Notification {
+                server,
+                method,
+                params,
+            } => Class::Droppable {
+                server,
+                kind: Kind::Notification,
+                coalesce: Event::coalesce_key(method, params.as_ref()),
+            },
+            Event::Stderr { server, .. } => Class::Droppable {
+                server,
+                kind: Kind::Stderr,
+                coalesce: None,
+            },
+            Event::Finding { server, .. } => Class::Droppable {
+                server,
+                kind: Kind::Finding,
+                coalesce: None,
+            },
+            _ => Class::Critical,
+        }
+    }
+
+    fn dropped(server: String, counts: super::queue::DropCounts) -> Self {
+        Event::Dropped {
+            server,
+            notifications: counts.notifications,
+            stderr: counts.stderr,
+            findings: counts.findings,
+        }
+    }
 }
 
 /// A server as the manager sees it now.

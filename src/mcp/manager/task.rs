@@ -18,6 +18,7 @@ use crate::mcp::session::{
 use crate::mcp::transport::stdio::Children;
 
 use super::model::*;
+use super::queue;
 
 pub(super) struct Slot {
     pub(super) config: ServerConfig,
@@ -32,6 +33,9 @@ pub(super) struct Slot {
     /// A re-list is in flight; `relist_again` asks for one more after it.
     pub(super) relisting: bool,
     pub(super) relist_again: bool,
+    /// Sessions with a smaller id were replaced or closed by the manager
+    /// (their late events are the previous session's).
+    pub(super) floor: u64,
 }
 
 /// What the manager's tasks and sessions tell it, in one ordered stream:
@@ -54,14 +58,19 @@ pub(super) enum Msg {
     },
     /// A login or log-out finished: connect the server again.
     Reconnect(String),
+    /// The session events of a server dropped on the way (a storm).
+    Dropped {
+        server: String,
+        counts: super::queue::DropCounts,
+    },
 }
 
 pub(super) struct Task {
     pub(super) settings: Settings,
     pub(super) slots: Vec<Slot>,
-    pub(super) events: mpsc::UnboundedSender<Event>,
+    pub(super) events: queue::Sender<Event>,
     pub(super) sink: EventSink,
-    pub(super) msgs: mpsc::UnboundedSender<Msg>,
+    pub(super) msgs: queue::Sender<Msg>,
     pub(super) frames: Arc<FrameLog>,
     pub(super) children: Arc<Children>,
     /// Calls in flight: tag -> (call number, cancel).
@@ -93,7 +102,7 @@ impl Task {
         mut self,
         servers: Vec<ServerConfig>,
         mut commands: mpsc::UnboundedReceiver<Command>,
-        mut msgs: mpsc::UnboundedReceiver<Msg>,
+        mut msgs: queue::Receiver<Msg>,
     ) {
         self.set_servers(servers);
         let mut shutdown_reply = None;
@@ -111,8 +120,8 @@ impl Task {
         self.close_all().await;
         // Whatever arrived meanwhile (the last findings, stderr lines).
         while let Ok(msg) = msgs.try_recv() {
-            if let Msg::Session(t) = msg {
-                self.session_event(t);
+            if let Msg::Session(_) | Msg::Dropped { .. } = msg {
+                self.message(msg);
             }
         }
         if let Some(reply) = shutdown_reply {
@@ -197,6 +206,7 @@ impl Task {
         let mut slot = self.slots.remove(i);
         self.stop(&mut slot);
         slot.generation = generation;
+        slot.floor = crate::mcp::session::next_session_id();
         slot.lists = Arc::new(Lists::default());
         self.slots.insert(i, slot);
         Some(generation)
@@ -314,6 +324,7 @@ pub(super) fn new_slot(config: ServerConfig) -> Slot {
         connecting: None,
         relisting: false,
         relist_again: false,
+        floor: crate::mcp::session::next_session_id(),
     }
 }
 

@@ -25,7 +25,7 @@ mod task;
 pub use handle::{PendingRequest, Session};
 pub use model::{
     ConnectError, EventSink, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin, RequestError, SessionEvent,
-    SessionSpec, Tagged, TransportSpec,
+    SessionSpec, Tagged, TransportSpec, next_session_id,
 };
 pub use policy::{Asker, ClientPolicy, ServerRequest, SharedRoots};
 pub use request::{LOG_LEVELS, MAX_PROGRESS_FACTOR, envelope, envelope_with};

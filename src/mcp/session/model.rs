@@ -86,6 +86,13 @@ pub struct Tagged {
 /// Where a session's events go (called from the session's tasks; must not block).
 pub type EventSink = Arc<dyn Fn(Tagged) + Send + Sync>;
 
+/// The id the next session opened will get: ids only grow, so every
+/// session opened before this call has a smaller one (the manager tells a
+/// replaced session's late events from its successor's this way).
+pub fn next_session_id() -> u64 {
+    super::handle::SESSION_IDS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Why a request did not produce a result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RequestError {

@@ -66,7 +66,26 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             result,
             elapsed,
         } => on_call_finished(s, tag, server, tool, result, elapsed),
-        Event::Finding { server, finding } => on_finding(s, server, finding),
+        Event::Finding {
+            server,
+            session,
+            previous,
+            finding,
+        } => on_finding(s, server, session, previous, finding),
+        Event::Dropped {
+            server,
+            notifications,
+            stderr,
+            findings,
+        } => on_dropped(
+            s,
+            server,
+            crate::mcp::manager::DropCounts {
+                notifications,
+                stderr,
+                findings,
+            },
+        ),
         Event::Stderr { server, line } => on_stderr(s, server, line),
         Event::Notification {
             server,
@@ -330,12 +349,44 @@ fn on_call_finished(
     true
 }
 
-/// An off-spec frame or other finding about a server.
-fn on_finding(s: &mut State, server: String, finding: crate::mcp::Finding) -> bool {
+/// An off-spec frame or other finding about a server; a previous
+/// session's (replaced by a reconnect, or closing) is counted apart and
+/// marked as such.
+fn on_finding(
+    s: &mut State,
+    server: String,
+    session: u64,
+    previous: bool,
+    finding: crate::mcp::Finding,
+) -> bool {
     if let Some(i) = find(s, &server) {
-        s.servers[i].findings += 1;
-        let line = format!("{}: {}", finding.severity.label(), finding.message);
-        push_bounded(&mut s.servers[i].notices, line);
+        let v = &mut s.servers[i];
+        let mut line = format!("{}: {}", finding.severity.label(), finding.message);
+        // A finding of an older session than the one counted is a
+        // previous session's too.
+        let older = v.findings_session.is_some_and(|current| session < current);
+        if previous || older {
+            v.previous_findings += 1;
+            line.push_str(" (previous session)");
+        } else {
+            if v.findings_session != Some(session) {
+                // A new session: the last one's findings are previous now.
+                v.previous_findings += v.findings;
+                v.findings = 0;
+                v.findings_session = Some(session);
+            }
+            v.findings += 1;
+        }
+        push_bounded(&mut v.notices, line);
+    }
+    true
+}
+
+/// A storm: the manager dropped some of a server's notifications, stderr
+/// lines or findings; the counts add up.
+fn on_dropped(s: &mut State, server: String, counts: crate::mcp::manager::DropCounts) -> bool {
+    if let Some(i) = find(s, &server) {
+        s.servers[i].dropped.add(counts);
     }
     true
 }

@@ -32,7 +32,15 @@ pub struct ServerView {
     pub log_level: Option<String>,
     pub stderr: VecDeque<String>,
     pub notices: VecDeque<String>,
+    /// Findings of the current session (a previous session's are counted
+    /// in `previous_findings`).
     pub findings: usize,
+    pub previous_findings: usize,
+    /// The session the findings counted in `findings` came from.
+    pub findings_session: Option<u64>,
+    /// What a storm made the manager drop (notifications, stderr lines,
+    /// findings), in total.
+    pub dropped: crate::mcp::manager::DropCounts,
     /// For an HTTP server: its settings as they may be shown.
     pub http: Option<HttpView>,
     /// Its resource subscriptions (they end with its session).
@@ -108,6 +116,9 @@ impl ServerView {
             stderr: VecDeque::new(),
             notices: VecDeque::new(),
             findings: 0,
+            previous_findings: 0,
+            findings_session: None,
+            dropped: crate::mcp::manager::DropCounts::default(),
             http: HttpView::from_config(&config.transport),
             subs: crate::tui::browse::Subs::default(),
             auth: None,

@@ -257,6 +257,16 @@ pub(super) fn server_lines(
             Role::Warn.style(),
         ));
     }
+    if v.previous_findings > 0 {
+        lines.push(Line::styled(
+            format!("{} findings of a previous session", v.previous_findings),
+            Role::Muted.style(),
+        ));
+    }
+    // A storm: what the manager could not keep.
+    if v.dropped.total() > 0 {
+        lines.push(Line::styled(v.dropped.text(), Role::Warn.style()));
+    }
     if !v.notices.is_empty() {
         lines.push(Line::styled(
             format!(
