@@ -102,23 +102,40 @@ impl Session {
         Ok(tools)
     }
 
-    /// Every list the server declares a capability for.
+    /// Every list the server declares a capability for. The lists are
+    /// asked for at once (their requests go out together, so listing costs
+    /// about one round trip, not four); their outcomes are taken in a fixed
+    /// order.
     pub async fn list_everything(&self) -> Result<Lists, RequestError> {
         let n = self
             .negotiated()
             .ok_or_else(|| RequestError::Protocol("not connected".into()))?;
-        let mut lists = Lists::default();
-        if n.has_capability("tools") {
-            lists.tools = self.lenient("tools/list", self.list_tools().await, &mut lists.errors)?;
-        }
-        if n.has_capability("resources") {
-            let r = self.list_all("resources/list", "resources").await;
-            lists.resources = self.lenient("resources/list", r, &mut lists.errors)?;
+        let (tools, resources, templates, prompts) = tokio::join!(
+            async {
+                match n.has_capability("tools") {
+                    true => Some(self.list_tools().await),
+                    false => None,
+                }
+            },
+            self.list_if(&n, "resources", "resources/list", "resources"),
             // Templates are optional even for servers with resources.
-            lists.templates = match self
-                .list_all("resources/templates/list", "resourceTemplates")
-                .await
-            {
+            self.list_if(
+                &n,
+                "resources",
+                "resources/templates/list",
+                "resourceTemplates"
+            ),
+            self.list_if(&n, "prompts", "prompts/list", "prompts"),
+        );
+        let mut lists = Lists::default();
+        if let Some(r) = tools {
+            lists.tools = self.lenient("tools/list", r, &mut lists.errors)?;
+        }
+        if let Some(r) = resources {
+            lists.resources = self.lenient("resources/list", r, &mut lists.errors)?;
+        }
+        if let Some(r) = templates {
+            lists.templates = match r {
                 Err(e @ RequestError::Rpc { .. })
                     if e.rpc().is_some_and(|r| r.code == codes::METHOD_NOT_FOUND) =>
                 {
@@ -128,11 +145,24 @@ impl Session {
                 other => self.lenient("resources/templates/list", other, &mut lists.errors)?,
             };
         }
-        if n.has_capability("prompts") {
-            let r = self.list_all("prompts/list", "prompts").await;
+        if let Some(r) = prompts {
             lists.prompts = self.lenient("prompts/list", r, &mut lists.errors)?;
         }
         Ok(lists)
+    }
+
+    /// `list_all(method, key)` when the server declares `capability`.
+    async fn list_if(
+        &self,
+        n: &Negotiated,
+        capability: &str,
+        method: &str,
+        key: &str,
+    ) -> Option<Result<Vec<Value>, RequestError>> {
+        match n.has_capability(capability) {
+            true => Some(self.list_all(method, key).await),
+            false => None,
+        }
     }
 
     /// A list that failed is a finding and an empty list; only a lost
