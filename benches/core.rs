@@ -3,10 +3,20 @@
 //! 1. Sequential `tools/call` round trips per second through mcpdeck's core
 //!    (a `Session`, and the `Manager` the UI uses) against a minimal Rust echo
 //!    server over stdio, beside a raw newline-JSON client on the same server
-//!    (the limit). Target: mcpdeck at 70% of the limit or better.
-//! 2. `mcpdeck tools` wall time against server-everything, beside that
-//!    server's own time to answer `initialize`. Target: under 50 ms of
-//!    overhead (spawn, detection, listing, close).
+//!    (the limit). Targets: `Session::call_tool` on a current-thread runtime
+//!    (the CLI) at 60% of the limit or better, the Manager on the TUI's
+//!    runtime (also one thread: src/startup.rs) at 40% or better.
+//! 2. Instructions per call in the client, counted by callgrind (the same
+//!    count however busy the machine is; `--count CLIENT N` is the mode it
+//!    runs).
+//! 3. `mcpdeck tools` against server-everything: the time to stdout EOF
+//!    beside a raw client's whole run (spawn, initialize, list, signal,
+//!    reap), and the overhead beside the server's own time to answer
+//!    `initialize` (under 50 ms).
+//!
+//! Profiling: `MCPDECK_BENCH_ONLY=session` (100,000 calls of the Session
+//! alone; `session-beside-manager` with an idle Manager on the same
+//! runtime; `MCPDECK_BENCH_AFTER_RT=1` after a Session on 2 worker threads).
 //!
 //! The bench binary is also the echo server: run with `--echo-server`.
 
@@ -115,7 +125,10 @@ fn main() {
         "mcpdeck Session::call_tool, current-thread (the CLI)",
         core1,
     );
-    row("mcpdeck Manager, current-thread", managed1);
+    row(
+        "mcpdeck Manager, current-thread (the TUI's runtime)",
+        managed1,
+    );
     row("mcpdeck Session::call_tool, 2 worker threads", core);
     row("mcpdeck Manager, 2 worker threads", managed);
     let (cpu_raw, cpu_core) = (medianf(cpu_raw), medianf(cpu_core));
@@ -127,13 +140,14 @@ fn main() {
     );
     if full {
         println!(
-            "target: Session::call_tool (the CLI) at 60% of the limit or better: {}; Manager on 2 worker threads (the TUI) at 40% or better: {}",
+            "target: Session::call_tool (the CLI) at 60% of the limit or better: {}; the Manager on the TUI's runtime (one thread, src/startup.rs) at 40% or better: {} (on 2 worker threads: {:.0}%)",
             if core1 / raw >= 0.6 { "met" } else { "NOT met" },
-            if managed / raw >= 0.4 {
+            if managed1 / raw >= 0.4 {
                 "met"
             } else {
                 "NOT met"
             },
+            managed / raw * 100.0,
         );
     }
     println!();
