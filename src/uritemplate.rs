@@ -17,15 +17,33 @@ pub fn is_template(s: &str) -> bool {
 
 /// Check that `template` is a valid RFC 6570 template.
 pub fn validate(template: &str) -> Result<(), String> {
+    parse(template).map(|_| ())
+}
+
+/// `template` parsed. A `%` must be followed by two hex digits (RFC 6570
+/// allows nothing else, in literals and in names); that is checked here
+/// first because iri-string 0.7.14 panics on a `%` followed by a character
+/// that is not ASCII (found by the `uritemplate` fuzz target).
+fn parse(template: &str) -> Result<&UriTemplateStr, String> {
+    let bytes = template.as_bytes();
+    for (at, _) in template.match_indices('%') {
+        let hex = bytes
+            .get(at + 1..at + 3)
+            .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit));
+        if !hex {
+            return Err(format!(
+                "{template:?} is not a valid URI template: the `%` at byte {at} is not followed by two hex digits (write `%25` for a literal `%`)"
+            ));
+        }
+    }
     UriTemplateStr::new(template)
-        .map(|_| ())
         .map_err(|e| format!("{template:?} is not a valid URI template: {e}"))
 }
 
 /// The variable names of `template`, each once, in order of first use.
 /// Empty when the template is not valid (see [`validate`]).
 pub fn variables(template: &str) -> Vec<String> {
-    let Ok(t) = UriTemplateStr::new(template) else {
+    let Ok(t) = parse(template) else {
         return Vec::new();
     };
     let mut names: Vec<String> = Vec::new();
@@ -45,8 +63,7 @@ pub fn expand<N: AsRef<str>, V: AsRef<str>>(
     template: &str,
     values: &[(N, V)],
 ) -> Result<String, String> {
-    let t = UriTemplateStr::new(template)
-        .map_err(|e| format!("{template:?} is not a valid URI template: {e}"))?;
+    parse(template)?;
     let missing: Vec<String> = variables(template)
         .into_iter()
         .filter(|n| !values.iter().any(|(k, _)| k.as_ref() == n))
@@ -58,10 +75,63 @@ pub fn expand<N: AsRef<str>, V: AsRef<str>>(
             missing.join(", ")
         ));
     }
-    let context = Values(values);
-    t.expand::<UriSpec, _>(&context)
-        .map(|e| e.to_string())
-        .map_err(|e| format!("cannot expand {template:?}: {e}"))
+    // iri-string 0.7.14 panics when a reserved expansion (`{+x}`, `{#x}`)
+    // meets a value that starts with a character that is not ASCII, or has
+    // one right after a `%XX` (found by the `uritemplate` fuzz target). So
+    // each expression is expanded on its own, and a reserved one gets its
+    // values with those characters already percent-encoded (UTF-8, as
+    // iri-string writes them): the same URI, and only ASCII reaches it.
+    let mut out = String::new();
+    for piece in pieces(template) {
+        let t = parse(piece)?;
+        let expanded = if piece.starts_with("{+") || piece.starts_with("{#") {
+            let encoded: Vec<(&str, String)> = values
+                .iter()
+                .map(|(k, v)| (k.as_ref(), encode_non_ascii(v.as_ref())))
+                .collect();
+            t.expand::<UriSpec, _>(&Values(&encoded))
+                .map(|e| e.to_string())
+        } else {
+            t.expand::<UriSpec, _>(&Values(values))
+                .map(|e| e.to_string())
+        };
+        out.push_str(&expanded.map_err(|e| format!("cannot expand {template:?}: {e}"))?);
+    }
+    Ok(out)
+}
+
+/// A valid template cut into its literal runs and its `{…}` expressions
+/// (literals hold no braces, expressions no nested ones).
+fn pieces(template: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while !rest.is_empty() {
+        let end = match rest.find('{') {
+            Some(0) => rest.find('}').map_or(rest.len(), |close| close + 1),
+            Some(open) => open,
+            None => rest.len(),
+        };
+        let (piece, after) = rest.split_at(end);
+        out.push(piece);
+        rest = after;
+    }
+    out
+}
+
+/// `value` with every character that is not ASCII percent-encoded (UTF-8).
+fn encode_non_ascii(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut buf = [0; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    out
 }
 
 /// The values as an `iri-string` context: the first value given for a name wins.
@@ -238,5 +308,42 @@ mod tests {
         assert!(is_template("demo://x/{id}"));
         assert!(!is_template("demo://x/id"));
         assert!(!is_template("demo://x/}{"));
+    }
+
+    /// Found by the fuzzer: iri-string 0.7.14 panicked (a string sliced
+    /// inside a character) on a `%` followed by a character that is not
+    /// ASCII. Such a template is now an error, like any bad `%`.
+    #[test]
+    fn a_percent_before_a_non_ascii_character_is_an_error_not_a_panic() {
+        for t in ["%\u{FFFD}\u{7f}z1", "%é", "a%0é", "x{%é}", "%", "%4", "%zz", "{%G0}"] {
+            let err = validate(t).expect_err(t);
+            assert!(err.contains("not a valid URI template"), "{t}: {err}");
+            assert!(variables(t).is_empty(), "{t}");
+            assert!(expand(t, &[("x", "y")]).is_err(), "{t}");
+        }
+        assert_eq!(expand("a%20{x}", &[("x", "é")]).as_deref(), Ok("a%20%C3%A9"));
+    }
+
+    /// Found by the fuzzer: iri-string 0.7.14 panicked on a reserved
+    /// expansion of a value that starts with a character that is not ASCII
+    /// (or has one after a `%XX`), e.g. `file:///{+path}` with `é/x`.
+    #[test]
+    fn reserved_expansion_of_non_ascii_values_is_encoded_not_a_panic() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("file:///{+path}", "é/x y", "file:///%C3%A9/x%20y"),
+            ("{+p}", "\u{FFFD}/b", "%EF%BF%BD/b"),
+            ("{+p}", "%41é", "%41%C3%A9"),
+            ("{+p}", "%é", "%25%C3%A9"),
+            ("{#p}", "é", "#%C3%A9"),
+            ("{+p:1}/{p}", "éa", "%C3%A9/%C3%A9a"),
+            ("a{p}b{+p}c", "é/", "a%C3%A9%2Fb%C3%A9/c"),
+        ];
+        for (template, value, want) in cases {
+            assert_eq!(
+                expand(template, &[("p", *value), ("path", *value)]).as_deref(),
+                Ok(*want),
+                "{template} with {value:?}"
+            );
+        }
     }
 }

@@ -1,0 +1,30 @@
+//! Every input with which a fuzz target (scripts/fuzz.sh) found a crash,
+//! run through the same target's checks (fuzz/src/lib.rs, included here)
+//! after the fix. Name each after the bug it found.
+
+#[path = "../fuzz/src/lib.rs"]
+mod checks;
+
+/// iri-string 0.7.14 sliced a template inside a character after a `%`
+/// (`%` then U+FFFD): a panic in `uritemplate::validate`, so a server's
+/// resource template could crash mcpdeck. Fixed in src/uritemplate.rs
+/// (a bad `%` is refused before iri-string sees it).
+#[test]
+fn uritemplate_percent_before_a_non_ascii_byte() {
+    checks::uritemplate(b"%\xff\x7fz1");
+    checks::uritemplate("%é{x}\0x\0y".as_bytes());
+}
+
+/// iri-string 0.7.14 panicked on a reserved expansion (`{+path}`) of a
+/// value starting with a character that is not ASCII: `read` of a
+/// `file:///{+path}` template with such a path crashed mcpdeck. Fixed in
+/// src/uritemplate.rs (each expression expanded alone; a reserved one gets
+/// its non-ASCII characters percent-encoded first).
+#[test]
+fn uritemplate_reserved_expansion_of_a_non_ascii_value() {
+    checks::uritemplate(b"file:///{+path}\0path\0\xd2/b c{+path}\0path\0a/b");
+    assert_eq!(
+        mcpdeck::uritemplate::expand("file:///{+path}", &[("path", "\u{FFFD}/b c")]).as_deref(),
+        Ok("file:///%EF%BF%BD/b%20c")
+    );
+}
