@@ -2,6 +2,8 @@
 //! run through the same target's checks (fuzz/src/lib.rs, included here)
 //! after the fix. Name each after the bug it found.
 
+// Each regression uses only its own target's checks.
+#[allow(dead_code)]
 #[path = "../fuzz/src/lib.rs"]
 mod checks;
 
@@ -27,4 +29,15 @@ fn uritemplate_reserved_expansion_of_a_non_ascii_value() {
         mcpdeck::uritemplate::expand("file:///{+path}", &[("path", "\u{FFFD}/b c")]).as_deref(),
         Ok("file:///%EF%BF%BD/b%20c")
     );
+}
+
+/// Found by tests/properties.rs: `deny_tools = [  ]`, a tool denied then
+/// allowed, came back as `deny_tools = []` (the spacing inside the
+/// brackets, parsed as the new entry's suffix, was dropped with it), though
+/// deny then allow must give the file back. Fixed in
+/// src/config/edit/document.rs (`remove_keeping_spacing`).
+#[test]
+fn config_deny_then_allow_keeps_an_empty_lists_spacing() {
+    checks::config(b"\n\n[servers.a]\ncommand = \"node\"\ndeny_tools = [  ]\n");
+    checks::config(b"[servers.a]\ncommand = \"node\"\ndeny_tools = [ # none yet\n]\n");
 }

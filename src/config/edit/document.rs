@@ -131,6 +131,12 @@ pub(super) fn remove_keeping_spacing(array: &mut Array, index: usize) {
         let suffix = decor(removed.decor().suffix());
         if let Some(last) = array.get_mut(index.wrapping_sub(1)) {
             last.decor_mut().set_suffix(suffix);
+        } else {
+            // The list is empty now: the spacing goes back inside `[ ]`
+            // (`[  ]`, denied and allowed, stays `[  ]`; found by a
+            // property test of tests/properties.rs).
+            let trailing = decor(Some(array.trailing()));
+            array.set_trailing(format!("{suffix}{trailing}"));
         }
     } else if index == 0 {
         let prefix = decor(removed.decor().prefix());
