@@ -315,13 +315,25 @@ mod tests {
     /// ASCII. Such a template is now an error, like any bad `%`.
     #[test]
     fn a_percent_before_a_non_ascii_character_is_an_error_not_a_panic() {
-        for t in ["%\u{FFFD}\u{7f}z1", "%é", "a%0é", "x{%é}", "%", "%4", "%zz", "{%G0}"] {
+        for t in [
+            "%\u{FFFD}\u{7f}z1",
+            "%é",
+            "a%0é",
+            "x{%é}",
+            "%",
+            "%4",
+            "%zz",
+            "{%G0}",
+        ] {
             let err = validate(t).expect_err(t);
             assert!(err.contains("not a valid URI template"), "{t}: {err}");
             assert!(variables(t).is_empty(), "{t}");
             assert!(expand(t, &[("x", "y")]).is_err(), "{t}");
         }
-        assert_eq!(expand("a%20{x}", &[("x", "é")]).as_deref(), Ok("a%20%C3%A9"));
+        assert_eq!(
+            expand("a%20{x}", &[("x", "é")]).as_deref(),
+            Ok("a%20%C3%A9")
+        );
     }
 
     /// Found by the fuzzer: iri-string 0.7.14 panicked on a reserved

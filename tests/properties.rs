@@ -33,11 +33,41 @@ fn json_value() -> impl Strategy<Value = Value> {
 fn key() -> impl Strategy<Value = String> {
     prop_oneof![
         prop::sample::select(vec![
-            "jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data",
-            "type", "properties", "required", "items", "prefixItems", "anyOf", "oneOf", "allOf",
-            "$ref", "$defs", "definitions", "enum", "const", "default", "examples", "minItems",
-            "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "multipleOf",
-            "additionalProperties", "contains", "not",
+            "jsonrpc",
+            "id",
+            "method",
+            "params",
+            "result",
+            "error",
+            "code",
+            "message",
+            "data",
+            "type",
+            "properties",
+            "required",
+            "items",
+            "prefixItems",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "$ref",
+            "$defs",
+            "definitions",
+            "enum",
+            "const",
+            "default",
+            "examples",
+            "minItems",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "format",
+            "minimum",
+            "maximum",
+            "multipleOf",
+            "additionalProperties",
+            "contains",
+            "not",
         ])
         .prop_map(str::to_owned),
         "[a-z]{1,3}",
@@ -49,12 +79,25 @@ fn rpc_object() -> impl Strategy<Value = Value> {
     let member = prop_oneof![
         Just(("jsonrpc".to_owned(), json!("2.0"))),
         (Just("jsonrpc".to_owned()), json_value()),
-        (Just("id".to_owned()), prop_oneof![any::<i64>().prop_map(Value::from), "[a-z0-9]{0,4}".prop_map(Value::from), json_value()]),
-        (Just("method".to_owned()), prop_oneof!["[a-z/]{1,12}".prop_map(Value::from), json_value()]),
+        (
+            Just("id".to_owned()),
+            prop_oneof![
+                any::<i64>().prop_map(Value::from),
+                "[a-z0-9]{0,4}".prop_map(Value::from),
+                json_value()
+            ]
+        ),
+        (
+            Just("method".to_owned()),
+            prop_oneof!["[a-z/]{1,12}".prop_map(Value::from), json_value()]
+        ),
         (Just("params".to_owned()), json_value()),
         (Just("result".to_owned()), json_value()),
         (Just("error".to_owned()), json_value()),
-        (Just("error".to_owned()), (any::<i64>(), "\\PC{0,8}").prop_map(|(c, m)| json!({"code": c, "message": m}))),
+        (
+            Just("error".to_owned()),
+            (any::<i64>(), "\\PC{0,8}").prop_map(|(c, m)| json!({"code": c, "message": m}))
+        ),
     ];
     prop::collection::vec(member, 0..6)
         .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>()))
@@ -64,9 +107,25 @@ fn rpc_object() -> impl Strategy<Value = Value> {
 fn sse_piece() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         prop::sample::select(vec![
-            "data: {\"a\":1}", "data:x", "data", "event: message", "event:", "id: 7", "id:",
-            "id: \0", "retry: 1500", "retry: x", ": keep-alive", "bogus", "foo: bar", "\n", "\r",
-            "\r\n", "\n\n", "\u{FEFF}", "é",
+            "data: {\"a\":1}",
+            "data:x",
+            "data",
+            "event: message",
+            "event:",
+            "id: 7",
+            "id:",
+            "id: \0",
+            "retry: 1500",
+            "retry: x",
+            ": keep-alive",
+            "bogus",
+            "foo: bar",
+            "\n",
+            "\r",
+            "\r\n",
+            "\n\n",
+            "\u{FEFF}",
+            "é",
         ])
         .prop_map(|s| s.as_bytes().to_vec()),
         Just(vec![0xEF, 0xBB, 0xBF]),
@@ -103,7 +162,10 @@ fn config_text() -> impl Strategy<Value = String> {
             if let Some(list) = deny {
                 let items: Vec<String> = list.iter().map(|t| format!("\"{t}\"")).collect();
                 if multiline {
-                    s.push_str(&format!("deny_tools = [\n  # why\n  {},\n]\n", items.join(",\n  ")));
+                    s.push_str(&format!(
+                        "deny_tools = [\n  # why\n  {},\n]\n",
+                        items.join(",\n  ")
+                    ));
                 } else {
                     s.push_str(&format!("deny_tools = [ {} ]\n", items.join(", ")));
                 }
@@ -223,8 +285,7 @@ fn the_seed_corpora_pass() {
         let mut count = 0;
         for entry in entries {
             let path = entry.map(|e| e.path()).unwrap_or_default();
-            let bytes = std::fs::read(&path)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             check(&bytes);
             count += 1;
         }

@@ -36,7 +36,11 @@ pub fn frame(data: &[u8]) {
         return;
     }
     for finding in &parsed.findings {
-        assert_eq!(finding.raw_len, text.len(), "a finding keeps the frame's length");
+        assert_eq!(
+            finding.raw_len,
+            text.len(),
+            "a finding keeps the frame's length"
+        );
     }
     let items = match serde_json::from_str::<Value>(trimmed) {
         Ok(Value::Array(items)) => items.len(),
@@ -155,7 +159,12 @@ pub fn sse_split(body: &[u8], sizes: &[u8]) {
     assert_eq!(whole, split, "these chunks change the stream: {chunks:?}");
 }
 
-type SseOutcome = (Vec<SseItem>, Option<String>, Option<std::time::Duration>, u64);
+type SseOutcome = (
+    Vec<SseItem>,
+    Option<String>,
+    Option<std::time::Duration>,
+    u64,
+);
 
 fn sse_run<'a>(chunks: impl Iterator<Item = &'a [u8]>) -> SseOutcome {
     let mut parser = SseParser::new();
@@ -207,7 +216,11 @@ pub fn config(data: &[u8]) {
         .collect();
     let check = |editor: &ConfigEditor, what: &str| -> config::Config {
         let on_disk = read(&path);
-        assert_eq!(on_disk, editor.baseline(), "{what}: the file is what the editor wrote");
+        assert_eq!(
+            on_disk,
+            editor.baseline(),
+            "{what}: the file is what the editor wrote"
+        );
         let loaded = match config::load_str(&on_disk, Some(&path), &|_| Some(String::new())) {
             Ok(c) => c,
             Err(e) => panic!("{what}: the edited file no longer loads: {e}\n{on_disk}"),
@@ -271,7 +284,10 @@ fn read(path: &Path) -> String {
 fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
     let shm = PathBuf::from("/dev/shm");
     if shm.is_dir() {
-        if let Ok(dir) = tempfile::Builder::new().prefix("mcpdeck-fuzz").tempdir_in(&shm) {
+        if let Ok(dir) = tempfile::Builder::new()
+            .prefix("mcpdeck-fuzz")
+            .tempdir_in(&shm)
+        {
             return Ok(dir);
         }
     }
@@ -313,7 +329,10 @@ pub fn uritemplate(data: &[u8]) {
     let all: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "v/ä")).collect();
     let full = uritemplate::expand(template, &all);
     if valid {
-        assert!(full.is_ok(), "a valid template with all values expands: {full:?}");
+        assert!(
+            full.is_ok(),
+            "a valid template with all values expands: {full:?}"
+        );
     }
 }
 
@@ -352,7 +371,11 @@ pub fn www_authenticate(data: &[u8]) {
         );
         for (name, _) in &challenge.params {
             assert!(!name.is_empty(), "a parameter has a name");
-            assert_eq!(name, &name.to_ascii_lowercase(), "parameter names are lowercased");
+            assert_eq!(
+                name,
+                &name.to_ascii_lowercase(),
+                "parameter names are lowercased"
+            );
         }
     }
     let headers: Vec<String> = text.lines().map(str::to_owned).collect();
