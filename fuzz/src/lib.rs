@@ -283,13 +283,12 @@ fn read(path: &Path) -> String {
 /// syncs every write to disk).
 fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
     let shm = PathBuf::from("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(dir) = tempfile::Builder::new()
+    if shm.is_dir()
+        && let Ok(dir) = tempfile::Builder::new()
             .prefix("mcpdeck-fuzz")
             .tempdir_in(&shm)
-        {
-            return Ok(dir);
-        }
+    {
+        return Ok(dir);
     }
     tempfile::tempdir()
 }
