@@ -89,11 +89,17 @@ pub fn expand<N: AsRef<str>, V: AsRef<str>>(
                 .iter()
                 .map(|(k, v)| (k.as_ref(), encode_non_ascii(v.as_ref())))
                 .collect();
-            t.expand::<UriSpec, _>(&Values(&encoded))
-                .map(|e| e.to_string())
+            t.expand::<UriSpec, _>(&Values {
+                values: &encoded,
+                per_char: false,
+            })
+            .map(|e| e.to_string())
         } else {
-            t.expand::<UriSpec, _>(&Values(values))
-                .map(|e| e.to_string())
+            t.expand::<UriSpec, _>(&Values {
+                values,
+                per_char: true,
+            })
+            .map(|e| e.to_string())
         };
         out.push_str(&expanded.map_err(|e| format!("cannot expand {template:?}: {e}"))?);
     }
@@ -134,16 +140,37 @@ fn encode_non_ascii(value: &str) -> String {
     out
 }
 
-/// The values as an `iri-string` context: the first value given for a name wins.
-struct Values<'a, N, V>(&'a [(N, V)]);
+/// The values as an `iri-string` context: the first value given for a name
+/// wins. `per_char`: each value is written a character at a time (see
+/// [`PerChar`]; for the expressions that are not reserved, whose values may
+/// hold any character).
+struct Values<'a, N, V> {
+    values: &'a [(N, V)],
+    per_char: bool,
+}
 
 impl<N: AsRef<str>, V: AsRef<str>> Context for Values<'_, N, V> {
     fn visit<T: Visitor>(&self, visitor: T) -> T::Result {
         let name = visitor.var_name().as_str();
-        match self.0.iter().find(|(k, _)| k.as_ref() == name) {
+        match self.values.iter().find(|(k, _)| k.as_ref() == name) {
+            Some((_, v)) if self.per_char => visitor.visit_string(PerChar(v.as_ref())),
             Some((_, v)) => visitor.visit_string(v.as_ref()),
             None => visitor.visit_undefined(),
         }
+    }
+}
+
+/// A value written one character at a time. iri-string 0.7.14 counts a
+/// prefix (`{var:3}`) down by the byte offset of the last character kept
+/// rather than by characters: with a multi-byte character before it, the
+/// count underflows (a panic with overflow checks, found by the
+/// `uritemplate` fuzz target). Fed one character per write, it counts right.
+struct PerChar<'a>(&'a str);
+
+impl std::fmt::Display for PerChar<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use std::fmt::Write;
+        self.0.chars().try_for_each(|c| f.write_char(c))
     }
 }
 
@@ -334,6 +361,26 @@ mod tests {
             expand("a%20{x}", &[("x", "é")]).as_deref(),
             Ok("a%20%C3%A9")
         );
+    }
+
+    /// Found by the fuzzer: iri-string 0.7.14 underflowed (a panic with
+    /// overflow checks) on a prefix of a value with a multi-byte character.
+    #[test]
+    fn a_prefix_counts_characters_not_bytes() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("{var:2}", "\u{FFFD}\u{8}", "%EF%BF%BD%08"),
+            ("{var:2}", "éab", "%C3%A9a"),
+            ("{var:1}{var}", "éa", "%C3%A9%C3%A9a"),
+            ("{/var:3}", "aéb/c", "/a%C3%A9b"),
+            ("{+var:2}", "éab", "%C3%A9a"),
+        ];
+        for (template, value, want) in cases {
+            assert_eq!(
+                expand(template, &[("var", *value)]).as_deref(),
+                Ok(*want),
+                "{template} with {value:?}"
+            );
+        }
     }
 
     /// Found by the fuzzer: iri-string 0.7.14 panicked on a reserved

@@ -41,3 +41,16 @@ fn config_deny_then_allow_keeps_an_empty_lists_spacing() {
     checks::config(b"\n\n[servers.a]\ncommand = \"node\"\ndeny_tools = [  ]\n");
     checks::config(b"[servers.a]\ncommand = \"node\"\ndeny_tools = [ # none yet\n]\n");
 }
+
+/// iri-string 0.7.14 counted a prefix (`{var:2}`) down by a byte offset:
+/// with a multi-byte character first, the count underflowed (a panic with
+/// overflow checks, as in debug builds). Fixed in src/uritemplate.rs (the
+/// value is written a character at a time).
+#[test]
+fn uritemplate_prefix_of_a_multi_byte_value() {
+    checks::uritemplate(b"{var:2}\0var\0\xf4\x08\0\0\x11");
+    assert_eq!(
+        mcpdeck::uritemplate::expand("{var:2}", &[("var", "éab")]).as_deref(),
+        Ok("%C3%A9a")
+    );
+}
