@@ -75,32 +75,20 @@ pub fn expand<N: AsRef<str>, V: AsRef<str>>(
             missing.join(", ")
         ));
     }
-    // iri-string 0.7.14 panics when a reserved expansion (`{+x}`, `{#x}`)
-    // meets a value that starts with a character that is not ASCII, or has
-    // one right after a `%XX` (found by the `uritemplate` fuzz target). So
-    // each expression is expanded on its own, and a reserved one gets its
-    // values with those characters already percent-encoded (UTF-8, as
-    // iri-string writes them): the same URI, and only ASCII reaches it.
+    // iri-string 0.7.14 panics in reserved expansions (`{+x}`, `{#x}`) on
+    // values with characters that are not ASCII or with some `%XX`
+    // sequences (its decoder asserts; found by the `uritemplate` fuzz
+    // target). So each expression is expanded on its own: the reserved
+    // ones here, the others by iri-string.
     let mut out = String::new();
     for piece in pieces(template) {
-        let t = parse(piece)?;
-        let expanded = if piece.starts_with("{+") || piece.starts_with("{#") {
-            let encoded: Vec<(&str, String)> = values
-                .iter()
-                .map(|(k, v)| (k.as_ref(), encode_non_ascii(v.as_ref())))
-                .collect();
-            t.expand::<UriSpec, _>(&Values {
-                values: &encoded,
-                per_char: false,
-            })
-            .map(|e| e.to_string())
-        } else {
-            t.expand::<UriSpec, _>(&Values {
-                values,
-                per_char: true,
-            })
-            .map(|e| e.to_string())
-        };
+        if piece.starts_with("{+") || piece.starts_with("{#") {
+            out.push_str(&expand_reserved(piece, values));
+            continue;
+        }
+        let expanded = parse(piece)?
+            .expand::<UriSpec, _>(&Values(values))
+            .map(|e| e.to_string());
         out.push_str(&expanded.map_err(|e| format!("cannot expand {template:?}: {e}"))?);
     }
     Ok(out)
@@ -124,37 +112,74 @@ fn pieces(template: &str) -> Vec<&str> {
     out
 }
 
-/// `value` with every character that is not ASCII percent-encoded (UTF-8).
-fn encode_non_ascii(value: &str) -> String {
+/// A valid reserved expression (`{+a,b:3}` or `{#a}`), RFC 6570 section 3.2.3
+/// and 3.2.4: the values joined by `,` (after `#` for a fragment), each cut
+/// to its prefix, with the unreserved and reserved characters and `%XX`
+/// triplets kept and everything else percent-encoded (UTF-8). A prefix
+/// counts a `%XX` triplet as one character, as iri-string did.
+fn expand_reserved<N: AsRef<str>, V: AsRef<str>>(expression: &str, values: &[(N, V)]) -> String {
+    let body = expression
+        .strip_prefix('{')
+        .and_then(|e| e.strip_suffix('}'))
+        .unwrap_or_default();
+    let (first, list) = match body.strip_prefix('#') {
+        Some(list) => ("#", list),
+        None => ("", body.strip_prefix('+').unwrap_or(body)),
+    };
+    let mut parts = Vec::new();
+    for varspec in list.split(',') {
+        let (name, max) = match varspec.split_once(':') {
+            Some((name, max)) => (name, max.parse::<usize>().ok()),
+            None => (varspec.strip_suffix('*').unwrap_or(varspec), None),
+        };
+        if let Some((_, value)) = values.iter().find(|(k, _)| k.as_ref() == name) {
+            parts.push(encode_reserved(value.as_ref(), max));
+        }
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("{first}{}", parts.join(","))
+}
+
+/// `value` (its first `max` characters) as a reserved expansion writes it.
+fn encode_reserved(value: &str, max: Option<usize>) -> String {
     let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        if c.is_ascii() {
+    let mut rest = value;
+    let mut count = 0;
+    while let Some(c) = rest.chars().next() {
+        if max.is_some_and(|max| count >= max) {
+            break;
+        }
+        count += 1;
+        let b = rest.as_bytes();
+        if c == '%' && b.len() >= 3 && b[1].is_ascii_hexdigit() && b[2].is_ascii_hexdigit() {
+            out.push_str(&rest[..3]);
+            rest = &rest[3..];
+            continue;
+        }
+        if c.is_ascii_alphanumeric() || "-._~:/?#[]@!$&'()*+,;=".contains(c) {
             out.push(c);
         } else {
             let mut buf = [0; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{b:02X}"));
+            for byte in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{byte:02X}"));
             }
         }
+        rest = &rest[c.len_utf8()..];
     }
     out
 }
 
 /// The values as an `iri-string` context: the first value given for a name
-/// wins. `per_char`: each value is written a character at a time (see
-/// [`PerChar`]; for the expressions that are not reserved, whose values may
-/// hold any character).
-struct Values<'a, N, V> {
-    values: &'a [(N, V)],
-    per_char: bool,
-}
+/// wins; each is written a character at a time (see [`PerChar`]).
+struct Values<'a, N, V>(&'a [(N, V)]);
 
 impl<N: AsRef<str>, V: AsRef<str>> Context for Values<'_, N, V> {
     fn visit<T: Visitor>(&self, visitor: T) -> T::Result {
         let name = visitor.var_name().as_str();
-        match self.values.iter().find(|(k, _)| k.as_ref() == name) {
-            Some((_, v)) if self.per_char => visitor.visit_string(PerChar(v.as_ref())),
-            Some((_, v)) => visitor.visit_string(v.as_ref()),
+        match self.0.iter().find(|(k, _)| k.as_ref() == name) {
+            Some((_, v)) => visitor.visit_string(PerChar(v.as_ref())),
             None => visitor.visit_undefined(),
         }
     }
@@ -381,6 +406,21 @@ mod tests {
                 "{template} with {value:?}"
             );
         }
+    }
+
+    /// Found by the fuzzer: iri-string 0.7.14's decoder asserted on some
+    /// `%XX` sequences in a reserved expansion.
+    #[test]
+    fn reserved_expansion_keeps_any_triplets() {
+        let value = "%d4%d4%a\u{b9}%41%8e%91f%4";
+        assert_eq!(
+            expand("{+path}f{#path:3}", &[("path", value)]).as_deref(),
+            Ok("%d4%d4%25a%C2%B9%41%8e%91f%254f#%d4%d4%25")
+        );
+        assert_eq!(
+            expand("{+a,b}", &[("a", ""), ("b", "x y")]).as_deref(),
+            Ok(",x%20y")
+        );
     }
 
     /// Found by the fuzzer: iri-string 0.7.14 panicked on a reserved

@@ -54,3 +54,12 @@ fn uritemplate_prefix_of_a_multi_byte_value() {
         Ok("%C3%A9a")
     );
 }
+
+/// iri-string 0.7.14's percent decoder asserted ("`decoded` buffer
+/// contains at most one character") on some `%XX` sequences in a reserved
+/// expansion: a panic in release builds too. Fixed in src/uritemplate.rs
+/// (reserved expressions are expanded by mcpdeck itself).
+#[test]
+fn uritemplate_reserved_expansion_of_odd_triplets() {
+    checks::uritemplate(b"%8f{+path}f{+path}\0path\0%d4\xf9\xf9\xf9fil\x0541bil~%91f41fil\xf9fil\x0582bil%4\xf9\xf9\xf9$2\xf9\xf9%d4%d4%a\xb9\xb941f41fil\xf9fil'%d4%1f\xb41fil%42l%8e");
+}
