@@ -52,10 +52,14 @@ for target in $TARGETS; do
         -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 >"$log" 2>&1
     rc=$?
+    # The last status line of libFuzzer (`#N DONE cov: … ft: … corp: …`).
+    status=$(grep -E '^#[0-9]+[[:space:]].*cov: ' "$log" | tail -1)
+    field() { printf '%s\n' "$status" | grep -o "$1: [0-9]*" | head -1 | grep -o '[0-9]*$'; }
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
-    ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
-    corp=$(grep -o 'corp: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
+    runs=${runs:-$(printf '%s\n' "$status" | grep -o '^#[0-9]*' | tr -d '#')}
+    cov=$(field cov)
+    ft=$(field ft)
+    corp=$(field corp)
     if [ "$rc" -eq 0 ]; then
         result="ok"
     else
