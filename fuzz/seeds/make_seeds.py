@@ -14,6 +14,9 @@ Run from anywhere: python3 fuzz/seeds/make_seeds.py [TRANSCRIPTS_DIR]
 - schema: every inputSchema/outputSchema of the transcripts' tools/list.
 
 The seeds are checked in, so a clean clone has them without this script.
+Files named regression-* are inputs that once crashed a target (see
+tests/fuzz_regressions.rs); they are added by hand and this script leaves
+them alone.
 """
 import hashlib
 import json
