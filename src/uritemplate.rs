@@ -36,6 +36,22 @@ fn parse(template: &str) -> Result<&UriTemplateStr, String> {
             ));
         }
     }
+    // iri-string 0.7.14 accepts a prefix of up to five digits but panics
+    // later reading one over 65535; RFC 6570 allows at most 9999.
+    for piece in pieces(template).into_iter().filter(|p| p.starts_with('{')) {
+        let body = piece.trim_start_matches('{').trim_end_matches('}');
+        for varspec in body.split(',') {
+            if let Some((_, max)) = varspec.split_once(':')
+                && !max.is_empty()
+                && max.bytes().all(|b| b.is_ascii_digit())
+                && max.len() > 4
+            {
+                return Err(format!(
+                    "{template:?} is not a valid URI template: the prefix `:{max}` is over 9999"
+                ));
+            }
+        }
+    }
     UriTemplateStr::new(template)
         .map_err(|e| format!("{template:?} is not a valid URI template: {e}"))
 }
@@ -406,6 +422,19 @@ mod tests {
                 "{template} with {value:?}"
             );
         }
+    }
+
+    /// Found by the fuzzer: iri-string 0.7.14 accepted `{x:66666}` and then
+    /// panicked reading the prefix as a u16.
+    #[test]
+    fn a_prefix_over_9999_is_an_error() {
+        for t in ["{+ar:66666}", "{x:10000}", "a{b}{c,d:99999}"] {
+            let err = validate(t).expect_err(t);
+            assert!(err.contains("over 9999"), "{t}: {err}");
+            assert!(variables(t).is_empty(), "{t}");
+            assert!(expand(t, &[("x", "y")]).is_err(), "{t}");
+        }
+        assert_eq!(expand("{x:9999}", &[("x", "y")]).as_deref(), Ok("y"));
     }
 
     /// Found by the fuzzer: iri-string 0.7.14's decoder asserted on some

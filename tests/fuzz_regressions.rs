@@ -63,3 +63,11 @@ fn uritemplate_prefix_of_a_multi_byte_value() {
 fn uritemplate_reserved_expansion_of_odd_triplets() {
     checks::uritemplate(b"%8f{+path}f{+path}\0path\0%d4\xf9\xf9\xf9fil\x0541bil~%91f41fil\xf9fil\x0582bil%4\xf9\xf9\xf9$2\xf9\xf9%d4%d4%a\xb9\xb941f41fil\xf9fil'%d4%1f\xb41fil%42l%8e");
 }
+
+/// iri-string 0.7.14 accepted a prefix of five digits (`{+ar:66666}`) and
+/// then panicked reading it as a u16 (in `variables`). Fixed in
+/// src/uritemplate.rs (a prefix over 9999, RFC 6570's limit, is refused).
+#[test]
+fn uritemplate_prefix_over_u16() {
+    checks::uritemplate(b"{r}g;f{+ar:66666}f\0\0\0\0\0\0\0\"\x86ar\0v}\0a");
+}
