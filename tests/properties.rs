@@ -225,8 +225,8 @@ proptest! {
 
     #[test]
     fn uritemplate_never_panics(
-        template in "([a-z:/.]|\\{[+#./;?&]?[a-z]{0,3}(:[0-9]{1,2}|\\*)?(,[a-z]{1,2})?\\}|[{}%é ]){0,8}",
-        values in prop::collection::vec(("[a-z]{0,3}", "\\PC{0,6}"), 0..4),
+        template in "([a-z:/.]|%[0-9a-f]{2}|\\{[+#./;?&]?[a-z]{0,3}(:[0-9]{1,5}|\\*)?(,[a-z]{1,2})?\\}|[{}%é ]){0,8}",
+        values in prop::collection::vec(("[a-z]{0,3}", "(\\PC|%[0-9a-fA-F]{2}|%[89a-f][0-9a-f]){0,6}"), 0..4),
     ) {
         let mut input = template.into_bytes();
         for (name, value) in values {
