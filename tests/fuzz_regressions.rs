@@ -71,3 +71,14 @@ fn uritemplate_reserved_expansion_of_odd_triplets() {
 fn uritemplate_prefix_over_u16() {
     checks::uritemplate(b"{r}g;f{+ar:66666}f\0\0\0\0\0\0\0\"\x86ar\0v}\0a");
 }
+
+/// Not a bug of mcpdeck but of the check: a file the editor accepts (its
+/// structure is checked with every `${VAR}` empty, and a URL that is not
+/// http(s) passes) was required to load for real after an edit. The check
+/// now asks the edited file to stay as valid as it was.
+#[test]
+fn config_a_file_valid_in_structure_only_stays_so() {
+    checks::config(include_bytes!(
+        "../fuzz/corpus/config/regression-300f76f2879d"
+    ));
+}
