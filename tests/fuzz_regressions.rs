@@ -82,3 +82,12 @@ fn config_a_file_valid_in_structure_only_stays_so() {
         "../fuzz/corpus/config/regression-300f76f2879d"
     ));
 }
+
+/// A configuration file that starts with a UTF-8 byte order mark lost it
+/// on the first edit (toml_edit drops it), so a toggle set back did not
+/// give the file back. Fixed in src/config/edit/document.rs (`render`).
+#[test]
+fn config_edits_keep_a_byte_order_mark() {
+    checks::config("\u{feff}# c\n[servers.a]\ncommand = \"x\"\n".as_bytes());
+    checks::config("\u{feff}[servers.a]\r\ncommand = \"x\"\r\ndeny_tools = [ ]\r\n".as_bytes());
+}

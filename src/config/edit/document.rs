@@ -524,5 +524,10 @@ pub(super) fn render(document: &DocumentMut, original: &str) -> String {
     if crlf {
         text = text.replace('\n', "\r\n");
     }
+    // toml_edit drops a byte order mark: give it back (found by the
+    // `config` fuzz target).
+    if original.starts_with('\u{feff}') && !text.starts_with('\u{feff}') {
+        text.insert(0, '\u{feff}');
+    }
     text
 }
