@@ -131,10 +131,12 @@ pub(super) fn remove_keeping_spacing(array: &mut Array, index: usize) {
         let suffix = decor(removed.decor().suffix());
         if let Some(last) = array.get_mut(index.wrapping_sub(1)) {
             last.decor_mut().set_suffix(suffix);
-        } else {
-            // The list is empty now: the spacing goes back inside `[ ]`
-            // (`[  ]`, denied and allowed, stays `[  ]`; found by a
-            // property test of tests/properties.rs).
+        } else if decor(removed.decor().prefix()).is_empty() {
+            // The list is empty now, and the entry sat right after `[`, as
+            // `deny_tool` puts one into `[  ]`: the spacing it took over
+            // goes back inside (`[  ]`, denied and allowed, stays `[  ]`;
+            // found by a property test of tests/properties.rs). A user's
+            // `[ "x" ]` still empties to `[]`.
             let trailing = decor(Some(array.trailing()));
             array.set_trailing(format!("{suffix}{trailing}"));
         }
