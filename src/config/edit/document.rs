@@ -131,6 +131,14 @@ pub(super) fn remove_keeping_spacing(array: &mut Array, index: usize) {
         let suffix = decor(removed.decor().suffix());
         if let Some(last) = array.get_mut(index.wrapping_sub(1)) {
             last.decor_mut().set_suffix(suffix);
+        } else if decor(removed.decor().prefix()).is_empty() {
+            // The list is empty now, and the entry sat right after `[`, as
+            // `deny_tool` puts one into `[  ]`: the spacing it took over
+            // goes back inside (`[  ]`, denied and allowed, stays `[  ]`;
+            // found by a property test of tests/properties.rs). A user's
+            // `[ "x" ]` still empties to `[]`.
+            let trailing = decor(Some(array.trailing()));
+            array.set_trailing(format!("{suffix}{trailing}"));
         }
     } else if index == 0 {
         let prefix = decor(removed.decor().prefix());
@@ -517,6 +525,11 @@ pub(super) fn render(document: &DocumentMut, original: &str) -> String {
     }
     if crlf {
         text = text.replace('\n', "\r\n");
+    }
+    // toml_edit drops a byte order mark: give it back (found by the
+    // `config` fuzz target).
+    if original.starts_with('\u{feff}') && !text.starts_with('\u{feff}') {
+        text.insert(0, '\u{feff}');
     }
     text
 }

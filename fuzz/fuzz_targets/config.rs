@@ -1,0 +1,6 @@
+//! The `config` target: see `mcpdeck_fuzz::config` (fuzz/src/lib.rs) for its invariants.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| mcpdeck_fuzz::config(data));

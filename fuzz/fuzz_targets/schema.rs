@@ -1,0 +1,6 @@
+//! The `schema` target: see `mcpdeck_fuzz::schema` (fuzz/src/lib.rs) for its invariants.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| mcpdeck_fuzz::schema(data));

@@ -1,0 +1,6 @@
+//! The `www_authenticate` target: see `mcpdeck_fuzz::www_authenticate` (fuzz/src/lib.rs) for its invariants.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| mcpdeck_fuzz::www_authenticate(data));
