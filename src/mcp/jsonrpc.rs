@@ -500,33 +500,68 @@ fn parse_value(value: Value, raw: &str, out: &mut Parsed) {
     }
 }
 
-/// The id of a frame that is not valid JSON (cut short, garbled), when
-/// its top-level `"id"` member can still be read: the members before it
-/// are skipped by their brackets and quotes, without being parsed.
+/// The id of a response that is not valid JSON (cut short, garbled),
+/// when its top-level `"id"` member can still be read: the members are
+/// skipped by their brackets and quotes, without being parsed. A frame
+/// with a `"method"` member is a request or a notification of the
+/// server's (its ids are not ours): `None`.
 pub fn salvage_id(text: &str) -> Option<Id> {
+    salvage(text).ok().flatten()
+}
+
+/// The id at the end of an overlong frame (see [`salvage_id_at_end`]),
+/// unless its start shows a request or notification of the server's.
+pub fn salvage_id_of_long(head: &str, tail: &str) -> Option<Id> {
+    match salvage(head) {
+        Ok(Some(id)) => Some(id),
+        Ok(None) => salvage_id_at_end(tail),
+        Err(NotAResponse) => None,
+    }
+}
+
+/// A frame that names a `method`: not an answer of the server's.
+struct NotAResponse;
+
+fn salvage(text: &str) -> Result<Option<Id>, NotAResponse> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
-        return None;
+        return Ok(None);
     }
     i += 1;
+    let mut id = None;
     loop {
         i = skip_ws(b, i);
         let key_start = i;
-        i = skip_string(b, i)?;
+        let Some(end) = skip_string(b, i) else {
+            return Ok(id);
+        };
+        i = end;
         let key = &text[key_start..i];
+        if key == "\"method\"" {
+            return Err(NotAResponse);
+        }
         i = skip_ws(b, i);
         if b.get(i) != Some(&b':') {
-            return None;
+            return Ok(id);
         }
         i = skip_ws(b, i + 1);
         if key == "\"id\"" {
-            return read_id(text, i).map(|(id, _)| id);
+            let Some((found, end)) = read_id(text, i) else {
+                return Ok(None);
+            };
+            id = Some(found);
+            i = end;
+        } else {
+            match skip_value(b, i) {
+                Some(end) => i = end,
+                // Cut short inside this member: what was read decides.
+                None => return Ok(id),
+            }
         }
-        i = skip_value(b, i)?;
         i = skip_ws(b, i);
         if b.get(i) != Some(&b',') {
-            return None;
+            return Ok(id);
         }
         i += 1;
     }
@@ -964,6 +999,12 @@ mod tests {
             (r#"{"result":{"content":[1,2"#, None),
             (r#"{"jsonrpc":"2.0","id":7"#, None),
             (r#"{"jsonrpc":"2.0","id":7.5,"result":"#, None),
+            // A request of the server's, cut short: its id is not ours.
+            (r#"{"jsonrpc":"2.0","id":5,"method":"ping""#, None),
+            (
+                r#"{"method":"sampling/createMessage","id":5,"params":{"#,
+                None,
+            ),
             (r#"not json"#, None),
         ] {
             let p = parse_frame(raw);
@@ -990,6 +1031,21 @@ mod tests {
         assert_eq!(
             salvage_id_at_end(r#"xx"}}, "id" : "q" }  "#),
             Some(Id::Str("q".into()))
+        );
+        // An overlong frame: the start decides when it can, the end else;
+        // a server's own request (a method) names none of ours.
+        let end = r#"xxx"}]},"jsonrpc":"2.0","id":41}"#;
+        assert_eq!(
+            salvage_id_of_long(r#"{"result":{"content":[{"text":"xx"#, end),
+            Some(Id::Num(41))
+        );
+        assert_eq!(
+            salvage_id_of_long(r#"{"jsonrpc":"2.0","id":3,"result":{"a":"#, end),
+            Some(Id::Num(3))
+        );
+        assert_eq!(
+            salvage_id_of_long(r#"{"method":"sampling/createMessage","params":{"#, end),
+            None
         );
     }
 

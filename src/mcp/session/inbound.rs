@@ -94,7 +94,7 @@ impl Inner {
     /// flight (its id read from its start or its end), that request fails
     /// now rather than waiting for its deadline.
     fn oversize(&self, len: usize, limit: usize, head: &str, tail: &str) {
-        let id = jsonrpc::salvage_id(head).or_else(|| jsonrpc::salvage_id_at_end(tail));
+        let id = jsonrpc::salvage_id_of_long(head, tail);
         let size = format!(
             "{len} bytes, over the limit of {limit} bytes (`max_message_size` in [settings])"
         );
