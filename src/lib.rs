@@ -20,5 +20,6 @@ pub mod sanitize;
 pub mod schema;
 pub mod startup;
 pub mod text;
+pub mod trust;
 pub mod tui;
 pub mod uritemplate;

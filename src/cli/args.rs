@@ -114,6 +114,14 @@ pub enum Cmd {
     Deny(super::manage::ToolArgs),
     /// Allow a denied tool again (removes it from `deny_tools`)
     Allow(super::manage::ToolArgs),
+    /// Lint what a server tells the model (names, descriptions, schemas, instructions); exit 1 on a high finding
+    Lint(super::trust::lint::LintArgs),
+    /// Record a fingerprint of each definition the servers show (all enabled servers without TARGET)
+    Pin(super::trust::pin::PinArgs),
+    /// Compare the servers' definitions with their pins; exit 1 on any change
+    Verify(super::trust::pin::PinArgs),
+    /// Lint (and verify) the servers of every client found on this machine, read-only; exit 1 on a high finding
+    Scan(super::trust::scan::ScanArgs),
     /// The config file: `config path`, `config check`, `config edit`
     #[command(subcommand)]
     Config(super::manage::ConfigCmd),

@@ -25,6 +25,7 @@ mod servers;
 pub mod smoke;
 mod tour;
 mod trace;
+pub mod trust;
 pub mod values;
 
 use std::io::Write;
@@ -158,6 +159,10 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Disable(a)) => manage::set_enabled(&config, &a, false),
         Some(Cmd::Deny(a)) => manage::deny(&config, &a),
         Some(Cmd::Allow(a)) => manage::allow(&config, &a),
+        Some(Cmd::Lint(a)) => trust::lint::run(&config, &a, trace).await,
+        Some(Cmd::Pin(a)) => trust::pin::pin(&config, &a, trace).await,
+        Some(Cmd::Verify(a)) => trust::pin::verify(&config, &a, trace).await,
+        Some(Cmd::Scan(a)) => trust::scan::run(&config, &a, trace).await,
         Some(Cmd::Config(c)) => manage::config_cmd(&config, cli.config.is_some(), &c),
         Some(Cmd::Completions(a)) => completions::print(&a),
         Some(Cmd::ServerNames) => manage::server_names(&config),
