@@ -29,6 +29,7 @@ mod error;
 mod expand;
 pub mod export;
 pub mod import;
+mod lint;
 mod model;
 mod oauth;
 mod parse;
@@ -41,8 +42,8 @@ use std::path::{Path, PathBuf};
 pub use edit::{ConfigEditor, NewServer, import_preview};
 pub use error::{ConfigError, Diagnostic, Position};
 pub use model::{
-    Config, CredentialStoreKind, HttpTransportKind, OAuthConfig, OAuthGrant, OAuthResource,
-    ProtocolPin, ServerConfig, Settings, TransportConfig,
+    Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, OAuthGrant,
+    OAuthResource, ProtocolPin, ServerConfig, Settings, TransportConfig,
 };
 
 /// The environment variable that overrides the default configuration path.
@@ -186,6 +187,7 @@ mod tests {
                 browser: None,
                 credentials: CredentialStoreKind::Auto,
                 login_timeout: Settings::DEFAULT_LOGIN_TIMEOUT,
+                lint_max_description: Settings::DEFAULT_LINT_MAX_DESCRIPTION,
             }
         );
         let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
@@ -213,6 +215,7 @@ mod tests {
                 deny_tools: vec!["get-env".into(), "printEnv".into()],
                 protocol: ProtocolPin::Auto,
                 timeout: Some(Duration::from_secs(30)),
+                lint: Default::default(),
             }
         );
         assert_eq!(
@@ -234,6 +237,7 @@ mod tests {
                 deny_tools: vec![],
                 protocol: ProtocolPin::Stateless,
                 timeout: Some(Duration::from_millis(2500)),
+                lint: Default::default(),
             }
         );
         let legacy = &config.servers[2];

@@ -79,6 +79,10 @@ pub struct Settings {
     /// How long a browser login may take before mcpdeck stops waiting for
     /// the redirect.
     pub login_timeout: Duration,
+    /// The longest tool description `mcpdeck lint` accepts, in characters
+    /// (`lint_max_description`); a server's `[servers.NAME.lint]
+    /// max_description` overrides it.
+    pub lint_max_description: usize,
 }
 
 impl Settings {
@@ -100,6 +104,8 @@ impl Settings {
     pub const DEFAULT_MAX_MESSAGE_SIZE: usize = crate::mcp::transport::stdio::MAX_LINE;
     /// Default for [`Settings::login_timeout`].
     pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
+    /// Default for [`Settings::lint_max_description`].
+    pub const DEFAULT_LINT_MAX_DESCRIPTION: usize = crate::trust::lint::DEFAULT_MAX_DESCRIPTION;
 }
 
 impl Default for Settings {
@@ -117,6 +123,7 @@ impl Default for Settings {
             browser: None,
             credentials: CredentialStoreKind::Auto,
             login_timeout: Self::DEFAULT_LOGIN_TIMEOUT,
+            lint_max_description: Self::DEFAULT_LINT_MAX_DESCRIPTION,
         }
     }
 }
@@ -136,6 +143,21 @@ pub struct ServerConfig {
     pub protocol: ProtocolPin,
     /// Per-server override of [`Settings::request_timeout`].
     pub timeout: Option<Duration>,
+    /// What `mcpdeck lint` lets pass (`[servers.NAME.lint]`).
+    pub lint: LintConfig,
+}
+
+/// `[servers.NAME.lint]`: rules silenced for a server or one of its
+/// definitions, and the description length limit.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LintConfig {
+    /// Rule ids silenced for the whole server (`allow`).
+    pub allow: Vec<String>,
+    /// Rule ids silenced for one tool, prompt, resource or template, by
+    /// name (`[servers.NAME.lint.tools.TOOL] allow = [...]`), in file order.
+    pub allow_for: Vec<(String, Vec<String>)>,
+    /// Overrides [`Settings::lint_max_description`] (`max_description`).
+    pub max_description: Option<usize>,
 }
 
 impl ServerConfig {
@@ -175,6 +197,7 @@ impl ServerConfig {
             deny_tools: Vec::new(),
             protocol: ProtocolPin::Auto,
             timeout: None,
+            lint: LintConfig::default(),
         }
     }
 

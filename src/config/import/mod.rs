@@ -407,6 +407,7 @@ impl Draft {
             deny_tools: self.deny_tools,
             protocol: Default::default(),
             timeout: self.timeout,
+            lint: Default::default(),
         })
     }
 }

@@ -13,8 +13,8 @@ use toml_edit::{Document, Item, Key, TableLike, Value};
 use super::error::{ConfigError, Diagnostic};
 use super::expand::{self, ExpandError};
 use super::model::{
-    Config, CredentialStoreKind, HttpTransportKind, OAuthConfig, ProtocolPin, ServerConfig,
-    Settings, TransportConfig,
+    Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, ProtocolPin,
+    ServerConfig, Settings, TransportConfig,
 };
 
 /// The longest time any setting may name: longer is surely a typo.
@@ -50,6 +50,7 @@ pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "browser",
     "credentials",
     "login_timeout",
+    "lint_max_description",
 ];
 /// Keys allowed in `[servers.NAME]`.
 pub(crate) const SERVER_KEYS: &[&str] = &[
@@ -67,6 +68,7 @@ pub(crate) const SERVER_KEYS: &[&str] = &[
     "protocol",
     "timeout",
     "oauth",
+    "lint",
 ];
 
 /// Parses and validates `text`. `path` is only used in messages and stored in
@@ -208,6 +210,7 @@ struct ServerFields {
     protocol: Option<ProtocolPin>,
     timeout: Option<Duration>,
     oauth: Option<Field<OAuthConfig>>,
+    lint: Option<LintConfig>,
 }
 
 pub(super) struct Parser<'a> {
@@ -373,6 +376,9 @@ impl Parser<'_> {
                 "oneshot_grace" => settings.oneshot_grace = self.duration("", key, value, true)?,
                 "stderr_lines" => settings.stderr_lines = self.count(key, value, "lines")?,
                 "frame_log" => settings.frame_log = self.count(key, value, "frames")?,
+                "lint_max_description" => {
+                    settings.lint_max_description = self.count(key, value, "characters")?
+                }
                 "max_message_size" => {
                     settings.max_message_size = self.count(key, value, "bytes")?
                 }
@@ -468,6 +474,7 @@ impl Parser<'_> {
             deny_tools: fields.deny_tools.unwrap_or_default(),
             protocol: fields.protocol.unwrap_or_default(),
             timeout: fields.timeout,
+            lint: fields.lint.unwrap_or_default(),
         })
     }
 
@@ -552,6 +559,7 @@ impl Parser<'_> {
                 "oauth" => {
                     fields.oauth = Some(Field::new(self.oauth(name, value)?, &key_span));
                 }
+                "lint" => fields.lint = Some(self.lint(name, value)?),
                 _ => return Err(self.unknown_server_key(name, key, key_span)),
             }
         }
