@@ -514,14 +514,31 @@ fn hidden_findings(t: &Text, out: &mut Vec<Pending>) {
                     c as u32
                 ),
             ),
-            _ => (
-                "hidden-variation-selector",
-                format!(
-                    "{n} variation selector{} outside an emoji (first U+{:04X}): invisible, and a known way to smuggle bytes",
-                    plural(n),
-                    c as u32
-                ),
-            ),
+            _ => {
+                // Each selector can carry a byte (U+FE00–FE0F: 0–15,
+                // U+E0100–E01EF: 16–255): show them when they spell text.
+                let bytes: Vec<u8> = hits
+                    .iter()
+                    .filter_map(|h| match h.1 as u32 {
+                        n @ 0xFE00..=0xFE0F => u8::try_from(n - 0xFE00).ok(),
+                        n @ 0xE0100..=0xE01EF => u8::try_from(n - 0xE0100 + 16).ok(),
+                        _ => None,
+                    })
+                    .collect();
+                let spelled = String::from_utf8(bytes)
+                    .ok()
+                    .filter(|t| t.len() >= 3 && t.chars().all(|c| c.is_ascii_graphic() || c == ' '))
+                    .map(|t| format!("; as bytes they spell \"{}\"", cap(&t, 120)))
+                    .unwrap_or_default();
+                (
+                    "hidden-variation-selector",
+                    format!(
+                        "{n} variation selector{} outside an emoji (first U+{:04X}): invisible, and a known way to smuggle bytes{spelled}",
+                        plural(n),
+                        c as u32
+                    ),
+                )
+            }
         };
         let evidence = if k == 1 {
             // The decoded message is the evidence: show all of it we can.
@@ -837,7 +854,14 @@ fn side_channel_findings(def: &Def<'_>, said: &Said, out: &mut Vec<Pending>) -> 
             (field.clone(), desc.as_deref().unwrap_or(""))
         };
         let lower = src.to_ascii_lowercase();
-        let at = lower.find(&name.to_ascii_lowercase()).unwrap_or(0);
+        let evidence = match lower.find(&name.to_ascii_lowercase()) {
+            Some(at) => evidence(src, at, (at + name.len()).min(src.len())),
+            // The parameter's own description asks: name it, then the ask.
+            None => cap(
+                &format!("{}: {}", sanitize::one_line(name), sanitize::one_line(src)),
+                160,
+            ),
+        };
         out.push(Pending {
             rule: "side-channel-parameter",
             severity: if high { Severity::High } else { Severity::Low },
@@ -851,7 +875,7 @@ fn side_channel_findings(def: &Def<'_>, said: &Said, out: &mut Vec<Pending>) -> 
                     ""
                 }
             ),
-            evidence: evidence(src, at, (at + name.len()).min(src.len())),
+            evidence,
         });
     }
     found
