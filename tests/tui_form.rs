@@ -625,7 +625,7 @@ fn control_characters_in_names_show_as_placeholders() {
     let mut s = state();
     open(&mut s, "evil");
     let out = screen(&s, 80, 24);
-    for want in ["na␛[31mme*", "Ti<U+202E>tle", "desc␇ription"] {
+    for want in ["na␛[31mme*", "Ti⟨U+202E⟩tle", "desc␇ription"] {
         assert!(out.contains(want), "{want:?} not on screen:\n{out}");
     }
     for raw in ['\u{1b}', '\u{202e}', '\u{7}'] {

@@ -247,7 +247,7 @@ fn walk_schema(
     }
     if let Some(d) = obj.get("default") {
         walk_values(def, &format!("{path}.default"), d, 0);
-        shell_default(def, &format!("{path}.default"), d, findings);
+        shell_default(&format!("{path}.default"), d, findings);
     }
     for key in ["const", "examples", "enum"] {
         if let Some(v) = obj.get(key) {
@@ -259,9 +259,6 @@ fn walk_schema(
         for (name, sub) in props {
             let field = format!("{path}.properties.{name}");
             def.push(format!("{field} (name)"), name, Role::ParamName);
-            if depth == 0 || path.ends_with("inputSchema") {
-                // Top-level parameters: side channels are checked on them.
-            }
             let ty = sub.get("type");
             let free_text = ty.is_none() || ty.and_then(Value::as_str) == Some("string");
             if free_text && path.starts_with("inputSchema") {
@@ -360,8 +357,7 @@ fn walk_values(def: &mut Def<'_>, field: &str, v: &Value, depth: usize) {
     }
 }
 
-fn shell_default(def: &Def<'_>, field: &str, v: &Value, findings: &mut Vec<Pending>) {
-    let _ = def;
+fn shell_default(field: &str, v: &Value, findings: &mut Vec<Pending>) {
     let mut strings = Vec::new();
     collect_strings(v, &mut strings, 0);
     for s in strings {
@@ -619,7 +615,6 @@ fn confusable(name: &str) -> Option<(usize, usize)> {
         let all_alike = !latin
             && other.len() == word.chars().filter(|c| c.is_alphabetic()).count()
             && other.iter().all(|c| LOOK_ALIKES.contains(*c))
-            && name.is_ascii() == false
             && name.chars().any(|c| c.is_ascii_alphabetic());
         if latin || all_alike {
             return Some((at, at + word.len()));
@@ -696,7 +691,7 @@ fn said(def: &Def<'_>) -> Said {
 fn said_findings(def: &Def<'_>, said: &Said, side_channel: bool, out: &mut Vec<Pending>) {
     for (i, sig) in &said.per_text {
         let t = &def.texts[*i];
-        if let Some((family, hit)) = sig.phrases.first() {
+        if let Some((_, hit)) = sig.phrases.first() {
             let high = said.any_tag
                 || said.any_secret
                 || said.any_exfil
@@ -714,7 +709,6 @@ fn said_findings(def: &Def<'_>, said: &Said, side_channel: bool, out: &mut Vec<P
             if said.any_exfil {
                 also.push("next to a destination for data");
             }
-            let _ = family;
             out.push(Pending {
                 rule: "model-instruction",
                 severity: if high {
