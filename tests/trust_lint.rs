@@ -369,3 +369,29 @@ fn the_readme_lists_every_rule() {
         assert!(row.contains(rule.severity.label()), "{}: {row}", rule.id);
     }
 }
+
+#[test]
+fn ordinary_phrasings_are_never_high() {
+    for (file, doc) in fixtures("benign") {
+        for entry in array(&doc, "servers") {
+            let findings = lint_entry(&entry);
+            let high: Vec<&Finding> = findings
+                .iter()
+                .filter(|f| f.severity == Severity::High)
+                .collect();
+            assert!(high.is_empty(), "{file}:\n{}", show(&findings));
+            // The mediums are the two secret paths the fixture names.
+            let medium: Vec<&str> = findings
+                .iter()
+                .filter(|f| f.severity == Severity::Medium)
+                .map(|f| f.name.as_str())
+                .collect();
+            assert_eq!(
+                medium,
+                ["k8s_get", "ssh_exec"],
+                "{file}:\n{}",
+                show(&findings)
+            );
+        }
+    }
+}

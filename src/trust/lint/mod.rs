@@ -81,7 +81,7 @@ pub const RULES: &[Rule] = &[
     rule(
         "instruction-tag",
         Severity::High,
-        "<IMPORTANT>, <SYSTEM>, <instructions>-style blocks: medium alone, high around an instruction, a secret or a destination",
+        "<IMPORTANT>, <SYSTEM>, <instructions>-style blocks and HTML comments: medium alone, high around an instruction, a secret or a destination",
     ),
     rule(
         "secret-access",
@@ -669,7 +669,17 @@ fn said(def: &Def<'_>) -> Said {
     let mut per_text = Vec::new();
     for (i, t) in def.texts.iter().enumerate() {
         if matches!(t.role, Role::Prose | Role::Value) {
-            let sig = text::analyse(&t.text);
+            let mut sig = text::analyse(&t.text);
+            // "When this tool is called, it returns…" describes the tool
+            // itself, not another one.
+            let own = def.name.to_lowercase();
+            sig.phrases.retain(|(family, hit)| {
+                let what = hit.what.to_lowercase();
+                *family != Family::OtherTool
+                    || !(what.contains("this tool")
+                        || what.contains("this function")
+                        || (!own.is_empty() && what.contains(&own)))
+            });
             per_text.push((i, sig));
         }
     }

@@ -78,7 +78,7 @@ pub const PHRASES: &[(Family, &str)] = &[
     (Family::Concealment, "mere|just|only implementation detail"),
     (
         Family::Coercion,
-        "before using|calling|invoking|running|executing|use this|any|the tool|tools|function",
+        "before using|calling|invoking|running|executing|use this|any|the tool|tools|function ** must|read|pass|include|send|attach|access|cat|open|provide|append",
     ),
     (
         Family::Coercion,
@@ -119,13 +119,17 @@ pub const PHRASES: &[(Family, &str)] = &[
     ),
     (
         Family::OtherTool,
+        "tool|function must|should|shall|will send|forward|redirect|bcc|cc|copy|route all|every|any|each",
+    ),
+    (
+        Family::OtherTool,
         "instead of using|calling|invoking the? * tool",
     ),
     (
         Family::Authority,
         "this is a|an system|admin|administrator|security|mandatory|critical|official message|instruction|instructions|notice|requirement|directive|override",
     ),
-    (Family::Authority, "failure to comply|follow|obey|do"),
+    (Family::Authority, "failure to comply|follow|obey"),
     (Family::Authority, "under no circumstances"),
     (Family::Authority, "highest|top|absolute priority"),
     (
@@ -138,7 +142,8 @@ pub const PHRASES: &[(Family, &str)] = &[
     ),
 ];
 
-/// Tags that wrap text meant for the model only.
+/// Tags that wrap text meant for the model only (`<tag>`, `[tag]`,
+/// `<tag attr…>`); HTML comments `<!-- … -->` count too.
 pub const TAGS: &[&str] = &[
     "important",
     "system",
@@ -377,6 +382,21 @@ fn find_tags_in(s: &str, lower: &str) -> Vec<Hit> {
                 from = end;
             }
         }
+    }
+    // An HTML comment: invisible wherever the description is rendered.
+    let mut from = 0;
+    while let Some(i) = lower.get(from..).and_then(|r| r.find("<!--")) {
+        let start = from + i;
+        let end = lower[start..]
+            .find("-->")
+            .map(|j| start + j + 3)
+            .unwrap_or(s.len());
+        out.push(Hit {
+            start,
+            end,
+            what: "<!--".into(),
+        });
+        from = end.max(start + 4);
     }
     out.sort_by_key(|h| h.start);
     out
