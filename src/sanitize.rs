@@ -146,19 +146,21 @@ pub fn hidden_chars(s: &str) -> Vec<(usize, char, Hidden)> {
     }
     let chars: Vec<(usize, char)> = s.char_indices().collect();
     let mut out = Vec::new();
+    // Whether the character before is part of an emoji: an emoji, or a
+    // selector kept after one.
+    let mut prev_emoji = false;
     let mut i = 0;
     while i < chars.len() {
         let (at, c) = chars[i];
         let Some(kind) = hidden_kind(c) else {
+            prev_emoji = is_emoji(c);
             i += 1;
             continue;
         };
         let prev = i.checked_sub(1).map(|p| chars[p].1);
         let next = chars.get(i + 1).map(|n| n.1);
         let in_emoji = match c {
-            '\u{200D}' => {
-                prev.is_some_and(|p| is_emoji(p) || p == '\u{FE0F}') && next.is_some_and(is_emoji)
-            }
+            '\u{200D}' => prev_emoji && next.is_some_and(is_emoji),
             '\u{FE0E}' | '\u{FE0F}' => {
                 prev.is_some_and(|p| is_emoji(p) || matches!(p, '0'..='9' | '#' | '*'))
             }
@@ -172,6 +174,7 @@ pub fn hidden_chars(s: &str) -> Vec<(usize, char, Hidden)> {
                 }
                 let n = j - i;
                 if (2..=7).contains(&n) && chars.get(j).map(|c| c.1) == Some('\u{E007F}') {
+                    prev_emoji = true;
                     i = j + 1;
                     continue;
                 }
@@ -182,6 +185,7 @@ pub fn hidden_chars(s: &str) -> Vec<(usize, char, Hidden)> {
         if !in_emoji {
             out.push((at, c, kind));
         }
+        prev_emoji = in_emoji && c != '\u{200D}';
         i += 1;
     }
     out
@@ -277,10 +281,26 @@ fn clean(s: &str, mode: Mode) -> Cow<'_, str> {
                     push_placeholder(&mut out, c);
                 }
             }
+            // A joiner or selector kept for an emoji whose base an escape
+            // sequence took: no longer part of an emoji.
+            c if maybe_hidden(c) && !follows_emoji(out.chars().next_back(), c) => {
+                push_placeholder(&mut out, c)
+            }
             c => out.push(c),
         }
     }
     Cow::Owned(out)
+}
+
+/// Whether `c`, kept as part of an emoji, still follows what it belongs to.
+fn follows_emoji(last: Option<char>, c: char) -> bool {
+    let Some(last) = last else { return false };
+    match c {
+        '\u{FE0E}' | '\u{FE0F}' => is_emoji(last) || matches!(last, '0'..='9' | '#' | '*'),
+        '\u{200D}' => is_emoji(last) || last == '\u{FE0F}',
+        '\u{E0000}'..='\u{E007F}' => last == '\u{1F3F4}' || hidden_kind(last) == Some(Hidden::Tag),
+        _ => true,
+    }
 }
 
 /// The rest of a CSI sequence: parameters and intermediates, then one final byte.
@@ -466,5 +486,21 @@ mod tests {
         );
         let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
         assert_eq!(back, raw);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// What `strip` and `visible` give back holds nothing hidden and
+        /// nothing to clean: cleaning it again changes nothing.
+        #[test]
+        fn cleaning_is_final(
+            s in "([a-z19#*]|\u{1b}|\u{1b}\\[|\u{9b}|\u{200b}|\u{200d}|\u{202e}|\u{2060}|\u{fe0f}|\u{fe00}|\u{20e3}|\u{e0041}|\u{e0067}|\u{e007f}|\u{e0101}|\u{1f600}|\u{1f3f4}|\u{2764}|\n){0,24}",
+        ) {
+            for clean in [strip(&s).into_owned(), visible(&s).into_owned()] {
+                proptest::prop_assert!(hidden_chars(&clean).is_empty(), "{:?} -> {:?}", s, clean);
+                proptest::prop_assert_eq!(strip(&clean).into_owned(), clean.clone());
+            }
+        }
     }
 }

@@ -115,7 +115,7 @@ fn check_expectations(file: &str, want: &[Value], findings: &[Finding]) {
             f.evidence,
             "{file}: evidence not safe"
         );
-        assert!(f.evidence.chars().count() <= 170, "{file}: {}", f.evidence);
+        assert!(f.evidence.chars().count() <= 160, "{file}: {}", f.evidence);
     }
 }
 
@@ -394,4 +394,66 @@ fn ordinary_phrasings_are_never_high() {
             );
         }
     }
+}
+
+#[test]
+fn the_config_silences_rules_for_a_server_or_one_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = poisoned("hidden-characters.json", "notes");
+    let quoted: Vec<String> = cmd
+        .iter()
+        .map(|s| serde_json::to_string(s).unwrap())
+        .collect();
+    let write = |lint: &str| {
+        let text = format!(
+            "[servers.notes]\ncommand = {}\nargs = [{}]\n\n{lint}",
+            quoted[0],
+            quoted[1..].join(", ")
+        );
+        common::write_file(dir.path(), "config.toml", &text)
+    };
+    let findings = |path: &std::path::Path| {
+        let config = path.display().to_string();
+        let r = common::mcpdeck_env(
+            &["lint", "notes", "--json"],
+            &[("MCPDECK_CONFIG", &config)],
+            limit(60),
+        );
+        let v: Value = serde_json::from_str(&r.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}\n{}", r.stdout, r.stderr));
+        let rules: Vec<(String, String)> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().to_string(),
+                    f["rule"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        (r.code, rules)
+    };
+    let (code, all) = findings(&write(""));
+    assert_eq!(code, 1);
+    assert_eq!(all.len(), 6, "{all:?}");
+    // Silence the hidden-character rules for the server, and the
+    // confusable name for its one tool: what is left is the zero-width
+    // characters of search_notes, still high.
+    let path = write(
+        "[servers.notes.lint]\nallow = [\"hidden-tag-characters\", \"hidden-bidi\", \"hidden-variation-selector\"]\n\n[servers.notes.lint.tools.\"r\u{0435}ad_note\"]\nallow = [\"confusable-name\"]\n",
+    );
+    let (code, left) = findings(&path);
+    assert_eq!(code, 1);
+    assert!(
+        left.iter()
+            .all(|(name, rule)| name == "search_notes" && rule == "hidden-zero-width"),
+        "{left:?}"
+    );
+    assert_eq!(left.len(), 2, "{left:?}");
+    let path = write(
+        "[servers.notes.lint]\nallow = [\"hidden-tag-characters\", \"hidden-bidi\", \"hidden-variation-selector\", \"hidden-zero-width\", \"confusable-name\"]\n",
+    );
+    let (code, left) = findings(&path);
+    assert_eq!((code, left.len()), (0, 0), "{left:?}");
 }

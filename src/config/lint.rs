@@ -15,7 +15,7 @@ use toml_edit::Item;
 
 use super::error::ConfigError;
 use super::model::LintConfig;
-use super::parse::{Parser, Raw, describe, entries, unknown_key_message};
+use super::parse::{Parser, Raw, describe, entries, suggest, unknown_key_message};
 use crate::trust::lint::{is_rule, rule_ids};
 
 /// Keys allowed in `[servers.NAME.lint]`.
@@ -109,12 +109,16 @@ impl Parser<'_> {
         let mut ids = Vec::new();
         for raw in raws {
             if !is_rule(&raw.text) {
+                let ids = rule_ids();
+                let hint = suggest(&raw.text, &ids)
+                    .map(|s| format!(" — did you mean \"{s}\"?"))
+                    .unwrap_or_default();
                 return Err(self.error(
                     raw.span.clone(),
                     format!(
-                        "{ctx}unknown lint rule \"{}\" in `{key}`; the rules are: {}",
+                        "{ctx}unknown lint rule \"{}\" in `{key}`{hint}; the rules are: {}",
                         raw.text,
-                        rule_ids().join(", ")
+                        ids.join(", ")
                     ),
                 ));
             }
@@ -168,6 +172,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown lint rule \"hidden-text\""), "{err}");
+        let text = format!("{SERVER}[servers.f.lint]\nallow = [\"hiden-bidi\"]\n");
+        let typo = load_str(&text, None, &env).unwrap_err().to_string();
+        assert!(typo.contains("did you mean \"hidden-bidi\"?"), "{typo}");
         assert!(
             err.contains("hidden-zero-width") && err.contains("tool-shadowing"),
             "{err}"

@@ -776,7 +776,7 @@ pub(super) fn unknown_key_message(key: &str, place: &str, candidates: &[&str]) -
 }
 
 /// The candidate closest to `key`, if it is close enough to be a typo.
-fn suggest<'c>(key: &str, candidates: &[&'c str]) -> Option<&'c str> {
+pub(super) fn suggest<'c>(key: &str, candidates: &[&'c str]) -> Option<&'c str> {
     let key = key.to_ascii_lowercase();
     candidates
         .iter()

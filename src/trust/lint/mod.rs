@@ -414,49 +414,36 @@ fn cap(s: &str, max: usize) -> String {
 }
 
 /// The text around `start..end`, invisible characters made visible, on
-/// one line, at most about 160 characters.
+/// one line, at most 160 characters. The context is chosen in the raw
+/// text and the whole is made visible at once, so an emoji is never split
+/// from its selector.
 fn evidence(s: &str, start: usize, end: usize) -> String {
-    const CONTEXT: usize = 40;
     let start = floor(s, start.min(s.len()));
     let end = floor(s, end.min(s.len()).max(start));
-    let before: String = {
-        let b: Vec<char> = s[..start].chars().collect();
-        let from = b.len().saturating_sub(CONTEXT);
-        let mut t = if from > 0 {
-            "…".to_string()
-        } else {
-            String::new()
-        };
-        t.extend(&b[from..]);
-        t
-    };
-    let after: String = {
-        let a: Vec<char> = s[end..].chars().collect();
-        let mut t: String = a.iter().take(CONTEXT).collect();
-        if a.len() > CONTEXT {
-            t.push('…');
-        }
-        t
-    };
-    let core = sanitize::one_line(&s[start..end]);
-    let core = cap(&core, 120);
-    let text = format!(
-        "{}{}{}",
-        sanitize::one_line(&before),
-        core,
-        sanitize::one_line(&after)
-    );
-    if text.chars().count() <= 170 {
-        text
-    } else {
-        // Keep the offending part whole; trim the context.
-        format!(
+    let mut text = String::new();
+    for context in [40, 18, 0] {
+        let before: Vec<(usize, char)> = s[..start].char_indices().collect();
+        let from = before
+            .len()
+            .checked_sub(context)
+            .map(|i| before.get(i).map_or(start, |b| b.0))
+            .unwrap_or(0);
+        let to = s[end..]
+            .char_indices()
+            .nth(context)
+            .map(|(i, _)| end + i)
+            .unwrap_or(s.len());
+        text = format!(
             "{}{}{}",
-            cap(&sanitize::one_line(&before), 20),
-            core,
-            cap(&sanitize::one_line(&after), 20)
-        )
+            if from > 0 { "…" } else { "" },
+            sanitize::one_line(&s[from..to]),
+            if to < s.len() { "…" } else { "" }
+        );
+        if text.chars().count() <= 160 {
+            return text;
+        }
     }
+    cap(&text, 160)
 }
 
 fn floor(s: &str, mut i: usize) -> usize {
@@ -603,10 +590,22 @@ const LOOK_ALIKES: &str = "аеорсухіјѕһԁԛԝуАВЕКМНОРСТХ�
 /// A name mixing Latin letters with Cyrillic or Greek ones, or written
 /// only in look-alikes, in one word.
 fn confusable(name: &str) -> Option<(usize, usize)> {
-    let mut start = 0;
-    for word in name.split(|c: char| !c.is_alphanumeric()) {
-        let at = start;
-        start += word.len() + 1;
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    let mut from: Option<usize> = None;
+    for (i, c) in name
+        .char_indices()
+        .chain(std::iter::once((name.len(), ' ')))
+    {
+        match (c.is_alphanumeric() && i < name.len(), from) {
+            (true, None) => from = Some(i),
+            (false, Some(f)) => {
+                words.push((f, &name[f..i]));
+                from = None;
+            }
+            _ => {}
+        }
+    }
+    for (at, word) in words {
         let latin = word.chars().any(|c| c.is_ascii_alphabetic());
         let other: Vec<char> = word.chars().filter(|&c| is_cyrillic_or_greek(c)).collect();
         if other.is_empty() {

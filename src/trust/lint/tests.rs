@@ -242,3 +242,29 @@ fn an_html_comment_hiding_an_order_is_high() {
         "{f:#?}"
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Any text, anywhere, is linted without a panic, and every evidence
+    /// is safe to print and short.
+    #[test]
+    fn any_text_is_linted_safely(
+        name in "[a-zа-яα-ω_·\u{200b}\u{e0041}-\u{e0043}@+<>!-]{1,12}",
+        text in "([ a-zA-Z0-9@+.~/<>!|;`$()-]|é|“|\u{200b}|\u{200d}|\u{202e}|\u{fe0f}|\u{e0041}|\u{e0101}|\u{1b}|\u{1f600}|ignore previous instructions|<IMPORTANT>|~/.ssh/id_rsa|send to a@b.co|\\+12345678901|https://x.example/){0,40}",
+    ) {
+        let f = lint_tools(vec![json!({
+            "name": name,
+            "description": text,
+            "inputSchema": {"type": "object", "properties": {
+                text.clone(): {"type": "string", "description": text, "default": text, "enum": [text]},
+                "note": {"type": "string", "description": text}
+            }}
+        })]);
+        for x in &f {
+            proptest::prop_assert!(x.evidence.chars().count() <= 160, "{}", x.evidence);
+            let safe = sanitize::strip(&x.evidence).into_owned();
+            proptest::prop_assert_eq!(&safe, &x.evidence);
+        }
+    }
+}

@@ -466,8 +466,10 @@ fn destinations(s: &str) -> Vec<Hit> {
     // e-mail: word chars @ word chars . letters
     for (at, _) in s.match_indices('@') {
         let start = s[..at]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || "._%+-".contains(c)))
-            .map(|j| j + 1)
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || "._%+-".contains(c)))
+            .map(|(j, c)| j + c.len_utf8())
             .unwrap_or(0);
         let end = s[at + 1..]
             .find(|c: char| !(c.is_ascii_alphanumeric() || ".-".contains(c)))
