@@ -660,6 +660,7 @@ struct Said {
     any_tag: bool,
     any_secret: bool,
     any_weak_secret: bool,
+    secret_sent: bool,
     any_exfil: bool,
     families: BTreeSet<Family>,
 }
@@ -688,6 +689,7 @@ fn said(def: &Def<'_>) -> Said {
         any_tag: any(&|s| !s.tags.is_empty()),
         any_secret: any(&|s| !s.secrets.is_empty()),
         any_weak_secret: any(&|s| !s.weak_secrets.is_empty()),
+        secret_sent: any(&|s| s.secret_sent),
         any_exfil: any(&|s| !s.exfil.is_empty()),
         families: per_text
             .iter()
@@ -779,7 +781,7 @@ fn said_findings(def: &Def<'_>, said: &Said, side_channel: bool, out: &mut Vec<P
             });
         }
         if let Some(hit) = sig.exfil.first() {
-            let high = said.any_phrase || said.any_tag || said.any_secret || said.any_weak_secret;
+            let high = said.any_phrase || said.any_tag || said.any_secret || said.secret_sent;
             out.push(Pending {
                 rule: "exfiltration",
                 severity: if high { Severity::High } else { Severity::Low },
