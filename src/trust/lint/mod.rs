@@ -661,6 +661,7 @@ struct Said {
     any_secret: bool,
     any_weak_secret: bool,
     secret_sent: bool,
+    secret_passed: bool,
     any_exfil: bool,
     families: BTreeSet<Family>,
 }
@@ -690,6 +691,7 @@ fn said(def: &Def<'_>) -> Said {
         any_secret: any(&|s| !s.secrets.is_empty()),
         any_weak_secret: any(&|s| !s.weak_secrets.is_empty()),
         secret_sent: any(&|s| s.secret_sent),
+        secret_passed: any(&|s| s.secret_passed),
         any_exfil: any(&|s| !s.exfil.is_empty()),
         families: per_text
             .iter()
@@ -759,7 +761,11 @@ fn said_findings(def: &Def<'_>, said: &Said, side_channel: bool, out: &mut Vec<P
             });
         }
         if let Some(hit) = sig.secrets.first() {
-            let high = said.any_phrase || said.any_tag || said.any_exfil || side_channel;
+            let high = said.any_phrase
+                || said.any_tag
+                || said.any_exfil
+                || said.secret_passed
+                || side_channel;
             out.push(Pending {
                 rule: "secret-access",
                 severity: if high {
