@@ -917,7 +917,6 @@ const DESTRUCTIVE: &[&str] = &[
     "revoke",
     "uninstall",
     "shutdown",
-    "format",
 ];
 
 fn name_words(name: &str) -> Vec<String> {
