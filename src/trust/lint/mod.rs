@@ -207,8 +207,16 @@ struct Def<'a> {
     name: String,
     texts: Vec<Text>,
     tool: Option<&'a Tool>,
-    /// Free-text parameters: (name, field of its description, description).
-    params: Vec<(String, String, Option<String>, Option<Value>)>,
+    /// Free-text parameters (and prompt arguments).
+    params: Vec<Param>,
+}
+
+/// A free-text parameter: its name, where its description is, and what
+/// that says.
+struct Param {
+    name: String,
+    field: String,
+    description: Option<String>,
 }
 
 impl Def<'_> {
@@ -262,14 +270,14 @@ fn walk_schema(
             let ty = sub.get("type");
             let free_text = ty.is_none() || ty.and_then(Value::as_str) == Some("string");
             if free_text && path.starts_with("inputSchema") {
-                def.params.push((
-                    name.clone(),
-                    format!("{field}.description"),
-                    sub.get("description")
+                def.params.push(Param {
+                    name: name.clone(),
+                    field: format!("{field}.description"),
+                    description: sub
+                        .get("description")
                         .and_then(Value::as_str)
                         .map(str::to_string),
-                    sub.get("type").cloned(),
-                ));
+                });
             }
             walk_schema(def, &field, sub, depth + 1, findings);
         }
@@ -843,7 +851,12 @@ fn side_channel_findings(def: &Def<'_>, said: &Said, out: &mut Vec<Pending>) -> 
         .collect::<Vec<_>>()
         .join("\n");
     let mut found = false;
-    for (name, field, desc, _ty) in &def.params {
+    for Param {
+        name,
+        field,
+        description: desc,
+    } in &def.params
+    {
         let norm: String = name
             .to_lowercase()
             .chars()
@@ -1078,14 +1091,14 @@ fn value_def<'a>(kind: Kind, v: &Value) -> Def<'a> {
                 a.get("description"),
                 Role::Prose,
             );
-            d.params.push((
-                arg.to_string(),
-                format!("{field}.description"),
-                a.get("description")
+            d.params.push(Param {
+                name: arg.to_string(),
+                field: format!("{field}.description"),
+                description: a
+                    .get("description")
                     .and_then(Value::as_str)
                     .map(str::to_string),
-                None,
-            ));
+            });
         }
     }
     d
