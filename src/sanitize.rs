@@ -136,10 +136,18 @@ fn is_emoji(c: char) -> bool {
         | '\u{1F000}'..='\u{1FAFF}')
 }
 
+/// A CJK ideograph, which may take one variation selector.
+fn is_ideograph(c: char) -> bool {
+    matches!(c,
+        '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}'
+        | '\u{20000}'..='\u{3134F}')
+}
+
 /// The invisible characters of `s` that are not part of an emoji sequence,
 /// by byte offset. Emoji keep U+200D between two emoji, U+FE0E/U+FE0F
-/// after an emoji or a keycap base (`0-9#*`), and the tag letters of a
-/// subdivision flag (U+1F3F4, tag letters, U+E007F).
+/// after an emoji or a keycap base (`0-9#*`), the tag letters of a
+/// subdivision flag (U+1F3F4, tag letters, U+E007F), and one variation
+/// selector after a CJK ideograph.
 pub fn hidden_chars(s: &str) -> Vec<(usize, char, Hidden)> {
     if !s.chars().any(maybe_hidden) {
         return Vec::new();
@@ -163,6 +171,11 @@ pub fn hidden_chars(s: &str) -> Vec<(usize, char, Hidden)> {
             '\u{200D}' => prev_emoji && next.is_some_and(is_emoji),
             '\u{FE0E}' | '\u{FE0F}' => {
                 prev.is_some_and(|p| is_emoji(p) || matches!(p, '0'..='9' | '#' | '*'))
+            }
+            // An ideographic variation sequence: one selector after a CJK
+            // ideograph (a run of them is smuggling, not typography).
+            '\u{FE00}'..='\u{FE0D}' | '\u{E0100}'..='\u{E01EF}' => {
+                prev.is_some_and(is_ideograph) && !next.is_some_and(|n| hidden_kind(n).is_some())
             }
             '\u{E0020}'..='\u{E007E}' if prev == Some('\u{1F3F4}') => {
                 // A subdivision flag: 🏴 + 2..=7 tag letters/digits + cancel tag.
@@ -299,6 +312,7 @@ fn follows_emoji(last: Option<char>, c: char) -> bool {
         '\u{FE0E}' | '\u{FE0F}' => is_emoji(last) || matches!(last, '0'..='9' | '#' | '*'),
         '\u{200D}' => is_emoji(last) || last == '\u{FE0F}',
         '\u{E0000}'..='\u{E007F}' => last == '\u{1F3F4}' || hidden_kind(last) == Some(Hidden::Tag),
+        '\u{FE00}'..='\u{FE0D}' | '\u{E0100}'..='\u{E01EF}' => is_ideograph(last),
         _ => true,
     }
 }
@@ -469,6 +483,10 @@ mod tests {
             assert!(hidden_chars(&text).is_empty(), "{text:?}");
             assert_eq!(escape_controls(&text).1, 0);
         }
+        // An ideographic variation sequence (葛󠄀) is typography too; a run
+        // of selectors is not.
+        assert!(hidden_chars("\u{845B}\u{E0100}").is_empty());
+        assert_eq!(hidden_chars("\u{845B}\u{E0100}\u{E0101}").len(), 2);
         // The same characters outside emoji are hidden text.
         assert_eq!(strip("a\u{FE0F}b"), "a⟨U+FE0F⟩b");
         assert_eq!(strip("a\u{200D}b"), "a⟨U+200D⟩b");
