@@ -120,3 +120,50 @@ pub fn render_text(
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trust::Kind;
+
+    fn finding(name: &str, rule: &'static str, severity: Severity, evidence: &str) -> Finding {
+        Finding {
+            server: "s".into(),
+            kind: Kind::Tool,
+            name: name.into(),
+            rule,
+            severity,
+            message: "why".into(),
+            evidence: evidence.into(),
+            field: "description".into(),
+        }
+    }
+
+    #[test]
+    fn text_is_grouped_by_definition_and_safe() {
+        let findings = [
+            finding("add", "instruction-tag", Severity::High, "<IMPORTANT>"),
+            finding("add", "secret-access", Severity::Medium, "~/.ssh"),
+            finding(
+                "ev\u{1b}[2Jil\u{200b}",
+                "hidden-control",
+                Severity::High,
+                "x",
+            ),
+        ];
+        let lines = render_text("s", &findings, (2, 0, 0, 0));
+        assert_eq!(
+            lines[0],
+            "s: 3 findings (2 high, 1 medium, 0 low; 2 tools, 0 prompts, 0 resources, 0 templates checked)"
+        );
+        let headers: Vec<&String> = lines.iter().filter(|l| l.starts_with("tool ")).collect();
+        assert_eq!(headers, ["tool add", "tool ev␛[2Jil⟨U+200B⟩"]);
+        assert!(lines.contains(&"  HIGH    instruction-tag  (description)".to_string()));
+        assert!(lines.contains(&"          evidence: ~/.ssh".to_string()));
+        let quiet = render_text("s", &[], (13, 4, 7, 2));
+        assert_eq!(
+            quiet,
+            ["s: no findings (13 tools, 4 prompts, 7 resources, 2 templates checked)"]
+        );
+    }
+}
