@@ -294,11 +294,14 @@ mod tests {
         let keys = parse::SETTINGS_KEYS
             .iter()
             .chain(parse::SERVER_KEYS)
-            .chain(oauth::OAUTH_KEYS);
+            .chain(oauth::OAUTH_KEYS)
+            .chain(lint::LINT_KEYS);
         for key in keys {
             let written = text.lines().any(|line| {
                 let line = line.strip_prefix("# ").unwrap_or(line);
-                line.starts_with(&format!("{key} = ")) || line.ends_with(&format!(".{key}]"))
+                line.starts_with(&format!("{key} = "))
+                    || line.ends_with(&format!(".{key}]"))
+                    || (line.starts_with('[') && line.contains(&format!(".{key}.")))
             });
             assert!(written, "config.example.toml does not document `{key}`");
         }
