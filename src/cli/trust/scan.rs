@@ -36,8 +36,8 @@ use crate::config::import::{self, Client, Locations};
 use crate::config::{self, Config, NewServer, ServerConfig, Settings, TransportConfig};
 use crate::mcp::manager::{Answers, Event, Manager, ServerStatus};
 use crate::mcp::session::{ConnectError, Lists, Negotiated};
+use crate::mcp::transport::stdio::Children;
 use crate::sanitize;
-use crate::startup::CHILDREN;
 use crate::text::fmt_duration;
 use crate::trust::{Finding, Kind, Severity, lint, sarif};
 
@@ -292,6 +292,35 @@ enum Reach {
     TimedOut(String),
 }
 
+/// The server processes of every attempt. Each attempt has a registry of
+/// its own, since stopping a manager settles (and at last SIGKILLs) every
+/// process of its registry, and the others are still working; the signal
+/// handler's registry ([`crate::startup::CHILDREN`]) does not see them, so
+/// when the scan is dropped (Ctrl-C) this kills what is left at once.
+#[derive(Default)]
+struct Reaper(std::sync::Mutex<Vec<Arc<Children>>>);
+
+impl Reaper {
+    fn registry(&self) -> Arc<Children> {
+        let children = Children::new();
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(children.clone());
+        children
+    }
+}
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        for children in self.0.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            if children.count() > 0 {
+                children.kill_now();
+            }
+        }
+    }
+}
+
 /// Connect `servers`, `jobs` at a time, each within `limit`.
 async fn connect_all(
     settings: &Settings,
@@ -300,16 +329,32 @@ async fn connect_all(
     jobs: usize,
     trace: bool,
 ) -> Vec<Reach> {
+    let reaper = Reaper::default();
     let permits = Arc::new(tokio::sync::Semaphore::new(jobs.max(1)));
     let attempts = servers.iter().map(|server| {
         let permits = permits.clone();
+        let reaper = &reaper;
         async move {
             // The semaphore is never closed; without a permit, go on.
             let _permit = permits.acquire().await.ok();
-            connect_one(settings, server.clone(), limit, trace).await
+            let children = reaper.registry();
+            connect_one(settings, server.clone(), limit, trace, children).await
         }
     });
-    futures_util::future::join_all(attempts).await
+    let reaches = futures_util::future::join_all(attempts).await;
+    let left: usize = reaper
+        .0
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .map(|c| c.count())
+        .sum();
+    if left > 0 {
+        eprintln!(
+            "mcpdeck: warning: {left} server process(es) could not be reaped after SIGKILL; check `ps` for them"
+        );
+    }
+    reaches
 }
 
 /// Connect one server, list everything, and stop it (reaped before this
@@ -319,6 +364,7 @@ async fn connect_one(
     mut server: ServerConfig,
     limit: Duration,
     trace_frames: bool,
+    children: Arc<Children>,
 ) -> Reach {
     let mut settings = settings.clone();
     settings.connect_timeout = limit;
@@ -332,7 +378,7 @@ async fn connect_one(
         settings.clone(),
         vec![server],
         trace::frame_log(&settings, trace_frames),
-        CHILDREN.clone(),
+        children,
         Answers::Nothing,
     );
     let settled = tokio::time::timeout(limit, async {
