@@ -81,13 +81,12 @@ fn lint_options(server: &ServerConfig, settings: &Settings) -> lint::Options {
 /// Every lint rule, for SARIF's rule list (scan's own pin rule added).
 fn rules() -> Vec<sarif::RuleInfo<'static>> {
     // merge: lint::RULES.iter().map(|r| sarif::RuleInfo { id: r.id, severity: r.severity, summary: r.summary })
-    let mut rules: Vec<sarif::RuleInfo<'static>> = Vec::new();
-    rules.push(sarif::RuleInfo {
+    // chained before this one.
+    vec![sarif::RuleInfo {
         id: PIN_RULE,
         severity: Severity::High,
         summary: "a tool, prompt, resource or template changed since it was pinned (`mcpdeck pin`): review it, then pin again",
-    });
-    rules
+    }]
 }
 
 /// One definition added, removed or changed since the server was pinned.
@@ -284,7 +283,7 @@ fn client_sources(at: &Locations, cwd: &Path, own: &[ServerConfig]) -> Vec<Sourc
 #[derive(Debug, Clone)]
 enum Reach {
     Scanned {
-        negotiated: Option<Negotiated>,
+        negotiated: Option<Box<Negotiated>>,
         lists: Arc<Lists>,
     },
     Failed(ConnectError),
@@ -408,7 +407,7 @@ async fn connect_one(
     }
     match snap {
         Some(s) if s.status == ServerStatus::Connected => Reach::Scanned {
-            negotiated: s.negotiated,
+            negotiated: s.negotiated.map(Box::new),
             lists: s.lists,
         },
         _ if settled.is_err() => Reach::TimedOut(format!(
@@ -638,14 +637,21 @@ fn entry_report(entry: &Entry, conn: Option<usize>, reaches: &[Reach]) -> Server
     r
 }
 
+/// The cross-server rules ([`lint::cross_server`], or a stand-in in tests).
+type CrossRules<'a> = dyn Fn(&[(&str, &Lists)]) -> Vec<Finding> + 'a;
+
+/// One distinct server of a client, and where its entries are.
+struct Seen {
+    name: String,
+    conn: usize,
+    /// (client report, server report) indexes.
+    at: Vec<(usize, usize)>,
+}
+
 /// The cross-server rules, per client: over the distinct servers each
 /// client lists (its files together), their findings given to the entries
 /// they name.
-fn add_cross(
-    report: &mut Report,
-    reaches: &[Reach],
-    cross: &dyn Fn(&[(&str, &Lists)]) -> Vec<Finding>,
-) {
+fn add_cross(report: &mut Report, reaches: &[Reach], cross: &CrossRules) {
     let mut clients: Vec<&'static str> = Vec::new();
     for c in &report.clients {
         if !clients.contains(&c.client) {
@@ -653,8 +659,7 @@ fn add_cross(
         }
     }
     for client in clients {
-        // (name, connection, where the entries with it are)
-        let mut servers: Vec<(String, usize, Vec<(usize, usize)>)> = Vec::new();
+        let mut servers: Vec<Seen> = Vec::new();
         for (ci, c) in report.clients.iter().enumerate() {
             if c.client != client {
                 continue;
@@ -667,12 +672,16 @@ fn add_cross(
                 // is one server to the client's model.
                 if let Some(known) = servers
                     .iter_mut()
-                    .find(|(name, c, _)| *c == conn && *name == s.name)
+                    .find(|k| k.conn == conn && k.name == s.name)
                 {
-                    known.2.push((ci, si));
+                    known.at.push((ci, si));
                     continue;
                 }
-                servers.push((s.name.clone(), conn, vec![(ci, si)]));
+                servers.push(Seen {
+                    name: s.name.clone(),
+                    conn,
+                    at: vec![(ci, si)],
+                });
             }
         }
         if servers.len() < 2 {
@@ -682,18 +691,18 @@ fn add_cross(
         let labels: Vec<String> = servers
             .iter()
             .enumerate()
-            .map(|(i, (name, _, _))| {
-                if servers.iter().filter(|(n, _, _)| n == name).count() > 1 {
-                    format!("{name}#{}", i + 1)
+            .map(|(i, k)| {
+                if servers.iter().filter(|o| o.name == k.name).count() > 1 {
+                    format!("{}#{}", k.name, i + 1)
                 } else {
-                    name.clone()
+                    k.name.clone()
                 }
             })
             .collect();
         let lists: Vec<(&str, &Lists)> = servers
             .iter()
             .zip(&labels)
-            .filter_map(|((_, conn, _), label)| match reaches.get(*conn) {
+            .filter_map(|(k, label)| match reaches.get(k.conn) {
                 Some(Reach::Scanned { lists, .. }) => Some((label.as_str(), lists.as_ref())),
                 _ => None,
             })
@@ -703,8 +712,8 @@ fn add_cross(
             let Some(i) = labels.iter().position(|l| *l == finding.server) else {
                 continue;
             };
-            let name = servers[i].0.clone();
-            for &(ci, si) in &servers[i].2 {
+            let name = servers[i].name.clone();
+            for &(ci, si) in &servers[i].at {
                 let mut f = finding.clone();
                 f.server = name.clone();
                 report.clients[ci].servers[si].findings.push(f);
@@ -801,7 +810,7 @@ async fn scan(config: &Config, args: &ScanArgs, trace: bool) -> Result<Report, F
                 );
                 if let Some(changes) = pins
                     .as_ref()
-                    .and_then(|p| p.changes(whose, negotiated.as_ref(), lists))
+                    .and_then(|p| p.changes(whose, negotiated.as_deref(), lists))
                 {
                     r.changes = changes;
                 }
