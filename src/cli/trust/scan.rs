@@ -1062,9 +1062,17 @@ fn report_text(report: &Report) -> String {
                     plural(templates, "template", "templates")
                 ));
             }
+            // The error's first line on the server's line, the rest
+            // under it (a login's discovery trace only in --json).
+            let mut more: Vec<String> = Vec::new();
             if let Some(e) = &s.error {
+                let text = sanitize::strip(e);
+                let mut lines = text.lines();
                 head.push_str(": ");
-                head.push_str(&sanitize::one_line(e));
+                head.push_str(&sanitize::one_line(lines.next().unwrap_or("")));
+                if s.status != Status::NeedsLogin {
+                    more = lines.map(sanitize::one_line).collect();
+                }
             } else if s.status == Status::Scanned {
                 let counts = severity_counts(&s.findings);
                 if s.findings.is_empty() && s.changes.is_empty() {
@@ -1081,6 +1089,9 @@ fn report_text(report: &Report) -> String {
                 }
             }
             line(&mut out, &head);
+            for l in &more {
+                line(&mut out, &format!("      {l}"));
+            }
             for l in s.stderr_tail.iter().rev().take(3).rev() {
                 line(
                     &mut out,
