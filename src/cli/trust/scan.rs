@@ -184,7 +184,7 @@ fn expand(server: &ServerConfig) -> Result<ServerConfig, String> {
 }
 
 /// mcpdeck's own config: its settings, and the source of its servers
-/// (`None` when there is no file).
+/// (`None` when there is no file, or it lists no server).
 fn own_source(config: &Config) -> (Settings, Option<Source>) {
     let Some(path) = config.path.clone() else {
         return (config.settings.clone(), None);
@@ -199,6 +199,8 @@ fn own_source(config: &Config) -> (Settings, Option<Source>) {
         Ok(config.clone())
     };
     match loaded {
+        // Nothing of its own to scan: not a client file of the report.
+        Ok(c) if c.servers.is_empty() => (c.settings, None),
         Ok(c) => {
             let entries = c
                 .servers
