@@ -212,7 +212,7 @@ fn diff_value(path: &str, before: Option<&Value>, after: Option<&Value>, out: &m
             let list = |items: &[Value]| {
                 items
                     .iter()
-                    .map(|v| canonical_text(v))
+                    .map(canonical_text)
                     .collect::<Vec<_>>()
                     .join(", ")
             };
@@ -227,6 +227,15 @@ fn diff_value(path: &str, before: Option<&Value>, after: Option<&Value>, out: &m
         (b, a) => {
             let (bt, at) = (b.map(text_of), a.map(text_of));
             let words = match (&bt, &at) {
+                // One word each (a type, a version, a URI): replaced whole
+                // reads better than `0.[-0-]{+1+}.[-9-]{+0+}`.
+                (Some(x), Some(y))
+                    if !x.contains(char::is_whitespace) && !y.contains(char::is_whitespace) =>
+                {
+                    let removed = (!x.is_empty()).then(|| WordChange::Removed(x.clone()));
+                    let added = (!y.is_empty()).then(|| WordChange::Added(y.clone()));
+                    removed.into_iter().chain(added).collect()
+                }
                 (Some(x), Some(y)) => word_diff(x, y),
                 _ => Vec::new(),
             };

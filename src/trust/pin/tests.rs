@@ -334,7 +334,7 @@ fn a_server_version_change_is_reported_apart() {
         c.render_text(),
         vec![
             "changed server \"s\"",
-            "  ~ serverInfo.version: 1.[-0-]{+1+}"
+            "  ~ serverInfo.version: [-1.0-]{+1.1+}"
         ]
     );
     assert!(info_change(&a, &a).is_none());
