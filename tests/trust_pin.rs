@@ -361,3 +361,45 @@ fn an_ad_hoc_server_is_pinned_under_its_command() {
         r.stdout
     );
 }
+
+/// Real servers give the same definitions from one connection to the next:
+/// pinned, they verify (server-everything in the initialize era, the Python
+/// SDK 2.3 and rmcp in the stateless era).
+#[test]
+fn real_servers_verify_as_pinned_in_both_eras() {
+    let everything = common::everything_js().display().to_string();
+    let v2_py = common::py_v2().display().to_string();
+    let v2 = common::server_script("py_v2_server.py")
+        .display()
+        .to_string();
+    let rmcp = common::rmcp_server().display().to_string();
+    let mark = common::marker("pin-real");
+    let extra = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{everything:?}, \"stdio\", {mark:?}]\n\
+         [servers.v2]\ncommand = {v2_py:?}\nargs = [\"-X\", {mark:?}, {v2:?}]\n\
+         [servers.rmcp]\ncommand = {rmcp:?}\n"
+    );
+    let f = Fixture::new("initialize", &extra);
+    f.defs(&first_defs("1.0"));
+    let r = f.run(&["pin", "everything", "v2", "rmcp"]);
+    r.ok();
+    for want in [
+        "pinned everything: 13 tools",
+        "(mcp-servers/everything ",
+        "pinned v2: ",
+        "pinned rmcp: ",
+    ] {
+        assert!(
+            r.stdout.contains(want),
+            "missing {want:?} in:\n{}",
+            r.stdout
+        );
+    }
+    let r = f.run(&["verify", "--json", "everything", "v2", "rmcp"]);
+    r.ok();
+    let v = json_of(&r);
+    for s in v["servers"].as_array().expect("servers") {
+        assert_eq!(s["status"], json!("ok"), "{s}");
+    }
+    common::assert_no_leak(&mark);
+}

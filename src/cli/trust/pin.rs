@@ -168,9 +168,7 @@ async fn fingerprint_all(
 }
 
 fn load_store() -> Result<PinStore, Failure> {
-    let store_failure = |e: PinError| Failure::new(Exit::Usage, e.to_string());
-    let path = PinStore::default_path().map_err(store_failure)?;
-    PinStore::load(&path).map_err(store_failure)
+    PinStore::load_default().map_err(|e: PinError| Failure::new(Exit::Usage, e.to_string()))
 }
 
 /// The exit code of the first failure, reported on stderr (each one).

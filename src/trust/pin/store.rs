@@ -67,6 +67,11 @@ impl PinStore {
             .ok_or(PinError::NoHome)
     }
 
+    /// [`PinStore::load`] of [`PinStore::default_path`].
+    pub fn load_default() -> Result<PinStore, PinError> {
+        PinStore::load(&PinStore::default_path()?)
+    }
+
     /// An empty store that saves to `path`.
     pub fn empty(path: &Path) -> PinStore {
         PinStore {
