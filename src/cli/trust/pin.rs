@@ -210,8 +210,12 @@ fn info_text(p: &ServerPins) -> String {
 
 pub async fn pin(config: &Config, args: &PinArgs, trace: bool) -> Outcome {
     let targets = targets(config, args)?;
-    let mut store = load_store()?;
+    // A pin file that cannot be used stops the command before anything
+    // connects; it is read again before the write, so that pins another
+    // run saved meanwhile are kept.
+    load_store()?;
     let results = fingerprint_all(config, &targets, trace).await;
+    let mut store = load_store()?;
     let mut worst = None;
     let mut rows = Vec::new();
     let mut lines = Vec::new();

@@ -396,3 +396,21 @@ fn rfc3339_dates() {
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_764_000_000);
     assert_eq!(rfc3339(t), "2025-11-24T16:00:00Z");
 }
+
+#[test]
+fn a_hidden_character_alone_is_a_change() {
+    let before = pins(vec![json!({"name": "t", "description": "Reads a file."})]);
+    let after = pins(vec![
+        json!({"name": "t", "description": "Reads a\u{200b} file."}),
+    ]);
+    let changes = compare(&before, &after);
+    assert_eq!(changes.len(), 1);
+    assert_eq!(
+        changes[0].fields[0].words,
+        vec![
+            WordChange::Same("Reads a".into()),
+            WordChange::Added("\u{200b}".into()),
+            WordChange::Same(" file.".into()),
+        ]
+    );
+}
