@@ -297,6 +297,10 @@ fn every_enabled_server_is_pinned_and_a_failure_keeps_its_exit_code() {
         "{}",
         r.stderr
     );
+    let r = f.run(&["pin", "demo", "off"]);
+    assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("pinned demo: "), "{}", r.stdout);
+    assert!(r.stdout.contains("off: FAILED"), "{}", r.stdout);
 }
 
 #[test]

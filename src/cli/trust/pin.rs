@@ -251,6 +251,10 @@ pub async fn pin(config: &Config, args: &PinArgs, trace: bool) -> Outcome {
             }
             Err(f) => {
                 report_failure(&f, &mut worst);
+                lines.push(format!(
+                    "{}: FAILED (the error is above, on stderr)",
+                    sanitize::one_line(&target.config.name)
+                ));
                 rows.push(json!({
                     "server": target.config.name,
                     "key": key_for(&target.config),
@@ -308,6 +312,10 @@ pub async fn verify(config: &Config, args: &PinArgs, trace: bool) -> Outcome {
             Ok(now) => now,
             Err(f) => {
                 report_failure(&f, &mut worst);
+                lines.push(format!(
+                    "{}: FAILED (the error is above, on stderr)",
+                    sanitize::one_line(&target.config.name)
+                ));
                 rows.push(json!({
                     "server": target.config.name,
                     "key": key_for(&target.config),
