@@ -537,7 +537,6 @@ fn a_server_in_mcpdecks_config_and_in_clients_is_connected_once() {
 }
 
 #[test]
-#[ignore = "needs the pin engine (merge)"]
 fn a_definition_changed_since_pinned_is_reported_and_exits_1() {
     let world = World::new();
     let text = world.dir.path().join("description.txt");
@@ -582,28 +581,42 @@ fn a_definition_changed_since_pinned_is_reported_and_exits_1() {
         let s = server(client(&report, c), name);
         let changes = s["changes"].as_array().unwrap();
         assert_eq!(changes.len(), 1, "{s:#}");
+        // As `verify --json` prints a change.
+        assert_eq!(changes[0]["kind"], "tool");
         assert_eq!(changes[0]["name"], "fetch");
         assert_eq!(changes[0]["what"], "changed");
+        let field = &changes[0]["fields"][0];
+        assert_eq!(field["field"], "description", "{s:#}");
+        assert_eq!(field["before"], "Fetches a web page.");
         assert!(
-            changes[0]["diff"]
+            field["words"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|l| l.as_str().unwrap().contains("cookies")),
+                .any(|w| w["op"] == "added" && w["text"].as_str().unwrap().contains("cookies")),
             "{s:#}"
         );
     }
     assert_eq!(report["summary"]["changed"], 2);
+    let run = world.scan(&[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("changed tool \"fetch\" since pinned"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("{+"), "the word diff: {}", run.stdout);
     let run = world.scan(&["--sarif"]);
     assert_eq!(run.code, 1);
     let log: Value = serde_json::from_str(&run.stdout).unwrap();
     check_sarif(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{results:#?}");
     assert!(
-        log["runs"][0]["results"]
-            .as_array()
-            .unwrap()
+        results
             .iter()
-            .any(|r| r["ruleId"] == "changed-since-pinned" && r["level"] == "error")
+            .all(|r| r["ruleId"] == "changed-since-pinned" && r["level"] == "error"),
+        "{results:#?}"
     );
 }
 

@@ -39,7 +39,7 @@ use crate::mcp::session::{ConnectError, Lists, Negotiated};
 use crate::mcp::transport::stdio::Children;
 use crate::sanitize;
 use crate::text::fmt_duration;
-use crate::trust::{Finding, Kind, Severity, lint, sarif};
+use crate::trust::{Finding, Kind, Severity, lint, pin, sarif};
 
 #[derive(Args, Debug)]
 pub struct ScanArgs {
@@ -66,10 +66,7 @@ pub const OWN_CLIENT: &str = "mcpdeck";
 /// and the exit code; the report lists such changes under `changes`).
 pub const PIN_RULE: &str = "changed-since-pinned";
 
-// ----- the seams to the lint and pin engines -----
-//
-// The lint and pin engines of issue 14 are written beside this file; these
-// few functions are where scan calls them, so the merge wires them here.
+// ----- the lint and pin engines -----
 
 /// `[servers.NAME.lint]` of `server`.
 fn lint_options(server: &ServerConfig, settings: &Settings) -> lint::Options {
@@ -78,10 +75,10 @@ fn lint_options(server: &ServerConfig, settings: &Settings) -> lint::Options {
     lint::Options::default()
 }
 
-/// Every lint rule, for SARIF's rule list (scan's own pin rule added).
+/// Every lint rule, for SARIF's rule list, and scan's own pin rule.
 fn rules() -> Vec<sarif::RuleInfo<'static>> {
     // merge: lint::RULES.iter().map(|r| sarif::RuleInfo { id: r.id, severity: r.severity, summary: r.summary })
-    // chained before this one.
+    // chained before this one, when the lint engine lands.
     vec![sarif::RuleInfo {
         id: PIN_RULE,
         severity: Severity::High,
@@ -89,30 +86,18 @@ fn rules() -> Vec<sarif::RuleInfo<'static>> {
     }]
 }
 
-/// One definition added, removed or changed since the server was pinned.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Changed {
-    pub kind: Kind,
-    pub name: String,
-    /// `added`, `removed` or `changed`.
-    pub what: String,
-    /// The readable diff (word changes as `[-removed-]{+added+}`).
-    pub diff: Vec<String>,
-}
-
-/// The pins, when `mcpdeck pin` has recorded any.
+/// The pins `mcpdeck pin` recorded.
 struct Pins {
-    // merge: store: crate::trust::pin::PinStore,
+    store: pin::PinStore,
 }
 
 impl Pins {
-    /// The pin file; `Err` (reported, the scan goes on) when it cannot be
-    /// read.
+    /// The pin file (none yet is no pins); `Err` (reported, the scan goes
+    /// on) when it cannot be read.
     fn open() -> Result<Pins, String> {
-        // merge:
-        // let path = pin::PinStore::default_path().map_err(|e| e.to_string())?;
-        // Ok(Pins { store: pin::PinStore::load(&path).map_err(|e| e.to_string())? })
-        Ok(Pins {})
+        pin::PinStore::load_default()
+            .map(|store| Pins { store })
+            .map_err(|e| e.to_string())
     }
 
     /// What changed since `server` was pinned; `None` when it has no pins.
@@ -121,17 +106,16 @@ impl Pins {
         server: &ServerConfig,
         negotiated: Option<&Negotiated>,
         lists: &Lists,
-    ) -> Option<Vec<Changed>> {
-        // merge:
-        // let key = pin::key_for(server);
-        // let pinned = self.store.get(&key)?;
-        // let now = pin::fingerprint(&server.name, &key, negotiated.map(|n| &n.server_info), lists);
-        // Some(pin::compare(pinned, &now).iter().map(|c| Changed {
-        //     kind: c.kind, name: c.name.clone(),
-        //     what: format!("{:?}", c.what).to_lowercase(), diff: c.render_text(),
-        // }).collect())
-        let _ = (server, negotiated, lists);
-        None
+    ) -> Option<Vec<pin::Change>> {
+        let key = pin::key_for(server);
+        let pinned = self.store.get(&key)?;
+        let now = pin::fingerprint(
+            &server.name,
+            &key,
+            negotiated.map(|n| &n.server_info),
+            lists,
+        );
+        Some(pin::compare(pinned, &now))
     }
 }
 
@@ -494,7 +478,7 @@ struct ServerReport {
     /// Tools, prompts, resources, templates.
     counts: Option<[usize; 4]>,
     findings: Vec<Finding>,
-    changes: Vec<Changed>,
+    changes: Vec<pin::Change>,
 }
 
 #[derive(Debug, Clone)]
@@ -928,7 +912,13 @@ fn report_json(report: &Report) -> Value {
 }
 
 /// A change since pinned, as a finding (SARIF).
-fn change_finding(server: &str, c: &Changed) -> Finding {
+fn change_finding(server: &str, c: &pin::Change) -> Finding {
+    let mut lines = c.render_text();
+    let head = if lines.is_empty() {
+        String::new()
+    } else {
+        lines.remove(0)
+    };
     Finding {
         server: server.to_owned(),
         kind: c.kind,
@@ -936,12 +926,13 @@ fn change_finding(server: &str, c: &Changed) -> Finding {
         rule: PIN_RULE,
         severity: Severity::High,
         message: format!(
-            "The {} {} was {} since it was pinned: review it, then pin it again (`mcpdeck pin`).",
-            c.kind.label(),
-            c.name,
-            c.what
+            "{head} since it was pinned: review it, then pin it again (`mcpdeck pin`)."
         ),
-        evidence: c.diff.join("\n"),
+        evidence: lines
+            .iter()
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join("\n"),
         field: String::new(),
     }
 }
@@ -1102,17 +1093,10 @@ fn report_text(report: &Report) -> String {
             }
             findings_text(&mut out, &s.findings);
             for change in &s.changes {
-                line(
-                    &mut out,
-                    &format!(
-                        "      {} {} {} since pinned",
-                        change.kind.label(),
-                        sanitize::one_line(&change.name),
-                        change.what
-                    ),
-                );
-                for l in &change.diff {
-                    line(&mut out, &format!("        {}", sanitize::one_line(l)));
+                // render_text is safe for a terminal.
+                for (i, l) in change.render_text().iter().enumerate() {
+                    let since = if i == 0 { " since pinned" } else { "" };
+                    line(&mut out, &format!("      {l}{since}"));
                 }
             }
         }
@@ -1376,11 +1360,16 @@ mod tests {
             .findings
             .push(finding("a", Severity::Medium));
         assert_eq!(report.exit(), Exit::Ok);
-        report.clients[0].servers[0].changes.push(Changed {
+        report.clients[0].servers[0].changes.push(pin::Change {
             kind: Kind::Tool,
             name: "send".into(),
-            what: "changed".into(),
-            diff: vec!["description: [-a-]{+b+}".into()],
+            what: pin::ChangeKind::Changed,
+            fields: vec![pin::FieldDiff {
+                field: "description".into(),
+                before: Some("a".into()),
+                after: Some("b".into()),
+                words: pin::word_diff("a", "b"),
+            }],
         });
         assert_eq!(report.exit(), Exit::ToolError);
         let s = report.summary();
