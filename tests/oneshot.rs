@@ -249,13 +249,21 @@ fn sent_methods(stderr: &str) -> Vec<String> {
 fn a_command_asks_only_for_the_lists_it_prints() {
     // `tools` and `call` list the tools alone; `info` lists nothing.
     for (args, wanted, unwanted) in [
-        (&["--trace", "tools", "--json"][..], "tools/list", "prompts/list"),
+        (
+            &["--trace", "tools", "--json"][..],
+            "tools/list",
+            "prompts/list",
+        ),
         (
             &["--trace", "call", "echo", r#"{"text":"x"}"#][..],
             "tools/call",
             "prompts/list",
         ),
-        (&["--trace", "info", "--json"][..], "initialize", "tools/list"),
+        (
+            &["--trace", "info", "--json"][..],
+            "initialize",
+            "tools/list",
+        ),
     ] {
         let e = start(args, "slow", "0.1").finish();
         assert_eq!(e.code, 0, "{args:?}: {}", e.stderr);
