@@ -116,7 +116,7 @@ pub fn refresh(s: &mut State) -> Vec<String> {
                 .and_then(|n| n.instructions.as_deref());
             findings = lint::lint_server(&v.name, &v.lists, instructions, &options);
             findings.extend(across.iter().filter(|f| f.server == v.name).cloned());
-            findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+            findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
             if let Ok(store) = &s.pins
                 && let Some(pinned) = store.get(&v.trust.key)
             {
