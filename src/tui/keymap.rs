@@ -216,7 +216,7 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::AcceptPins,
         name: "accept_pins",
-        help: "pin the server's tools, prompts and resources as they are now (accept changes after review)",
+        help: "pin the server's definitions as they are now (accept changes)",
         group: Group::Tools,
         keys: &["A"],
     },

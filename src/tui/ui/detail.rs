@@ -191,14 +191,31 @@ fn trust_summary(
     } else {
         Role::Muted
     };
-    lines.push(Line::styled(
-        if high + medium + low == 0 {
-            "lint: nothing found".to_string()
-        } else {
-            format!("lint: {high} high · {medium} medium · {low} low")
-        },
-        role.style(),
-    ));
+    let lint = if high + medium + low == 0 {
+        "lint: nothing found".to_string()
+    } else {
+        format!("lint: {high} high · {medium} medium · {low} low")
+    };
+    let accept = keys.label(Action::AcceptPins);
+    let (pins, pins_role) = match &v.trust.pinned_at {
+        None => (format!("not pinned ({accept} pins it)"), Role::Muted),
+        Some(at) if v.trust.changes.is_empty() => {
+            (format!("as pinned on {}", clean(at)), Role::Muted)
+        }
+        Some(at) => (
+            format!(
+                "{} not as pinned on {} ({accept} accepts)",
+                v.trust.changes.len(),
+                clean(at)
+            ),
+            Role::Warn,
+        ),
+    };
+    lines.push(Line::from(vec![
+        Span::styled(lint, role.style()),
+        Span::raw(" · "),
+        Span::styled(pins, pins_role.style()),
+    ]));
     for f in v.trust.server_findings() {
         lines.push(Line::styled(
             format!(
@@ -212,24 +229,6 @@ fn trust_summary(
             role.style(),
         ));
     }
-    let accept = keys.label(Action::AcceptPins);
-    lines.push(match &v.trust.pinned_at {
-        None => Line::styled(
-            format!("pins: not pinned ({accept} pins what it shows now)"),
-            Role::Muted.style(),
-        ),
-        Some(at) if v.trust.changes.is_empty() => {
-            Line::raw(format!("pins: as pinned on {}", clean(at)))
-        }
-        Some(at) => Line::styled(
-            format!(
-                "pins: {} not as pinned on {} (see each tool; {accept} accepts)",
-                v.trust.changes.len(),
-                clean(at)
-            ),
-            Role::Warn.style(),
-        ),
-    });
     // What no tool row shows: removed tools, and prompts and resources.
     for c in v.trust.changes.iter().filter(|c| {
         c.kind != crate::trust::Kind::Tool || c.what == crate::trust::pin::ChangeKind::Removed
