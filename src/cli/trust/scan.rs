@@ -70,9 +70,7 @@ pub const PIN_RULE: &str = "changed-since-pinned";
 
 /// `[servers.NAME.lint]` of `server`.
 fn lint_options(server: &ServerConfig, settings: &Settings) -> lint::Options {
-    // merge: lint::Options::for_server(server, settings)
-    let _ = (server, settings);
-    lint::Options::default()
+    lint::Options::for_server(server, settings)
 }
 
 /// Every lint rule, for SARIF's rule list, and scan's own pin rule.
