@@ -231,3 +231,58 @@ fn a_server_that_ignores_eof_and_sigterm_is_killed_after_the_grace() {
     assert_eq!(e.code, 0, "{}", e.stderr);
     assert_eq!(e.stdout, "x\n");
 }
+
+/// The methods mcpdeck sent, from its `--trace` on stderr.
+fn sent_methods(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|l| l.contains(" C->S "))
+        .filter_map(|l| {
+            let at = l.find("\"method\":\"")? + 10;
+            let rest = &l[at..];
+            Some(rest[..rest.find('"')?].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn a_command_asks_only_for_the_lists_it_prints() {
+    // `tools` and `call` list the tools alone; `info` lists nothing.
+    for (args, wanted, unwanted) in [
+        (
+            &["--trace", "tools", "--json"][..],
+            "tools/list",
+            "prompts/list",
+        ),
+        (
+            &["--trace", "call", "echo", r#"{"text":"x"}"#][..],
+            "tools/call",
+            "prompts/list",
+        ),
+        (
+            &["--trace", "info", "--json"][..],
+            "initialize",
+            "tools/list",
+        ),
+    ] {
+        let e = start(args, "slow", "0.1").finish();
+        assert_eq!(e.code, 0, "{args:?}: {}", e.stderr);
+        let sent = sent_methods(&e.stderr);
+        assert!(
+            sent.iter().any(|m| m == wanted),
+            "{args:?}: {wanted} not sent: {sent:?}\n{}",
+            e.stderr
+        );
+        assert!(
+            !sent.iter().any(|m| m == unwanted),
+            "{args:?}: {unwanted} was asked for: {sent:?}"
+        );
+    }
+    // `prompts` still gets its list (and the others, as before).
+    let e = start(&["--trace", "prompts", "--json"], "slow", "0.1").finish();
+    assert!(
+        sent_methods(&e.stderr).iter().any(|m| m == "prompts/list"),
+        "{}",
+        e.stderr
+    );
+}

@@ -3310,7 +3310,9 @@ fn narrow_panes_keep_badges_latency_and_labels() {
     assert!(out.contains(" 2ms"), "{out}");
     // A cut tool name ends with … and keeps its badge.
     assert!(
-        out.contains("… destructive") || out.contains("…destructive"),
+        out.contains("… destructive")
+            || out.contains("…destructive")
+            || out.contains("… risk destructive"),
         "{out}"
     );
     // No server selected: no empty scope in the title.

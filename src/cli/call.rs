@@ -12,7 +12,7 @@ use super::link::{Link, Options};
 use super::{output, values};
 use crate::config::Config;
 use crate::mcp::manager::CallError;
-use crate::mcp::session::RequestError;
+use crate::mcp::session::{ListSet, RequestError};
 use crate::sanitize;
 use crate::text::fmt_duration;
 
@@ -31,7 +31,7 @@ pub async fn call_tool(
     call: &CallArgs,
     trace: bool,
 ) -> Outcome {
-    let mut link = Link::open(config, target, Options::new(trace)).await?;
+    let mut link = Link::open(config, target, Options::new(trace).listing(ListSet::TOOLS)).await?;
     let result = call_connected(&mut link, call).await;
     link.close();
     result

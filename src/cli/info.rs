@@ -9,11 +9,12 @@ use super::exit::{Exit, Failure, Outcome};
 use super::link::{Link, Options};
 use super::output;
 use crate::config::Config;
+use crate::mcp::session::ListSet;
 use crate::sanitize;
 use crate::text::fmt_duration;
 
 pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> Outcome {
-    let link = Link::open(config, target, Options::new(trace)).await?;
+    let link = Link::open(config, target, Options::new(trace).listing(ListSet::NONE)).await?;
     let snap = link.server.clone();
     link.close();
     let Some(n) = snap.negotiated else {
@@ -102,7 +103,7 @@ pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool)
 }
 
 pub async fn tools(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> Outcome {
-    let link = Link::open(config, target, Options::new(trace)).await?;
+    let link = Link::open(config, target, Options::new(trace).listing(ListSet::TOOLS)).await?;
     let snap = link.server.clone();
     link.close();
     let mut out = std::io::stdout().lock();

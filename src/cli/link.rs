@@ -24,7 +24,7 @@ use crate::mcp::framelog::FrameLog;
 use crate::mcp::manager::{
     Answers, CallError, Command, Event, EventReceiver, Manager, ServerSnapshot, ServerStatus,
 };
-use crate::mcp::session::ConnectError;
+use crate::mcp::session::{ConnectError, ListSet};
 use crate::mcp::{CallResult, Finding};
 use crate::sanitize;
 use crate::startup::CHILDREN;
@@ -272,6 +272,9 @@ pub struct Options {
     pub keep_findings: bool,
     /// A request timeout for this run, over the config's (and the server's).
     pub timeout: Option<Duration>,
+    /// The lists the connect asks for (all by default): a command asks
+    /// only for what it uses, so the server does no work nobody reads.
+    pub lists: ListSet,
 }
 
 impl Options {
@@ -281,7 +284,13 @@ impl Options {
             answers: Answers::Nothing,
             keep_findings: false,
             timeout: None,
+            lists: ListSet::ALL,
         }
+    }
+
+    /// Ask only for the lists in `lists` when connecting.
+    pub fn listing(self, lists: ListSet) -> Self {
+        Options { lists, ..self }
     }
 }
 
@@ -315,12 +324,13 @@ impl Link {
         }
         warn_insecure(std::slice::from_ref(&server));
         let name = server.name.clone();
-        let (manager, mut events) = Manager::start_answering(
+        let (manager, mut events) = Manager::start_listing(
             settings.clone(),
             vec![server],
             trace::frame_log(&settings, options.trace),
             CHILDREN.clone(),
             options.answers,
+            options.lists,
         );
         let mut kept = Vec::new();
         loop {

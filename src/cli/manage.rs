@@ -108,7 +108,9 @@ pub fn config_for(cli: &Cli) -> Option<Result<Config, Failure>> {
         | Cmd::Allow(_)
         | Cmd::Config(_)
         | Cmd::Import(_) => true,
-        Cmd::Completions(_) | Cmd::ServerNames => false,
+        // scan reads the config itself: a broken file is reported, the
+        // other clients are still scanned.
+        Cmd::Completions(_) | Cmd::ServerNames | Cmd::Scan(_) => false,
         _ => return None,
     };
     if writes && cli.demo {

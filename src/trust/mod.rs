@@ -11,6 +11,7 @@
 
 pub mod lint;
 pub mod pin;
+pub mod sarif;
 
 use serde::Serialize;
 

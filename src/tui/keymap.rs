@@ -26,6 +26,9 @@ pub enum Action {
     Back,
     ToggleServer,
     ToggleDeny,
+    /// Pin the selected server's definitions as they are now (accept what
+    /// changed since they were pinned, after review).
+    AcceptPins,
     Reconnect,
     Ping,
     LogLevel,
@@ -209,6 +212,13 @@ const SPECS: &[Spec] = &[
         help: "deny / allow the selected tool",
         group: Group::Tools,
         keys: &["d"],
+    },
+    Spec {
+        action: Action::AcceptPins,
+        name: "accept_pins",
+        help: "pin the server's definitions as they are now (accept changes)",
+        group: Group::Tools,
+        keys: &["A"],
     },
     Spec {
         action: Action::Filter,
@@ -850,6 +860,7 @@ fn short_help(a: Action) -> &'static str {
         Action::Back => "back",
         Action::ToggleServer => "on/off",
         Action::ToggleDeny => "deny",
+        Action::AcceptPins => "accept pins",
         Action::Reconnect => "reconnect",
         Action::Ping => "ping",
         Action::LogLevel => "log level",

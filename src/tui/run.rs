@@ -216,6 +216,9 @@ pub async fn run_loop<H: Host, C: Core>(
                 Effect::Save(files) => back.push(Msg::Written(save_all(files))),
                 Effect::Manager(cmd) => core.send(cmd),
                 Effect::OpenUrl(url) => host.open_url(url),
+                Effect::WritePins { pins, note } => {
+                    back.push(Msg::PinsWritten(write_pins(&state.pins, *pins), note));
+                }
                 Effect::WriteEnabled {
                     server,
                     enabled,
@@ -265,6 +268,23 @@ pub async fn run_loop<H: Host, C: Core>(
         }
     }
     Ok(())
+}
+
+/// Keep `pins` in the pin file: read again (pins another run saved
+/// meanwhile are kept), this server's entry replaced, written atomically.
+fn write_pins(
+    pins_now: &crate::tui::app::trust::Pins,
+    pins: crate::trust::pin::ServerPins,
+) -> Result<Box<crate::trust::pin::ServerPins>, String> {
+    use crate::trust::pin::PinStore;
+    let path = match pins_now {
+        Ok(store) => store.path().to_path_buf(),
+        Err(e) => return Err(e.clone()),
+    };
+    let mut store = PinStore::load(&path).map_err(|e| e.to_string())?;
+    store.set(pins.clone());
+    store.save().map_err(|e| e.to_string())?;
+    Ok(Box::new(pins))
 }
 
 /// What a config write did: `denied echo on everything; saved`.

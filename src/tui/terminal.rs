@@ -302,6 +302,8 @@ pub async fn run(
     let mut state = super::app::State::new(&config.servers, keymap, config.path.clone());
     state.frames = Some(manager.frames().clone());
     state.theme = theme;
+    state.settings = config.settings.clone();
+    state.pins = crate::trust::pin::PinStore::load_default().map_err(|e| e.to_string());
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     let (notes_tx, notes) = tokio::sync::mpsc::unbounded_channel::<String>();

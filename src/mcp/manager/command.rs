@@ -151,8 +151,9 @@ impl Task {
         }
         slot.relisting = true;
         let server = name.to_string();
+        let want = self.lists;
         self.tasks.spawn(async move {
-            let result = session.list_everything().await;
+            let result = session.list_some(want).await;
             let _ = msgs.send(Msg::Relisted {
                 server,
                 session: session.id(),

@@ -28,12 +28,13 @@ impl Task {
         let msgs = self.msgs.clone();
         let server = name.to_string();
         let client = self.client.clone();
+        let want = self.lists;
         let attempt = async move {
             let mut spec = session_spec(&config, &settings, Some(children))?;
             spec.client = client;
             let session = Session::connect(&spec, frames, sink).await?;
             let listed =
-                tokio::time::timeout(settings.connect_timeout, session.list_everything()).await;
+                tokio::time::timeout(settings.connect_timeout, session.list_some(want)).await;
             match listed {
                 Ok(Ok(lists)) => Ok((session, lists)),
                 failed => {

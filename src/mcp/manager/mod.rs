@@ -19,8 +19,8 @@ use tokio::task::JoinSet;
 
 use crate::config::{ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
-use crate::mcp::session::EventSink;
 use crate::mcp::session::{Asker, ClientPolicy, ServerRequest, SharedRoots};
+use crate::mcp::session::{EventSink, ListSet};
 use crate::mcp::transport::stdio::Children;
 
 pub use model::{
@@ -103,6 +103,19 @@ impl Manager {
         children: Arc<Children>,
         answers: Answers,
     ) -> (Manager, EventReceiver) {
+        Self::start_listing(settings, servers, frames, children, answers, ListSet::ALL)
+    }
+
+    /// Like [`Manager::start_answering`]; a connect (and a re-list after
+    /// `list_changed`) asks only for the lists in `lists`.
+    pub fn start_listing(
+        settings: Settings,
+        servers: Vec<ServerConfig>,
+        frames: Arc<FrameLog>,
+        children: Arc<Children>,
+        answers: Answers,
+        lists: ListSet,
+    ) -> (Manager, EventReceiver) {
         let (tx, rx) = mpsc::unbounded_channel();
         let (ev_tx, ev_rx) = queue::channel();
         let asks: Asks = Arc::new(std::sync::Mutex::new((0, HashMap::new())));
@@ -157,6 +170,7 @@ impl Manager {
             closing: JoinSet::new(),
             tasks: JoinSet::new(),
             early_list_changed: HashSet::new(),
+            lists,
             client,
             asks,
         };

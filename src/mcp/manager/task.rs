@@ -83,6 +83,8 @@ pub(super) struct Task {
     pub(super) tasks: JoinSet<()>,
     /// Sessions that announced a list change while connecting.
     pub(super) early_list_changed: HashSet<u64>,
+    /// The lists a connect and a re-list ask for.
+    pub(super) lists: crate::mcp::session::ListSet,
     /// How server requests are answered (declared capabilities).
     pub(super) client: ClientPolicy,
     /// Server requests waiting for the UI's answer.

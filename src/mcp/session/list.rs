@@ -107,25 +107,39 @@ impl Session {
     /// about one round trip, not four); their outcomes are taken in a fixed
     /// order.
     pub async fn list_everything(&self) -> Result<Lists, RequestError> {
+        self.list_some(ListSet::ALL).await
+    }
+
+    /// The lists in `want` that the server declares a capability for (the
+    /// others stay empty), asked for at once as in
+    /// [`Session::list_everything`].
+    pub async fn list_some(&self, want: ListSet) -> Result<Lists, RequestError> {
         let n = self
             .negotiated()
             .ok_or_else(|| RequestError::Protocol("not connected".into()))?;
         let (tools, resources, templates, prompts) = tokio::join!(
             async {
-                match n.has_capability("tools") {
+                match want.tools && n.has_capability("tools") {
                     true => Some(self.list_tools().await),
                     false => None,
                 }
             },
-            self.list_if(&n, "resources", "resources/list", "resources"),
+            self.list_if(
+                &n,
+                want.resources,
+                "resources",
+                "resources/list",
+                "resources"
+            ),
             // Templates are optional even for servers with resources.
             self.list_if(
                 &n,
+                want.templates,
                 "resources",
                 "resources/templates/list",
                 "resourceTemplates"
             ),
-            self.list_if(&n, "prompts", "prompts/list", "prompts"),
+            self.list_if(&n, want.prompts, "prompts", "prompts/list", "prompts"),
         );
         let mut lists = Lists::default();
         if let Some(r) = tools {
@@ -155,11 +169,12 @@ impl Session {
     async fn list_if(
         &self,
         n: &Negotiated,
+        wanted: bool,
         capability: &str,
         method: &str,
         key: &str,
     ) -> Option<Result<Vec<Value>, RequestError>> {
-        match n.has_capability(capability) {
+        match wanted && n.has_capability(capability) {
             true => Some(self.list_all(method, key).await),
             false => None,
         }

@@ -24,8 +24,8 @@ mod task;
 
 pub use handle::{PendingRequest, Session};
 pub use model::{
-    ConnectError, EventSink, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin, RequestError, SessionEvent,
-    SessionSpec, Tagged, TransportSpec, next_session_id,
+    ConnectError, EventSink, ListSet, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin, RequestError,
+    SessionEvent, SessionSpec, Tagged, TransportSpec, next_session_id,
 };
 pub use policy::{Asker, ClientPolicy, ServerRequest, SharedRoots};
 pub use request::{LOG_LEVELS, MAX_PROGRESS_FACTOR, envelope, envelope_with};

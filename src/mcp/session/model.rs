@@ -276,6 +276,42 @@ impl Negotiated {
     }
 }
 
+/// Which lists a connect (and a re-list) asks for. The TUI wants them all;
+/// a one-shot command only what it prints (`tools` the tools, `info`
+/// none), so a server is not asked for lists nobody reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListSet {
+    pub tools: bool,
+    pub resources: bool,
+    pub templates: bool,
+    pub prompts: bool,
+}
+
+impl ListSet {
+    pub const ALL: ListSet = ListSet {
+        tools: true,
+        resources: true,
+        templates: true,
+        prompts: true,
+    };
+    pub const NONE: ListSet = ListSet {
+        tools: false,
+        resources: false,
+        templates: false,
+        prompts: false,
+    };
+    pub const TOOLS: ListSet = ListSet {
+        tools: true,
+        ..ListSet::NONE
+    };
+}
+
+impl Default for ListSet {
+    fn default() -> Self {
+        ListSet::ALL
+    }
+}
+
 /// All list results of a server, gated by its declared capabilities.
 #[derive(Debug, Clone, Default)]
 pub struct Lists {

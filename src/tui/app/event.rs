@@ -134,6 +134,7 @@ fn on_status(
             if let Some(i) = find(s, &server) {
                 crate::tui::browse::server_gone(&mut s.servers[i]);
             }
+            super::trust::refresh(s);
         }
     }
     true
@@ -154,6 +155,19 @@ fn on_lists(s: &mut State, server: String, lists: Arc<Lists>) -> bool {
             }
         }
         s.refilter_to(previous);
+        // Lint again; a tool that is no longer as pinned is announced.
+        let news = super::trust::refresh(s);
+        if !news.is_empty() {
+            for line in &news {
+                if let Some(i) = find(s, &server) {
+                    push_bounded(&mut s.servers[i].notices, line.clone());
+                }
+            }
+            s.status = Some(match news.len() {
+                1 => news[0].clone(),
+                n => format!("{} (and {} more)", news[0], n - 1),
+            });
+        }
     }
     true
 }

@@ -12,6 +12,7 @@ mod media;
 mod model;
 mod mouse;
 mod state;
+pub mod trust;
 mod views;
 
 use crossterm::event::{KeyEvent, MouseEvent};
@@ -71,6 +72,13 @@ pub enum Effect {
     /// Open this http(s) URL with the system opener (never blocking;
     /// failures come back as `Msg::Note`).
     OpenUrl(String),
+    /// Keep these pins in the pin file (read again, this server's entry
+    /// replaced, written atomically); answered with `Msg::PinsWritten`.
+    WritePins {
+        pins: Box<crate::trust::pin::ServerPins>,
+        /// What the write does, in words.
+        note: String,
+    },
     Quit,
 }
 
@@ -109,6 +117,9 @@ pub enum Msg {
     Note(String),
     /// What the driver found in other clients' files (Err: why not).
     ImportsFound(Result<ImportFound, String>),
+    /// Pins were written (the pins kept, and what the write did), or why
+    /// not.
+    PinsWritten(Result<Box<crate::trust::pin::ServerPins>, String>, String),
 }
 
 /// How long a status message stays when nothing replaces it.
@@ -207,6 +218,8 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
                         v.enabled = c.enabled;
                         v.deny = c.deny_tools.clone();
                         v.http = HttpView::from_config(&c.transport);
+                        v.trust.key = crate::trust::pin::key_for(c);
+                        v.trust.config = Some(c.clone());
                         v
                     }
                     None => ServerView::new(c),
@@ -220,6 +233,7 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
                 .min(s.servers.len().saturating_sub(1));
             s.refilter_to(tool);
             s.relayout();
+            trust::refresh(s);
             let mut note = format!("config reloaded: {} servers", s.servers.len());
             // An editor on a server that is gone has nothing to send to.
             if let Some(e) = &s.editor
@@ -238,6 +252,7 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Msg::ImportsFound(found) => import::found(s, found),
+        Msg::PinsWritten(result, note) => trust::written(s, result.map(|b| *b), note),
         Msg::Manager(ev) => on_event(s, ev, fx),
         Msg::Mouse(m) => on_mouse(s, m, fx),
         Msg::Key(k) => on_key(s, k, fx),

@@ -47,6 +47,8 @@ pub struct ServerView {
     pub subs: crate::tui::browse::Subs,
     /// Its OAuth login as it may be shown (never the token), once known.
     pub auth: Option<crate::mcp::auth::TokenInfo>,
+    /// Lint findings and changes since pinned.
+    pub trust: super::trust::Trust,
 }
 
 /// An HTTP server's settings as the UI may show them. Secrets are masked
@@ -122,6 +124,7 @@ impl ServerView {
             http: HttpView::from_config(&config.transport),
             subs: crate::tui::browse::Subs::default(),
             auth: None,
+            trust: super::trust::Trust::new(config),
         }
     }
 

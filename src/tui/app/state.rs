@@ -97,6 +97,10 @@ pub struct State {
     /// A call that needs more scope: the server and the scopes a login
     /// should ask for (the login key uses them).
     pub step_up: Option<(String, Vec<String>)>,
+    /// The pin file, as read when the TUI started (tool trust).
+    pub pins: super::trust::Pins,
+    /// `[settings]` (the lint defaults among them).
+    pub settings: crate::config::Settings,
     next_tag: u64,
 }
 
@@ -146,6 +150,8 @@ impl State {
             help_typing: false,
             login: None,
             step_up: None,
+            pins: Err("the pin file was not read".into()),
+            settings: crate::config::Settings::default(),
             next_tag: 1,
         };
         s.refilter();

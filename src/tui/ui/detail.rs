@@ -78,6 +78,9 @@ fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
                 lines.push(Line::raw(l.to_string()));
             }
         }
+        if let Some((v, _)) = s.selected_tool() {
+            trust_lines(v, &t.name, &s.keymap, &mut lines);
+        }
         lines.push(Line::raw(""));
         lines.push(Line::styled(
             "Arguments",
@@ -107,6 +110,133 @@ fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
         ));
     }
     (title, lines)
+}
+
+/// A tool's lint findings (with their evidence, made visible) and how it
+/// differs from its pin, with the keys that act on them.
+fn trust_lines(
+    v: &ServerView,
+    tool: &str,
+    keys: &crate::tui::keymap::Keymap,
+    lines: &mut Vec<Line<'static>>,
+) {
+    use crate::trust::Severity;
+    use crate::tui::keymap::Action;
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let findings: Vec<_> = v.trust.tool_findings(tool).collect();
+    if !findings.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(format!("Findings ({})", findings.len()), bold));
+        for f in findings {
+            let role = match f.severity {
+                Severity::High => Role::Error,
+                Severity::Medium => Role::Warn,
+                Severity::Low => Role::Muted,
+            };
+            lines.push(Line::from(vec![
+                Span::styled(
+                    format!("  {} ", f.severity.label().to_uppercase()),
+                    role.style().add_modifier(Modifier::BOLD),
+                ),
+                Span::raw(format!("{} · {}", clean(f.rule), clean(&f.field))),
+            ]));
+            lines.push(Line::raw(format!("    {}", clean(&f.message))));
+            lines.push(Line::styled(
+                format!("    evidence: {}", clean(&f.evidence)),
+                Role::Muted.style(),
+            ));
+        }
+        let verb = if v.denied(tool) { "allows" } else { "denies" };
+        lines.push(Line::styled(
+            format!("  {} {verb} this tool", keys.label(Action::ToggleDeny)),
+            Role::Muted.style(),
+        ));
+    }
+    if let Some(change) = v.trust.tool_change(tool) {
+        lines.push(Line::raw(""));
+        let since = v.trust.pinned_at.as_deref().unwrap_or("?");
+        lines.push(Line::styled(
+            format!("Not as pinned ({})", clean(since)),
+            bold.patch(Role::Warn.style()),
+        ));
+        for l in change.render_text() {
+            lines.push(Line::raw(format!("  {}", clean(&l))));
+        }
+        lines.push(Line::styled(
+            format!(
+                "  {} accepts: pins the server's definitions as they are now",
+                keys.label(Action::AcceptPins)
+            ),
+            Role::Muted.style(),
+        ));
+    }
+}
+
+/// The server's tool trust in a line or two: its findings by severity and
+/// whether (and since when) its definitions are pinned.
+fn trust_summary(
+    v: &ServerView,
+    keys: &crate::tui::keymap::Keymap,
+    lines: &mut Vec<Line<'static>>,
+) {
+    use crate::tui::keymap::Action;
+    if v.status != ServerStatus::Connected {
+        return;
+    }
+    let (high, medium, low) = v.trust.counts();
+    let role = if high > 0 {
+        Role::Error
+    } else if medium > 0 {
+        Role::Warn
+    } else {
+        Role::Muted
+    };
+    let lint = if high + medium + low == 0 {
+        "lint: nothing found".to_string()
+    } else {
+        format!("lint: {high} high · {medium} medium · {low} low")
+    };
+    let accept = keys.label(Action::AcceptPins);
+    let (pins, pins_role) = match &v.trust.pinned_at {
+        None => (format!("not pinned ({accept} pins it)"), Role::Muted),
+        Some(at) if v.trust.changes.is_empty() => {
+            (format!("as pinned on {}", clean(at)), Role::Muted)
+        }
+        Some(at) => (
+            format!(
+                "{} not as pinned on {} ({accept} accepts)",
+                v.trust.changes.len(),
+                clean(at)
+            ),
+            Role::Warn,
+        ),
+    };
+    lines.push(Line::from(vec![
+        Span::styled(lint, role.style()),
+        Span::raw(" · "),
+        Span::styled(pins, pins_role.style()),
+    ]));
+    for f in v.trust.server_findings() {
+        lines.push(Line::styled(
+            format!(
+                "  {} {} ({} {}): {}",
+                f.severity.label(),
+                clean(f.rule),
+                f.kind.label(),
+                clean(&f.name),
+                clean(&f.evidence)
+            ),
+            role.style(),
+        ));
+    }
+    // What no tool row shows: removed tools, and prompts and resources.
+    for c in v.trust.changes.iter().filter(|c| {
+        c.kind != crate::trust::Kind::Tool || c.what == crate::trust::pin::ChangeKind::Removed
+    }) {
+        for l in c.render_text() {
+            lines.push(Line::styled(format!("  {}", clean(&l)), Role::Warn.style()));
+        }
+    }
 }
 
 pub(super) fn server_lines(
@@ -251,6 +381,7 @@ pub(super) fn server_lines(
             }
         }
     }
+    trust_summary(v, keys, lines);
     if v.findings > 0 {
         lines.push(Line::styled(
             format!("{} findings", v.findings),

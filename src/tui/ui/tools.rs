@@ -7,6 +7,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState};
 
+use crate::trust::Severity;
+use crate::trust::pin::ChangeKind;
 use crate::tui::app::{Mode, Pane, State};
 
 use super::*;
@@ -25,9 +27,33 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
             let v = s.servers.get(*si)?;
             let t = v.lists.tools.get(*ti)?;
             let denied = v.denied(&t.name);
+            // Tool trust: a high finding is a risk, a medium one a lint;
+            // a definition not as pinned is changed (or new since).
+            let severity = v.trust.tool_severity(&t.name);
+            let change = v.trust.tool_change(&t.name).map(|c| c.what);
             // The badges first: they must survive a narrow pane; the name
             // gives way (with `…`), then the title.
             let badges: Vec<(&str, ratatui::style::Color)> = [
+                (
+                    severity == Some(Severity::High),
+                    " risk",
+                    Role::Error.color(),
+                ),
+                (
+                    severity == Some(Severity::Medium),
+                    " lint",
+                    Role::Warn.color(),
+                ),
+                (
+                    change == Some(ChangeKind::Changed),
+                    " changed",
+                    Role::Warn.color(),
+                ),
+                (
+                    change == Some(ChangeKind::Added),
+                    " new",
+                    Role::Warn.color(),
+                ),
                 (t.read_only(), " ro", Role::Ok.color()),
                 (t.destructive(), " destructive", Role::Error.color()),
                 (t.open_world(), " open", Role::Link.color()),
