@@ -12,7 +12,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{everything_js, limit, mcpdeck, py_v1, py_v2, repo, rmcp_server, server_script};
+use common::{
+    everything_js, limit, mcpdeck, node_modules, py_v1, py_v2, repo, rmcp_server, server_script,
+};
 use mcpdeck::mcp::session::Lists;
 use mcpdeck::mcp::types::Tool;
 use mcpdeck::trust::lint::{Options, cross_server, lint_server};
@@ -331,6 +333,21 @@ fn real_servers() -> Vec<(&'static str, Vec<String>)> {
             vec![s(py_v2()), s(server_script("py_v2_server.py"))],
         ),
         ("rmcp", vec![s(rmcp_server())]),
+        (
+            "filesystem",
+            vec![
+                "node".into(),
+                s(node_modules().join("@modelcontextprotocol/server-filesystem/dist/index.js")),
+                s(repo()),
+            ],
+        ),
+        (
+            "memory",
+            vec![
+                "node".into(),
+                s(node_modules().join("@modelcontextprotocol/server-memory/dist/index.js")),
+            ],
+        ),
     ]
 }
 

@@ -621,7 +621,6 @@ fn a_definition_changed_since_pinned_is_reported_and_exits_1() {
 }
 
 #[test]
-#[ignore = "needs the lint engine (merge)"]
 fn a_poisoned_server_is_high_and_scan_exits_1() {
     let world = World::new();
     world.cursor(json!({
@@ -657,7 +656,6 @@ fn a_poisoned_server_is_high_and_scan_exits_1() {
 }
 
 #[test]
-#[ignore = "needs the lint engine (merge)"]
 fn the_same_tool_on_two_servers_of_one_client_is_shadowing() {
     let world = World::new();
     world.cursor(json!({
@@ -666,7 +664,9 @@ fn the_same_tool_on_two_servers_of_one_client_is_shadowing() {
     }));
     // Another client with only one of them: nothing to compare there.
     world.zed(json!({"mail": world.python("shadow", &["a"])}));
-    let report = world.json(&[], 1);
+    // Plain shadowing (no instructions in the description) is medium: the
+    // scan reports it and exits 0.
+    let report = world.json(&[], 0);
     let cursor = client(&report, "cursor");
     for name in ["mail", "evil"] {
         let s = server(cursor, name);
@@ -675,7 +675,9 @@ fn the_same_tool_on_two_servers_of_one_client_is_shadowing() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|f| f["name"] == "send_email"),
+                .any(|f| f["name"] == "send_email"
+                    && f["rule"] == "tool-shadowing"
+                    && f["severity"] == "medium"),
             "{s:#}"
         );
     }

@@ -75,13 +75,19 @@ fn lint_options(server: &ServerConfig, settings: &Settings) -> lint::Options {
 
 /// Every lint rule, for SARIF's rule list, and scan's own pin rule.
 fn rules() -> Vec<sarif::RuleInfo<'static>> {
-    // merge: lint::RULES.iter().map(|r| sarif::RuleInfo { id: r.id, severity: r.severity, summary: r.summary })
-    // chained before this one, when the lint engine lands.
-    vec![sarif::RuleInfo {
-        id: PIN_RULE,
-        severity: Severity::High,
-        summary: "a tool, prompt, resource or template changed since it was pinned (`mcpdeck pin`): review it, then pin again",
-    }]
+    lint::RULES
+        .iter()
+        .map(|r| sarif::RuleInfo {
+            id: r.id,
+            severity: r.severity,
+            summary: r.summary,
+        })
+        .chain(std::iter::once(sarif::RuleInfo {
+            id: PIN_RULE,
+            severity: Severity::High,
+            summary: "a tool, prompt, resource or template changed since it was pinned (`mcpdeck pin`): review it, then pin again",
+        }))
+        .collect()
 }
 
 /// The pins `mcpdeck pin` recorded.

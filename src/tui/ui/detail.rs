@@ -73,13 +73,15 @@ fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
                 Style::default().add_modifier(Modifier::BOLD),
             ));
         }
+        // What tool trust found comes first: a poisoned description can
+        // be long, and the findings say what to look for in it.
+        if let Some((v, _)) = s.selected_tool() {
+            trust_lines(v, &t.name, &s.keymap, &mut lines);
+        }
         if let Some(d) = &t.description {
             for l in sanitize::visible(d).lines() {
                 lines.push(Line::raw(l.to_string()));
             }
-        }
-        if let Some((v, _)) = s.selected_tool() {
-            trust_lines(v, &t.name, &s.keymap, &mut lines);
         }
         lines.push(Line::raw(""));
         lines.push(Line::styled(
@@ -124,9 +126,37 @@ fn trust_lines(
     use crate::tui::keymap::Action;
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let findings: Vec<_> = v.trust.tool_findings(tool).collect();
-    if !findings.is_empty() {
+    if let Some(change) = v.trust.tool_change(tool) {
+        let since = v.trust.pinned_at.as_deref().unwrap_or("?");
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("Not as pinned ({})", clean(since)),
+                bold.patch(Role::Warn.style()),
+            ),
+            Span::styled(
+                format!(
+                    " · {} accepts (pins the server as it is now)",
+                    keys.label(Action::AcceptPins)
+                ),
+                Role::Muted.style(),
+            ),
+        ]));
+        for l in change.render_text() {
+            lines.push(Line::raw(format!("  {}", clean(&l))));
+        }
         lines.push(Line::raw(""));
-        lines.push(Line::styled(format!("Findings ({})", findings.len()), bold));
+    }
+    if !findings.is_empty() {
+        // The key that acts on the findings, on their header line: it is
+        // seen without scrolling.
+        let verb = if v.denied(tool) { "allows" } else { "denies" };
+        lines.push(Line::from(vec![
+            Span::styled(format!("Findings ({})", findings.len()), bold),
+            Span::styled(
+                format!(" · {} {verb} this tool", keys.label(Action::ToggleDeny)),
+                Role::Muted.style(),
+            ),
+        ]));
         for f in findings {
             let role = match f.severity {
                 Severity::High => Role::Error,
@@ -146,29 +176,7 @@ fn trust_lines(
                 Role::Muted.style(),
             ));
         }
-        let verb = if v.denied(tool) { "allows" } else { "denies" };
-        lines.push(Line::styled(
-            format!("  {} {verb} this tool", keys.label(Action::ToggleDeny)),
-            Role::Muted.style(),
-        ));
-    }
-    if let Some(change) = v.trust.tool_change(tool) {
         lines.push(Line::raw(""));
-        let since = v.trust.pinned_at.as_deref().unwrap_or("?");
-        lines.push(Line::styled(
-            format!("Not as pinned ({})", clean(since)),
-            bold.patch(Role::Warn.style()),
-        ));
-        for l in change.render_text() {
-            lines.push(Line::raw(format!("  {}", clean(&l))));
-        }
-        lines.push(Line::styled(
-            format!(
-                "  {} accepts: pins the server's definitions as they are now",
-                keys.label(Action::AcceptPins)
-            ),
-            Role::Muted.style(),
-        ));
     }
 }
 
