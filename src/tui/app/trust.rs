@@ -130,17 +130,22 @@ pub fn refresh(s: &mut State) -> Vec<String> {
                     .collect();
             }
         }
-        let before: Vec<String> = changed_tools(&s.servers[i]);
+        let before: Vec<(String, ChangeKind)> = changed_tools(&s.servers[i]);
         let v = &mut s.servers[i];
         v.trust.findings = findings;
         v.trust.changes = changes;
         v.trust.pinned_at = pinned_at;
-        for tool in changed_tools(v) {
-            if connected && !before.contains(&tool) && !v.lists.tools.is_empty() {
+        for (tool, what) in changed_tools(v) {
+            if connected && !before.contains(&(tool.clone(), what)) && !v.lists.tools.is_empty() {
                 news.push(format!(
-                    "{}: tool {} is not as pinned — review it in the detail",
+                    "{}: tool {} {} — review it in the detail",
                     crate::sanitize::one_line(&v.name),
-                    crate::sanitize::one_line(&tool)
+                    crate::sanitize::one_line(&tool),
+                    if what == ChangeKind::Added {
+                        "is new since the pin"
+                    } else {
+                        "is not as pinned"
+                    }
                 ));
             }
         }
@@ -148,13 +153,13 @@ pub fn refresh(s: &mut State) -> Vec<String> {
     news
 }
 
-/// The tools of a server that are not as pinned.
-fn changed_tools(v: &ServerView) -> Vec<String> {
+/// The tools of a server that are not as pinned (changed, or new since).
+fn changed_tools(v: &ServerView) -> Vec<(String, ChangeKind)> {
     v.trust
         .changes
         .iter()
         .filter(|c| c.kind == Kind::Tool && c.what != ChangeKind::Removed)
-        .map(|c| c.name.clone())
+        .map(|c| (c.name.clone(), c.what))
         .collect()
 }
 
