@@ -20,6 +20,7 @@ pub mod link;
 pub mod manage;
 pub mod oneshot;
 pub mod output;
+pub mod record;
 pub mod resources;
 mod servers;
 pub mod smoke;
@@ -166,5 +167,8 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Config(c)) => manage::config_cmd(&config, cli.config.is_some(), &c),
         Some(Cmd::Completions(a)) => completions::print(&a),
         Some(Cmd::ServerNames) => manage::server_names(&config),
+        Some(Cmd::Open(a)) => record::open(&config, &a).await,
+        Some(Cmd::Replay(_)) => Ok(Exit::Ok),
+        Some(Cmd::Stats(a)) => record::stats(&a),
     }
 }
