@@ -384,35 +384,36 @@ impl<W: Write> Write for WarnOnce<W> {
     }
 }
 
-/// Write what a frame log holds as a recording at `path` (the TUI's
-/// save); `servers` for the header. Times are the frames' own.
-pub fn save_frames(
-    path: &Path,
+/// What a frame log holds, as a recording (the TUI's save); `servers`
+/// for the header. Times are the frames' own, from the first one. A frame
+/// cut to the log's per-frame limit is kept as `raw` text.
+pub fn recording_bytes(
     frames: &[Arc<Frame>],
     exchanges: &[Exchange],
     servers: &[ServerConfig],
-) -> std::io::Result<usize> {
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+) -> Vec<u8> {
     let entries: Vec<Value> = servers.iter().map(server_entry).collect();
     let started = frames.first().map_or(SystemTime::now(), |f| f.at);
     let base = frames.first().map_or(0.0, |f| f.elapsed.as_secs_f64());
-    writeln!(out, "{}", header(&entries, started))?;
-    let mut ex = exchanges.iter().peekable();
+    let mut out = header(&entries, started).to_string().into_bytes();
+    out.push(b'\n');
+    let mut ex = exchanges.iter().filter(|e| e.done()).peekable();
     for f in frames {
-        while let Some(e) = ex.next_if(|e| e.done() && e.elapsed <= f.elapsed) {
-            out.write_all(&exchange_line(e.elapsed.as_secs_f64() - base, e))?;
+        while let Some(e) = ex.next_if(|e| e.elapsed <= f.elapsed) {
+            out.extend(exchange_line(e.elapsed.as_secs_f64() - base, e));
         }
-        // A frame cut to the log's limit is kept as text (it is no longer JSON).
-        out.write_all(&frame_line(
+        out.extend(frame_line(
             f.elapsed.as_secs_f64() - base,
             f.at,
             &f.server,
             f.dir,
             &f.text,
-        ))?;
+        ));
     }
-    out.flush()?;
-    Ok(frames.len())
+    for e in ex {
+        out.extend(exchange_line(e.elapsed.as_secs_f64() - base, e));
+    }
+    out
 }
 
 /// Which way a recorded line went.

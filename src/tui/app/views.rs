@@ -178,6 +178,14 @@ pub(super) fn log_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect
             }
             return true;
         }
+        Action::Save => {
+            fx.push(Effect::SaveLog);
+            return true;
+        }
+        Action::Record => {
+            fx.push(Effect::Record);
+            return true;
+        }
         Action::AllTools => {
             s.log.only_server = !s.log.only_server;
             None
