@@ -325,3 +325,79 @@ fn secrets_stay_out_of_an_http_recording() {
     r.ok();
     assert_eq!(r.stdout.trim(), "Echo: hi");
 }
+
+#[test]
+fn the_tui_records_with_a_key_saves_its_log_and_opens_a_recording() {
+    use common::pty::Tui;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = mcpdeck_bin().display().to_string();
+    let config = write_file(
+        dir.path(),
+        "config.toml",
+        &format!("[servers.demo]\ncommand = {exe:?}\nargs = [\"demo-server\"]\n"),
+    );
+    let c = config.display().to_string();
+    let mut t = Tui::spawn(&["--config", &c], Some(dir.path()), &[]);
+    t.wait_for("get_weather", 20);
+    assert!(!t.screen().contains("● REC"));
+    t.keys("W");
+    t.wait_for("● REC", 10);
+    t.keys("p"); // a ping while recording
+    t.wait_for("ping", 10);
+    t.keys("W");
+    t.wait_for("recording paused", 10);
+    assert!(!t.screen().contains("● REC"), "{}", t.screen());
+    t.keys("L");
+    t.keys("s");
+    t.wait_for("saved mcpdeck-log-", 10);
+    t.keys("\x1b");
+    t.quit();
+    let files: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let find = |prefix: &str| {
+        files
+            .iter()
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix}* in {files:?}"))
+            .clone()
+    };
+    let rec = lines(&find("mcpdeck-rec-"));
+    assert_eq!(rec[0]["servers"][0]["name"], "demo", "{:?}", rec[0]);
+    assert!(
+        rec.iter()
+            .any(|l| l["dir"] == "send" && l["frame"]["method"] == "ping"),
+        "{rec:?}"
+    );
+    assert!(
+        !rec.iter().any(|l| l["frame"]["method"] == "tools/list"),
+        "the listing before W is not in the recording: {rec:?}"
+    );
+    let log = find("mcpdeck-log-");
+    let saved = lines(&log);
+    assert!(
+        saved.iter().any(|l| l["frame"]["method"] == "tools/list"),
+        "the saved log holds what the log held: {saved:?}"
+    );
+    // The saved log opens in the TUI, with no server.
+    let s = mcpdeck(&["stats", &log.display().to_string()], limit(30));
+    s.ok();
+    assert!(s.stdout.contains("tools/list"), "{}", s.stdout);
+    let empty = common::repo().join("tests/fixtures/empty.toml");
+    let mut t = Tui::spawn(
+        &[
+            "--config",
+            &empty.display().to_string(),
+            "open",
+            &log.display().to_string(),
+        ],
+        Some(dir.path()),
+        &[],
+    );
+    // It starts in the protocol log, naming the file.
+    t.wait_for("tools/list", 10);
+    t.wait_for("read-only", 10);
+    t.keys("\x1b");
+    t.quit();
+}

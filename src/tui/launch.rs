@@ -121,7 +121,16 @@ pub async fn open_recording(
         CHILDREN.clone(),
         true,
     );
-    let result = super::terminal::run(config, keymap, theme, manager.clone(), rx).await;
+    let names: Vec<&str> = rec.servers.iter().map(|s| s.name.as_str()).collect();
+    let note = format!(
+        "read-only recording of {}, {} frames (times are not the recorded ones): {} from {}",
+        names.join(", "),
+        rec.entries.iter().filter(|e| e.dir != Dir::Http).count(),
+        rec.path.display(),
+        rec.started
+    );
+    let result =
+        super::terminal::run_with(config, keymap, theme, manager.clone(), rx, Some(note)).await;
     manager.shutdown().await;
     result.map_err(LaunchError::Terminal)
 }
