@@ -29,9 +29,13 @@ fn run(args: Cli) -> i32 {
             }
         });
     }
-    // `replay` is an MCP server on stdio, run by clients: no config either.
+    // `replay` is an MCP server on stdio, run by clients, and `stats` reads
+    // a file: no config either (a broken one does not stop them).
     if let Some(Cmd::Replay(replay)) = &args.command {
         return startup::run(async move { cli::report(cli::record::replay(replay).await) });
+    }
+    if let Some(Cmd::Stats(stats)) = &args.command {
+        return cli::report(cli::record::stats(stats));
     }
     startup::run(async move {
         let config = match cli::load_config(&args) {

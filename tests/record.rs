@@ -232,6 +232,27 @@ fn truncated_and_wrong_files() {
         "{}",
         r.stderr
     );
+    // A recording that cannot be written is one warning; the command goes on.
+    let r = with_cmd(
+        &[
+            "--record",
+            "/dev/full",
+            "call",
+            "echo",
+            r#"{"message":"hi"}"#,
+        ],
+        &demo,
+    );
+    r.ok();
+    assert_eq!(r.stdout.trim(), "echo: hi");
+    assert_eq!(
+        r.stderr
+            .matches("writing the recording /dev/full failed")
+            .count(),
+        1,
+        "{}",
+        r.stderr
+    );
     // An unwritable --record path is a usage error before anything runs.
     let r = mcpdeck(
         &["--record", "/nonexistent-dir/x.jsonl", "servers"],

@@ -169,6 +169,6 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::ServerNames) => manage::server_names(&config),
         Some(Cmd::Open(a)) => record::open(&config, &a).await,
         Some(Cmd::Replay(_)) => Ok(Exit::Ok),
-        Some(Cmd::Stats(a)) => record::stats(&a),
+        Some(Cmd::Stats(a)) => record::stats(&a), // run by `main`
     }
 }
