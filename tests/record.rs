@@ -422,3 +422,43 @@ fn the_tui_records_with_a_key_saves_its_log_and_opens_a_recording() {
     t.keys("\x1b");
     t.quit();
 }
+
+#[test]
+fn open_shows_a_recorded_calls_result_on_enter() {
+    use common::pty::Tui;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rec.jsonl");
+    let f = file.display().to_string();
+    let demo = vec![mcpdeck_bin().display().to_string(), "demo-server".into()];
+    with_cmd(
+        &[
+            "--record",
+            &f,
+            "call",
+            "echo",
+            r#"{"message":"from the file"}"#,
+        ],
+        &demo,
+    )
+    .ok();
+    let empty = common::repo().join("tests/fixtures/empty.toml");
+    let mut t = Tui::spawn(
+        &["--config", &empty.display().to_string(), "open", &f],
+        Some(dir.path()),
+        &[],
+    );
+    t.wait_for("tools/call", 10);
+    // Only the call's frames, the newest (its response) selected.
+    t.keys("/");
+    t.keys("tools/call");
+    t.keys("\r");
+    t.keys("\r");
+    let shown = t.wait_for("echo: from the file", 10);
+    assert!(
+        shown.contains("adhoc disconnected"),
+        "the recorded server is listed:\n{shown}"
+    );
+    t.keys("\x1b");
+    t.keys("\x1b");
+    t.quit();
+}

@@ -66,7 +66,18 @@ pub async fn open_recording(
     use crate::mcp::jsonrpc::Id;
     use crate::record::Dir;
     let mut config = config.clone();
-    config.servers.clear();
+    // The servers pane lists the recorded servers (none is started).
+    config.servers = rec
+        .servers
+        .iter()
+        .map(|s| {
+            crate::config::ServerConfig::stdio(
+                s.name.clone(),
+                format!("(recorded) {}", s.target),
+                &[],
+            )
+        })
+        .collect();
     config.path = None;
     let log = FrameLog::new(config.settings.frame_log.max(rec.entries.len()));
     // Requests by (server, direction, id), for the responses' latency.

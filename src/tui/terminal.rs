@@ -314,6 +314,10 @@ pub async fn run_with(
 ) -> std::io::Result<()> {
     let mut state = super::app::State::new(&config.servers, keymap, config.path.clone());
     if let Some(note) = opened {
+        // The recorded servers are listed; none runs.
+        for v in &mut state.servers {
+            v.status = crate::mcp::manager::ServerStatus::Disconnected;
+        }
         state.mode = super::app::Mode::Log;
         state.status = Some(note);
     }
