@@ -93,9 +93,22 @@ fn server_everything_round_trips() {
             &["call", "get-sum", "--arg", "a=2", "--arg", "b=40", "--json"],
             &["read", "demo://resource/static/document/architecture.md"],
             &["info", "--json"],
+            // Progress notifications are replayed before the answer.
+            &[
+                "call",
+                "trigger-long-running-operation",
+                r#"{"duration":1,"steps":2}"#,
+            ],
         ],
     );
-    // The recorded server is in the header, the era inferred by stats' reader.
+    let progress = lines(&dir.path().join("rec5.jsonl"));
+    assert!(
+        progress
+            .iter()
+            .any(|l| l["frame"]["method"] == "notifications/progress"),
+        "{progress:?}"
+    );
+    // The recorded server is in the header.
     let rec = lines(&dir.path().join("rec1.jsonl"));
     assert_eq!(rec[0]["servers"][0]["transport"], "stdio");
     assert_eq!(rec[0]["servers"][0]["command"], "node");
