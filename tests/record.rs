@@ -351,6 +351,23 @@ fn secrets_stay_out_of_an_http_recording() {
         "{text}"
     );
     assert!(text.contains("Bearer ••••••"), "{text}");
+    // everything's streamable HTTP gives a session id: not in the file.
+    let mut ids = 0;
+    for l in &http_lines {
+        for side in ["request_headers", "response_headers"] {
+            for h in l["http"][side].as_array().unwrap() {
+                if h[0]
+                    .as_str()
+                    .unwrap()
+                    .eq_ignore_ascii_case("mcp-session-id")
+                {
+                    assert_eq!(h[1], "••••••", "{l}");
+                    ids += 1;
+                }
+            }
+        }
+    }
+    assert!(ids > 0, "a session id header was recorded (masked): {text}");
     // The HTTP recording replays on stdio.
     let r = with_cmd(
         &["call", "echo", r#"{"message":"hi"}"#],

@@ -59,7 +59,7 @@ pub fn rfc3339_millis(t: SystemTime) -> String {
 /// A server as the header shows it: no env values, no header values,
 /// the URL masked.
 pub fn server_entry(s: &ServerConfig) -> Value {
-    match &s.transport {
+    let mut entry = match &s.transport {
         TransportConfig::Stdio { command, args, .. } => json!({
             "name": s.name,
             "transport": "stdio",
@@ -71,7 +71,24 @@ pub fn server_entry(s: &ServerConfig) -> Value {
             "transport": "http",
             "url": shown_url(url),
         }),
+    };
+    // The config excerpt that shapes the session (never a secret).
+    let protocol = match &s.protocol {
+        crate::config::ProtocolPin::Auto => "auto".to_string(),
+        crate::config::ProtocolPin::Stateless => "stateless".to_string(),
+        crate::config::ProtocolPin::Initialize => "initialize".to_string(),
+        crate::config::ProtocolPin::Version(v) => v.clone(),
+    };
+    if let Value::Object(m) = &mut entry {
+        m.insert("protocol".into(), json!(protocol));
+        if let Some(t) = s.timeout {
+            m.insert("timeout_s".into(), json!(t.as_secs_f64()));
+        }
+        if !s.deny_tools.is_empty() {
+            m.insert("deny_tools".into(), json!(s.deny_tools));
+        }
     }
+    entry
 }
 
 /// Command arguments with the values of secret-looking flags masked
@@ -135,12 +152,17 @@ pub fn frame_line(t: f64, at: SystemTime, server: &str, dir: Direction, raw: &st
     .into_bytes()
 }
 
-/// One ended HTTP exchange as a line: URL and secret headers masked.
+/// One ended HTTP exchange as a line: URL and secret headers masked, and
+/// the session id too (a file travels further than a screen, and a live
+/// session id lets whoever holds it talk in that session).
 pub fn exchange_line(t: f64, e: &Exchange) -> Vec<u8> {
     let headers = |h: &[(String, String)]| -> Value {
         Value::Array(
             h.iter()
                 .map(|(k, v)| {
+                    if k.eq_ignore_ascii_case("mcp-session-id") {
+                        return json!([k, crate::mcp::netlog::mask_value(v)]);
+                    }
                     let (k, v) = shown_header(k, v);
                     json!([k, v])
                 })
