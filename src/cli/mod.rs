@@ -5,7 +5,8 @@
 //!
 //! Commands: `servers`, `info`, `tools`, `call` (`call`), `smoke`
 //! (`smoke`), `resources`, `templates`, `read`, `prompts`, `prompt`,
-//! `complete` (`resources`), and `demo-server` (run by `main`).
+//! `complete` (`resources`), `open`, `replay` and `stats` (`record`;
+//! `replay` and `stats` run by `main`), and `demo-server` (run by `main`).
 
 pub mod args;
 pub mod auth;
