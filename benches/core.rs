@@ -94,7 +94,13 @@ fn main() {
     let session1 = single.block_on(connect(&exe));
     let (manager, mut events) = rt.block_on(start_manager(&exe));
     let (manager1, mut events1) = single.block_on(start_manager(&exe));
-    let mut rates: [Vec<f64>; 5] = Default::default();
+    // The same Manager recording every frame to a file (`--record`).
+    let rec_dir = tempfile::tempdir().expect("temp dir");
+    let (manager_rec, mut events_rec) = single.block_on(start_manager_recording(
+        &exe,
+        &rec_dir.path().join("rec.jsonl"),
+    ));
+    let mut rates: [Vec<f64>; 6] = Default::default();
     // CPU time of the calling thread per call: robust to the machine's
     // wake-up latency, which dominates the rates.
     let (mut cpu_raw, mut cpu_core) = (vec![], vec![]);
@@ -109,13 +115,20 @@ fn main() {
         rates[2].push(single.block_on(manager_rate(&manager1, &mut events1, base as u64, calls)));
         rates[3].push(rt.block_on(session_rate(&session, base, calls)));
         rates[4].push(rt.block_on(manager_rate(&manager, &mut events, base as u64, calls)));
+        rates[5].push(single.block_on(manager_rate(
+            &manager_rec,
+            &mut events_rec,
+            base as u64,
+            calls,
+        )));
     }
+    single.block_on(manager_rec.shutdown());
     rt.block_on(session.close());
     single.block_on(session1.close());
     rt.block_on(manager.shutdown());
     single.block_on(manager1.shutdown());
     raw_client.stop();
-    let [raw, core1, managed1, core, managed] = rates.map(medianf);
+    let [raw, core1, managed1, core, managed, recorded1] = rates.map(medianf);
     println!("{:<52} {:>10} {:>9}", "client", "calls/s", "of limit");
     let row = |name: &str, rate: f64| {
         println!("{name:<52} {rate:>10.0} {:>8.0}%", rate / raw * 100.0);
@@ -131,6 +144,14 @@ fn main() {
     );
     row("mcpdeck Session::call_tool, 2 worker threads", core);
     row("mcpdeck Manager, 2 worker threads", managed);
+    row("mcpdeck Manager with --record, current-thread", recorded1);
+    // Time per call, recorded against plain (current-thread Managers).
+    let cost = (managed1 / recorded1 - 1.0) * 100.0;
+    println!(
+        "  recording: {:.0}% of the plain Manager's rate, {cost:+.1}% time per call (target: recording costs under 10% per call{})",
+        recorded1 / managed1 * 100.0,
+        if cost < 10.0 { ", met" } else { ", NOT met" }
+    );
     let (cpu_raw, cpu_core) = (medianf(cpu_raw), medianf(cpu_core));
     println!(
         "\nCPU time per call in the client: raw {:.1} µs, mcpdeck Session (current-thread) {:.1} µs: {:.1} µs of overhead",
@@ -286,6 +307,30 @@ async fn start_manager(exe: &Path) -> (Manager, mcpdeck::mcp::manager::EventRece
     let settings = Settings::default();
     let frames = Arc::new(FrameLog::new(settings.frame_log));
     let (m, mut rx) = Manager::start(settings, vec![echo_config(exe)], frames);
+    loop {
+        if let Some(Event::Status {
+            status: ServerStatus::Connected,
+            ..
+        }) = rx.recv().await
+        {
+            return (m, rx);
+        }
+    }
+}
+
+/// [`start_manager`] with every frame recorded to `path`, as `--record`
+/// does (the process's recorder, a tap on this frame log only).
+async fn start_manager_recording(
+    exe: &Path,
+    path: &Path,
+) -> (Manager, mcpdeck::mcp::manager::EventReceiver) {
+    let settings = Settings::default();
+    let config = echo_config(exe);
+    let recorder = mcpdeck::record::Recorder::global();
+    recorder.open(path).expect("open the recording");
+    recorder.attach(std::slice::from_ref(&config));
+    let frames = FrameLog::new(settings.frame_log).with_tap(Box::new(mcpdeck::record::frame_tap));
+    let (m, mut rx) = Manager::start(settings, vec![config], Arc::new(frames));
     loop {
         if let Some(Event::Status {
             status: ServerStatus::Connected,

@@ -16,6 +16,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod mcp;
+pub mod record;
 pub mod sanitize;
 pub mod schema;
 pub mod startup;

@@ -29,11 +29,24 @@ fn run(args: Cli) -> i32 {
             }
         });
     }
+    // `replay` is an MCP server on stdio, run by clients, and `stats` reads
+    // a file: no config either (a broken one does not stop them).
+    if let Some(Cmd::Replay(replay)) = &args.command {
+        return startup::run(async move { cli::report(cli::record::replay(replay).await) });
+    }
+    if let Some(Cmd::Stats(stats)) = &args.command {
+        return cli::report(cli::record::stats(stats));
+    }
     startup::run(async move {
         let config = match cli::load_config(&args) {
             Ok(c) => c,
             Err(f) => return cli::report(Err(f)),
         };
+        if let Some(path) = &args.record
+            && let Err(m) = mcpdeck::record::Recorder::global().open(path)
+        {
+            return cli::report(Err(cli::Failure::new(cli::Exit::Usage, m)));
+        }
         // Without a command (the TUI, or its headless stand-in), mcpdeck
         // logs to a file by default (never to the screen).
         if args.log_file.is_none()

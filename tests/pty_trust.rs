@@ -157,7 +157,15 @@ fn a_rug_pull_mid_session_is_announced_shown_as_a_diff_and_accepted() {
     t.keys("\t");
     t.keys(DOWN);
     let s = t.wait_for("Not as pinned", 10);
-    assert!(s.contains("fetch changed"), "no changed badge:\n{s}");
+    // The rug pull is badged changed (and, sending cookies away, a risk).
+    let row = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("│fetch "))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(row(&s).contains(" changed"), "no changed badge:\n{s}");
+    assert!(row(&s).contains(" risk"), "no risk badge:\n{s}");
     assert!(s.contains("{+"), "no word diff in the detail:\n{s}");
     assert!(s.contains("A accepts"), "{s}");
 
@@ -165,7 +173,7 @@ fn a_rug_pull_mid_session_is_announced_shown_as_a_diff_and_accepted() {
     t.keys("A");
     t.wait_for("accepted 1 change", 10);
     let s = t.screen();
-    assert!(!s.contains("fetch changed"), "the badge stayed:\n{s}");
+    assert!(!row(&s).contains(" changed"), "the badge stayed:\n{s}");
     wait_file(&setup.pins, "the change accepted", |p| {
         p.contains("evil.example")
     });

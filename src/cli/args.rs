@@ -21,6 +21,9 @@ pub struct Cli {
     /// Print every raw frame, with time and direction, to stderr
     #[arg(long, global = true)]
     pub trace: bool,
+    /// Record every frame (and HTTP exchange) to FILE as JSON Lines, secrets masked
+    #[arg(long, global = true, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     /// Use the built-in demo servers instead of the config file
     #[arg(long, global = true)]
     pub demo: bool,
@@ -130,6 +133,12 @@ pub enum Cmd {
     /// The configured server names, one a line (for the completion scripts)
     #[command(name = "__servers", hide = true)]
     ServerNames,
+    /// Show a recording (`--record FILE`) in the TUI's log and result views, with no server
+    Open(super::record::OpenArgs),
+    /// An MCP server on stdio answering from a recording: `replay FILE [--server NAME]`
+    Replay(super::record::ReplayArgs),
+    /// Latency per server and method in a recording: count, p50, p95, p99, max, errors
+    Stats(super::record::StatsArgs),
 }
 
 #[derive(Args, Debug, Clone)]

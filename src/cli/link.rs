@@ -50,10 +50,11 @@ pub fn start(
     trace_frames: bool,
 ) -> (Manager, EventReceiver) {
     warn_insecure(&servers);
+    let frames = trace::frame_log(&config.settings, trace_frames, &servers);
     Manager::start_answering(
         oneshot_settings(config),
         servers,
-        trace::frame_log(&config.settings, trace_frames),
+        frames,
         CHILDREN.clone(),
         Answers::Nothing,
     )
@@ -324,10 +325,11 @@ impl Link {
         }
         warn_insecure(std::slice::from_ref(&server));
         let name = server.name.clone();
+        let frames = trace::frame_log(&settings, options.trace, std::slice::from_ref(&server));
         let (manager, mut events) = Manager::start_listing(
             settings.clone(),
             vec![server],
-            trace::frame_log(&settings, options.trace),
+            frames,
             CHILDREN.clone(),
             options.answers,
             options.lists,

@@ -5,7 +5,8 @@
 //!
 //! Commands: `servers`, `info`, `tools`, `call` (`call`), `smoke`
 //! (`smoke`), `resources`, `templates`, `read`, `prompts`, `prompt`,
-//! `complete` (`resources`), and `demo-server` (run by `main`).
+//! `complete` (`resources`), `open`, `replay` and `stats` (`record`;
+//! `replay` and `stats` run by `main`), and `demo-server` (run by `main`).
 
 pub mod args;
 pub mod auth;
@@ -20,6 +21,7 @@ pub mod link;
 pub mod manage;
 pub mod oneshot;
 pub mod output;
+pub mod record;
 pub mod resources;
 mod servers;
 pub mod smoke;
@@ -166,5 +168,8 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Config(c)) => manage::config_cmd(&config, cli.config.is_some(), &c),
         Some(Cmd::Completions(a)) => completions::print(&a),
         Some(Cmd::ServerNames) => manage::server_names(&config),
+        Some(Cmd::Open(a)) => record::open(&config, &a).await,
+        Some(Cmd::Replay(_)) => Ok(Exit::Ok),
+        Some(Cmd::Stats(a)) => record::stats(&a), // run by `main`
     }
 }

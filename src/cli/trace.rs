@@ -7,19 +7,33 @@
 //! the runtime; lines that do not fit are dropped and counted ("… N trace
 //! lines dropped (stderr was not being read)"), and at exit what is queued
 //! is written within a bounded wait.
+//!
+//! `--record FILE` taps the same logs (see [`crate::record`]).
 
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::config::Settings;
+use crate::config::{ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
+use crate::record::Recorder;
 use crate::sanitize;
 use crate::startup::LineWriter;
 
-/// The frame log, with a `--trace` tap that prints every frame to stderr.
-pub fn frame_log(settings: &Settings, trace: bool) -> Arc<FrameLog> {
+/// The frame log, with a `--trace` tap that prints every frame to stderr,
+/// and the `--record` tap when recording (`servers` are named in the
+/// recording).
+pub fn frame_log(settings: &Settings, trace: bool, servers: &[ServerConfig]) -> Arc<FrameLog> {
     let log = FrameLog::new(settings.frame_log);
+    let recording = Recorder::current().is_some();
+    if recording {
+        Recorder::global().attach(servers);
+    }
     if !trace {
+        if !recording {
+            return Arc::new(log);
+        }
+        let log = log.with_tap(Box::new(crate::record::frame_tap));
+        log.net().set_tap(Box::new(crate::record::exchange_tap));
         return Arc::new(log);
     }
     let out = LineWriter::start(
@@ -37,6 +51,7 @@ pub fn frame_log(settings: &Settings, trace: bool) -> Arc<FrameLog> {
             sanitize::one_line(raw)
         );
         frames.write(line.into_bytes());
+        crate::record::frame_tap(frame, raw);
     }));
     // HTTP exchanges too: method, status, what it carried, timing and the
     // headers (secrets masked by the net log).
@@ -73,6 +88,7 @@ pub fn frame_log(settings: &Settings, trace: bool) -> Arc<FrameLog> {
             );
         }
         out.write(text.into_bytes());
+        crate::record::exchange_tap(e);
     }));
     Arc::new(log)
 }

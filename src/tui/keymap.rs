@@ -45,6 +45,8 @@ pub enum Action {
     Subscribe,
     Copy,
     Save,
+    /// Record every frame to a file (on / off); `● REC` in the status bar.
+    Record,
     ExternalEditor,
     /// The argument editor: switch between the form and the raw JSON.
     ToggleJson,
@@ -377,9 +379,16 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::Save,
         name: "save",
-        help: "save an image, audio or blob to a file",
+        help: "save an image, audio or blob to a file; in the protocol log: the log as a recording",
         group: Group::View,
         keys: &["s"],
+    },
+    Spec {
+        action: Action::Record,
+        name: "record",
+        help: "record every frame to mcpdeck-TIME.jsonl (on / off; --record FILE names it)",
+        group: Group::View,
+        keys: &["W"],
     },
     Spec {
         action: Action::Accept,
@@ -874,6 +883,7 @@ fn short_help(a: Action) -> &'static str {
         Action::Subscribe => "subscribe",
         Action::Copy => "copy",
         Action::Save => "save",
+        Action::Record => "record",
         Action::ExternalEditor => "$EDITOR",
         Action::AddServer => "add",
         Action::Accept => "accept",

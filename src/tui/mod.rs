@@ -28,4 +28,4 @@ mod terminal;
 pub mod theme;
 pub mod ui;
 
-pub use launch::{LaunchError, launch};
+pub use launch::{LaunchError, launch, open_recording};

@@ -214,6 +214,21 @@ pub async fn run_loop<H: Host, C: Core>(
                 }
                 Effect::Copy(text) => host.copy(&text),
                 Effect::Save(files) => back.push(Msg::Written(save_all(files))),
+                Effect::Record => back.push(Msg::Written(toggle_record(&config))),
+                Effect::SaveLog => {
+                    let r = match &state.frames {
+                        Some(log) => {
+                            let bytes = crate::record::recording_bytes(
+                                &log.snapshot(),
+                                &log.net().snapshot(),
+                                &config.servers,
+                            );
+                            save_all(vec![(record_name("log"), bytes)])
+                        }
+                        None => Err("no protocol log to save".into()),
+                    };
+                    back.push(Msg::Written(r));
+                }
                 Effect::Manager(cmd) => core.send(cmd),
                 Effect::OpenUrl(url) => host.open_url(url),
                 Effect::WritePins { pins, note } => {
@@ -297,6 +312,42 @@ fn saved(config: &Config, note: &str) -> String {
 }
 
 /// Save files into the current directory; what was saved, or why not.
+/// `mcpdeck-KIND-YYYYMMDD-HHMMSS.jsonl`.
+fn record_name(kind: &str) -> String {
+    let t = crate::trust::pin::rfc3339(std::time::SystemTime::now());
+    let stamp: String = t.chars().filter(char::is_ascii_digit).collect();
+    format!(
+        "mcpdeck-{kind}-{}-{}.jsonl",
+        &stamp[..8.min(stamp.len())],
+        &stamp[8.min(stamp.len())..]
+    )
+}
+
+/// Recording on or off: `--record FILE` if it was given, else a new file
+/// in the current directory.
+fn toggle_record(config: &crate::config::Config) -> Result<String, String> {
+    let rec = crate::record::Recorder::global();
+    if rec.is_active() {
+        rec.set_active(false);
+        let path = rec
+            .path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        return Ok(format!("recording paused ({path})"));
+    }
+    let path = match rec.path() {
+        Some(p) => p,
+        None => std::path::PathBuf::from(record_name("rec")),
+    };
+    if rec.path().is_some() {
+        rec.set_active(true);
+    } else {
+        rec.open(&path)?;
+    }
+    rec.attach(&config.servers);
+    Ok(format!("● recording every frame to {}", path.display()))
+}
+
 fn save_all(files: Vec<(String, Vec<u8>)>) -> Result<String, String> {
     let mut saved = Vec::new();
     let mut failed = None;

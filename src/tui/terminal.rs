@@ -299,7 +299,28 @@ pub async fn run(
     manager: Manager,
     events: EventReceiver,
 ) -> std::io::Result<()> {
+    run_with(config, keymap, theme, manager, events, None).await
+}
+
+/// [`run`], starting in the protocol log with `opened` on the status bar
+/// when a recording is shown (`mcpdeck open`).
+pub async fn run_with(
+    config: Config,
+    keymap: Keymap,
+    theme: super::theme::Theme,
+    manager: Manager,
+    events: EventReceiver,
+    opened: Option<String>,
+) -> std::io::Result<()> {
     let mut state = super::app::State::new(&config.servers, keymap, config.path.clone());
+    if let Some(note) = opened {
+        // The recorded servers are listed; none runs.
+        for v in &mut state.servers {
+            v.status = crate::mcp::manager::ServerStatus::Disconnected;
+        }
+        state.mode = super::app::Mode::Log;
+        state.status = Some(note);
+    }
     state.frames = Some(manager.frames().clone());
     state.theme = theme;
     state.settings = config.settings.clone();

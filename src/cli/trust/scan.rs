@@ -363,10 +363,11 @@ async fn connect_one(
     server.timeout = Some(limit);
     link::warn_insecure(std::slice::from_ref(&server));
     let name = server.name.clone();
+    let frames = trace::frame_log(&settings, trace_frames, std::slice::from_ref(&server));
     let (manager, mut events) = Manager::start_answering(
         settings.clone(),
         vec![server],
-        trace::frame_log(&settings, trace_frames),
+        frames,
         children,
         Answers::Nothing,
     );

@@ -298,6 +298,10 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         | Action::Subscribe => view_action(s, a, fx),
         Action::Help | Action::Quit => app_action(s, a, fx),
         Action::AcceptPins => super::trust::accept(s, fx),
+        Action::Record => {
+            fx.push(Effect::Record);
+            true
+        }
         Action::Login => super::login::login(s, fx),
         Action::Logout => super::login::logout(s, fx),
         // Send and the external editor belong to the editor.

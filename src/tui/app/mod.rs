@@ -57,6 +57,12 @@ pub enum Effect {
     Copy(String),
     /// Write files (name, bytes) into the current directory.
     Save(Vec<(String, Vec<u8>)>),
+    /// Recording on / off (`--record FILE`, or a new file in the current
+    /// directory); answered with `Msg::Written`.
+    Record,
+    /// Save what the protocol log holds as a recording in the current
+    /// directory; answered with `Msg::Written`.
+    SaveLog,
     /// Read the config file again and hand the servers to the manager.
     Reload,
     /// Edit this text in $VISUAL / $EDITOR; answer with `Msg::EditorReturned`.

@@ -178,6 +178,18 @@ pub(super) fn log_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect
             }
             return true;
         }
+        Action::Save => {
+            fx.push(Effect::SaveLog);
+            return true;
+        }
+        Action::Open => {
+            frame_result(s);
+            return true;
+        }
+        Action::Record => {
+            fx.push(Effect::Record);
+            return true;
+        }
         Action::AllTools => {
             s.log.only_server = !s.log.only_server;
             None
@@ -318,4 +330,62 @@ pub(super) fn net_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect
     }
     s.net.detail_scroll = 0;
     true
+}
+
+/// Enter on a `tools/call` frame (the request or its response): its
+/// result in the result view (a recording opened with `mcpdeck open`, or
+/// a call made elsewhere).
+fn frame_result(s: &mut State) {
+    use crate::mcp::framelog::Direction;
+    use serde_json::Value;
+    let frames = s.log_frames();
+    let sel = s.log.sel.unwrap_or(frames.len().saturating_sub(1));
+    let Some(f) = frames.get(sel) else { return };
+    if f.method.as_deref() != Some("tools/call") || f.id.is_none() {
+        s.status = Some("Enter shows the result of a tools/call frame".into());
+        return;
+    }
+    // The request and the response of this call (same server and id).
+    let pair = |dir: Direction| {
+        frames
+            .iter()
+            .find(|g| g.server == f.server && g.id == f.id && g.dir == dir)
+            .and_then(|g| {
+                serde_json::from_str::<Value>(&g.text)
+                    .ok()
+                    .map(|v| (g.clone(), v))
+            })
+    };
+    let tool = pair(Direction::Out)
+        .and_then(|(_, v)| {
+            v.pointer("/params/name")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "?".into());
+    let Some((response, v)) = pair(Direction::In) else {
+        s.status = Some(format!("no response to this {tool} call in the log"));
+        return;
+    };
+    let Some(result) = v.get("result").cloned() else {
+        s.status = Some(format!(
+            "{tool} failed: {}",
+            v.get("error").map(Value::to_string).unwrap_or_default()
+        ));
+        return;
+    };
+    let r = crate::mcp::types::CallResult::parse(result, &mut Vec::new());
+    let result = Ok(r);
+    let lines = crate::tui::result::lines(&result, None);
+    s.outcome = Some(Outcome {
+        server: f.server.to_string(),
+        tool,
+        result,
+        elapsed: response.latency.unwrap_or_default(),
+        output_schema: None,
+        lines,
+    });
+    s.result_scroll = 0;
+    s.mode = Mode::Normal;
+    s.focus = Pane::Result;
 }

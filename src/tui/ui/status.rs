@@ -142,6 +142,16 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         .pending_open
         .as_ref()
         .map(|_| crate::tui::app::waiting_note(s));
+    // Recording: always said, first.
+    if let Some(r) = crate::record::Recorder::current() {
+        let (text, role) = if r.failed() {
+            ("● REC failed ", Role::Error)
+        } else {
+            ("● REC ", Role::Error)
+        };
+        left.push_str(text);
+        spans.push(Span::styled(text, role.style()));
+    }
     if let Some(msg) = waiting.as_ref().or(s.status.as_ref()) {
         let msg = fit_end(&clean(msg), room);
         left.push_str(&msg);
