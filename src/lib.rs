@@ -15,6 +15,7 @@
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod diff;
 pub mod mcp;
 pub mod sanitize;
 pub mod schema;

@@ -130,6 +130,9 @@ pub enum Cmd {
     /// The configured server names, one a line (for the completion scripts)
     #[command(name = "__servers", hide = true)]
     ServerNames,
+    /// Compare two versions of a server's tools, prompts, resources and templates
+    /// (servers, `tools --json` snapshots, recordings, pin files); exit 1 on a breaking change
+    Diff(super::diff::DiffArgs),
 }
 
 #[derive(Args, Debug, Clone)]

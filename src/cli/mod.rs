@@ -12,6 +12,7 @@ pub mod auth;
 mod call;
 pub mod completions;
 mod config;
+pub mod diff;
 pub mod exit;
 pub mod export;
 pub mod import;
@@ -166,5 +167,6 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Config(c)) => manage::config_cmd(&config, cli.config.is_some(), &c),
         Some(Cmd::Completions(a)) => completions::print(&a),
         Some(Cmd::ServerNames) => manage::server_names(&config),
+        Some(Cmd::Diff(a)) => diff::run(&config, &a, trace).await,
     }
 }
