@@ -624,9 +624,10 @@ impl Walker<'_, '_> {
                     }
                 },
                 (true, true) => {
-                    if let (Some(sa), Some(sb)) = (sa, sb) {
-                        self.walk(sa, sb, &p, &here, depth + 1);
-                    }
+                    // Only listed in `required` on one side: any value.
+                    let any = Value::Bool(true);
+                    let (sa, sb) = (sa.unwrap_or(&any), sb.unwrap_or(&any));
+                    self.walk(sa, sb, &p, &here, depth + 1);
                     match (qa, qb, self.dir) {
                         (false, true, Dir::Input) => {
                             let message =
