@@ -484,3 +484,15 @@ fn usage_input_and_connection_errors_have_their_codes() {
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(run.stderr.contains("could not start"), "{}", run.stderr);
 }
+
+#[test]
+fn url_side_against_a_stdio_snapshot() {
+    let fx = Fixture::new("url");
+    let file = fx.write("tools.json", &fx.snapshot());
+    let server = common::everything_http("streamableHttp");
+    let run = fx.run(&["diff", &file, &server.url, "--json"]);
+    run.ok();
+    let v = json_of(&run);
+    assert_eq!(v["changes"], json!([]), "{v:#}");
+    assert_eq!(v["compared"], json!(["tools"]));
+}

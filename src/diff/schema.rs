@@ -796,6 +796,14 @@ impl Walker<'_, '_> {
             return;
         }
         let p = format!("{path}/{key}");
+        let texts = |l: &Option<Vec<Value>>| {
+            l.as_ref()
+                .map(|l| l.iter().map(canonical).collect::<BTreeSet<String>>())
+        };
+        if self.same_defs && texts(&la) == texts(&lb) {
+            // The same branches, in another order.
+            return;
+        }
         match (la, lb) {
             (Some(la), Some(lb)) if la.len() == lb.len() => {
                 for (i, (sa, sb)) in la.iter().zip(&lb).enumerate() {

@@ -550,3 +550,118 @@ fn refs_nested_in_equal_schemas_are_followed() {
         "tools/search/inputSchema/properties/ids/items/type"
     );
 }
+
+#[test]
+fn any_of_branches() {
+    let with =
+        |branches: Value| json!({"type": "object", "properties": {"v": {"anyOf": branches}}});
+    let a = tools(json!([search(with(
+        json!([{"type": "string"}, {"type": "null"}])
+    ))]));
+    let reordered = tools(json!([search(with(
+        json!([{"type": "null"}, {"type": "string"}])
+    ))]));
+    assert!(compare(&a, &reordered).changes.is_empty());
+    let fewer = tools(json!([search(with(json!([{"type": "string"}])))]));
+    let c = compare(&a, &fewer).changes;
+    assert_eq!(kinds(&c), vec![("variant-removed", true)]);
+    let c = compare(&fewer, &a).changes;
+    assert_eq!(kinds(&c), vec![("variant-added", false)]);
+    let retyped = tools(json!([search(with(
+        json!([{"type": "integer"}, {"type": "null"}])
+    ))]));
+    let c = compare(&a, &retyped).changes;
+    assert_eq!(kinds(&c), vec![("parameter-type-changed", true)]);
+    assert_eq!(
+        c[0].path,
+        "tools/search/inputSchema/properties/v/anyOf/0/type"
+    );
+}
+
+#[test]
+fn output_mirror_rules() {
+    let out = |extra: Value| {
+        let mut o =
+            json!({"type": "object", "properties": {"s": {"type": "string"}}, "required": ["s"]});
+        if let (Some(m), Some(e)) = (o["properties"]["s"].as_object_mut(), extra.as_object()) {
+            m.extend(e.clone());
+        }
+        json!([{"name": "t", "inputSchema": {}, "outputSchema": o}])
+    };
+    let a = tools(out(json!({"enum": ["x", "y"]})));
+    let b = tools(out(json!({"enum": ["x", "y", "z"]})));
+    assert_eq!(
+        kinds(&compare(&a, &b).changes),
+        vec![("output-enum-value-added", true)]
+    );
+    assert_eq!(
+        kinds(&compare(&b, &a).changes),
+        vec![("output-enum-value-removed", false)]
+    );
+    let a = tools(out(json!({"maxLength": 5})));
+    let b = tools(out(json!({"maxLength": 50})));
+    assert_eq!(
+        kinds(&compare(&a, &b).changes),
+        vec![("output-constraint-widened", true)]
+    );
+    let mut none_required = out(json!({}));
+    none_required[0]["outputSchema"]["required"] = json!([]);
+    let c = compare(&tools(out(json!({}))), &tools(none_required)).changes;
+    assert_eq!(kinds(&c), vec![("output-property-now-optional", true)]);
+    let c = compare(
+        &tools(out(json!({}))),
+        &tools(json!([{"name": "t", "inputSchema": {}}])),
+    )
+    .changes;
+    assert_eq!(kinds(&c), vec![("output-schema-removed", true)]);
+}
+
+#[test]
+fn removed_parameter_breaks_only_a_closed_schema() {
+    let c = input_changes(|s| {
+        if let Some(p) = s["properties"].as_object_mut() {
+            p.remove("tag");
+        }
+    });
+    assert_eq!(kinds(&c), vec![("parameter-removed", false)]);
+    let c = input_changes(|s| {
+        if let Some(p) = s["properties"].as_object_mut() {
+            p.remove("tag");
+        }
+        s["additionalProperties"] = json!(false);
+    });
+    assert_eq!(
+        kinds(&c),
+        vec![
+            ("additional-properties-closed", true),
+            ("parameter-removed", true)
+        ]
+    );
+}
+
+#[test]
+fn prompt_and_template_paths_and_messages() {
+    let a = Surface {
+        prompts: Some(vec![json!({"name": "a/b", "arguments": []})]),
+        ..Surface::default()
+    };
+    let b = Surface {
+        prompts: Some(vec![
+            json!({"name": "a/b", "arguments": [{"name": "x", "required": false}]}),
+        ]),
+        ..Surface::default()
+    };
+    let c = compare(&a, &b).changes;
+    assert_eq!(kinds(&c), vec![("optional-argument-added", false)]);
+    assert_eq!(c[0].path, "prompts/a~1b/arguments/x");
+    assert_eq!(c[0].message, "prompt \"a/b\": new optional argument \"x\"");
+}
+
+#[test]
+fn task_support_required_is_breaking() {
+    let t = |s: &str| json!([{"name": "t", "inputSchema": {}, "execution": {"taskSupport": s}}]);
+    let c = compare(&tools(t("optional")), &tools(t("required"))).changes;
+    assert_eq!(kinds(&c), vec![("task-support-required", true)]);
+    let c = compare(&tools(t("required")), &tools(t("optional"))).changes;
+    assert_eq!(kinds(&c), vec![("execution-changed", false)]);
+}
