@@ -193,6 +193,44 @@ fn types(s: &Map<String, Value>) -> Option<BTreeSet<String>> {
     }
 }
 
+/// `anyOf`/`oneOf` whose branches each only name a type (as Pydantic
+/// writes `Optional[str]`: `[{"type": "string"}, {"type": "null"}]`) is
+/// the same as a `type` list: made one, so that both spellings compare.
+fn type_union(mut m: Map<String, Value>) -> Map<String, Value> {
+    if m.contains_key("type") {
+        return m;
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = m.get(key) else {
+            continue;
+        };
+        let mut union: Vec<Value> = Vec::new();
+        let only_types = !branches.is_empty()
+            && branches.iter().all(|b| {
+                let Some(o) = b.as_object() else {
+                    return false;
+                };
+                if o.len() != 1 {
+                    return false;
+                }
+                match o.get("type") {
+                    Some(Value::String(t)) => union.push(Value::String(t.clone())),
+                    Some(Value::Array(ts)) if ts.iter().all(Value::is_string) => {
+                        union.extend(ts.iter().cloned())
+                    }
+                    _ => return false,
+                }
+                true
+            });
+        if only_types {
+            m.remove(key);
+            m.insert("type".into(), Value::Array(union));
+            return m;
+        }
+    }
+    m
+}
+
 /// Whether every type in `inner` is allowed by `outer` (`number` allows
 /// `integer`; `None` is any type).
 fn covers(outer: &Option<BTreeSet<String>>, inner: &Option<BTreeSet<String>>) -> bool {
@@ -293,7 +331,7 @@ impl Walker<'_, '_> {
                 _ => empty.clone(),
             }
         };
-        let (ma, mb) = (as_map(a), as_map(b));
+        let (ma, mb) = (type_union(as_map(a)), type_union(as_map(b)));
         if !self.types(&ma, &mb, path, at) {
             // Unrelated types: what is nested no longer compares.
             return;

@@ -562,19 +562,34 @@ fn any_of_branches() {
         json!([{"type": "null"}, {"type": "string"}])
     ))]));
     assert!(compare(&a, &reordered).changes.is_empty());
-    let fewer = tools(json!([search(with(json!([{"type": "string"}])))]));
+    // Branches that only name a type are a type list (Pydantic's Optional).
+    let plain = tools(json!([search(
+        json!({"type": "object", "properties": {"v": {"type": "string"}}})
+    )]));
+    let c = compare(&a, &plain).changes;
+    assert_eq!(kinds(&c), vec![("parameter-type-changed", true)]);
+    assert_eq!(c[0].path, "tools/search/inputSchema/properties/v/type");
+    assert_eq!(c[0].before, Some(json!(["null", "string"])));
+    let c = compare(&plain, &a).changes;
+    assert_eq!(kinds(&c), vec![("parameter-type-widened", false)]);
+    // Other branches are compared one by one.
+    let obj = |t: &str| json!({"type": "object", "properties": {"k": {"type": t}}});
+    let a = tools(json!([search(with(
+        json!([obj("string"), {"type": "null"}])
+    ))]));
+    let fewer = tools(json!([search(with(json!([obj("string")])))]));
     let c = compare(&a, &fewer).changes;
     assert_eq!(kinds(&c), vec![("variant-removed", true)]);
     let c = compare(&fewer, &a).changes;
     assert_eq!(kinds(&c), vec![("variant-added", false)]);
     let retyped = tools(json!([search(with(
-        json!([{"type": "integer"}, {"type": "null"}])
+        json!([obj("integer"), {"type": "null"}])
     ))]));
     let c = compare(&a, &retyped).changes;
     assert_eq!(kinds(&c), vec![("parameter-type-changed", true)]);
     assert_eq!(
         c[0].path,
-        "tools/search/inputSchema/properties/v/anyOf/0/type"
+        "tools/search/inputSchema/properties/v/anyOf/0/properties/k/type"
     );
 }
 
