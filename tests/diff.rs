@@ -475,6 +475,13 @@ fn usage_input_and_connection_errors_have_their_codes() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("\"no-such-thing\""), "{}", run.stderr);
 
+    // Two files with no list in common: nothing compared is no pass.
+    let prompts = fx.write("prompts.json", &json!({"prompts": []}));
+    let run = fx.run(&["diff", &good, &prompts]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("nothing to compare"), "{}", run.stderr);
+    assert!(run.stderr.contains("has tools"), "{}", run.stderr);
+
     // --json and --markdown together.
     let run = fx.run(&["diff", &good, &good, "--json", "--markdown"]);
     assert_eq!(run.code, 2, "{}", run.stderr);

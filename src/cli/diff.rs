@@ -262,6 +262,27 @@ pub async fn run(config: &Config, args: &DiffArgs, trace: bool) -> Outcome {
     };
     let diff = compare(&sa, &sb);
     let (label_a, label_b) = (a.label(), b.label());
+    if diff.compared.is_empty() {
+        // Nothing compared is no pass: a CI gate would let anything through.
+        let has = |s: &Surface| {
+            let names: Vec<&str> = s.categories().iter().map(|c| c.plural()).collect();
+            if names.is_empty() {
+                "no lists".to_string()
+            } else {
+                names.join(", ")
+            }
+        };
+        return Err(Failure::new(
+            Exit::Usage,
+            format!(
+                "nothing to compare: {} has {}, {} has {}",
+                sanitize::one_line(&label_a),
+                has(&sa),
+                sanitize::one_line(&label_b),
+                has(&sb)
+            ),
+        ));
+    }
     let mut out = std::io::stdout().lock();
     let _ = if args.json {
         writeln!(out, "{}", output::json_pretty(&diff.to_json()))
