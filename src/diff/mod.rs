@@ -9,7 +9,7 @@
 //!   the kind told from the content;
 //! - [`compare`]: the [`Change`]s from one surface to the other, each with a
 //!   `kind`, `breaking`, a `path` and a message; schemas are walked by
-//!   [`schema`];
+//!   `schema`;
 //! - [`render`]: the changes as text, JSON and Markdown.
 //!
 //! What is breaking (a client written against A fails against B):
