@@ -503,3 +503,88 @@ fn url_side_against_a_stdio_snapshot() {
     assert_eq!(v["changes"], json!([]), "{v:#}");
     assert_eq!(v["compared"], json!(["tools"]));
 }
+
+/// The Python SDK's server (mcp 1.30, Pydantic schemas): a "next release"
+/// edited from its real list, and the live server against its own pins
+/// (tools, prompts, resources and templates).
+#[test]
+fn python_sdk_server_lists() {
+    let fx = Fixture::new("py");
+    let script = common::server_script("py_v1_server.py")
+        .display()
+        .to_string();
+    let py = common::py_v1().display().to_string();
+    let live = |args: &[&str]| {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--", &py, "-X", &fx.marker, &script]);
+        fx.run(&all)
+    };
+    let run = live(&["tools", "--json"]);
+    run.ok();
+    let base = json_of(&run);
+    let mut next = base.clone();
+    {
+        let out = &mut tool(&mut next, "get_weather")["outputSchema"];
+        out["properties"]["temperature_c"]["type"] = json!("integer");
+        if let Some(p) = out["properties"].as_object_mut() {
+            p.remove("conditions");
+        }
+        out["required"] = json!(["city", "temperature_c"]);
+    }
+    tool(&mut next, "slow")["inputSchema"]["properties"]["steps"]["maximum"] = json!(10);
+    tool(&mut next, "echo")["inputSchema"]["properties"]["upper"] =
+        json!({"title": "Upper", "type": "boolean", "default": false});
+    let (a, b) = (fx.write("a.json", &base), fx.write("b.json", &next));
+    let run = fx.run(&["diff", &a, &b, "--json"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let v = json_of(&run);
+    let found: Vec<(String, bool)> = v["changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                format!(
+                    "{} {}",
+                    c["kind"].as_str().unwrap_or("?"),
+                    c["path"].as_str().unwrap_or("?")
+                ),
+                c["breaking"] == true,
+            )
+        })
+        .collect();
+    let want: Vec<(String, bool)> = [
+        (
+            "output-property-removed tools/get_weather/outputSchema/properties/conditions",
+            true,
+        ),
+        (
+            "constraint-narrowed tools/slow/inputSchema/properties/steps/maximum",
+            true,
+        ),
+        (
+            "optional-parameter-added tools/echo/inputSchema/properties/upper",
+            false,
+        ),
+        (
+            "output-type-narrowed tools/get_weather/outputSchema/properties/temperature_c/type",
+            false,
+        ),
+    ]
+    .into_iter()
+    .map(|(s, b)| (s.to_string(), b))
+    .collect();
+    assert_eq!(found, want, "{v:#}");
+
+    // Pinned, then compared live: the same, in all four lists.
+    live(&["pin"]).ok();
+    let pins = fx.path("pins.json").display().to_string();
+    let run = live(&["diff", &pins, "--json"]);
+    run.ok();
+    let v = json_of(&run);
+    assert_eq!(v["changes"], json!([]), "{v:#}");
+    assert_eq!(
+        v["compared"],
+        json!(["tools", "prompts", "resources", "templates"])
+    );
+}
