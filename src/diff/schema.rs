@@ -481,14 +481,14 @@ impl Walker<'_, '_> {
             (Effect::Changed, Dir::Input) => "constraint-changed",
             (Effect::Changed, Dir::Output) => "output-constraint-changed",
         };
-        let show = |v: Option<&Value>| v.map_or("(none)".to_string(), canonical);
+        let show = |v: Option<&Value>| v.map_or("none".to_string(), canonical);
         let how = match effect {
             Effect::Narrowed => "narrowed",
             Effect::Widened => "widened",
             Effect::Changed => "changed",
         };
         let message = format!(
-            "{}: {}: {key} {how} ({} → {})",
+            "{}: {}: {key} {how}: {} → {}",
             self.subject(),
             at.text(),
             show(a),
