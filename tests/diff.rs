@@ -588,3 +588,28 @@ fn python_sdk_server_lists() {
         json!(["tools", "prompts", "resources", "templates"])
     );
 }
+
+#[test]
+fn configured_server_by_name() {
+    let fx = Fixture::new("named");
+    let file = fx.write("tools.json", &fx.snapshot());
+    let cmd = fx.everything();
+    let config = fx.path("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[servers.everything]\ncommand = {:?}\nargs = [{:?}, {:?}]\n",
+            cmd[0], cmd[1], cmd[2]
+        ),
+    )
+    .expect("write config");
+    let run = common::mcpdeck_env(
+        &["diff", "everything", &file, "--json"],
+        &[("MCPDECK_CONFIG", config.to_str().expect("utf-8 path"))],
+        common::limit(60),
+    );
+    run.ok();
+    let v = json_of(&run);
+    assert_eq!(v["changes"], json!([]), "{v:#}");
+    assert_eq!(v["compared"], json!(["tools"]));
+}
