@@ -613,3 +613,44 @@ fn configured_server_by_name() {
     assert_eq!(v["changes"], json!([]), "{v:#}");
     assert_eq!(v["compared"], json!(["tools"]));
 }
+
+#[test]
+fn one_side_from_stdin() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let fx = Fixture::new("stdin");
+    let a = fx.write(
+        "a.json",
+        &json!({"tools": [{"name": "x", "inputSchema": {}}]}),
+    );
+    let mut child = Command::new(common::mcpdeck_bin())
+        .args(["diff", &a, "-", "--json"])
+        .env(
+            "MCPDECK_CONFIG",
+            common::repo().join("tests/fixtures/empty.toml"),
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcpdeck");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(br#"{"tools": []}"#)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["changes"][0]["kind"], "tool-removed");
+
+    let run = fx.run(&["diff", "-", "-"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("only one side"), "{}", run.stderr);
+}

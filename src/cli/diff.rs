@@ -9,7 +9,7 @@
 //! or an ad-hoc stdio server: `--a-cmd "CMD ARGS…"`, `--b-cmd "CMD ARGS…"`,
 //! or `-- CMD ARGS…` (last) for B. A word that is a configured server's name
 //! is the server; any other word naming an existing file is the file
-//! (write `./NAME` for a file named like a server).
+//! (write `./NAME` for a file named like a server); `-` is stdin.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -21,7 +21,7 @@ use crate::cli::exit::{Exit, Failure, Outcome};
 use crate::cli::link::{Link, Options};
 use crate::cli::output;
 use crate::config::Config;
-use crate::diff::{Category, Surface, compare, load_file, render};
+use crate::diff::{Category, Surface, compare, load_file, load_text, render};
 use crate::mcp::session::ListSet;
 use crate::sanitize;
 
@@ -104,7 +104,7 @@ fn word_side(config: &Config, word: &str) -> Result<Side, Failure> {
         return Ok(live());
     }
     let path = PathBuf::from(word);
-    if path.exists() {
+    if word == "-" || path.exists() {
         return Ok(Side::File(path));
     }
     if word.contains('/') || word.ends_with(".json") || word.ends_with(".jsonl") {
@@ -169,8 +169,21 @@ fn usage_two_sides() -> Failure {
     )
 }
 
+/// A file side; `-` is stdin.
 fn read_file(path: &std::path::Path, server: Option<&str>) -> Result<Surface, Failure> {
-    let loaded = load_file(path, server).map_err(|e| Failure::new(Exit::Usage, e.to_string()))?;
+    let loaded = if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| {
+            Failure::new(
+                Exit::Usage,
+                format!("could not read stdin (`-`) as UTF-8 text: {e}"),
+            )
+        })?;
+        load_text("stdin", &text, server)
+    } else {
+        load_file(path, server)
+    }
+    .map_err(|e| Failure::new(Exit::Usage, e.to_string()))?;
     for w in &loaded.warnings {
         eprintln!("mcpdeck: warning: {}", sanitize::one_line(w));
     }
@@ -227,6 +240,13 @@ async fn read_live(
 
 pub async fn run(config: &Config, args: &DiffArgs, trace: bool) -> Outcome {
     let (a, b) = sides(config, args)?;
+    let stdin = |s: &Side| matches!(s, Side::File(p) if p.as_os_str() == "-");
+    if stdin(&a) && stdin(&b) {
+        return Err(Failure::new(
+            Exit::Usage,
+            "only one side can be read from stdin (`-`)",
+        ));
+    }
     let server = args.server.as_deref();
     // Files first: their errors come before anything connects, and they
     // say which lists a live side needs.
