@@ -8,6 +8,8 @@
 //!   column, comment-keeping write-back;
 //! - [`mcp`]: the protocol core (no UI): transports, sessions, the manager;
 //! - [`demo`]: the built-in demo server;
+//! - [`diff`]: two versions of a server's tools, prompts, resources and
+//!   templates compared, each change breaking or not;
 //! - [`startup`]: logging, the runtime, signals, the server registry;
 //! - [`cli`] (headless commands) and [`tui`] (the terminal UI), side by
 //!   side on the same core; `main` picks one.
@@ -15,6 +17,7 @@
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod diff;
 pub mod mcp;
 pub mod record;
 pub mod sanitize;

@@ -139,6 +139,9 @@ pub enum Cmd {
     Replay(super::record::ReplayArgs),
     /// Latency per server and method in a recording: count, p50, p95, p99, max, errors
     Stats(super::record::StatsArgs),
+    /// Compare two versions of a server's tools, prompts, resources and templates
+    /// (servers, `tools --json` snapshots, recordings, pin files); exit 1 on a breaking change
+    Diff(super::diff::DiffArgs),
 }
 
 #[derive(Args, Debug, Clone)]

@@ -13,6 +13,7 @@ pub mod auth;
 mod call;
 pub mod completions;
 mod config;
+pub mod diff;
 pub mod exit;
 pub mod export;
 pub mod import;
@@ -171,5 +172,6 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Open(a)) => record::open(&config, &a).await,
         Some(Cmd::Replay(_)) => Ok(Exit::Ok),
         Some(Cmd::Stats(a)) => record::stats(&a), // run by `main`
+        Some(Cmd::Diff(a)) => diff::run(&config, &a, trace).await,
     }
 }
