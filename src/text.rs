@@ -263,9 +263,10 @@ mod tests {
     }
 }
 
-/// A Unix time as `2026-11-24 15:04 UTC` (the proleptic Gregorian calendar;
-/// Howard Hinnant's days-to-civil algorithm).
-pub fn fmt_utc(secs: u64) -> String {
+/// A Unix time as a UTC calendar date and time: (year, month, day, hour,
+/// minute, second), in the proleptic Gregorian calendar (Howard Hinnant's
+/// days-to-civil algorithm).
+pub fn civil_utc(secs: u64) -> (i64, i64, i64, u64, u64, u64) {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let z = days + 719_468;
@@ -277,11 +278,36 @@ pub fn fmt_utc(secs: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
-        rem / 3_600,
-        rem % 3_600 / 60
-    )
+    (year, month, day, rem / 3_600, rem % 3_600 / 60, rem % 60)
+}
+
+/// Seconds since the Unix epoch (0 before it).
+pub fn unix_secs(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A Unix time as `2026-11-24 15:04 UTC`.
+pub fn fmt_utc(secs: u64) -> String {
+    let (year, month, day, h, m, _) = civil_utc(secs);
+    format!("{year:04}-{month:02}-{day:02} {h:02}:{m:02} UTC")
+}
+
+/// Where and how JSON failed, without serde's message (it can quote
+/// whatever the file holds, secrets included).
+pub fn json_error_detail(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let what = match e.classify() {
+        Category::Io => "could not be read",
+        Category::Syntax => "not valid JSON",
+        Category::Data => "unexpected content",
+        Category::Eof => "cut short",
+    };
+    if e.line() == 0 {
+        what.to_string()
+    } else {
+        format!("{what} at line {} column {}", e.line(), e.column())
+    }
 }
 
 #[cfg(test)]

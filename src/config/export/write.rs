@@ -4,7 +4,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use super::{Client, Rendered, codex, jsonc};
 
@@ -193,24 +193,8 @@ fn backup(path: &Path) -> Result<PathBuf, String> {
 
 /// `YYYYMMDDTHHMMSSZ` in UTC.
 fn timestamp(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    let (year, month, day, h, m, sec) = crate::text::civil_utc(crate::text::unix_secs(t));
+    format!("{year:04}{month:02}{day:02}T{h:02}{m:02}{sec:02}Z")
 }
 
 /// Temporary file in the same directory, fsync, the original's
@@ -272,7 +256,7 @@ mod tests {
 
     #[test]
     fn timestamps_are_utc_calendar_dates() {
-        let at = |s: u64| timestamp(UNIX_EPOCH + Duration::from_secs(s));
+        let at = |s: u64| timestamp(std::time::UNIX_EPOCH + Duration::from_secs(s));
         assert_eq!(at(0), "19700101T000000Z");
         // 2024-02-29 12:34:56 UTC, a leap day.
         assert_eq!(at(1_709_210_096), "20240229T123456Z");

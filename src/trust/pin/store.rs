@@ -149,21 +149,8 @@ impl PinStore {
     }
 }
 
-/// Where and how JSON failed, without serde's message (it can quote
-/// whatever the file holds).
 fn json_detail(e: &serde_json::Error) -> String {
-    use serde_json::error::Category;
-    let what = match e.classify() {
-        Category::Io => "could not be read",
-        Category::Syntax => "not valid JSON",
-        Category::Data => "unexpected content",
-        Category::Eof => "cut short",
-    };
-    if e.line() == 0 {
-        what.to_string()
-    } else {
-        format!("{what} at line {} column {}", e.line(), e.column())
-    }
+    crate::text::json_error_detail(e)
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PinError> {

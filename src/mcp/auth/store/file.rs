@@ -72,21 +72,8 @@ where
     serde_json::from_slice(&text).map_err(|e| corrupt(json_detail(&e)))
 }
 
-/// Where and how JSON failed, without serde's message (it can quote values,
-/// and values here are secrets).
 pub(super) fn json_detail(e: &serde_json::Error) -> String {
-    use serde_json::error::Category;
-    let what = match e.classify() {
-        Category::Io => "could not be read",
-        Category::Syntax => "not valid JSON",
-        Category::Data => "unexpected content",
-        Category::Eof => "cut short",
-    };
-    if e.line() == 0 {
-        what.to_string()
-    } else {
-        format!("{what} at line {} column {}", e.line(), e.column())
-    }
+    crate::text::json_error_detail(e)
 }
 
 pub(super) static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
