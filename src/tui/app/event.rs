@@ -134,7 +134,7 @@ fn on_status(
             if let Some(i) = find(s, &server) {
                 crate::tui::browse::server_gone(&mut s.servers[i]);
             }
-            super::trust::refresh(s);
+            super::trust::refresh_lists_of(s, None);
         }
     }
     true
@@ -156,7 +156,7 @@ fn on_lists(s: &mut State, server: String, lists: Arc<Lists>) -> bool {
         }
         s.refilter_to(previous);
         // Lint again; a tool that is no longer as pinned is announced.
-        let news = super::trust::refresh(s);
+        let news = super::trust::refresh_lists_of(s, Some(&server));
         if !news.is_empty() {
             for line in &news {
                 if let Some(i) = find(s, &server) {

@@ -20,6 +20,9 @@ pub struct Trust {
     /// The lint findings on its current lists (its own rules and those
     /// across servers), most severe first.
     pub findings: Vec<Finding>,
+    /// Its own rules' findings (kept: linting thousands of tools again is
+    /// not free, and only a server whose lists changed needs it).
+    own: Option<Vec<Finding>>,
     /// When it was pinned, if it was.
     pub pinned_at: Option<String>,
     /// What is not as pinned (empty when not pinned).
@@ -86,6 +89,20 @@ fn list_method(kind: Kind) -> &'static str {
 /// config was reloaded, pins were written). Returns what to announce: a
 /// tool that changed since it was pinned while the session ran.
 pub fn refresh(s: &mut State) -> Vec<String> {
+    for v in &mut s.servers {
+        v.trust.own = None;
+    }
+    refresh_lists_of(s, None)
+}
+
+/// Like [`refresh`] after the lists of `server` came: only that server is
+/// linted again (the rules across servers run over all of them).
+pub fn refresh_lists_of(s: &mut State, server: Option<&str>) -> Vec<String> {
+    if let Some(name) = server
+        && let Some(v) = s.servers.iter_mut().find(|v| v.name == name)
+    {
+        v.trust.own = None;
+    }
     let listed: Vec<usize> = (0..s.servers.len())
         .filter(|&i| s.servers[i].status == ServerStatus::Connected)
         .collect();
@@ -101,23 +118,35 @@ pub fn refresh(s: &mut State) -> Vec<String> {
         let connected = listed.contains(&i);
         let v = &s.servers[i];
         let mut findings = Vec::new();
+        let mut own = None;
         let mut changes = Vec::new();
         let mut pinned_at = None;
         if connected {
-            let options = v
-                .trust
-                .config
-                .as_ref()
-                .map(|c| lint::Options::for_server(c, &s.settings))
-                .unwrap_or_default();
-            let instructions = v
-                .negotiated
-                .as_ref()
-                .and_then(|n| n.instructions.as_deref());
-            findings = lint::lint_server(&v.name, &v.lists, instructions, &options);
+            findings = match &v.trust.own {
+                Some(f) => f.clone(),
+                None => {
+                    let options = v
+                        .trust
+                        .config
+                        .as_ref()
+                        .map(|c| lint::Options::for_server(c, &s.settings))
+                        .unwrap_or_default();
+                    let instructions = v
+                        .negotiated
+                        .as_ref()
+                        .and_then(|n| n.instructions.as_deref());
+                    let f = lint::lint_server(&v.name, &v.lists, instructions, &options);
+                    own = Some(f.clone());
+                    f
+                }
+            };
             findings.extend(across.iter().filter(|f| f.server == v.name).cloned());
             findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-            if let Ok(store) = &s.pins
+            if own.is_none() {
+                // Lists and pins as they were: so are the changes.
+                changes = v.trust.changes.clone();
+                pinned_at = v.trust.pinned_at.clone();
+            } else if let Ok(store) = &s.pins
                 && let Some(pinned) = store.get(&v.trust.key)
             {
                 pinned_at = Some(pinned.pinned_at.clone());
@@ -133,6 +162,11 @@ pub fn refresh(s: &mut State) -> Vec<String> {
         let before: Vec<(String, ChangeKind)> = changed_tools(&s.servers[i]);
         let v = &mut s.servers[i];
         v.trust.findings = findings;
+        if own.is_some() {
+            v.trust.own = own;
+        } else if !connected {
+            v.trust.own = None;
+        }
         v.trust.changes = changes;
         v.trust.pinned_at = pinned_at;
         for (tool, what) in changed_tools(v) {
