@@ -1325,9 +1325,14 @@ pub fn cross_server(servers: &[(&str, &Lists)]) -> Vec<Finding> {
                     .into_iter()
                     .filter_map(|(f, s)| s.as_deref().map(|s| (f, s)))
                     .collect();
-            let instructs = texts
-                .iter()
-                .any(|(_, s)| !text::analyse(s).phrases.is_empty());
+            // Only asked when the name is shadowed (analysing every text
+            // would cost more than the rest of this function).
+            let instructs = || {
+                texts
+                    .iter()
+                    .any(|(_, s)| !text::analyse(s).phrases.is_empty())
+            };
+            let mut instructs_memo: Option<bool> = None;
             // Shadowing: the same name on another server.
             for &j in owners.get(tool.name.as_str()).into_iter().flatten() {
                 if j == i {
@@ -1335,7 +1340,7 @@ pub fn cross_server(servers: &[(&str, &Lists)]) -> Vec<Finding> {
                 }
                 let other = servers[j].0;
                 let names_other = texts.iter().any(|(_, s)| find_word(s, other).is_some());
-                let high = instructs || names_other;
+                let high = names_other || *instructs_memo.get_or_insert_with(instructs);
                 out.push(Finding {
                     server: server.to_string(),
                     kind: Kind::Tool,

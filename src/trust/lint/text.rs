@@ -573,8 +573,10 @@ fn destinations(s: &str) -> Vec<Hit> {
 pub fn analyse(s: &str) -> Signals {
     let ws = words(s);
     let mut sig = Signals::default();
-    for (family, pattern) in PHRASES {
-        let pat = compile(pattern);
+    // The phrase patterns, compiled once for every text.
+    static COMPILED: std::sync::LazyLock<Vec<(Family, Vec<Elem<'static>>)>> =
+        std::sync::LazyLock::new(|| PHRASES.iter().map(|(f, p)| (*f, compile(p))).collect());
+    for (family, pat) in COMPILED.iter() {
         let mut i = 0;
         while i < ws.len() {
             if let Some(end) = match_at(&pat, &ws, i)
