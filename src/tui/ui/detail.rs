@@ -520,7 +520,7 @@ fn latency_table(
     }
     if errors + tool_errors > 0 {
         lines.push(Line::styled(
-            format!("err: {errors} JSON-RPC errors · {tool_errors} isError results"),
+            format!("err: {errors} JSON-RPC + {tool_errors} isError"),
             Role::Muted.style(),
         ));
     }
