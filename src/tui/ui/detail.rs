@@ -578,47 +578,6 @@ fn short(d: std::time::Duration) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn latencies_and_counts_fit_five_columns() {
-        let us = Duration::from_micros;
-        let cases = [
-            (0, "0µs"),
-            (999, "999µs"),
-            (1_000, "1.0ms"),
-            (9_949, "9.9ms"),
-            (9_950, "10ms"),
-            (999_499, "999ms"),
-            (999_500, "1.0s"),
-            (9_950_000, "10s"),
-            (999_499_999, "999s"),
-            (999_500_000, "17m"),
-            (5_940_000_000, "99m"),
-            (5_970_000_000, "2h"),
-            (u64::MAX, "long"),
-        ];
-        for (v, want) in cases {
-            let got = short(us(v));
-            assert_eq!(got, want, "{v} µs");
-            assert!(got.chars().count() <= 5, "{got}");
-        }
-        for (n, want) in [
-            (7, "7"),
-            (99_999, "99999"),
-            (123_456, "123k"),
-            (45_000_000, "45M"),
-        ] {
-            assert_eq!(compact(n), want);
-        }
-        assert_eq!(cut("resources/templates/list", 10), "resources…");
-        assert_eq!(cut("ping", 10), "ping");
-    }
-}
-
 pub(super) fn schema_lines(schema: &serde_json::Value, lines: &mut Vec<Line<'static>>) {
     let rows = crate::schema::rows(schema);
     if rows.is_empty() {
@@ -670,5 +629,46 @@ pub(super) fn level_style(notice: &str) -> Style {
         _ if notice.starts_with("error:") => Role::Error.style(),
         _ if notice.starts_with("warning:") => Role::Warn.style(),
         _ => Style::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn latencies_and_counts_fit_five_columns() {
+        let us = Duration::from_micros;
+        let cases = [
+            (0, "0µs"),
+            (999, "999µs"),
+            (1_000, "1.0ms"),
+            (9_949, "9.9ms"),
+            (9_950, "10ms"),
+            (999_499, "999ms"),
+            (999_500, "1.0s"),
+            (9_950_000, "10s"),
+            (999_499_999, "999s"),
+            (999_500_000, "17m"),
+            (5_940_000_000, "99m"),
+            (5_970_000_000, "2h"),
+            (u64::MAX, "long"),
+        ];
+        for (v, want) in cases {
+            let got = short(us(v));
+            assert_eq!(got, want, "{v} µs");
+            assert!(got.chars().count() <= 5, "{got}");
+        }
+        for (n, want) in [
+            (7, "7"),
+            (99_999, "99999"),
+            (123_456, "123k"),
+            (45_000_000, "45M"),
+        ] {
+            assert_eq!(compact(n), want);
+        }
+        assert_eq!(cut("resources/templates/list", 10), "resources…");
+        assert_eq!(cut("ping", 10), "ping");
     }
 }
