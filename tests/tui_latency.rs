@@ -269,3 +269,17 @@ fn the_reset_key_can_be_rebound_and_the_help_lists_it() {
         "{text}"
     );
 }
+
+#[test]
+fn a_server_removed_by_a_reload_takes_its_statistics_with_it() {
+    let log = Arc::new(FrameLog::new(1_000));
+    let mut s = state(&log, 80, 24);
+    traffic(&log);
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Clock(Instant::now()), &mut fx);
+    assert_eq!(s.latency.server_rows("other").len(), 1);
+    let kept = vec![ServerConfig::stdio("demo", "x", &[])];
+    update(&mut s, Msg::Reloaded(Ok(kept)), &mut fx);
+    assert!(s.latency.server_rows("other").is_empty());
+    assert_eq!(s.latency.server_rows("demo").len(), 3);
+}

@@ -299,4 +299,30 @@ mod tests {
         let j = to_json(&rows);
         assert_eq!(j["servers"]["b"]["tools/list"]["p50_ms"], 500.0);
     }
+
+    #[test]
+    fn rows_of_one_server_and_resets() {
+        let mut lat = Latencies::default();
+        let ms = Duration::from_millis;
+        lat.add("a", "tools/call", ms(3), Outcome::Ok);
+        lat.add("ab", "ping", ms(1), Outcome::Ok);
+        lat.add("a", "ping", ms(2), Outcome::Error);
+        lat.add("b", "tools/list", ms(4), Outcome::ToolError);
+        let names = |rows: Vec<Row>| -> Vec<(String, String)> {
+            rows.into_iter().map(|r| (r.server, r.method)).collect()
+        };
+        let pair = |s: &str, m: &str| (s.to_string(), m.to_string());
+        assert_eq!(
+            names(lat.server_rows("a")),
+            [pair("a", "ping"), pair("a", "tools/call")]
+        );
+        assert!(lat.server_rows("c").is_empty());
+        lat.reset_server("a");
+        assert!(lat.server_rows("a").is_empty());
+        assert_eq!(lat.rows().len(), 2, "other servers keep theirs");
+        lat.retain_servers(|s| s == "b");
+        assert_eq!(names(lat.rows()), [pair("b", "tools/list")]);
+        lat.reset();
+        assert!(lat.is_empty());
+    }
 }
