@@ -361,7 +361,6 @@ pub(super) fn server_lines(
     if !latency.is_empty() {
         lines.push(Line::raw(format!("latency: {}", latency.join(" · "))));
     }
-    latency_table(stats, keys, width, &mut *lines);
     if let Some(l) = &v.log_level {
         lines.push(Line::raw(format!("log level: {l} and above")));
     }
@@ -414,6 +413,9 @@ pub(super) fn server_lines(
     if v.dropped.total() > 0 {
         lines.push(Line::styled(v.dropped.text(), Role::Warn.style()));
     }
+    // After what the server is and what was found; before the
+    // notifications and stderr, which can be long.
+    latency_table(stats, keys, width, &mut *lines);
     if !v.notices.is_empty() {
         lines.push(Line::styled(
             format!(
