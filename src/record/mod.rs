@@ -26,6 +26,7 @@
 //! queues it; its own thread writes the file. A full queue drops lines
 //! (counted in the file); a failing disk is one warning.
 
+pub mod histogram;
 pub mod replay;
 pub mod stats;
 

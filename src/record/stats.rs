@@ -3,15 +3,18 @@
 //! the TUI can feed it live); [`of_recording`] pairs a recording's
 //! requests and responses by server, direction and id.
 //!
-//! Percentiles are exact, by the nearest-rank method over the sorted
-//! samples (no histogram): a recording holds thousands of calls, not
-//! millions, and exact numbers compare across runs without bucket error.
+//! The samples go into a bounded HDR-style [`Histogram`] per (server,
+//! method), so a TUI session that runs for days keeps fixed memory, and
+//! `mcpdeck stats` and the TUI agree. Percentiles are by the nearest rank,
+//! never below the exact one and above it by less than 0.8 % (exact below
+//! 256 µs); the maximum is exact.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::histogram::Histogram;
 use super::{Dir, Recording};
 
 /// How a request ended.
@@ -26,7 +29,7 @@ pub enum Outcome {
 
 #[derive(Debug, Default, Clone)]
 struct Samples {
-    micros: Vec<u64>,
+    micros: Histogram,
     errors: u64,
     tool_errors: u64,
     unanswered: u64,
@@ -57,7 +60,8 @@ pub struct Row {
     pub unanswered: u64,
 }
 
-/// The nearest-rank percentile of sorted samples.
+/// The exact nearest-rank percentile of sorted samples (the reference
+/// the histogram is tested against).
 pub fn percentile(sorted: &[u64], p: f64) -> u64 {
     if sorted.is_empty() {
         return 0;
@@ -73,7 +77,7 @@ impl Latencies {
             .entry((server.to_string(), method.to_string()))
             .or_default();
         s.micros
-            .push(u64::try_from(latency.as_micros()).unwrap_or(u64::MAX));
+            .record(u64::try_from(latency.as_micros()).unwrap_or(u64::MAX));
         match outcome {
             Outcome::Ok => {}
             Outcome::Error => s.errors += 1,
@@ -94,28 +98,53 @@ impl Latencies {
         self.by.clear();
     }
 
+    /// Forget one server's samples.
+    pub fn reset_server(&mut self, server: &str) {
+        self.by.retain(|(s, _), _| s != server);
+    }
+
+    /// Keep only the servers `keep` says yes to.
+    pub fn retain_servers(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.by.retain(|(s, _), _| keep(s));
+    }
+
+    /// Whether no request was counted.
+    pub fn is_empty(&self) -> bool {
+        self.by.is_empty()
+    }
+
     /// The rows, by server then method.
     pub fn rows(&self) -> Vec<Row> {
         self.by
             .iter()
-            .map(|((server, method), s)| {
-                let mut v = s.micros.clone();
-                v.sort_unstable();
-                let us = |p| Duration::from_micros(percentile(&v, p));
-                Row {
-                    server: server.clone(),
-                    method: method.clone(),
-                    count: v.len() as u64,
-                    p50: us(50.0),
-                    p95: us(95.0),
-                    p99: us(99.0),
-                    max: Duration::from_micros(v.last().copied().unwrap_or(0)),
-                    errors: s.errors,
-                    tool_errors: s.tool_errors,
-                    unanswered: s.unanswered,
-                }
-            })
+            .map(|((server, method), s)| row(server, method, s))
             .collect()
+    }
+
+    /// One server's rows, by method.
+    pub fn server_rows(&self, server: &str) -> Vec<Row> {
+        self.by
+            .range((server.to_string(), String::new())..)
+            .take_while(|((s, _), _)| s == server)
+            .map(|((server, method), s)| row(server, method, s))
+            .collect()
+    }
+}
+
+fn row(server: &str, method: &str, s: &Samples) -> Row {
+    let h = &s.micros;
+    let us = |p| Duration::from_micros(h.percentile(p));
+    Row {
+        server: server.to_string(),
+        method: method.to_string(),
+        count: h.count(),
+        p50: us(50.0),
+        p95: us(95.0),
+        p99: us(99.0),
+        max: Duration::from_micros(h.max()),
+        errors: s.errors,
+        tool_errors: s.tool_errors,
+        unanswered: s.unanswered,
     }
 }
 
@@ -269,5 +298,31 @@ mod tests {
         assert_eq!(row("a", "roots/list").count, 1);
         let j = to_json(&rows);
         assert_eq!(j["servers"]["b"]["tools/list"]["p50_ms"], 500.0);
+    }
+
+    #[test]
+    fn rows_of_one_server_and_resets() {
+        let mut lat = Latencies::default();
+        let ms = Duration::from_millis;
+        lat.add("a", "tools/call", ms(3), Outcome::Ok);
+        lat.add("ab", "ping", ms(1), Outcome::Ok);
+        lat.add("a", "ping", ms(2), Outcome::Error);
+        lat.add("b", "tools/list", ms(4), Outcome::ToolError);
+        let names = |rows: Vec<Row>| -> Vec<(String, String)> {
+            rows.into_iter().map(|r| (r.server, r.method)).collect()
+        };
+        let pair = |s: &str, m: &str| (s.to_string(), m.to_string());
+        assert_eq!(
+            names(lat.server_rows("a")),
+            [pair("a", "ping"), pair("a", "tools/call")]
+        );
+        assert!(lat.server_rows("c").is_empty());
+        lat.reset_server("a");
+        assert!(lat.server_rows("a").is_empty());
+        assert_eq!(lat.rows().len(), 2, "other servers keep theirs");
+        lat.retain_servers(|s| s == "b");
+        assert_eq!(names(lat.rows()), [pair("b", "tools/list")]);
+        lat.reset();
+        assert!(lat.is_empty());
     }
 }

@@ -31,6 +31,9 @@ pub enum Action {
     AcceptPins,
     Reconnect,
     Ping,
+    /// Forget the selected server's latency statistics (its detail's
+    /// table of count, p50, p95, p99, max and errors per method).
+    ResetStats,
     LogLevel,
     Reload,
     Filter,
@@ -291,6 +294,13 @@ const SPECS: &[Spec] = &[
         help: "ping the selected server (its latency)",
         group: Group::Servers,
         keys: &["p"],
+    },
+    Spec {
+        action: Action::ResetStats,
+        name: "reset_stats",
+        help: "reset the selected server's latency statistics (its detail's table)",
+        group: Group::Servers,
+        keys: &["Z"],
     },
     Spec {
         action: Action::LogLevel,

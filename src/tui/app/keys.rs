@@ -298,6 +298,7 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         | Action::Subscribe => view_action(s, a, fx),
         Action::Help | Action::Quit => app_action(s, a, fx),
         Action::AcceptPins => super::trust::accept(s, fx),
+        Action::ResetStats => super::latency::reset(s),
         Action::Record => {
             fx.push(Effect::Record);
             true

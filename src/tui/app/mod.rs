@@ -7,6 +7,7 @@ mod editor;
 mod event;
 mod import;
 mod keys;
+mod latency;
 mod login;
 mod media;
 mod model;
@@ -134,7 +135,9 @@ pub const STATUS_TTL: std::time::Duration = std::time::Duration::from_secs(8);
 /// Apply one message. Returns true when the screen must be redrawn.
 pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
     let before = s.status.clone();
-    let redraw = apply(s, msg, fx);
+    let mut redraw = apply(s, msg, fx);
+    // The responses recorded meanwhile, into the latency statistics.
+    redraw |= latency::feed(s);
     // A new message starts its time; an old one expires (on the next
     // message after its time: an idle screen does not wake for it).
     if s.status != before {
@@ -239,6 +242,8 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
                 .min(s.servers.len().saturating_sub(1));
             s.refilter_to(tool);
             s.relayout();
+            let names: Vec<&str> = s.servers.iter().map(|v| v.name.as_str()).collect();
+            s.latency.retain_servers(|n| names.contains(&n));
             trust::refresh(s);
             let mut note = format!("config reloaded: {} servers", s.servers.len());
             // An editor on a server that is gone has nothing to send to.

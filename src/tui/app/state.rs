@@ -71,6 +71,11 @@ pub struct State {
     pub frames: Option<Arc<crate::mcp::framelog::FrameLog>>,
     pub log: LogView,
     pub net: NetView,
+    /// Latency per server and method, from the response frames (the
+    /// reset key forgets a server's).
+    pub latency: crate::record::stats::Latencies,
+    /// The next frame the statistics read.
+    pub latency_next: u64,
     /// The colours (`[theme]`, `NO_COLOR`).
     pub theme: crate::tui::theme::Theme,
     /// The time as the driver last told it (`Msg::Clock`).
@@ -135,6 +140,8 @@ impl State {
             frames: None,
             log: LogView::default(),
             net: NetView::default(),
+            latency: Default::default(),
+            latency_next: 0,
             // The driver hands in the theme it built from the config and
             // the environment.
             theme: crate::tui::theme::Theme::default(),

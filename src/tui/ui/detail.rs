@@ -64,7 +64,12 @@ fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
     };
     if server_detail && let Some(v) = s.selected_server() {
         title = format!("Server · {}", clean(&v.name));
-        server_lines(v, &s.keymap, &mut lines);
+        let width = match s.areas.detail.width {
+            0 => 52,
+            w => w.saturating_sub(2) as usize,
+        };
+        let stats = s.latency.server_rows(&v.name);
+        server_lines(v, &s.keymap, &stats, width, &mut lines);
     } else if let Some((_, t)) = s.selected_tool() {
         title = format!("Tool · {}", clean(&t.name));
         if let Some(x) = &t.title {
@@ -250,6 +255,8 @@ fn trust_summary(
 pub(super) fn server_lines(
     v: &ServerView,
     keys: &crate::tui::keymap::Keymap,
+    stats: &[crate::record::stats::Row],
+    width: usize,
     lines: &mut Vec<Line<'static>>,
 ) {
     use crate::tui::keymap::Action;
@@ -406,6 +413,9 @@ pub(super) fn server_lines(
     if v.dropped.total() > 0 {
         lines.push(Line::styled(v.dropped.text(), Role::Warn.style()));
     }
+    // After what the server is and what was found; before the
+    // notifications and stderr, which can be long.
+    latency_table(stats, keys, width, &mut *lines);
     if !v.notices.is_empty() {
         lines.push(Line::styled(
             format!(
@@ -428,6 +438,145 @@ pub(super) fn server_lines(
         for l in v.stderr.iter().rev() {
             lines.push(Line::styled(format!("  {}", clean(l)), Role::Muted.style()));
         }
+    }
+}
+
+/// The columns of numbers in the latency table: count, p50, p95, p99,
+/// max (five columns each) and errors (three).
+const NUMBERS: usize = 33;
+
+/// The latency table of a server: a row per method with count, p50, p95,
+/// p99, max and errors (JSON-RPC errors and `isError` results), sized to
+/// `width` columns: the method beside its numbers when there is room for
+/// it, on a line of its own above them when not.
+fn latency_table(
+    rows: &[crate::record::stats::Row],
+    keys: &crate::tui::keymap::Keymap,
+    width: usize,
+    lines: &mut Vec<Line<'static>>,
+) {
+    use crate::tui::keymap::Action;
+    if rows.is_empty() {
+        return;
+    }
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    lines.push(Line::from(vec![
+        Span::styled("Latency per method", bold),
+        Span::styled(
+            format!(" · {} resets", keys.label(Action::ResetStats)),
+            Role::Muted.style(),
+        ),
+    ]));
+    let methods: Vec<String> = rows.iter().map(|r| clean(&r.method)).collect();
+    let longest = methods
+        .iter()
+        .map(|m| m.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let room = width.saturating_sub(NUMBERS + 1);
+    let beside = room >= 8;
+    let mw = longest.min(room);
+    let numbers = |n: &str, p50: &str, p95: &str, p99: &str, max: &str, err: &str| {
+        format!("{n:>5} {p50:>5} {p95:>5} {p99:>5} {max:>5} {err:>3}")
+    };
+    let head = numbers("n", "p50", "p95", "p99", "max", "err");
+    lines.push(Line::styled(
+        if beside {
+            format!("{:<mw$} {head}", "method")
+        } else {
+            format!(" {head}")
+        },
+        Role::Muted.style(),
+    ));
+    let (mut errors, mut tool_errors) = (0u64, 0u64);
+    for (r, method) in rows.iter().zip(methods) {
+        errors += r.errors;
+        tool_errors += r.tool_errors;
+        let row = numbers(
+            &compact(r.count),
+            &short(r.p50),
+            &short(r.p95),
+            &short(r.p99),
+            &short(r.max),
+            &compact(r.errors + r.tool_errors),
+        );
+        let err_role = if r.errors + r.tool_errors > 0 {
+            Role::Error.style()
+        } else {
+            Style::default()
+        };
+        if beside {
+            lines.push(Line::from(vec![
+                Span::styled(format!("{:<mw$} ", cut(&method, mw)), bold),
+                Span::raw(row[..row.len() - 3].to_string()),
+                Span::styled(row[row.len() - 3..].to_string(), err_role),
+            ]));
+        } else {
+            lines.push(Line::styled(method, bold));
+            lines.push(Line::from(vec![
+                Span::raw(format!(" {}", &row[..row.len() - 3])),
+                Span::styled(row[row.len() - 3..].to_string(), err_role),
+            ]));
+        }
+    }
+    if errors + tool_errors > 0 {
+        lines.push(Line::styled(
+            format!("err: {errors} JSON-RPC + {tool_errors} isError"),
+            Role::Muted.style(),
+        ));
+    }
+}
+
+/// `text` in at most `width` columns (an ellipsis marks a cut).
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// A count in at most five columns (`12345`, `123k`, `45M`).
+fn compact(n: u64) -> String {
+    match n {
+        0..100_000 => n.to_string(),
+        100_000..10_000_000 => format!("{}k", n / 1_000),
+        _ => format!("{}M", n / 1_000_000),
+    }
+}
+
+/// A latency in at most five columns, to two or three digits: `850µs`,
+/// `3.2ms`, `120ms`, `1.5s`, `42s`, `12m`, `3h`.
+fn short(d: std::time::Duration) -> String {
+    let us = d.as_micros();
+    if us < 1_000 {
+        return format!("{us}µs");
+    }
+    let ms = us as f64 / 1e3;
+    if ms < 9.95 {
+        return format!("{ms:.1}ms");
+    }
+    if ms < 999.5 {
+        return format!("{ms:.0}ms");
+    }
+    let secs = ms / 1e3;
+    if secs < 9.95 {
+        return format!("{secs:.1}s");
+    }
+    if secs < 999.5 {
+        return format!("{secs:.0}s");
+    }
+    let mins = secs / 60.0;
+    if mins < 99.5 {
+        return format!("{mins:.0}m");
+    }
+    let hours = mins / 60.0;
+    if hours < 9_999.5 {
+        format!("{hours:.0}h")
+    } else {
+        "long".into()
     }
 }
 
@@ -482,5 +631,46 @@ pub(super) fn level_style(notice: &str) -> Style {
         _ if notice.starts_with("error:") => Role::Error.style(),
         _ if notice.starts_with("warning:") => Role::Warn.style(),
         _ => Style::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn latencies_and_counts_fit_five_columns() {
+        let us = Duration::from_micros;
+        let cases = [
+            (0, "0µs"),
+            (999, "999µs"),
+            (1_000, "1.0ms"),
+            (9_949, "9.9ms"),
+            (9_950, "10ms"),
+            (999_499, "999ms"),
+            (999_500, "1.0s"),
+            (9_950_000, "10s"),
+            (999_499_999, "999s"),
+            (999_500_000, "17m"),
+            (5_940_000_000, "99m"),
+            (5_970_000_000, "2h"),
+            (u64::MAX, "long"),
+        ];
+        for (v, want) in cases {
+            let got = short(us(v));
+            assert_eq!(got, want, "{v} µs");
+            assert!(got.chars().count() <= 5, "{got}");
+        }
+        for (n, want) in [
+            (7, "7"),
+            (99_999, "99999"),
+            (123_456, "123k"),
+            (45_000_000, "45M"),
+        ] {
+            assert_eq!(compact(n), want);
+        }
+        assert_eq!(cut("resources/templates/list", 10), "resources…");
+        assert_eq!(cut("ping", 10), "ping");
     }
 }
