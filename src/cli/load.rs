@@ -93,7 +93,8 @@ fn parse_secs(s: &str) -> Result<Duration, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{s:?} is not a number of seconds (e.g. 10 or 0.5)"))?;
-    if !(secs > 0.0) || secs > MAX_DURATION.as_secs_f64() {
+    let in_range = secs.is_finite() && secs > 0.0 && secs <= MAX_DURATION.as_secs_f64();
+    if !in_range {
         return Err(format!(
             "{s:?}: give more than 0 and at most {} seconds",
             MAX_DURATION.as_secs()
@@ -638,8 +639,8 @@ async fn bench_connected(
         return Err(Failure::new(
             Exit::Connect,
             format!(
-                "the server {server_name:?} went away after {} of {issued} calls: {}{tail}",
-                report.calls,
+                "the server {server_name:?} went away during the run ({} of {issued} calls answered): {}{tail}",
+                report.calls - report.transport - report.timeout,
                 sanitize::one_line(why)
             ),
         ));
