@@ -127,24 +127,28 @@ impl ErrorClass {
     }
 }
 
-/// The server's `/proc` numbers at one moment.
+/// The server's `/proc` numbers at one moment, over its process group (the
+/// process mcpdeck started leads one: a wrapper such as `npx` or `sh -c`
+/// and the server it runs are counted together).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcSample {
-    /// utime + stime, in clock ticks.
+    /// utime + stime of every live process in the group, in clock ticks.
     pub cpu_ticks: u64,
-    /// VmHWM, in kB (absent for a zombie).
+    /// The sum of their VmHWM, in kB (`None` when none has one: zombies).
     pub peak_rss_kb: Option<u64>,
 }
 
-/// utime + stime from the text of `/proc/PID/stat` (fields 14 and 15,
-/// counted after the command name, which may hold spaces and parentheses).
-pub fn parse_stat(text: &str) -> Option<u64> {
+/// utime + stime and the process group from the text of `/proc/PID/stat`
+/// (fields 14, 15 and 5, counted after the command name, which may hold
+/// spaces and parentheses).
+pub fn parse_stat(text: &str) -> Option<(u64, u32)> {
     let (_, rest) = text.rsplit_once(')')?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // rest starts at field 3 (state).
+    let pgrp: u32 = fields.get(2)?.parse().ok()?;
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some(utime + stime)
+    Some((utime + stime, pgrp))
 }
 
 /// VmHWM (kB) from the text of `/proc/PID/status`.
@@ -155,16 +159,39 @@ pub fn parse_vm_hwm(text: &str) -> Option<u64> {
         .and_then(|n| n.parse().ok())
 }
 
-/// Read the server's numbers; `None` once the process is gone.
-pub fn sample(pid: u32) -> Option<ProcSample> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let cpu_ticks = parse_stat(&stat)?;
-    let peak_rss_kb = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| parse_vm_hwm(&s));
-    Some(ProcSample {
+/// Read the numbers of process group `pgid`; `None` once no process of it
+/// is left.
+pub fn sample(pgid: u32) -> Option<ProcSample> {
+    let dir = std::fs::read_dir("/proc").ok()?;
+    let mut found = false;
+    let mut cpu_ticks = 0u64;
+    let mut peak: Option<u64> = None;
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Some((cpu, pgrp)) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|t| parse_stat(&t))
+        else {
+            continue;
+        };
+        if pgrp != pgid {
+            continue;
+        }
+        found = true;
+        cpu_ticks += cpu;
+        if let Some(kb) = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|t| parse_vm_hwm(&t))
+        {
+            *peak.get_or_insert(0) += kb;
+        }
+    }
+    found.then_some(ProcSample {
         cpu_ticks,
-        peak_rss_kb,
+        peak_rss_kb: peak,
     })
 }
 
@@ -666,9 +693,9 @@ mod tests {
 
     #[test]
     fn stat_fields_after_the_name() {
-        // A name with spaces and a parenthesis; utime 150, stime 25.
-        let stat = "4242 (my (odd) srv) S 1 4242 4242 0 -1 4194560 300 0 0 0 150 25 0 0 20 0 1 0 100 1000 50";
-        assert_eq!(parse_stat(stat), Some(175));
+        // A name with spaces and a parenthesis; group 4200, utime 150, stime 25.
+        let stat = "4242 (my (odd) srv) S 1 4200 4200 0 -1 4194560 300 0 0 0 150 25 0 0 20 0 1 0 100 1000 50";
+        assert_eq!(parse_stat(stat), Some((175, 4200)));
         assert_eq!(parse_stat("4242 (x) S 1 2"), None);
         assert_eq!(parse_stat("garbage"), None);
     }
@@ -681,8 +708,11 @@ mod tests {
     }
 
     #[test]
-    fn own_process_is_sampled() {
-        let s = sample(std::process::id()).expect("our own /proc entry");
+    fn own_process_group_is_sampled() {
+        // SAFETY: getpgrp has no preconditions and cannot fail.
+        let group = unsafe { libc::getpgrp() };
+        let s = sample(u32::try_from(group).expect("a process group id"))
+            .expect("our own process group in /proc");
         assert!(s.peak_rss_kb.is_some_and(|k| k > 0));
     }
 
