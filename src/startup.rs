@@ -27,12 +27,29 @@ static INTERRUPT: LazyLock<Interrupt> = LazyLock::new(|| Interrupt {
 });
 
 /// Take the next SIGINT for the running command (`bench`: it stops
-/// issuing calls and still prints what it measured): [`run`] then only
-/// turns the returned receiver to `true`, and the command ends by itself.
-/// A second SIGINT (or SIGTERM, SIGHUP) stops the servers as usual.
-pub fn claim_interrupt() -> tokio::sync::watch::Receiver<bool> {
+/// issuing calls and still prints what it measured): while the claim is
+/// held, [`run`] only turns [`InterruptClaim::fired`] to `true`, and the
+/// command ends by itself. A second SIGINT (or SIGTERM, SIGHUP), or one
+/// after the claim is dropped, stops the servers as usual.
+pub fn claim_interrupt() -> InterruptClaim {
+    INTERRUPT.fired.send_replace(false);
     INTERRUPT.claimed.store(true, Ordering::SeqCst);
-    INTERRUPT.fired.subscribe()
+    InterruptClaim {
+        fired: INTERRUPT.fired.subscribe(),
+    }
+}
+
+/// A claim on the next SIGINT ([`claim_interrupt`]); dropping it gives
+/// SIGINT back to [`run`].
+pub struct InterruptClaim {
+    /// Turns `true` when the claimed SIGINT comes.
+    pub fired: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Drop for InterruptClaim {
+    fn drop(&mut self) {
+        INTERRUPT.claimed.store(false, Ordering::SeqCst);
+    }
 }
 
 /// Exit code when the runtime or the signal handlers cannot be set up.

@@ -367,3 +367,30 @@ fn sigint_prints_what_was_measured() {
     assert!((4..100_000).contains(&calls), "{stdout}");
     common::assert_no_leak(&f.marker);
 }
+
+#[test]
+fn an_http_server_has_no_server_numbers() {
+    let server = common::everything_http("streamableHttp");
+    let run = common::mcpdeck(
+        &[
+            "bench",
+            &server.url,
+            "echo",
+            "--arg",
+            "message=hi",
+            "--calls",
+            "20",
+            "-c",
+            "4",
+            "--json",
+        ],
+        common::limit(60),
+    );
+    run.ok();
+    let v = json_of(&run);
+    assert_eq!(v["calls"], 20, "{v}");
+    assert_eq!(v["errors"], 0, "{v}");
+    assert!(v["latency_ms"]["p95"].is_number(), "{v}");
+    // Nothing to read in /proc for a server mcpdeck did not start.
+    assert!(v["server"].is_null(), "{v}");
+}

@@ -528,7 +528,7 @@ async fn bench_connected(
                 _ = tokio::time::sleep_until(time_up.unwrap_or(far)), if stop.is_none() && time_up.is_some() => Step::TimeUp,
                 _ = tokio::time::sleep_until(grace_until.unwrap_or(far)), if grace_until.is_some() => Step::GraceOver,
                 _ = tokio::time::sleep_until(cancel_until.unwrap_or(far)), if cancel_until.is_some() => Step::CancelWaitOver,
-                r = interrupt.wait_for(|fired| *fired), if stop != Some(Stop::Interrupt) => match r {
+                r = interrupt.fired.wait_for(|fired| *fired), if stop != Some(Stop::Interrupt) => match r {
                     Ok(_) => Step::Interrupt,
                     // The sender lives in a static: never closed.
                     Err(_) => Step::Sample,
@@ -638,6 +638,9 @@ async fn bench_connected(
             }
         }
     }
+    // SIGINT is the usual one again while the report is printed and the
+    // server stopped.
+    drop(interrupt);
     if report.calls > 0 {
         report.duration = ended.duration_since(started);
     }
