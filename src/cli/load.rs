@@ -542,8 +542,7 @@ async fn bench_connected(
                 ended = Instant::now();
                 let was_cancelled = cancelled.remove(&tag);
                 match result {
-                    Err(e) if was_cancelled && stop == Some(Stop::Interrupt) => {
-                        let _ = e;
+                    Err(_) if was_cancelled && stop == Some(Stop::Interrupt) => {
                         *report.interrupted.get_or_insert(0) += 1;
                         continue;
                     }
