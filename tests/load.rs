@@ -178,9 +178,9 @@ fn concurrency_is_bounded_and_reached() {
     let run = bench(
         &[
             "sleep",
-            r#"{"ms":40}"#,
+            r#"{"ms":100}"#,
             "--calls",
-            "40",
+            "24",
             "--concurrency",
             "4",
             "--json",
@@ -189,10 +189,10 @@ fn concurrency_is_bounded_and_reached() {
     );
     run.ok();
     let v = json_of(&run);
-    assert_eq!(v["calls"], 40, "{v}");
+    assert_eq!(v["calls"], 24, "{v}");
     let state = f.state().expect("the fixture's state file");
-    assert_eq!(state["calls"], 40, "{state}");
-    // Never more than 4 in flight, and 4 reached (each call sleeps 40 ms:
+    assert_eq!(state["calls"], 24, "{state}");
+    // Never more than 4 in flight, and 4 reached (each call sleeps 100 ms:
     // the next calls go out while the first are still sleeping).
     assert_eq!(state["max_inflight"], 4, "{state}");
 
