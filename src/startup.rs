@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Mutex};
 use std::time::Duration;
 
@@ -13,6 +14,43 @@ use crate::mcp::transport::stdio::Children;
 
 /// Every server process this run starts, so that a signal can reap them all.
 pub static CHILDREN: LazyLock<Arc<Children>> = LazyLock::new(Children::new);
+
+/// The first SIGINT, when the running command has claimed it.
+struct Interrupt {
+    claimed: AtomicBool,
+    fired: tokio::sync::watch::Sender<bool>,
+}
+
+static INTERRUPT: LazyLock<Interrupt> = LazyLock::new(|| Interrupt {
+    claimed: AtomicBool::new(false),
+    fired: tokio::sync::watch::channel(false).0,
+});
+
+/// Take the next SIGINT for the running command (`bench`: it stops
+/// issuing calls and still prints what it measured): while the claim is
+/// held, [`run`] only turns [`InterruptClaim::fired`] to `true`, and the
+/// command ends by itself. A second SIGINT (or SIGTERM, SIGHUP), or one
+/// after the claim is dropped, stops the servers as usual.
+pub fn claim_interrupt() -> InterruptClaim {
+    INTERRUPT.fired.send_replace(false);
+    INTERRUPT.claimed.store(true, Ordering::SeqCst);
+    InterruptClaim {
+        fired: INTERRUPT.fired.subscribe(),
+    }
+}
+
+/// A claim on the next SIGINT ([`claim_interrupt`]); dropping it gives
+/// SIGINT back to [`run`].
+pub struct InterruptClaim {
+    /// Turns `true` when the claimed SIGINT comes.
+    pub fired: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Drop for InterruptClaim {
+    fn drop(&mut self) {
+        INTERRUPT.claimed.store(false, Ordering::SeqCst);
+    }
+}
 
 /// Exit code when the runtime or the signal handlers cannot be set up.
 const CANNOT_START: i32 = 3;
@@ -86,18 +124,28 @@ pub fn run<F: Future<Output = i32>>(work: F) -> i32 {
                 return CANNOT_START;
             }
         };
-        tokio::select! {
-            code = work => code,
-            (name, code) = signals.next() => {
-                // The work is dropped here; its manager closes every
-                // session. Wait for the servers to go, SIGKILL the rest; a
-                // second signal kills them at once.
-                eprintln!("mcpdeck: {name}: stopping the servers (again to kill them now)");
-                tokio::select! {
-                    _ = CHILDREN.settle(Duration::from_secs(2)) => {}
-                    _ = signals.next() => CHILDREN.kill_now(),
+        let mut work = std::pin::pin!(work);
+        loop {
+            tokio::select! {
+                code = &mut work => break code,
+                (name, code) = signals.next() => {
+                    // A command that claimed the first SIGINT ends by
+                    // itself (and reports what it did first).
+                    if code == 130 && INTERRUPT.claimed.swap(false, Ordering::SeqCst) {
+                        INTERRUPT.fired.send_replace(true);
+                        eprintln!("mcpdeck: {name}: finishing (again to stop the servers now)");
+                        continue;
+                    }
+                    // The work is dropped here; its manager closes every
+                    // session. Wait for the servers to go, SIGKILL the rest; a
+                    // second signal kills them at once.
+                    eprintln!("mcpdeck: {name}: stopping the servers (again to kill them now)");
+                    tokio::select! {
+                        _ = CHILDREN.settle(Duration::from_secs(2)) => {}
+                        _ = signals.next() => CHILDREN.kill_now(),
+                    }
+                    break code;
                 }
-                code
             }
         }
     });

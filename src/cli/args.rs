@@ -142,6 +142,10 @@ pub enum Cmd {
     /// Compare two versions of a server's tools, prompts, resources and templates
     /// (servers, `tools --json` snapshots, recordings, pin files); exit 1 on a breaking change
     Diff(super::diff::DiffArgs),
+    /// Load on one tool: `bench TARGET TOOL [ARGS_JSON] --calls N --concurrency C
+    /// [--duration S]`, or `bench TOOL [ARGS_JSON] … -- CMD ARGS…`; calls/s, latency
+    /// percentiles, errors by kind, and a stdio server's CPU and peak RSS
+    Bench(super::load::BenchArgs),
 }
 
 #[derive(Args, Debug, Clone)]

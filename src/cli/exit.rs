@@ -16,6 +16,8 @@ pub enum Exit {
     Connect = 3,
     /// Authorization needed or failed.
     Auth = 4,
+    /// Stopped by Ctrl-C (SIGINT) after reporting what was done (`bench`).
+    Interrupted = 130,
 }
 
 impl Exit {

@@ -438,8 +438,10 @@ impl Link {
         self.next_tag
     }
 
-    /// Receive events, reporting them, until `want` picks one.
-    async fn until<T>(
+    /// Receive events, reporting them, until `want` picks one; `None` when
+    /// the manager is gone. Cancel-safe: an event is taken only when
+    /// `want` sees it.
+    pub async fn until<T>(
         &mut self,
         mut want: impl FnMut(Event) -> ControlFlow<T, Event>,
     ) -> Option<T> {
@@ -513,13 +515,7 @@ impl Link {
         tool: &str,
         arguments: Value,
     ) -> (Result<CallResult, CallError>, Duration) {
-        let tag = self.tag();
-        self.manager.send(Command::Call {
-            tag,
-            server: self.name().to_string(),
-            tool: tool.to_string(),
-            arguments,
-        });
+        let tag = self.start_call(tool, arguments);
         self.until(|ev| match ev {
             Event::CallFinished {
                 tag: t,
@@ -531,6 +527,27 @@ impl Link {
         })
         .await
         .unwrap_or_else(|| (Err(Self::gone()), Duration::ZERO))
+    }
+
+    /// Start a tool call and return at once with its tag; its
+    /// [`Event::CallFinished`] comes through [`Link::until`]. The manager
+    /// runs each call on its own, so many can be in flight at once.
+    pub fn start_call(&mut self, tool: &str, arguments: Value) -> u64 {
+        let tag = self.tag();
+        self.manager.send(Command::Call {
+            tag,
+            server: self.name().to_string(),
+            tool: tool.to_string(),
+            arguments,
+        });
+        tag
+    }
+
+    /// Cancel a call (or request) by its tag; the server is told, and the
+    /// call still finishes with its event (cancelled, or its answer if it
+    /// was already in).
+    pub fn cancel(&self, tag: u64) {
+        self.manager.send(Command::Cancel { tag });
     }
 
     /// Ask for log messages at `level` and above.

@@ -6,7 +6,8 @@
 //! Commands: `servers`, `info`, `tools`, `call` (`call`), `smoke`
 //! (`smoke`), `resources`, `templates`, `read`, `prompts`, `prompt`,
 //! `complete` (`resources`), `open`, `replay` and `stats` (`record`;
-//! `replay` and `stats` run by `main`), and `demo-server` (run by `main`).
+//! `replay` and `stats` run by `main`), `diff`, `bench` (`load`), and
+//! `demo-server` (run by `main`).
 
 pub mod args;
 pub mod auth;
@@ -19,6 +20,7 @@ pub mod export;
 pub mod import;
 mod info;
 pub mod link;
+pub mod load;
 pub mod manage;
 pub mod oneshot;
 pub mod output;
@@ -104,37 +106,13 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
             json,
             command,
         }) => {
-            let (target, rest) = if command.is_empty() {
-                let mut w = words.into_iter();
-                let target = TargetArgs {
-                    target: w.next(),
-                    command: Vec::new(),
-                };
-                (target, w.collect::<Vec<_>>())
-            } else {
-                (
-                    TargetArgs {
-                        target: None,
-                        command,
-                    },
-                    words,
-                )
-            };
+            let (target, rest) = tool_words("call", words, command)?;
             let Some(tool) = rest.first() else {
                 return Err(Failure::new(
                     Exit::Usage,
                     "call needs a TOOL: `mcpdeck call TARGET TOOL [ARGS_JSON]`",
                 ));
             };
-            if rest.len() > 2 {
-                return Err(Failure::new(
-                    Exit::Usage,
-                    format!(
-                        "unexpected word {:?}: with `-- CMD`, write `mcpdeck call TOOL [ARGS_JSON] -- CMD ARGS…`",
-                        rest[2]
-                    ),
-                ));
-            }
             let call = CallArgs {
                 tool: tool.clone(),
                 json_args: rest.get(1).cloned(),
@@ -173,5 +151,41 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Replay(_)) => Ok(Exit::Ok),
         Some(Cmd::Stats(a)) => record::stats(&a), // run by `main`
         Some(Cmd::Diff(a)) => diff::run(&config, &a, trace).await,
+        Some(Cmd::Bench(a)) => load::run(&config, &a, trace).await,
     }
+}
+
+/// TARGET and the words after it (TOOL [ARGS_JSON]) of `call` and `bench`:
+/// `CMD TARGET TOOL [ARGS_JSON]`, or `CMD TOOL [ARGS_JSON] -- CMD ARGS…`.
+pub fn tool_words(
+    cmd: &str,
+    words: Vec<String>,
+    command: Vec<String>,
+) -> Result<(TargetArgs, Vec<String>), Failure> {
+    let (target, rest) = if command.is_empty() {
+        let mut w = words.into_iter();
+        let target = TargetArgs {
+            target: w.next(),
+            command: Vec::new(),
+        };
+        (target, w.collect::<Vec<_>>())
+    } else {
+        (
+            TargetArgs {
+                target: None,
+                command,
+            },
+            words,
+        )
+    };
+    if rest.len() > 2 {
+        return Err(Failure::new(
+            Exit::Usage,
+            format!(
+                "unexpected word {:?}: with `-- CMD`, write `mcpdeck {cmd} TOOL [ARGS_JSON] -- CMD ARGS…`",
+                rest[2]
+            ),
+        ));
+    }
+    Ok((target, rest))
 }

@@ -129,6 +129,7 @@ impl Task {
                         status: s.status.clone(),
                         negotiated: s.negotiated.clone(),
                         lists: s.lists.clone(),
+                        pid: s.session.as_ref().and_then(|x| x.pid()),
                     })
                     .collect();
                 let _ = reply.send(snap);

@@ -356,6 +356,8 @@ pub struct ServerSnapshot {
     pub status: ServerStatus,
     pub negotiated: Option<Negotiated>,
     pub lists: Arc<Lists>,
+    /// The process id of a connected stdio server (`/proc` statistics).
+    pub pid: Option<u32>,
 }
 
 /// A tool in the aggregate list.

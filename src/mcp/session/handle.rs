@@ -230,6 +230,11 @@ impl Session {
         self.inner.transport.stderr()
     }
 
+    /// The server's process id, for a stdio server.
+    pub fn pid(&self) -> Option<u32> {
+        self.inner.transport.pid()
+    }
+
     pub fn stderr_tail(&self, n: usize) -> Vec<String> {
         self.stderr().map(|b| b.tail(n)).unwrap_or_default()
     }

@@ -66,6 +66,14 @@ impl Transport {
         }
     }
 
+    /// The process id of a stdio server (the process mcpdeck started).
+    pub fn pid(&self) -> Option<u32> {
+        match self {
+            Transport::Stdio(t) => t.pid(),
+            _ => None,
+        }
+    }
+
     /// The streamable HTTP transport, if this is one.
     pub fn http(&self) -> Option<&http::HttpTransport> {
         match self {
