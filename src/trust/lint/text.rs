@@ -579,7 +579,7 @@ pub fn analyse(s: &str) -> Signals {
     for (family, pat) in COMPILED.iter() {
         let mut i = 0;
         while i < ws.len() {
-            if let Some(end) = match_at(&pat, &ws, i)
+            if let Some(end) = match_at(pat, &ws, i)
                 && end > i
             {
                 let (start, stop) = (ws[i].start, ws[end - 1].end);
