@@ -28,7 +28,7 @@ const NAMES_CMD: &str = "__servers";
 
 /// The commands whose next word is a server name (`login` and `logout`
 /// are `auth`'s).
-const TAKES_SERVER: &str = "remove enable disable deny allow info tools call smoke resources templates read prompts prompt complete login logout";
+const TAKES_SERVER: &str = "remove enable disable deny allow info tools call smoke resources templates read prompts prompt complete login logout lint pin verify bench";
 
 /// The completion script for `shell`.
 pub fn script(shell: Shell) -> String {
