@@ -271,7 +271,7 @@ proptest::proptest! {
 
 #[test]
 fn name_candidates_find_dotted_names_at_a_sentence_end() {
-    let words: Vec<&str> = super::name_candidates("Then call a.files.read. Or send_email!")
+    let words: Vec<&str> = super::cross::name_candidates("Then call a.files.read. Or send_email!")
         .into_iter()
         .map(|(_, w)| w)
         .collect();
@@ -281,7 +281,7 @@ fn name_candidates_find_dotted_names_at_a_sentence_end() {
     assert!(!words.iter().any(|w| w.ends_with('.')), "{words:?}");
     // Each candidate's offset points at it.
     let text = "x ..files.read.. y";
-    for (at, w) in super::name_candidates(text) {
+    for (at, w) in super::cross::name_candidates(text) {
         assert_eq!(&text[at..at + w.len()], w);
     }
 }
