@@ -666,56 +666,28 @@ impl Walker<'_, '_> {
                     let any = Value::Bool(true);
                     let (sa, sb) = (sa.unwrap_or(&any), sb.unwrap_or(&any));
                     self.walk(sa, sb, &p, &here, depth + 1);
-                    match (qa, qb, self.dir) {
+                    let change = match (qa, qb, self.dir) {
                         (false, true, Dir::Input) => {
-                            let message =
-                                format!("{}: {} is now required", self.subject(), here.text());
-                            self.sink
-                                .push("parameter-now-required", true, &p, None, None, message);
+                            Some(("parameter-now-required", true, "is now required"))
                         }
                         (true, false, Dir::Input) => {
-                            let message =
-                                format!("{}: {} is now optional", self.subject(), here.text());
-                            self.sink.push(
-                                "parameter-now-optional",
-                                false,
-                                &p,
-                                None,
-                                None,
-                                message,
-                            );
+                            Some(("parameter-now-optional", false, "is now optional"))
                         }
-                        (true, false, Dir::Output) => {
-                            let message = format!(
-                                "{}: {} is no longer required (it may be missing)",
-                                self.subject(),
-                                here.text()
-                            );
-                            self.sink.push(
-                                "output-property-now-optional",
-                                true,
-                                &p,
-                                None,
-                                None,
-                                message,
-                            );
-                        }
-                        (false, true, Dir::Output) => {
-                            let message = format!(
-                                "{}: {} is now always present",
-                                self.subject(),
-                                here.text()
-                            );
-                            self.sink.push(
-                                "output-property-now-required",
-                                false,
-                                &p,
-                                None,
-                                None,
-                                message,
-                            );
-                        }
-                        _ => {}
+                        (true, false, Dir::Output) => Some((
+                            "output-property-now-optional",
+                            true,
+                            "is no longer required (it may be missing)",
+                        )),
+                        (false, true, Dir::Output) => Some((
+                            "output-property-now-required",
+                            false,
+                            "is now always present",
+                        )),
+                        _ => None,
+                    };
+                    if let Some((kind, breaking, what)) = change {
+                        let message = format!("{}: {} {what}", self.subject(), here.text());
+                        self.sink.push(kind, breaking, &p, None, None, message);
                     }
                 }
                 (false, false) => {}

@@ -228,12 +228,11 @@ impl FrameLog {
     /// Frames with a sequence number of at least `seq`.
     pub fn since(&self, seq: u64) -> Vec<Arc<Frame>> {
         let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner
-            .frames
-            .iter()
-            .filter(|f| f.seq >= seq)
-            .cloned()
-            .collect()
+        // Sequence numbers only grow along the ring: find the first one
+        // wanted instead of looking at every frame (the TUI asks on every
+        // update).
+        let from = inner.frames.partition_point(|f| f.seq < seq);
+        inner.frames.range(from..).cloned().collect()
     }
 
     /// The sequence number of the newest frame (changes when one arrives).

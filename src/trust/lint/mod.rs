@@ -359,6 +359,15 @@ fn said(def: &Def<'_>) -> Said {
     }
 }
 
+/// A signal's severity: high when the rest of the definition raises it.
+fn raised(high: bool) -> Severity {
+    if high {
+        Severity::High
+    } else {
+        Severity::Medium
+    }
+}
+
 fn said_findings(def: &Def<'_>, said: &Said, side_channel: bool, out: &mut Vec<Pending>) {
     for (i, sig) in &said.per_text {
         let t = &def.texts[*i];
@@ -382,11 +391,7 @@ fn said_findings(def: &Def<'_>, said: &Said, side_channel: bool, out: &mut Vec<P
             }
             out.push(Pending {
                 rule: "model-instruction",
-                severity: if high {
-                    Severity::High
-                } else {
-                    Severity::Medium
-                },
+                severity: raised(high),
                 field: t.field.clone(),
                 message: format!(
                     "text aimed at the model, not at the person: it {}{}",
@@ -404,11 +409,7 @@ fn said_findings(def: &Def<'_>, said: &Said, side_channel: bool, out: &mut Vec<P
             let high = said.any_phrase || said.any_secret || said.any_exfil;
             out.push(Pending {
                 rule: "instruction-tag",
-                severity: if high {
-                    Severity::High
-                } else {
-                    Severity::Medium
-                },
+                severity: raised(high),
                 field: t.field.clone(),
                 message: format!(
                     "a {} block: a marker of text meant for the model only{}",
@@ -426,11 +427,7 @@ fn said_findings(def: &Def<'_>, said: &Said, side_channel: bool, out: &mut Vec<P
                 || side_channel;
             out.push(Pending {
                 rule: "secret-access",
-                severity: if high {
-                    Severity::High
-                } else {
-                    Severity::Medium
-                },
+                severity: raised(high),
                 field: t.field.clone(),
                 message: format!(
                     "names a secret or dotfile (\"{}\"){}",
