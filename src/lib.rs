@@ -18,6 +18,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod diff;
+pub mod fsutil;
 pub mod mcp;
 pub mod record;
 pub mod sanitize;

@@ -2,8 +2,8 @@
 //! atomically (a 0600 temp file beside it, then a rename).
 
 use std::collections::BTreeMap;
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -153,14 +153,13 @@ fn json_detail(e: &serde_json::Error) -> String {
     crate::text::json_error_detail(e)
 }
 
+/// Writes the pin file atomically and owner-only, its directory created
+/// owner-only if missing ([`crate::fsutil`]).
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PinError> {
-    let io_err = |action: &'static str, path: &Path| {
-        let path = path.to_path_buf();
-        move |source| PinError::Io {
-            action,
-            path,
-            source,
-        }
+    let io = |f: crate::fsutil::IoFailure| PinError::Io {
+        action: f.action,
+        path: f.path,
+        source: f.source,
     };
     let name = path
         .file_name()
@@ -175,48 +174,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PinError> {
         _ => PathBuf::from("."),
     };
     if !dir.exists() {
-        let mut builder = fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::DirBuilderExt;
-            builder.mode(0o700);
-        }
-        builder
-            .create(&dir)
-            .map_err(io_err("create the directory", &dir))?;
+        crate::fsutil::create_private_dir(&dir).map_err(io)?;
     }
-    let (tmp, mut file) = {
-        let mut n = 0u32;
-        loop {
-            let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-            let mut options = OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt;
-                options.mode(0o600);
-            }
-            match options.open(&tmp) {
-                Ok(f) => break (tmp, f),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
-                Err(e) => return Err(io_err("create a file in", &dir)(e)),
-            }
-        }
-    };
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(io_err("write", &tmp));
-    drop(file);
-    let renamed = written.and_then(|()| fs::rename(&tmp, path).map_err(io_err("replace", path)));
-    if let Err(e) = renamed {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    #[cfg(unix)]
-    if let Ok(d) = fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    crate::fsutil::write_private_atomic(&dir, &name, bytes).map_err(io)
 }

@@ -76,68 +76,14 @@ pub(super) fn json_detail(e: &serde_json::Error) -> String {
     crate::text::json_error_detail(e)
 }
 
-pub(super) static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Writes `dir/name` atomically: a new 0600 temp file in `dir`, fsync,
-/// rename over the target, fsync of `dir`. The temp file is removed on
-/// failure.
+/// Writes `dir/name` atomically and owner-only
+/// ([`crate::fsutil::write_private_atomic`]).
 pub(super) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
-    let target = dir.join(name);
-    let (tmp, mut file) = loop {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(".{name}.{}.{n}.{nanos}.tmp", std::process::id()));
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        match options.open(&tmp) {
-            Ok(file) => break (tmp, file),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(source) => {
-                return Err(StoreError::Io {
-                    action: "create a file in",
-                    path: dir.to_path_buf(),
-                    source,
-                });
-            }
-        }
-    };
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|source| StoreError::Io {
-            action: "write",
-            path: tmp.clone(),
-            source,
-        });
-    drop(file);
-    let renamed = written.and_then(|()| {
-        fs::rename(&tmp, &target).map_err(|source| StoreError::Io {
-            action: "replace",
-            path: target.clone(),
-            source,
-        })
-    });
-    if let Err(e) = renamed {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    #[cfg(unix)]
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|source| StoreError::Io {
-            action: "sync",
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    Ok(())
+    crate::fsutil::write_private_atomic(dir, name, bytes).map_err(|f| StoreError::Io {
+        action: f.action,
+        path: f.path,
+        source: f.source,
+    })
 }
 
 // ---------------------------------------------------------------------------
