@@ -319,40 +319,38 @@ impl Recorded {
 
 /// A recording: the last complete list results of the chosen server.
 fn recording(shown: &str, text: &str, server: Option<&str>) -> Result<Loaded, LoadError> {
+    // The lines are read as `replay` and `stats` read them; what a list
+    // is (pages, errors) is worked out here.
+    let rec =
+        crate::record::Recording::read(Path::new(shown), text.as_bytes()).map_err(|detail| {
+            LoadError::Bad {
+                path: shown.into(),
+                detail,
+            }
+        })?;
+    let warnings: Vec<String> = rec
+        .problems
+        .iter()
+        .map(|p| format!("{shown} {p}"))
+        .collect();
     let mut servers: BTreeMap<String, Recorded> = BTreeMap::new();
-    let mut warnings = Vec::new();
     let mut all_names: BTreeSet<String> = BTreeSet::new();
-    let mut header_seen = false;
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+    for e in &rec.entries {
+        all_names.insert(e.server.clone());
+        if server.is_some_and(|s| s != e.server) {
             continue;
         }
-        if !header_seen {
-            header_seen = true;
-            continue;
+        let dir = match e.dir {
+            crate::record::Dir::Send => "send",
+            crate::record::Dir::Recv => "recv",
+            crate::record::Dir::Http => continue,
+        };
+        if let Some(frame) = &e.frame {
+            servers
+                .entry(e.server.clone())
+                .or_default()
+                .frame(dir, frame);
         }
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            warnings.push(format!(
-                "{shown} line {}: not a complete JSON line (a cut-short recording?); skipped",
-                n + 1
-            ));
-            continue;
-        };
-        let Some(name) = v.get("server").and_then(Value::as_str) else {
-            continue;
-        };
-        all_names.insert(name.to_string());
-        if server.is_some_and(|s| s != name) {
-            continue;
-        }
-        let (Some(dir), Some(frame)) = (v.get("dir").and_then(Value::as_str), v.get("frame"))
-        else {
-            continue;
-        };
-        servers
-            .entry(name.to_string())
-            .or_default()
-            .frame(dir, frame);
     }
     servers.retain(|_, r| !r.done.is_empty());
     let (name, rec) = match servers.len() {

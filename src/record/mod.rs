@@ -693,34 +693,6 @@ impl Recording {
         discovered.then_some("stateless")
     }
 
-    /// The results `server` gave to mcpdeck's requests of `method`, in
-    /// order (each page of a list is one): what `diff` reads to compare
-    /// tools, prompts, resources and templates. Error answers are left out.
-    pub fn results(&self, server: &str, method: &str) -> Vec<&Value> {
-        let mut asked: Vec<&Value> = Vec::new();
-        let mut out = Vec::new();
-        for e in self.entries.iter().filter(|e| e.server == server) {
-            let Some(f) = &e.frame else { continue };
-            match e.dir {
-                Dir::Send if f.get("method").and_then(Value::as_str) == Some(method) => {
-                    if let Some(id) = f.get("id") {
-                        asked.push(id);
-                    }
-                }
-                Dir::Recv if f.get("method").is_none() => {
-                    if let (Some(id), Some(result)) = (f.get("id"), f.get("result"))
-                        && let Some(i) = asked.iter().position(|a| *a == id)
-                    {
-                        asked.remove(i);
-                        out.push(result);
-                    }
-                }
-                _ => {}
-            }
-        }
-        out
-    }
-
     /// The recorded server to use: `name`, or the only one there is.
     pub fn pick_server(&self, name: Option<&str>) -> Result<String, String> {
         let names: Vec<&str> = self.servers.iter().map(|s| s.name.as_str()).collect();
@@ -811,7 +783,6 @@ mod tests {
         assert_eq!(r.problems.len(), 1);
         assert!(r.problems[0].starts_with("line 3:"), "{:?}", r.problems);
         assert_eq!(r.era("a"), None);
-        assert!(r.results("a", "ping").is_empty(), "no answer was recorded");
         let e = Recording::read(Path::new("x.json"), "{\"tools\":[]}\n".as_bytes()).unwrap_err();
         assert!(e.contains("not an mcpdeck recording"), "{e}");
         let e = Recording::read(Path::new("x.json"), "".as_bytes()).unwrap_err();
@@ -819,7 +790,7 @@ mod tests {
     }
 
     #[test]
-    fn results_pair_pages_with_their_requests_and_the_era_follows_the_handshake() {
+    fn the_era_follows_the_handshake_and_a_server_is_picked() {
         let text = r#"{"mcpdeck_recording":1,"servers":[]}
 {"t":0,"server":"a","dir":"send","frame":{"jsonrpc":"2.0","id":1,"method":"server/discover"}}
 {"t":0,"server":"a","dir":"recv","frame":{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}}
@@ -833,9 +804,6 @@ mod tests {
 {"t":0,"server":"b","dir":"recv","frame":{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}}
 "#;
         let r = Recording::read(Path::new("r"), text.as_bytes()).unwrap();
-        let pages = r.results("a", "tools/list");
-        assert_eq!(pages.len(), 2);
-        assert_eq!(pages[1]["tools"][0]["name"], "y");
         assert_eq!(r.era("a"), Some("initialize"));
         assert_eq!(r.era("b"), Some("stateless"));
         assert!(r.pick_server(None).unwrap_err().contains("--server"));
