@@ -148,7 +148,21 @@ impl FrameLog {
         meta: FrameMeta,
     ) -> Arc<Frame> {
         let text = truncate(raw, self.per_frame).to_string();
-        self.push(server, dir, text, raw.len(), meta, raw)
+        self.push(server, dir, text, raw.len(), meta, raw, None)
+    }
+
+    /// [`FrameLog::record`] of a frame from a recording: its time since the
+    /// start is the recorded one, not now (`mcpdeck open`).
+    pub fn record_at(
+        &self,
+        server: &Arc<str>,
+        dir: Direction,
+        raw: &str,
+        meta: FrameMeta,
+        elapsed: Duration,
+    ) -> Arc<Frame> {
+        let text = truncate(raw, self.per_frame).to_string();
+        self.push(server, dir, text, raw.len(), meta, raw, Some(elapsed))
     }
 
     /// Record a frame the caller owns: kept as it is, without a copy,
@@ -164,7 +178,7 @@ impl FrameLog {
             return self.record(server, dir, &text, meta);
         }
         let size = text.len();
-        let frame = self.push(server, dir, text, size, meta, "");
+        let frame = self.push(server, dir, text, size, meta, "", None);
         if let Some(tap) = &self.tap {
             tap(&frame, &frame.text);
         }
@@ -173,6 +187,9 @@ impl FrameLog {
 
     /// Add a frame to the ring; `raw` (the whole frame) goes to the tap,
     /// unless empty (the caller taps it).
+    // One private constructor for the three public ways in (`record`,
+    // `record_owned`, `record_at`): its arguments are the frame's parts.
+    #[allow(clippy::too_many_arguments)]
     fn push(
         &self,
         server: &Arc<str>,
@@ -181,13 +198,14 @@ impl FrameLog {
         size: usize,
         meta: FrameMeta,
         raw: &str,
+        elapsed: Option<Duration>,
     ) -> Arc<Frame> {
         let mut frame = Frame {
             seq: 0,
             server: server.clone(),
             dir,
             at: SystemTime::now(),
-            elapsed: self.start.elapsed(),
+            elapsed: elapsed.unwrap_or_else(|| self.start.elapsed()),
             text,
             size,
             method: meta.method,

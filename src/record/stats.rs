@@ -176,8 +176,10 @@ pub fn of_recording(rec: &Recording) -> Latencies {
             } else {
                 Outcome::Ok
             };
-            let secs = (e.t - t0).max(0.0);
-            lat.add(&e.server, &method, Duration::from_secs_f64(secs), outcome);
+            // Times from a file: a negative or absurd difference is zero,
+            // never a panic.
+            let latency = Duration::try_from_secs_f64(e.t - t0).unwrap_or_default();
+            lat.add(&e.server, &method, latency, outcome);
         }
     }
     for ((server, _, _), (method, _)) in open {
@@ -270,6 +272,20 @@ mod tests {
         assert_eq!(percentile(&[7], 99.0), 7);
         assert_eq!(percentile(&[], 50.0), 0);
         assert_eq!(percentile(&[1, 2], 50.0), 1);
+    }
+
+    #[test]
+    fn absurd_recorded_times_are_counted_not_a_panic() {
+        let text = r#"{"mcpdeck_recording":1,"servers":[]}
+{"t":-1e308,"server":"a","dir":"send","frame":{"jsonrpc":"2.0","id":1,"method":"ping"}}
+{"t":1e308,"server":"a","dir":"recv","frame":{"jsonrpc":"2.0","id":1,"result":{}}}
+{"t":5,"server":"a","dir":"send","frame":{"jsonrpc":"2.0","id":2,"method":"ping"}}
+{"t":1,"server":"a","dir":"recv","frame":{"jsonrpc":"2.0","id":2,"result":{}}}
+"#;
+        let rec = Recording::read(std::path::Path::new("r"), text.as_bytes()).unwrap();
+        let rows = of_recording(&rec).rows();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].count, 2);
     }
 
     #[test]

@@ -111,14 +111,15 @@ pub async fn open_recording(
                     let asked = dir == Direction::In;
                     if let Some((m, t0)) = open.remove(&(e.server.clone(), asked, id.to_string())) {
                         meta.method = Some(Arc::from(m.as_str()));
-                        meta.latency =
-                            Some(std::time::Duration::from_secs_f64((e.t - t0).max(0.0)));
+                        meta.latency = std::time::Duration::try_from_secs_f64(e.t - t0).ok();
                     }
                 }
                 (None, None) => {}
             }
         }
-        log.record(&Arc::from(e.server.as_str()), dir, &e.text(), meta);
+        // A hostile file may hold any number here: never a panic.
+        let at = std::time::Duration::try_from_secs_f64(e.t).unwrap_or_default();
+        log.record_at(&Arc::from(e.server.as_str()), dir, &e.text(), meta, at);
     }
     let keymap = super::keymap::Keymap::with_overrides(&config.keys)
         .map_err(|e| LaunchError::Config(e.to_string()))?;
@@ -134,7 +135,7 @@ pub async fn open_recording(
     );
     let names: Vec<&str> = rec.servers.iter().map(|s| s.name.as_str()).collect();
     let note = format!(
-        "read-only recording of {}, {} frames (times are not the recorded ones): {} from {}",
+        "read-only recording of {}, {} frames: {} from {}",
         names.join(", "),
         rec.entries.iter().filter(|e| e.dir != Dir::Http).count(),
         rec.path.display(),
