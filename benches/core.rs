@@ -12,11 +12,14 @@
 //! 3. `mcpdeck tools` against server-everything: the time to stdout EOF
 //!    beside a raw client's whole run (spawn, initialize, list, signal,
 //!    reap), and the overhead beside the server's own time to answer
-//!    `initialize` (under 50 ms).
+//!    `initialize` (under 50 ms). mcpdeck runs with the era memory filled
+//!    (settings.remember_era: a script's second run on), and again probing
+//!    (a first run, or `MCPDECK_ERA_MEMORY=off`), both printed.
 //!
 //! Profiling: `MCPDECK_BENCH_ONLY=session` (100,000 calls of the Session
 //! alone; `session-beside-manager` with an idle Manager on the same
-//! runtime; `MCPDECK_BENCH_AFTER_RT=1` after a Session on 2 worker threads).
+//! runtime; `MCPDECK_BENCH_AFTER_RT=1` after a Session on 2 worker threads;
+//! `tools`: section 3 alone).
 //!
 //! The bench binary is also the echo server: run with `--echo-server`.
 
@@ -53,6 +56,14 @@ fn main() {
     let (rounds, calls) = if full { (15, 2_000) } else { (1, 200) };
     let runs = if full { 7 } else { 1 };
     let exe = std::env::current_exe().expect("current exe");
+    // Only the `mcpdeck tools` figure (section 3).
+    if std::env::var("MCPDECK_BENCH_ONLY").as_deref() == Ok("tools") {
+        match everything_js() {
+            Some(js) => tools_overhead(&js, runs, full),
+            None => println!("server-everything is not installed (run scripts/test.sh first)"),
+        }
+        return;
+    }
     if full {
         println!(
             "mcpdeck core benchmark: sequential tools/call round trips, {rounds} interleaved rounds of {calls} per client, median\n"
@@ -556,18 +567,32 @@ fn tools_overhead(js: &Path, runs: usize, full: bool) {
     let mut exit = Vec::new();
     let mut wall = Vec::new();
     let mut eof = Vec::new();
+    let mut eof_probing = Vec::new();
     let mut raw = Vec::new();
+    // The era memory (settings.remember_era) in a file of the bench's own,
+    // filled by a first run: a script running `mcpdeck tools` again and
+    // again is in this state from its second run on.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let memory = dir.path().join("eras.json");
+    mcpdeck_tools_run(&bin, js, &memory);
+    assert!(
+        memory.exists(),
+        "the first run remembered server-everything's era"
+    );
+    let off = PathBuf::from("off");
     for _ in 0..runs {
         let (i, e) = server_own_times(js);
         init.push(i);
         exit.push(e);
         raw.push(raw_client_run(js));
-        let (to_eof, to_exit) = mcpdeck_tools_run(&bin, js);
+        let (to_eof, to_exit) = mcpdeck_tools_run(&bin, js, &memory);
         eof.push(to_eof);
         wall.push(to_exit);
+        eof_probing.push(mcpdeck_tools_run(&bin, js, &off).0);
     }
     let (i, e, w) = (median(init), median(exit), median(wall));
     let (eof, raw) = (median(eof), median(raw));
+    let eof_probing = median(eof_probing);
     // mcpdeck's answer is out at stdout EOF; what follows (the polite
     // stop: oneshot_grace, then SIGTERM) no longer delays a reader, so the
     // overhead is counted to the EOF.
@@ -608,6 +633,11 @@ fn tools_overhead(js: &Path, runs: usize, full: bool) {
         ms(eof),
         eof.as_secs_f64() / raw.as_secs_f64().max(1e-9)
     );
+    println!(
+        "  the same, probing the era (first run, or MCPDECK_ERA_MEMORY=off):  {:>7.1} ms  ({:.2}x the raw client)",
+        ms(eof_probing),
+        eof_probing.as_secs_f64() / raw.as_secs_f64().max(1e-9)
+    );
     if full {
         println!(
             "target: stdout EOF no later than the raw client's whole run: {}",
@@ -634,8 +664,9 @@ fn raw_client_run(js: &Path) -> Duration {
 }
 
 /// `mcpdeck tools --json -- node server-everything stdio` with stdout a
-/// pipe: spawn to stdout EOF, and spawn to exit.
-fn mcpdeck_tools_run(bin: &Path, js: &Path) -> (Duration, Duration) {
+/// pipe and the era memory in `memory` (or `off`): spawn to stdout EOF,
+/// and spawn to exit.
+fn mcpdeck_tools_run(bin: &Path, js: &Path, memory: &Path) -> (Duration, Duration) {
     use std::io::Read;
     let t = Instant::now();
     let mut child = Command::new(bin)
@@ -644,6 +675,7 @@ fn mcpdeck_tools_run(bin: &Path, js: &Path) -> (Duration, Duration) {
         .arg(js)
         .arg("stdio")
         .env("MCPDECK_CONFIG", "/dev/null")
+        .env("MCPDECK_ERA_MEMORY", memory)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

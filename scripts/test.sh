@@ -70,6 +70,10 @@ export MCPDECK_TEST_DEPS_READY=1
 # server-everything's gzip-file-as-resource fetches a public URL by default
 # (smoke tests call it): allow only loopback, so no test reaches outside.
 export GZIP_ALLOWED_DOMAINS=127.0.0.1
+# mcpdeck run by the tests never remembers a server's era between runs (each
+# run probes, as the tests expect, and nothing is written to the user's state
+# directory); tests/era_memory.rs turns it on with a file of its own.
+export MCPDECK_ERA_MEMORY=off
 if [[ "${MCPDECK_DEPS_ONLY:-}" == 1 ]]; then
     step "dependencies installed (MCPDECK_DEPS_ONLY=1: skipping checks and tests)"
     exit 0

@@ -17,6 +17,9 @@ fn run(args: Cli) -> i32 {
         eprintln!("mcpdeck: {e}");
         return cli::Exit::Usage as i32;
     }
+    // Stdio servers found to be initialize-era are remembered between runs
+    // (settings.remember_era; MCPDECK_ERA_MEMORY).
+    mcpdeck::mcp::session::EraMemory::install();
     // The built-in demo server speaks MCP on stdio: no config, no signals.
     if let Some(Cmd::DemoServer(demo)) = args.command {
         return startup::run(async move {

@@ -177,6 +177,7 @@ mod tests {
                 request_timeout: Duration::from_secs(90),
                 connect_timeout: Duration::from_millis(12_500),
                 probe_timeout: Duration::from_millis(500),
+                remember_era: Settings::DEFAULT_REMEMBER_ERA,
                 shutdown_grace: Duration::from_secs(0),
                 oneshot_grace: Settings::DEFAULT_ONESHOT_GRACE,
                 stderr_lines: 250,

@@ -54,6 +54,10 @@ pub struct Settings {
     /// Time allowed for the era probe (`server/discover`) before falling back
     /// to `initialize`.
     pub probe_timeout: Duration,
+    /// How long a stdio server found to speak only the initialize era is
+    /// remembered as such (it then gets `initialize` at once, without the
+    /// `server/discover` probe); zero: never remembered.
+    pub remember_era: Duration,
     /// Grace period between closing stdin and SIGTERM, and again between
     /// SIGTERM and SIGKILL.
     pub shutdown_grace: Duration,
@@ -92,6 +96,8 @@ impl Settings {
     pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
     /// Default for [`Settings::probe_timeout`].
     pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(1);
+    /// Default for [`Settings::remember_era`] (a day).
+    pub const DEFAULT_REMEMBER_ERA: Duration = Duration::from_secs(24 * 3600);
     /// Default for [`Settings::shutdown_grace`].
     pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
     /// Default for [`Settings::oneshot_grace`].
@@ -114,6 +120,7 @@ impl Default for Settings {
             request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             probe_timeout: Self::DEFAULT_PROBE_TIMEOUT,
+            remember_era: Self::DEFAULT_REMEMBER_ERA,
             shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
             oneshot_grace: Self::DEFAULT_ONESHOT_GRACE,
             stderr_lines: Self::DEFAULT_STDERR_LINES,

@@ -126,6 +126,8 @@ pub fn mcpdeck_env(args: &[&str], env: &[(&str, &str)], max: Duration) -> Run {
     cmd.env("MCPDECK_CONFIG", repo().join("tests/fixtures/empty.toml"));
     // server-everything's gzip tool would fetch a public URL: loopback only.
     cmd.env("GZIP_ALLOWED_DOMAINS", "127.0.0.1");
+    // Every run probes the era (tests/era_memory.rs turns the memory on).
+    cmd.env("MCPDECK_ERA_MEMORY", "off");
     for (k, v) in env {
         cmd.env(k, v);
     }

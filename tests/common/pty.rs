@@ -64,6 +64,8 @@ impl Tui {
             cmd.cwd(dir);
         }
         cmd.env("TERM", "xterm-256color");
+        // Every run probes (tests/era_memory.rs turns the memory on).
+        cmd.env("MCPDECK_ERA_MEMORY", "off");
         for (k, v) in env {
             cmd.env(k, v);
         }

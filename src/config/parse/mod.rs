@@ -41,6 +41,7 @@ pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "request_timeout",
     "connect_timeout",
     "probe_timeout",
+    "remember_era",
     "shutdown_grace",
     "oneshot_grace",
     "stderr_lines",
@@ -369,6 +370,7 @@ impl Parser<'_> {
                     settings.connect_timeout = self.duration("", key, value, false)?;
                 }
                 "probe_timeout" => settings.probe_timeout = self.duration("", key, value, false)?,
+                "remember_era" => settings.remember_era = self.duration("", key, value, true)?,
                 "login_timeout" => settings.login_timeout = self.duration("", key, value, false)?,
                 "shutdown_grace" => {
                     settings.shutdown_grace = self.duration("", key, value, true)?

@@ -31,6 +31,7 @@ pub fn session_spec(
             grace: settings.shutdown_grace,
             children,
             max_line: settings.max_message_size,
+            era_memory: crate::mcp::session::EraMemory::shared(settings.remember_era),
         }),
         TransportConfig::Http {
             url,

@@ -8,12 +8,14 @@
 //! - `open`: starting the transport; `negotiate`: era detection and the
 //!   handshake; `request`: requests, timeouts, cancellation;
 //!   `list`: pagination; `task`: task-augmented calls;
-//!   `subscribe`: subscriptions; `inbound`: what the server sends.
+//!   `subscribe`: subscriptions; `inbound`: what the server sends;
+//!   `memory`: the era remembered between runs.
 
 mod deadline;
 mod handle;
 mod inbound;
 mod list;
+mod memory;
 mod model;
 mod negotiate;
 mod open;
@@ -23,6 +25,7 @@ mod subscribe;
 mod task;
 
 pub use handle::{PendingRequest, Session};
+pub use memory::{ENV as ERA_MEMORY_ENV, EraMemory, Remembered};
 pub use model::{
     ConnectError, EventSink, ListSet, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin, RequestError,
     SessionEvent, SessionSpec, Tagged, TransportSpec, next_session_id,

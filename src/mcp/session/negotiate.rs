@@ -13,6 +13,7 @@ use crate::mcp::types::{Era, INITIALIZE_VERSIONS, STATELESS_VERSION, ServerInfo,
 use crate::text::fmt_duration;
 
 use super::handle::*;
+use super::memory::Remembered;
 use super::model::*;
 use super::policy::*;
 
@@ -73,6 +74,7 @@ impl Session {
     pub(super) async fn negotiate(
         &self,
         spec: &SessionSpec,
+        recalled: Option<&Remembered>,
         started: Instant,
     ) -> Result<Negotiated, Negotiation> {
         if matches!(self.inner.transport, Transport::LegacySse(_)) {
@@ -133,7 +135,77 @@ impl Session {
                 self.discovered(&v, "stateless era pinned in the config".into(), started)
                     .map_err(Fail)
             }
-            Pin::Auto => self.detect(spec, started).await,
+            Pin::Auto => match recalled {
+                Some(r) => self.recalled(spec, r, started).await,
+                None => self.detect(spec, started).await,
+            },
+        }
+    }
+
+    /// A server remembered as initialize-era ([`super::EraMemory`]):
+    /// `initialize` at once. An error or an exit means it no longer takes
+    /// it: probe afresh (a new process). Silence past the probe timeout
+    /// (a slow start, or a server that now ignores `initialize`) sends
+    /// `server/discover` too, and whichever succeeds decides.
+    pub(super) async fn recalled(
+        &self,
+        spec: &SessionSpec,
+        r: &Remembered,
+        started: Instant,
+    ) -> Result<Negotiated, Negotiation> {
+        let offer = INITIALIZE_VERSIONS[0].to_string();
+        let remembered = format!(
+            "initialize era remembered from {} ({})",
+            crate::text::fmt_utc(r.at),
+            r.found
+        );
+        let mut init = match self
+            .start_request(
+                "initialize",
+                Some(initialize_params(&offer, &self.inner.client)),
+                false,
+            )
+            .await
+        {
+            Ok(init) => init,
+            Err(e @ RequestError::Closed { .. }) => {
+                return Err(Redetect(format!(
+                    "the server exited before the remembered initialize ({e})"
+                )));
+            }
+            Err(e) => return Err(Fail(self.connect_error(e))),
+        };
+        match tokio::time::timeout(spec.probe_timeout, &mut init.rx).await {
+            Ok(answer) => match answer.unwrap_or_else(|_| Err(self.closed_error())) {
+                Ok(v) => self
+                    .finish_initialize(
+                        &v,
+                        &offer,
+                        false,
+                        format!("{remembered}; server/discover skipped"),
+                        started,
+                    )
+                    .await
+                    .map_err(|e| Fail(self.connect_error(e))),
+                Err(RequestError::Rpc { error, .. }) => Err(Redetect(format!(
+                    "the server answered the remembered initialize with error {error}"
+                ))),
+                Err(e @ RequestError::Closed { .. }) => Err(Redetect(format!(
+                    "the server exited on the remembered initialize ({e})"
+                ))),
+                Err(e) => Err(Fail(self.connect_error(e))),
+            },
+            Err(_) => {
+                let probe = self
+                    .start_request_enveloped("server/discover", None)
+                    .await
+                    .map_err(|e| Fail(self.connect_error(e)))?;
+                let silent = format!(
+                    "{remembered}, but no answer to initialize within {}; sent server/discover too",
+                    fmt_duration(spec.probe_timeout)
+                );
+                self.race_both(probe, init, offer, silent, started).await
+            }
         }
     }
 
@@ -276,7 +348,7 @@ impl Session {
     /// The probe was silent: send initialize too, and take whichever succeeds.
     pub(super) async fn race(
         &self,
-        mut probe: PendingRequest,
+        probe: PendingRequest,
         spec: &SessionSpec,
         started: Instant,
     ) -> Result<Negotiated, Negotiation> {
@@ -285,7 +357,7 @@ impl Session {
             fmt_duration(spec.probe_timeout)
         );
         let offer = INITIALIZE_VERSIONS[0].to_string();
-        let mut init = match self
+        let init = match self
             .start_request(
                 "initialize",
                 Some(initialize_params(&offer, &self.inner.client)),
@@ -302,6 +374,19 @@ impl Session {
             }
             Err(e) => return Err(Fail(self.connect_error(e))),
         };
+        self.race_both(probe, init, offer, silent, started).await
+    }
+
+    /// `server/discover` and `initialize` both sent: take whichever
+    /// succeeds (when both are in, discover decides).
+    pub(super) async fn race_both(
+        &self,
+        mut probe: PendingRequest,
+        mut init: PendingRequest,
+        offer: String,
+        silent: String,
+        started: Instant,
+    ) -> Result<Negotiated, Negotiation> {
         let mut probe_err: Option<RequestError> = None;
         let mut init_err: Option<RequestError> = None;
         loop {
@@ -312,7 +397,7 @@ impl Session {
                 r = &mut probe.rx, if probe_err.is_none() => {
                     match r.unwrap_or_else(|_| Err(self.closed_error())) {
                         Ok(v) if supported_versions(&v).iter().any(|s| s == STATELESS_VERSION) => {
-                            return self.discovered(&v, format!("server/discover answered after {}", fmt_duration(started.elapsed())), started).map_err(Fail);
+                            return self.discovered(&v, format!("{silent}; server/discover answered after {}", fmt_duration(started.elapsed())), started).map_err(Fail);
                         }
                         Ok(_) => probe_err = Some(RequestError::Protocol("server/discover offered no stateless version".into())),
                         Err(e) => probe_err = Some(e),
@@ -547,11 +632,14 @@ pub(super) enum Negotiation {
     Fail(ConnectError),
     /// Start the process again and go straight to initialize.
     Restart(String),
+    /// The remembered era no longer holds: start the process again and
+    /// probe.
+    Redetect(String),
     /// Start again on the legacy HTTP+SSE transport, straight into initialize.
     Legacy(String),
 }
 
-use Negotiation::{Fail, Legacy, Restart};
+use Negotiation::{Fail, Legacy, Redetect, Restart};
 
 pub(super) fn supported_versions(v: &Value) -> Vec<String> {
     strings(v.get("supportedVersions"))

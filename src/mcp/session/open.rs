@@ -15,7 +15,9 @@ use crate::mcp::transport::{Inbound, Reader, StdioTransport, Transport};
 
 use super::handle::*;
 use super::model::*;
-use super::negotiate::Negotiation::{Fail, Legacy, Restart};
+use super::negotiate::Negotiation::{Fail, Legacy, Redetect, Restart};
+use crate::mcp::transport::StdioSpec;
+use crate::mcp::types::Era;
 
 impl Session {
     /// Start (or reach) the server and negotiate the era.
@@ -30,34 +32,76 @@ impl Session {
             .unwrap_or_else(|| started + Duration::from_secs(100 * 365 * 24 * 3600));
         let legacy_first =
             matches!(&spec.transport, TransportSpec::Http(h) if h.kind == HttpKind::Sse);
-        let session =
+        // A stdio server detected as initialize-era before, and remembered.
+        let memory = match (&spec.transport, &spec.pin) {
+            (TransportSpec::Stdio(stdio), Pin::Auto) => {
+                stdio.era_memory.as_ref().map(|m| (m.clone(), stdio))
+            }
+            _ => None,
+        };
+        let mut recalled = memory.as_ref().and_then(|(m, stdio)| m.recall(stdio));
+        let mut redetected: Option<String> = None;
+        let mut session =
             Session::open(spec, frames.clone(), events.clone(), legacy_first, deadline).await?;
-        let outcome =
-            tokio::time::timeout_at(deadline.into(), session.negotiate(spec, started)).await;
-        let (legacy, detection) = match outcome {
-            Ok(Ok(n)) => {
-                session.set_negotiated(n);
-                return Ok(session);
-            }
-            // The server exited on the probe: start it again, straight into initialize.
-            Ok(Err(Restart(detection))) => (false, detection),
-            // The endpoint refused streamable HTTP: try legacy HTTP+SSE.
-            Ok(Err(Legacy(detection))) => (true, detection),
-            Ok(Err(Fail(mut e))) => {
-                session.close().await;
-                if let ConnectError::Timeout { stderr_tail, .. }
-                | ConnectError::Handshake { stderr_tail, .. }
-                | ConnectError::Request { stderr_tail, .. } = &mut e
-                    && stderr_tail.is_empty()
-                {
-                    *stderr_tail = session.stderr_tail(20);
+        let (legacy, detection) = loop {
+            let outcome = tokio::time::timeout_at(
+                deadline.into(),
+                session.negotiate(spec, recalled.as_ref(), started),
+            )
+            .await;
+            if let Some((m, stdio)) = &memory {
+                let initialize_era = matches!(&outcome, Ok(Ok(n)) if n.era == Era::Initialize);
+                match &outcome {
+                    // Found by probing: remember it (off the runtime's threads).
+                    Ok(Ok(n)) if initialize_era && recalled.is_none() => {
+                        remember(m, stdio, n);
+                    }
+                    Ok(Ok(_)) if initialize_era => {}
+                    Ok(Err(Restart(_))) => {}
+                    // Stateless now, or failed: probe next time.
+                    _ if recalled.is_some() => {
+                        let (m, stdio) = (m.clone(), (*stdio).clone());
+                        tokio::task::spawn_blocking(move || m.forget(&stdio));
+                    }
+                    _ => {}
                 }
-                return Err(e);
             }
-            Err(_) => {
-                let e = session.timeout_error(spec, "the handshake");
-                session.close().await;
-                return Err(e);
+            match outcome {
+                Ok(Ok(mut n)) => {
+                    if let Some(why) = redetected {
+                        n.detection = format!("{why}; probed again: {}", n.detection);
+                    }
+                    session.set_negotiated(n);
+                    return Ok(session);
+                }
+                // The remembered era no longer holds: a new process, probed.
+                Ok(Err(Redetect(why))) => {
+                    session.close().await;
+                    recalled = None;
+                    redetected = Some(why);
+                    session = Session::open(spec, frames.clone(), events.clone(), false, deadline)
+                        .await?;
+                }
+                // The server exited on the probe: start it again, straight into initialize.
+                Ok(Err(Restart(detection))) => break (false, detection),
+                // The endpoint refused streamable HTTP: try legacy HTTP+SSE.
+                Ok(Err(Legacy(detection))) => break (true, detection),
+                Ok(Err(Fail(mut e))) => {
+                    session.close().await;
+                    if let ConnectError::Timeout { stderr_tail, .. }
+                    | ConnectError::Handshake { stderr_tail, .. }
+                    | ConnectError::Request { stderr_tail, .. } = &mut e
+                        && stderr_tail.is_empty()
+                    {
+                        *stderr_tail = session.stderr_tail(20);
+                    }
+                    return Err(e);
+                }
+                Err(_) => {
+                    let e = session.timeout_error(spec, "the handshake");
+                    session.close().await;
+                    return Err(e);
+                }
             }
         };
         session.close().await;
@@ -67,6 +111,10 @@ impl Session {
                 .await;
         match r {
             Ok(Ok(n)) => {
+                // It exits on the probe: remembering it saves a restart.
+                if let Some((m, stdio)) = &memory {
+                    remember(m, stdio, &n);
+                }
                 fresh.set_negotiated(n);
                 Ok(fresh)
             }
@@ -187,4 +235,13 @@ impl Session {
         });
         Ok(Session { inner })
     }
+}
+
+/// Remember that the server `stdio` starts speaks the initialize era, in a
+/// blocking task (the file is written and renamed; the answer need not
+/// wait for it).
+fn remember(memory: &Arc<super::EraMemory>, stdio: &StdioSpec, n: &Negotiated) {
+    let (m, stdio) = (memory.clone(), stdio.clone());
+    let (version, found) = (n.version.clone(), n.detection.clone());
+    tokio::task::spawn_blocking(move || m.remember(&stdio, &version, &found));
 }
