@@ -654,3 +654,70 @@ fn export_needs_no_variable_to_be_set() {
         "${env:GITHUB_TOKEN}"
     );
 }
+
+#[test]
+fn via_serve_runs_mcpdeck_serve_for_each_server_and_carries_no_secret() {
+    let env = Env::new();
+    let config = env.dir.path().join("config.toml");
+    let exe = Path::new(env!("CARGO_BIN_EXE_mcpdeck"));
+    let serve = |name: &str| json!(["serve", "--config", config.display().to_string(), name]);
+    // Claude Code: every server (HTTP ones too, and the disabled one, which
+    // `serve` shows once it is enabled) becomes a stdio entry running serve.
+    let run = env.run(&["export", "--to", "claude-code", "--via-serve"]);
+    let v = json_of(&run);
+    let servers = &v["mcpServers"];
+    assert_eq!(keys(servers), ["files", "remote", "legacy", "off"]);
+    for name in ["files", "remote", "legacy", "off"] {
+        let entry = &servers[name];
+        assert_eq!(keys(entry), ["type", "command", "args"], "{name}: {entry}");
+        assert_eq!(entry["type"], "stdio");
+        assert_eq!(entry["command"], exe.display().to_string());
+        assert_eq!(entry["args"], serve(name));
+    }
+    // Nothing of the servers' own: no env, no headers, no URL, and the deny
+    // lists are enforced by serve, not turned into permission rules.
+    for absent in ["GITHUB_TOKEN", "API_TOKEN", "example.com", "files.js"] {
+        assert!(!run.stdout.contains(absent), "{absent} in {}", run.stdout);
+    }
+    assert!(
+        !run.stderr.contains("mcp__files__delete_file"),
+        "{}",
+        run.stderr
+    );
+
+    // VS Code and Cursor, for the servers named.
+    let v = json_of(&env.run(&["export", "--to", "vscode", "--via-serve", "files"]));
+    assert_eq!(keys(&v["servers"]), ["files"]);
+    assert_eq!(v["servers"]["files"]["command"], exe.display().to_string());
+    assert_eq!(v["servers"]["files"]["args"], serve("files"));
+    let v = json_of(&env.run(&["export", "--to", "cursor", "--via-serve", "remote"]));
+    assert_eq!(v["mcpServers"]["remote"]["args"], serve("remote"));
+
+    // --write merges the entries into the client's file like any export.
+    let run = env.run(&["export", "--to", "cursor", "--via-serve", "--write"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let written = fs::read_to_string(env.home().join(".cursor/mcp.json")).unwrap();
+    let v = jsonc(&written);
+    assert_eq!(v["mcpServers"]["files"]["args"], serve("files"));
+}
+
+#[test]
+fn via_serve_needs_a_config_file() {
+    let env = Env::new();
+    // No --config, and no file at the default place (an empty XDG dir).
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpdeck"));
+    let out = cmd
+        .args(["export", "--to", "cursor", "--via-serve"])
+        .env_remove("MCPDECK_CONFIG")
+        .env("HOME", env.home())
+        .env("XDG_CONFIG_HOME", env.xdg())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--via-serve needs a config file"),
+        "{stderr}"
+    );
+}

@@ -23,6 +23,11 @@ pub struct ExportArgs {
     /// With --write: replace servers of the same name that the file defines differently
     #[arg(long)]
     pub force: bool,
+    /// Each server runs through `mcpdeck serve --config THIS_CONFIG NAME` instead of
+    /// directly: mcpdeck's deny lists and enabled switches apply to the agent live,
+    /// and no secret of the server's is written into the client's file
+    #[arg(long)]
+    pub via_serve: bool,
 }
 
 fn client_list() -> String {
@@ -79,6 +84,11 @@ pub fn run(config: &Config, args: &ExportArgs) -> Outcome {
         }
         chosen
     };
+    let chosen = if args.via_serve {
+        via_serve(config, chosen)?
+    } else {
+        chosen
+    };
     let rendered = export::render(client, &chosen, !args.servers.is_empty());
     let mut err = std::io::stderr().lock();
     for w in &rendered.warnings {
@@ -127,6 +137,55 @@ pub fn run(config: &Config, args: &ExportArgs) -> Outcome {
         print_report(settings, "deny rules");
     }
     Ok(Exit::Ok)
+}
+
+/// The servers as entries that run `mcpdeck serve` on each: the command is
+/// this mcpdeck (by absolute path: the client's PATH may differ), the
+/// config the one in use (by absolute path). Nothing else of the server
+/// goes to the client: its command, URL, environment, headers and tokens
+/// stay in mcpdeck's config; its deny list is enforced by `serve`, and a
+/// disabled server is exported enabled (`serve` shows it once it is
+/// enabled in mcpdeck, and nothing until then).
+fn via_serve(config: &Config, chosen: Vec<export::Source>) -> Result<Vec<export::Source>, Failure> {
+    let Some(path) = config.path.as_ref().filter(|p| p.is_file()) else {
+        return Err(Failure::new(
+            Exit::Usage,
+            "--via-serve needs a config file for `mcpdeck serve` to read; add a server first (`mcpdeck add NAME -- CMD…`) or name one with --config",
+        ));
+    };
+    let path = std::path::absolute(path).map_err(|e| {
+        Failure::new(
+            Exit::Usage,
+            format!("cannot make {} absolute: {e}", path.display()),
+        )
+    })?;
+    let exe = std::env::current_exe().map_err(|e| {
+        Failure::new(
+            Exit::Usage,
+            format!("cannot find mcpdeck's own executable for --via-serve: {e}"),
+        )
+    })?;
+    let text = |p: &std::path::Path| export::Text::literal(&p.to_string_lossy());
+    Ok(chosen
+        .into_iter()
+        .map(|s| export::Source {
+            transport: export::SourceTransport::Stdio {
+                command: text(&exe),
+                args: vec![
+                    export::Text::literal("serve"),
+                    export::Text::literal("--config"),
+                    text(&path),
+                    export::Text::literal(&s.name),
+                ],
+                env: Vec::new(),
+                cwd: None,
+            },
+            enabled: true,
+            deny_tools: Vec::new(),
+            timeout: s.timeout,
+            name: s.name,
+        })
+        .collect())
 }
 
 fn env(name: &str) -> Option<String> {
