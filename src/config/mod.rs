@@ -43,8 +43,8 @@ pub use edit::{ConfigEditor, NewServer, import_preview};
 pub use error::{ConfigError, Diagnostic, Position};
 pub use model::{
     Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, OAuthGrant,
-    OAuthResource, ProtocolPin, ServerConfig, Settings, ToolRefusal, TransportConfig,
-    glob_matches, tool_refusal,
+    OAuthResource, ProtocolPin, ServerConfig, Settings, ToolRefusal, TransportConfig, glob_matches,
+    tool_refusal,
 };
 
 /// The environment variable that overrides the default configuration path.

@@ -642,7 +642,10 @@ mod tests {
             })
         );
         assert_eq!(server.tool_refusal("read_file"), None);
-        assert_eq!(server.tool_refusal("write_file"), Some(ToolRefusal::NotAllowed));
+        assert_eq!(
+            server.tool_refusal("write_file"),
+            Some(ToolRefusal::NotAllowed)
+        );
         assert!(server.denies_exactly("rm"));
         assert!(!server.denies_exactly("delete_all"));
         let open = ServerConfig::stdio("fs", "x", &[]);

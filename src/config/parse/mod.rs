@@ -898,10 +898,18 @@ mod tests {
         assert_eq!(fs.allow_tools, ["read_?ile", "*"]);
         let d = parse_err("[servers.fs]\ncommand = \"x\"\nallow_tools = [\"ok\", \"\"]\n");
         assert_eq!(at(&d), (3, 22));
-        assert!(d.message().contains("`allow_tools`: an empty entry"), "{}", d.message());
+        assert!(
+            d.message().contains("`allow_tools`: an empty entry"),
+            "{}",
+            d.message()
+        );
         let d = parse_err("[servers.fs]\ncommand = \"x\"\ndeny_tools = [\" \"]\n");
         assert_eq!(at(&d), (3, 15));
-        assert!(d.message().contains("server \"fs\": `deny_tools`"), "{}", d.message());
+        assert!(
+            d.message().contains("server \"fs\": `deny_tools`"),
+            "{}",
+            d.message()
+        );
     }
 
     #[test]

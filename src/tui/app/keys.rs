@@ -612,7 +612,7 @@ fn toggle_deny(s: &mut State, fx: &mut Vec<Effect>) -> bool {
     let previous = v.deny.clone();
     // The toggle adds or removes the exact name; a tool refused by a
     // pattern or by allow_tools gets its name added (and stays refused).
-    let denied = !v.deny.iter().any(|d| *d == tool);
+    let denied = !v.deny.contains(&tool);
     if denied {
         v.deny.push(tool.clone());
     } else {
