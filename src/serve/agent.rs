@@ -267,6 +267,26 @@ fn upstream_params(params: Option<&Value>) -> Value {
     Value::Object(p)
 }
 
+/// An upstream result without the stateless era's envelope (`resultType`,
+/// `ttlMs`, `cacheScope`, `_meta` `io.modelcontextprotocol/…`): the
+/// upstream's era is not the agent's; [`Serve::respond`] puts the agent's.
+/// Returns the upstream's `ttlMs` and `cacheScope`, if any.
+fn strip_envelope(result: &mut Value) -> (Option<Value>, Option<Value>) {
+    let Some(obj) = result.as_object_mut() else {
+        return (None, None);
+    };
+    obj.remove("resultType");
+    let ttl = obj.remove("ttlMs");
+    let scope = obj.remove("cacheScope");
+    if let Some(Value::Object(meta)) = obj.get_mut("_meta") {
+        meta.retain(|k, _| !k.starts_with("io.modelcontextprotocol/"));
+        if meta.is_empty() {
+            obj.remove("_meta");
+        }
+    }
+    (ttl, scope)
+}
+
 /// Root directories from the agent's `roots/list` answer (`file://` only).
 fn root_dirs(result: &Value) -> Vec<PathBuf> {
     result
@@ -328,7 +348,7 @@ impl Serve {
     fn respond(&self, id: &Value, stateless: bool, result: Value) {
         let mut result = result;
         if stateless && let Some(obj) = result.as_object_mut() {
-            obj.entry("resultType").or_insert(json!("complete"));
+            obj.insert("resultType".into(), json!("complete"));
         }
         self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
     }
@@ -1077,7 +1097,9 @@ impl Serve {
             Ok(r) => {
                 let outcome = if r.is_error { "isError" } else { "ok" };
                 self.finish_log(log, outcome.into(), Some(elapsed));
-                self.respond(&p.id, p.stateless, r.raw);
+                let mut raw = r.raw;
+                strip_envelope(&mut raw);
+                self.respond(&p.id, p.stateless, raw);
             }
             Err(e) => {
                 self.finish_log(log, format!("error: {e}"), Some(elapsed));
@@ -1112,6 +1134,7 @@ impl Serve {
         self.tags.remove(&id_key(&p.id));
         match result {
             Ok(mut v) => {
+                let (ttl, scope) = strip_envelope(&mut v);
                 if matches!(p.reply, Reply::Read) {
                     let naming = self.state.naming;
                     if let Some(contents) = v.get_mut("contents").and_then(Value::as_array_mut) {
@@ -1122,8 +1145,8 @@ impl Serve {
                         }
                     }
                     if p.stateless {
-                        v["ttlMs"] = v.get("ttlMs").cloned().unwrap_or(json!(0));
-                        v["cacheScope"] = v.get("cacheScope").cloned().unwrap_or(json!("private"));
+                        v["ttlMs"] = ttl.unwrap_or(json!(0));
+                        v["cacheScope"] = scope.unwrap_or(json!("private"));
                     }
                 }
                 self.respond(&p.id, p.stateless, v);
