@@ -863,3 +863,74 @@ fn serve_needs_servers_to_serve() {
         run.stderr
     );
 }
+
+#[test]
+fn pinned_withholds_tools_until_they_match_their_pins() {
+    let (dir, config) = config_dir(&demo("a", "initialize", ""));
+    let pins = dir.path().join("pins.json");
+    let pins_env = pins.to_str().unwrap().to_string();
+    let env = [("MCPDECK_PINS", pins_env.as_str())];
+    let mut agent = Agent::start_with(&[], &config, &["a", "--pinned"], &env);
+    agent.initialize("2025-11-25", json!({}));
+    assert_eq!(
+        agent.tool_names(json!({})),
+        Vec::<String>::new(),
+        "nothing pinned yet"
+    );
+    let e = agent.request_error(
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 1}}),
+    );
+    assert!(
+        e["message"].as_str().unwrap().contains("mcpdeck pin a"),
+        "{e}"
+    );
+
+    let run = mcpdeck_env(
+        &["--config", config.to_str().unwrap(), "pin", "a"],
+        &env,
+        limit(30),
+    );
+    run.ok();
+    agent.notification("notifications/tools/list_changed");
+    let tools = agent.tool_names(json!({}));
+    assert!(
+        tools.contains(&"echo".to_string()) && tools.contains(&"add".to_string()),
+        "{tools:?}"
+    );
+
+    // echo's pin no longer matches: echo is withheld.
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&pins).unwrap()).unwrap();
+    let text = file.to_string();
+    assert!(text.contains("\"echo\""), "{text}");
+    for server in file["servers"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|m| m.values_mut())
+    {
+        for d in server["definitions"].as_array_mut().into_iter().flatten() {
+            if d["name"] == "echo" {
+                d["sha256"] = json!("0".repeat(64));
+            }
+        }
+    }
+    rewrite(&pins, &file.to_string());
+    agent.notification("notifications/tools/list_changed");
+    let tools = agent.tool_names(json!({}));
+    assert!(
+        !tools.contains(&"echo".to_string()) && tools.contains(&"add".to_string()),
+        "{tools:?}"
+    );
+    let e = agent.request_error(
+        "tools/call",
+        json!({"name": "echo", "arguments": {"message": "x"}}),
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("changed since it was pinned"),
+        "{e}"
+    );
+    agent.finish();
+}
