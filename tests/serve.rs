@@ -934,3 +934,42 @@ fn pinned_withholds_tools_until_they_match_their_pins() {
     );
     agent.finish();
 }
+
+#[test]
+fn a_stateless_agent_answers_server_requests_as_input_required() {
+    let (_dir, config) = config_dir(&everything("ev"));
+    let mut agent = Agent::start(&config, &["ev"]);
+    let with_sampling = |params: Value| {
+        let mut p = modern(params);
+        p["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+            json!({"sampling": {}, "elicitation": {"form": {}}});
+        p
+    };
+    let call =
+        json!({"name": "trigger-sampling-request", "arguments": {"prompt": "hi", "maxTokens": 5}});
+    let first = agent.request("tools/call", with_sampling(call.clone()));
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let requests = first["inputRequests"].as_object().expect("inputRequests");
+    assert_eq!(requests.len(), 1, "{first}");
+    let (key, asked) = requests.iter().next().unwrap();
+    assert_eq!(asked["method"], "sampling/createMessage");
+    assert!(
+        asked["params"]["messages"].to_string().contains("hi"),
+        "{asked}"
+    );
+    let mut retry = call.clone();
+    retry["inputResponses"] = json!({key.clone(): {
+        "role": "assistant", "content": {"type": "text", "text": "stateless-sample"},
+        "model": "m", "stopReason": "endTurn"}});
+    retry["requestState"] = first["requestState"].clone();
+    let done = agent.request("tools/call", with_sampling(retry.clone()));
+    assert_eq!(done["resultType"], "complete", "{done}");
+    assert!(done.to_string().contains("stateless-sample"), "{done}");
+    // The same requestState again names nothing waiting.
+    let e = agent.request_error("tools/call", with_sampling(retry));
+    assert_eq!(e["code"], -32602, "{e}");
+    // Without the capability, the server's request is refused.
+    let r = agent.request("tools/call", modern(call));
+    assert_eq!(r["resultType"], "complete", "{r}");
+    agent.finish();
+}

@@ -26,6 +26,9 @@ use super::state::{ServeState, Upstream, Visible};
 use super::watch::{PERIOD, Watched};
 use super::{ServeArgs, ServeError};
 
+/// How mcpdeck's `requestState` starts (then the upstream request's tag).
+const STATE_PREFIX: &str = "mcpdeck/";
+
 /// The `_meta` key that marks a stateless-era request.
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
@@ -52,6 +55,14 @@ struct Pending {
     progress: Option<Value>,
     /// The progressToken upstream (a call's request id), once known.
     upstream_token: Option<i64>,
+    /// A stateless agent's round: the server's requests sent to it as
+    /// `input_required` (input key → manager id), waiting for its retry.
+    inputs: Vec<(String, u64)>,
+    /// The server's requests that came while no retry was in (sent with
+    /// the next round).
+    queued: Vec<(u64, String, Value)>,
+    /// The answer, come while an input_required round was out.
+    finished: Option<Result<Value, Value>>,
 }
 
 /// A request mcpdeck sent to the agent.
@@ -347,7 +358,10 @@ impl Serve {
 
     fn respond(&self, id: &Value, stateless: bool, result: Value) {
         let mut result = result;
-        if stateless && let Some(obj) = result.as_object_mut() {
+        if stateless
+            && let Some(obj) = result.as_object_mut()
+            && obj.get("resultType").and_then(Value::as_str) != Some("input_required")
+        {
             obj.insert("resultType".into(), json!("complete"));
         }
         self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
@@ -451,6 +465,14 @@ impl Serve {
             return;
         }
         let p = params.as_ref();
+        if let Some(state) = p
+            .and_then(|p| p.get("requestState"))
+            .and_then(Value::as_str)
+            .and_then(|s| s.strip_prefix(STATE_PREFIX))
+            .and_then(|s| s.parse::<u64>().ok())
+        {
+            return self.retry(&id, state, p);
+        }
         match method.as_str() {
             "initialize" => self.initialize(&id, p),
             "server/discover" => self.discover(&id),
@@ -654,6 +676,9 @@ impl Serve {
                 reply: Reply::Call { log },
                 progress,
                 upstream_token: None,
+                inputs: Vec::new(),
+                queued: Vec::new(),
+                finished: None,
             },
         );
         self.manager.send(Command::Call {
@@ -685,6 +710,9 @@ impl Serve {
                 reply,
                 progress: None,
                 upstream_token: None,
+                inputs: Vec::new(),
+                queued: Vec::new(),
+                finished: None,
             },
         );
         self.manager.send(Command::Request {
@@ -1088,24 +1116,38 @@ impl Serve {
             self.progress.remove(&key);
             self.early.remove(&key);
         }
-        self.tags.remove(&id_key(&p.id));
         let log = match p.reply {
             Reply::Call { log } => log,
             _ => 0,
         };
-        match result {
+        let outcome = match result {
             Ok(r) => {
                 let outcome = if r.is_error { "isError" } else { "ok" };
                 self.finish_log(log, outcome.into(), Some(elapsed));
                 let mut raw = r.raw;
                 strip_envelope(&mut raw);
-                self.respond(&p.id, p.stateless, raw);
+                Ok(raw)
             }
             Err(e) => {
                 self.finish_log(log, format!("error: {e}"), Some(elapsed));
-                let e = self.call_error(server, &e);
-                self.fail(&p.id, e);
+                Err(self.call_error(server, &e))
             }
+        };
+        self.deliver(tag, p, outcome);
+    }
+
+    /// Answer the agent's request; a stateless agent that was sent an
+    /// input_required round gets the answer on its retry.
+    fn deliver(&mut self, tag: u64, mut p: Pending, outcome: Result<Value, Value>) {
+        if !p.inputs.is_empty() {
+            p.finished = Some(outcome);
+            self.pending.insert(tag, p);
+            return;
+        }
+        self.tags.remove(&id_key(&p.id));
+        match outcome {
+            Ok(v) => self.respond(&p.id, p.stateless, v),
+            Err(e) => self.fail(&p.id, e),
         }
     }
 
@@ -1131,8 +1173,7 @@ impl Serve {
         let Some(p) = self.pending.remove(&tag) else {
             return;
         };
-        self.tags.remove(&id_key(&p.id));
-        match result {
+        let outcome = match result {
             Ok(mut v) => {
                 let (ttl, scope) = strip_envelope(&mut v);
                 if matches!(p.reply, Reply::Read) {
@@ -1149,13 +1190,11 @@ impl Serve {
                         v["cacheScope"] = scope.unwrap_or(json!("private"));
                     }
                 }
-                self.respond(&p.id, p.stateless, v);
+                Ok(v)
             }
-            Err(e) => {
-                let e = self.call_error(server, &e);
-                self.fail(&p.id, e);
-            }
-        }
+            Err(e) => Err(self.call_error(server, &e)),
+        };
+        self.deliver(tag, p, outcome);
     }
 
     fn upstream_notification(&mut self, server: &str, method: &str, params: Option<Value>) {
@@ -1237,10 +1276,26 @@ impl Serve {
             "elicitation/create" => "elicitation",
             _ => "",
         };
-        let offered = !capability.is_empty()
-            && self.agent.initialized
-            && self.agent.capabilities.get(capability).is_some();
-        if !offered {
+        let offered = !capability.is_empty() && self.agent.capabilities.get(capability).is_some();
+        // A stateless agent takes no requests: the server's request goes
+        // as input_required in the answer to the agent's request to that
+        // server (the latest one, when several are in flight).
+        let stateless_round = if self.agent.initialized {
+            None
+        } else {
+            self.pending
+                .iter()
+                .filter(|(_, p)| p.stateless && p.server == server)
+                .map(|(tag, _)| *tag)
+                .max()
+        };
+        if offered && let Some(tag) = stateless_round {
+            if let Some(p) = self.pending.get_mut(&tag) {
+                p.queued.push((ask, method.to_string(), params));
+            }
+            return self.input_round(tag);
+        }
+        if !offered || !self.agent.initialized {
             let message = format!(
                 "the agent behind mcpdeck serve does not offer {}; server {server:?} asked for {method}",
                 if capability.is_empty() {
@@ -1259,6 +1314,73 @@ impl Serve {
         let id = format!("mcpdeck-{}", self.next_ask);
         self.asks.insert(id.clone(), Ask::Server(ask));
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    }
+
+    /// Send a stateless agent the server requests queued for request
+    /// `tag`, as `input_required`, unless a round is already out.
+    fn input_round(&mut self, tag: u64) {
+        let Some(p) = self.pending.get_mut(&tag) else {
+            return;
+        };
+        if !p.inputs.is_empty() || p.queued.is_empty() {
+            return;
+        }
+        let mut requests = Map::new();
+        for (ask, method, params) in std::mem::take(&mut p.queued) {
+            let key = format!("mcpdeck-{ask}");
+            requests.insert(key.clone(), json!({"method": method, "params": params}));
+            p.inputs.push((key, ask));
+        }
+        let id = p.id.clone();
+        self.tags.remove(&id_key(&id));
+        self.respond(
+            &id,
+            true,
+            json!({
+                "resultType": "input_required",
+                "inputRequests": requests,
+                "requestState": format!("{STATE_PREFIX}{tag}"),
+            }),
+        );
+    }
+
+    /// A stateless agent's retry with `inputResponses`: the answers go to
+    /// the servers, and the request waiting upstream answers this id.
+    fn retry(&mut self, id: &Value, tag: u64, params: Option<&Value>) {
+        let Some(p) = self.pending.get_mut(&tag).filter(|p| !p.inputs.is_empty()) else {
+            return self.fail(
+                id,
+                error(
+                    codes::INVALID_PARAMS,
+                    "requestState names no request waiting for input (it ended, or was answered already)",
+                    None,
+                ),
+            );
+        };
+        let responses = params.and_then(|p| p.get("inputResponses"));
+        let mut answers = Vec::new();
+        for (key, ask) in std::mem::take(&mut p.inputs) {
+            let result = match responses.and_then(|r| r.get(&key)) {
+                Some(answer) => Ok(answer.clone()),
+                None => Err(RpcError::new(
+                    codes::INVALID_PARAMS,
+                    format!("the agent sent no inputResponses entry {key:?}"),
+                )),
+            };
+            answers.push(Command::AnswerServerRequest { id: ask, result });
+        }
+        p.id = id.clone();
+        self.tags.insert(id_key(id), tag);
+        for a in answers {
+            self.manager.send(a);
+        }
+        if let Some(p) = self.pending.get_mut(&tag)
+            && let Some(outcome) = p.finished.take()
+            && let Some(p) = self.pending.remove(&tag)
+        {
+            return self.deliver(tag, p, outcome);
+        }
+        self.input_round(tag);
     }
 
     /// After a burst of events: settle, and tell the agent what changed.
