@@ -973,3 +973,56 @@ fn a_stateless_agent_answers_server_requests_as_input_required() {
     assert_eq!(r["resultType"], "complete", "{r}");
     agent.finish();
 }
+
+fn py_server(name: &str) -> String {
+    format!(
+        "[servers.{name}]\ncommand = {py:?}\nargs = [{script:?}]\n",
+        py = py_v2().display().to_string(),
+        script = repo()
+            .join("tests/servers/py_v2_server.py")
+            .display()
+            .to_string()
+    )
+}
+
+#[test]
+fn logging_and_resource_updates_are_forwarded_with_mapped_names() {
+    let (_dir, config) = config_dir(&(py_server("py") + &demo("d", "initialize", "")));
+    let mut agent = Agent::start(&config, &["py", "d"]);
+    agent.initialize("2025-11-25", json!({}));
+    agent.request("logging/setLevel", json!({"level": "debug"}));
+    agent.request(
+        "tools/call",
+        json!({"name": "d__log_messages", "arguments": {}}),
+    );
+    let log = agent.wait_for("a log message of d", |v| {
+        v["method"] == "notifications/message"
+            && v["params"]["logger"]
+                .as_str()
+                .is_some_and(|l| l.starts_with('d'))
+    });
+    assert!(
+        log["params"]["data"].to_string().contains("log_messages"),
+        "{log}"
+    );
+
+    agent.request(
+        "resources/subscribe",
+        json!({"uri": "mcpdeck://py/config://app"}),
+    );
+    let r = agent.request(
+        "tools/call",
+        json!({"name": "py__echo", "arguments": {"text": "x"}}),
+    );
+    assert_eq!(r["content"][0]["text"], "echo: x", "{r}");
+    let updated = agent.notification("notifications/resources/updated");
+    assert_eq!(
+        updated["params"]["uri"], "mcpdeck://py/config://app",
+        "{updated}"
+    );
+    agent.request(
+        "resources/unsubscribe",
+        json!({"uri": "mcpdeck://py/config://app"}),
+    );
+    agent.finish();
+}
