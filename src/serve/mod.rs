@@ -11,7 +11,9 @@
 //! - `names`: the names the agent sees (one server transparent, several
 //!   aggregated);
 //! - `state`: what is served (servers, lists, policy, pins, call log);
-//! - `agent`: the agent's side of the protocol (this file's loop);
+//! - `agent`: the loop and the agent's frames; `agent/upstream`: the
+//!   manager's events turned into frames for the agent, and the watched
+//!   files applied;
 //! - `watch`: the config file (and pin file) watched for changes.
 //!
 //! Stdout is the protocol: nothing else is written there; diagnostics go
