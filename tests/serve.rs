@@ -1026,3 +1026,30 @@ fn logging_and_resource_updates_are_forwarded_with_mapped_names() {
     );
     agent.finish();
 }
+
+#[test]
+fn upstream_list_changed_is_passed_on_filtered() {
+    let server = format!(
+        "[servers.ch]\ncommand = \"python3\"\nargs = [{script:?}]\ndeny_tools = [\"secret_*\"]\n",
+        script = repo().join("tests/fixtures/serve/changing_server.py").display().to_string()
+    );
+    let (_dir, config) = config_dir(&server);
+    let mut agent = Agent::start(&config, &["ch"]);
+    agent.initialize("2025-11-25", json!({}));
+    assert_eq!(agent.tool_names(json!({})), ["grow", "grow_secret"]);
+    // A denied tool came: the agent's view is the same, it is not told.
+    let r = agent.request("tools/call", json!({"name": "grow_secret", "arguments": {}}));
+    assert_eq!(r["content"][0]["text"], "secret_1");
+    let r = agent.request("tools/call", json!({"name": "grow", "arguments": {}}));
+    assert_eq!(r["content"][0]["text"], "extra_1");
+    agent.notification("notifications/tools/list_changed");
+    assert_eq!(agent.tool_names(json!({})), ["grow", "grow_secret", "extra_1"]);
+    agent.request("ping", json!({}));
+    let more: Vec<&Value> = agent
+        .seen
+        .iter()
+        .filter(|v| v["method"] == "notifications/tools/list_changed")
+        .collect();
+    assert!(more.is_empty(), "one change the agent sees, one notification: {more:?}");
+    agent.finish();
+}
