@@ -200,9 +200,22 @@ impl Agent {
 }
 
 impl Drop for Agent {
+    /// SIGTERM first (serve then stops and reaps its servers), SIGKILL if
+    /// it does not go.
     fn drop(&mut self) {
+        drop(self.stdin.take());
         if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
+            let _ = Command::new("kill")
+                .args(["-TERM", &self.child.id().to_string()])
+                .status();
+            let deadline = Instant::now() + limit(10);
+            while let Ok(None) = self.child.try_wait() {
+                if Instant::now() > deadline {
+                    let _ = self.child.kill();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
             let _ = self.child.wait();
         }
     }
@@ -1031,25 +1044,173 @@ fn logging_and_resource_updates_are_forwarded_with_mapped_names() {
 fn upstream_list_changed_is_passed_on_filtered() {
     let server = format!(
         "[servers.ch]\ncommand = \"python3\"\nargs = [{script:?}]\ndeny_tools = [\"secret_*\"]\n",
-        script = repo().join("tests/fixtures/serve/changing_server.py").display().to_string()
+        script = repo()
+            .join("tests/fixtures/serve/changing_server.py")
+            .display()
+            .to_string()
     );
     let (_dir, config) = config_dir(&server);
     let mut agent = Agent::start(&config, &["ch"]);
     agent.initialize("2025-11-25", json!({}));
     assert_eq!(agent.tool_names(json!({})), ["grow", "grow_secret"]);
     // A denied tool came: the agent's view is the same, it is not told.
-    let r = agent.request("tools/call", json!({"name": "grow_secret", "arguments": {}}));
+    let r = agent.request(
+        "tools/call",
+        json!({"name": "grow_secret", "arguments": {}}),
+    );
     assert_eq!(r["content"][0]["text"], "secret_1");
     let r = agent.request("tools/call", json!({"name": "grow", "arguments": {}}));
     assert_eq!(r["content"][0]["text"], "extra_1");
     agent.notification("notifications/tools/list_changed");
-    assert_eq!(agent.tool_names(json!({})), ["grow", "grow_secret", "extra_1"]);
+    assert_eq!(
+        agent.tool_names(json!({})),
+        ["grow", "grow_secret", "extra_1"]
+    );
     agent.request("ping", json!({}));
     let more: Vec<&Value> = agent
         .seen
         .iter()
         .filter(|v| v["method"] == "notifications/tools/list_changed")
         .collect();
-    assert!(more.is_empty(), "one change the agent sees, one notification: {more:?}");
+    assert!(
+        more.is_empty(),
+        "one change the agent sees, one notification: {more:?}"
+    );
     agent.finish();
+}
+
+/// `mcpdeck serve --http 127.0.0.1:0 …`: the agent (stdin unused) and
+/// the address it listens on.
+fn start_http(config: &Path, args: &[&str], env: &[(&str, &str)]) -> (Agent, String) {
+    let mut all = vec!["--http", "127.0.0.1:0"];
+    all.extend_from_slice(args);
+    let agent = Agent::start_with(&[], config, &all, env);
+    let deadline = Instant::now() + limit(20);
+    loop {
+        let err = agent.stderr();
+        if let Some(at) = err
+            .lines()
+            .find_map(|l| l.strip_prefix("mcpdeck serve: listening on http://"))
+        {
+            return (agent, at.trim_end_matches("/mcp").to_string());
+        }
+        assert!(
+            Instant::now() < deadline,
+            "serve --http did not listen: {err}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// One raw HTTP/1.1 exchange: status line and body.
+fn http_post(at: &str, headers: &[(&str, &str)], body: &str) -> (String, String) {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(at).expect("connect");
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).expect("write");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("read");
+    let (head, body) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
+    (
+        head.lines().next().unwrap_or_default().to_string(),
+        body.to_string(),
+    )
+}
+
+#[test]
+fn http_serves_sdk_clients_and_checks_origin_and_token() {
+    let (_dir, config) = config_dir(
+        &(demo("a", "initialize", "deny_tools = [\"echo\"]") + &demo("b", "stateless", "")),
+    );
+    let (agent, at) = start_http(&config, &["a", "b"], &[]);
+    let script = r#"
+import anyio, json, sys
+from mcp import Client
+async def main(url, mode):
+    async with Client(url, mode=mode) as c:
+        tools = [t.name for t in (await c.list_tools()).tools]
+        r = await c.call_tool("b__add", {"a": 20, "b": 22})
+        print(json.dumps({"version": c.protocol_version, "tools": tools, "text": r.content[0].text}))
+anyio.run(main, sys.argv[1], sys.argv[2])
+"#;
+    for (mode, version) in [("auto", "2026-07-28"), ("legacy", "2025-11-25")] {
+        let mut cmd = Command::new(py_v2());
+        cmd.args(["-c", script, &format!("http://{at}/mcp"), mode])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let run = run_limited(cmd, limit(60));
+        assert_eq!(
+            run.code,
+            0,
+            "{}\n{}\n{}",
+            run.stdout,
+            run.stderr,
+            agent.stderr()
+        );
+        let out: Value = serde_json::from_str(run.stdout.trim()).expect("JSON");
+        assert_eq!(out["version"], version, "{out}");
+        assert_eq!(out["text"], "42", "{out}");
+        let tools = names(
+            &json!(
+                out["tools"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| json!({"name": t}))
+                    .collect::<Vec<_>>()
+            ),
+            "name",
+        );
+        assert!(
+            tools.contains(&"b__echo".to_string()) && !tools.contains(&"a__echo".to_string()),
+            "{tools:?}"
+        );
+    }
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let (status, body) = http_post(&at, &[], ping);
+    assert!(status.contains("200"), "{status} {body}");
+    assert!(body.contains("\"result\""), "{body}");
+    let (status, _) = http_post(&at, &[("Origin", "https://evil.example")], ping);
+    assert!(status.contains("403"), "DNS rebinding: {status}");
+    let (status, _) = http_post(&at, &[("Origin", "http://localhost:5173")], ping);
+    assert!(status.contains("200"), "{status}");
+    drop(agent);
+
+    // --allow-remote: a bearer token on every request.
+    let (agent, at) = start_http(
+        &config,
+        &["a", "--allow-remote"],
+        &[("MCPDECK_SERVE_TOKEN", "s3cret")],
+    );
+    let (status, _) = http_post(&at, &[], ping);
+    assert!(status.contains("401"), "{status}");
+    let (status, _) = http_post(&at, &[("Authorization", "Bearer wrong")], ping);
+    assert!(status.contains("401"), "{status}");
+    let (status, body) = http_post(&at, &[("Authorization", "Bearer s3cret")], ping);
+    assert!(status.contains("200"), "{status} {body}");
+    drop(agent);
+
+    // Not loopback without --allow-remote: refused before anything starts.
+    let run = mcpdeck(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "serve",
+            "a",
+            "--http",
+            "0.0.0.0:0",
+        ],
+        limit(20),
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("--allow-remote"), "{}", run.stderr);
 }

@@ -164,6 +164,14 @@ pub(super) async fn run(
         None
     };
     let pin_file = pins.as_ref().map(|p| Watched::new(p.path().to_path_buf()));
+    // The agent's side first: a bad --http address is a usage error before
+    // any server starts.
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let (out, out_rx) = mpsc::unbounded_channel();
+    let io = match &args.http {
+        None => Io::stdio(in_tx, out_rx),
+        Some(addr) => Io::Http(super::http::start(addr, args.allow_remote, in_tx, out_rx).await?),
+    };
     let frames = crate::cli::trace::frame_log(&config.settings, trace, &served);
     let settle = config.settings.connect_timeout + config.settings.probe_timeout;
     let (manager, events) = Manager::start_answering(
@@ -173,8 +181,6 @@ pub(super) async fn run(
         crate::startup::CHILDREN.clone(),
         Answers::Person,
     );
-    let (out, rx) = mpsc::unbounded_channel();
-    let writer = tokio::spawn(write_lines(rx));
     let mut serve = Serve {
         state: ServeState {
             naming,
@@ -203,11 +209,52 @@ pub(super) async fn run(
         config: config_path.map(Watched::new),
         pin_file,
     };
-    let result = serve.run_loop(events).await;
+    let result = serve.run_loop(events, in_rx).await;
     serve.manager.shutdown().await;
     drop(serve);
-    let _ = writer.await;
+    match io {
+        // What is written goes out before the end.
+        Io::Stdio(writer) => {
+            let _ = writer.await;
+        }
+        Io::Http(task) => task.abort(),
+    }
     result
+}
+
+/// The agent's transport: lines in (`Err`: reading failed), lines out.
+enum Io {
+    /// The writer task (the reader ends by itself at stdin's end).
+    Stdio(tokio::task::JoinHandle<()>),
+    /// The HTTP server task.
+    Http(tokio::task::JoinHandle<()>),
+}
+
+impl Io {
+    fn stdio(
+        lines: mpsc::UnboundedSender<Result<String, String>>,
+        out: mpsc::UnboundedReceiver<String>,
+    ) -> Io {
+        tokio::spawn(async move {
+            let mut input = BufReader::new(tokio::io::stdin()).lines();
+            loop {
+                match input.next_line().await {
+                    Ok(Some(line)) => {
+                        if lines.send(Ok(line)).is_err() {
+                            return;
+                        }
+                    }
+                    // The end: the loop sees the channel close.
+                    Ok(None) => return,
+                    Err(e) => {
+                        let _ = lines.send(Err(format!("serve: reading stdin failed: {e}")));
+                        return;
+                    }
+                }
+            }
+        });
+        Io::Stdio(tokio::spawn(write_lines(out)))
+    }
 }
 
 /// The served servers of `config`: the named ones (or all) that are enabled.
@@ -314,17 +361,20 @@ fn root_dirs(result: &Value) -> Vec<PathBuf> {
 }
 
 impl Serve {
-    async fn run_loop(&mut self, mut events: EventReceiver) -> Result<(), ServeError> {
-        let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    async fn run_loop(
+        &mut self,
+        mut events: EventReceiver,
+        mut lines: mpsc::UnboundedReceiver<Result<String, String>>,
+    ) -> Result<(), ServeError> {
         let mut tick = tokio::time::interval(PERIOD);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         self.check_settled();
         loop {
             tokio::select! {
-                line = lines.next_line() => match line {
-                    Ok(Some(line)) => self.line(&line),
-                    Ok(None) => return Ok(()),
-                    Err(e) => return Err(ServeError::Io(format!("serve: reading stdin failed: {e}"))),
+                line = lines.recv() => match line {
+                    Some(Ok(line)) => self.line(&line),
+                    None => return Ok(()),
+                    Some(Err(e)) => return Err(ServeError::Io(e)),
                 },
                 Some(ev) = events.recv() => {
                     self.event(ev);

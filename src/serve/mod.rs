@@ -20,6 +20,7 @@
 //! to stderr.
 
 mod agent;
+mod http;
 pub mod names;
 pub mod state;
 mod watch;
@@ -46,6 +47,14 @@ pub struct ServeArgs {
     /// (`mcpdeck pin`), until they are pinned again
     #[arg(long)]
     pub pinned: bool,
+    /// Serve Streamable HTTP at ADDR (e.g. 127.0.0.1:8808), endpoint /mcp, instead of stdio;
+    /// loopback only unless --allow-remote
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// With --http: accept a non-loopback ADDR; clients must send
+    /// `Authorization: Bearer TOKEN` ($MCPDECK_SERVE_TOKEN, else generated and printed once on stderr)
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
 }
 
 /// Why `serve` could not start.
