@@ -123,6 +123,8 @@ struct Serve {
     shown: Option<Visible>,
     config: Option<Watched>,
     pin_file: Option<Watched>,
+    /// A status or a list came since the agent's view was last compared.
+    views_changed: bool,
 }
 
 pub(super) async fn run(
@@ -208,6 +210,7 @@ pub(super) async fn run(
         shown: None,
         config: config_path.map(Watched::new),
         pin_file,
+        views_changed: false,
     };
     let result = serve.run_loop(events, in_rx).await;
     serve.manager.shutdown().await;

@@ -19,6 +19,7 @@ impl Serve {
                         crate::sanitize::one_line(&e.to_string())
                     );
                 }
+                self.views_changed = true;
                 if let Some(s) = self.state.server_mut(&server) {
                     s.status = status;
                     if let Some(n) = negotiated {
@@ -27,6 +28,7 @@ impl Serve {
                 }
             }
             Event::Lists { server, lists } => {
+                self.views_changed = true;
                 if let Some(s) = self.state.server_mut(&server) {
                     s.lists = Some(lists);
                 }
@@ -353,7 +355,11 @@ impl Serve {
     /// After a burst of events: settle, and tell the agent what changed.
     pub(super) fn after_events(&mut self) {
         self.check_settled();
-        self.tell_changes();
+        // Only a status or a list changes what the agent sees (progress
+        // and log messages, the bulk of the events, do not).
+        if std::mem::take(&mut self.views_changed) {
+            self.tell_changes();
+        }
     }
 
     pub(super) fn check_settled(&mut self) {
