@@ -11,6 +11,8 @@
 //! - [`diff`]: two versions of a server's tools, prompts, resources and
 //!   templates compared, each change breaking or not;
 //! - [`startup`]: logging, the runtime, signals, the server registry;
+//! - [`serve`]: `mcpdeck serve`, an MCP server for agents in front of the
+//!   configured servers (the manager's sessions, the config's policy);
 //! - [`cli`] (headless commands) and [`tui`] (the terminal UI), side by
 //!   side on the same core; `main` picks one.
 
@@ -23,6 +25,7 @@ pub mod mcp;
 pub mod record;
 pub mod sanitize;
 pub mod schema;
+pub mod serve;
 pub mod startup;
 pub mod text;
 pub mod trust;

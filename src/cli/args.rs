@@ -100,6 +100,9 @@ pub enum Cmd {
     Auth(super::auth::AuthCmd),
     /// Run the built-in demo MCP server on stdio
     DemoServer(crate::demo::DemoArgs),
+    /// An MCP server on stdio for an agent, in front of configured servers: their tools,
+    /// prompts and resources with the config's deny/allow lists enforced, live
+    Serve(crate::serve::ServeArgs),
     /// Import servers from other clients' files (--all, --from CLIENT) or a file (PATH, incl. a registry server.json)
     Import(super::import::ImportArgs),
     /// Print servers in another client's format (claude-desktop, claude-code, vscode, cursor,

@@ -405,11 +405,11 @@ fn prepare(
             ),
         ));
     };
-    if snap.config.is_tool_denied(tool) {
+    if let Some(rule) = snap.config.tool_refusal(tool) {
         return Err(Failure::new(
             Exit::Usage,
             format!(
-                "tool {tool:?} is denied on server {:?} (deny_tools in the config); remove it from deny_tools to bench it",
+                "tool {tool:?} is refused on server {:?} by its {rule} in the config; change that list to bench it",
                 snap.config.name
             ),
         ));

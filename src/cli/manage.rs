@@ -462,7 +462,7 @@ pub fn deny(config: &Config, a: &ToolArgs) -> Outcome {
         return Err(usage("the tool name is empty"));
     }
     let tool = sanitize::one_line(&a.tool);
-    let changed = !server.is_tool_denied(&a.tool);
+    let changed = !server.denies_exactly(&a.tool);
     if changed {
         editor.deny_tool(&a.server, &a.tool).map_err(edit_failure)?;
     }
@@ -496,7 +496,7 @@ pub fn allow(config: &Config, a: &ToolArgs) -> Outcome {
     let path = editor.path().to_path_buf();
     let server = find(&current, &path, &a.server)?;
     let tool = sanitize::one_line(&a.tool);
-    let changed = server.is_tool_denied(&a.tool);
+    let changed = server.denies_exactly(&a.tool);
     if changed {
         let emptied = server.deny_tools.iter().all(|t| *t == a.tool);
         if emptied && looks_added(editor.baseline(), &a.server, "deny_tools") {

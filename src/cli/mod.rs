@@ -29,7 +29,7 @@ pub mod resources;
 mod servers;
 pub mod smoke;
 mod tour;
-mod trace;
+pub mod trace;
 pub mod trust;
 pub mod values;
 
@@ -132,6 +132,14 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Complete(a)) => resources::complete(&config, &a, trace).await,
         Some(Cmd::Auth(a)) => auth::run(&config, &a).await,
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),
+        Some(Cmd::Serve(a)) => {
+            let path = config.path.clone();
+            match crate::serve::run(config, a, trace, path).await {
+                Ok(()) => Ok(Exit::Ok),
+                Err(crate::serve::ServeError::Usage(m)) => Err(Failure::new(Exit::Usage, m)),
+                Err(crate::serve::ServeError::Io(m)) => Err(Failure::new(Exit::Connect, m)),
+            }
+        }
         Some(Cmd::Import(a)) => import::run(cli.config.as_deref(), &a),
         Some(Cmd::Export(a)) => export::run(&config, &a),
         Some(Cmd::Add(a)) => manage::add(&config, &a),

@@ -43,7 +43,8 @@ pub use edit::{ConfigEditor, NewServer, import_preview};
 pub use error::{ConfigError, Diagnostic, Position};
 pub use model::{
     Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, OAuthGrant,
-    OAuthResource, ProtocolPin, ServerConfig, Settings, TransportConfig,
+    OAuthResource, ProtocolPin, ServerConfig, Settings, ToolRefusal, TransportConfig, glob_matches,
+    tool_refusal,
 };
 
 /// The environment variable that overrides the default configuration path.
@@ -214,6 +215,7 @@ mod tests {
                 },
                 enabled: true,
                 deny_tools: vec!["get-env".into(), "printEnv".into()],
+                allow_tools: vec![],
                 protocol: ProtocolPin::Auto,
                 timeout: Some(Duration::from_secs(30)),
                 lint: Default::default(),
@@ -236,6 +238,7 @@ mod tests {
                 },
                 enabled: false,
                 deny_tools: vec![],
+                allow_tools: vec![],
                 protocol: ProtocolPin::Stateless,
                 timeout: Some(Duration::from_millis(2500)),
                 lint: Default::default(),

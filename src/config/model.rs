@@ -144,8 +144,13 @@ pub struct ServerConfig {
     pub transport: TransportConfig,
     /// Whether the server is started (default `true`).
     pub enabled: bool,
-    /// Tool names hidden from the aggregate list and refused on call.
+    /// Tools hidden from the aggregate list and refused on call: exact
+    /// names, or glob patterns with `*` (any run of characters) and `?`
+    /// (one character). Deny wins over allow.
     pub deny_tools: Vec<String>,
+    /// When not empty, only the tools matching one of these names or
+    /// patterns are offered and called (`allow_tools`).
+    pub allow_tools: Vec<String>,
     /// Which protocol era / version to speak.
     pub protocol: ProtocolPin,
     /// Per-server override of [`Settings::request_timeout`].
@@ -202,6 +207,7 @@ impl ServerConfig {
             transport,
             enabled: true,
             deny_tools: Vec::new(),
+            allow_tools: Vec::new(),
             protocol: ProtocolPin::Auto,
             timeout: None,
             lint: LintConfig::default(),
@@ -214,10 +220,97 @@ impl ServerConfig {
         self.timeout.unwrap_or(settings.request_timeout)
     }
 
-    /// Whether `tool` is listed in `deny_tools`.
+    /// Whether the policy refuses `tool` (see [`ServerConfig::tool_refusal`]).
     pub fn is_tool_denied(&self, tool: &str) -> bool {
+        self.tool_refusal(tool).is_some()
+    }
+
+    /// Why the policy refuses `tool`, if it does: the first `deny_tools`
+    /// entry it matches, else (with a non-empty `allow_tools`) that no
+    /// `allow_tools` entry matches it.
+    pub fn tool_refusal(&self, tool: &str) -> Option<ToolRefusal> {
+        tool_refusal(&self.deny_tools, &self.allow_tools, tool)
+    }
+
+    /// Whether `tool` is written, as it is, in `deny_tools` (what the
+    /// deny/allow toggles add and remove).
+    pub fn denies_exactly(&self, tool: &str) -> bool {
         self.deny_tools.iter().any(|denied| denied == tool)
     }
+}
+
+/// Why a tool is refused: the rule that refuses it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolRefusal {
+    /// A `deny_tools` entry matches it (an exact name or a pattern).
+    Denied { pattern: String },
+    /// `allow_tools` is not empty and none of its entries matches it.
+    NotAllowed,
+}
+
+impl std::fmt::Display for ToolRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToolRefusal::Denied { pattern } => write!(f, "deny_tools entry {pattern:?}"),
+            ToolRefusal::NotAllowed => f.write_str("allow_tools (it matches no entry)"),
+        }
+    }
+}
+
+/// The policy of a `deny_tools` and an `allow_tools` list for `tool`:
+/// deny wins over allow; an empty allow list allows everything.
+pub fn tool_refusal(deny: &[String], allow: &[String], tool: &str) -> Option<ToolRefusal> {
+    if let Some(pattern) = deny.iter().find(|p| glob_matches(p, tool)) {
+        return Some(ToolRefusal::Denied {
+            pattern: pattern.clone(),
+        });
+    }
+    if !allow.is_empty() && !allow.iter().any(|p| glob_matches(p, tool)) {
+        return Some(ToolRefusal::NotAllowed);
+    }
+    None
+}
+
+/// Whether `name` matches `pattern`: `*` is any run of characters (none
+/// too), `?` exactly one; every other character stands for itself, so a
+/// pattern without `*` or `?` is an exact name.
+pub fn glob_matches(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    // Iterative matching with one backtrack point (the last `*`): linear
+    // in practice, never exponential.
+    let (mut pi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ni));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || c == n[ni] => {
+                pi += 1;
+                ni += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    pi = sp + 1;
+                    ni = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// Why `pattern` cannot be a `deny_tools`/`allow_tools` entry, if it
+/// cannot: empty, or only blanks.
+pub fn check_tool_pattern(pattern: &str) -> Result<(), String> {
+    if pattern.trim().is_empty() {
+        return Err("an empty entry matches no tool; remove it or write a tool name or a pattern such as \"delete_*\"".into());
+    }
+    Ok(())
 }
 
 /// How a server is reached.
@@ -511,5 +604,61 @@ mod tests {
         );
         assert!(remote.is_tool_denied("rm"));
         assert!(!remote.is_tool_denied("ls"));
+    }
+
+    #[test]
+    fn globs_match_whole_names() {
+        for (pattern, name, matches) in [
+            ("rm", "rm", true),
+            ("rm", "rmdir", false),
+            ("delete_*", "delete_file", true),
+            ("delete_*", "delete_", true),
+            ("delete_*", "undelete_file", false),
+            ("*_file", "read_file", true),
+            ("*_file", "read_files", false),
+            ("?s", "ls", true),
+            ("?s", "s", false),
+            ("a*b*c", "axxbyyc", true),
+            ("a*b*c", "axxbyy", false),
+            ("*", "", true),
+            ("**x", "abx", true),
+            ("é?", "éa", true),
+            ("get-env", "get-env", true),
+        ] {
+            assert_eq!(glob_matches(pattern, name), matches, "{pattern} ~ {name}");
+        }
+    }
+
+    #[test]
+    fn deny_wins_over_allow_and_names_its_rule() {
+        let server = ServerConfig {
+            deny_tools: vec!["delete_*".into(), "rm".into()],
+            allow_tools: vec!["delete_*".into(), "read_*".into(), "rm".into()],
+            ..ServerConfig::stdio("fs", "x", &[])
+        };
+        assert_eq!(
+            server.tool_refusal("delete_all"),
+            Some(ToolRefusal::Denied {
+                pattern: "delete_*".into()
+            })
+        );
+        assert_eq!(
+            server.tool_refusal("rm"),
+            Some(ToolRefusal::Denied {
+                pattern: "rm".into()
+            })
+        );
+        assert_eq!(server.tool_refusal("read_file"), None);
+        assert_eq!(
+            server.tool_refusal("write_file"),
+            Some(ToolRefusal::NotAllowed)
+        );
+        assert!(server.denies_exactly("rm"));
+        assert!(!server.denies_exactly("delete_all"));
+        let open = ServerConfig::stdio("fs", "x", &[]);
+        assert_eq!(open.tool_refusal("anything"), None);
+        assert!(check_tool_pattern("").is_err());
+        assert!(check_tool_pattern("  ").is_err());
+        assert!(check_tool_pattern("x*").is_ok());
     }
 }

@@ -24,12 +24,12 @@ pub struct CallPlan<'a> {
 /// Why a tool is not called, as a check (`None`: call it).
 pub fn skipped(tool: &Tool, plan: &CallPlan) -> Option<Check> {
     let name = sanitize::one_line(&tool.name);
-    if plan.server.is_tool_denied(&tool.name) {
+    if let Some(rule) = plan.server.tool_refusal(&tool.name) {
         return Some(Check::new(
             "tool",
             name,
             Status::Skip,
-            "denied in the config (deny_tools)",
+            format!("refused by the config ({rule})"),
         ));
     }
     let skip = plan.selection.skip(tool)?;

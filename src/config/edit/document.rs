@@ -476,6 +476,12 @@ pub(super) fn server_table(
             Value::Array(server.deny_tools.iter().map(String::as_str).collect()),
         );
     }
+    if !server.allow_tools.is_empty() {
+        put(
+            "allow_tools",
+            Value::Array(server.allow_tools.iter().map(String::as_str).collect()),
+        );
+    }
     if server.protocol != ProtocolPin::Auto {
         put("protocol", Value::from(server.protocol.name()));
     }

@@ -405,6 +405,7 @@ impl Draft {
             transport,
             enabled: self.enabled,
             deny_tools: self.deny_tools,
+            allow_tools: Vec::new(),
             protocol: Default::default(),
             timeout: self.timeout,
             lint: Default::default(),

@@ -66,6 +66,7 @@ pub(crate) const SERVER_KEYS: &[&str] = &[
     "insecure",
     "enabled",
     "deny_tools",
+    "allow_tools",
     "protocol",
     "timeout",
     "oauth",
@@ -208,6 +209,7 @@ struct ServerFields {
     insecure: Option<Field<bool>>,
     enabled: Option<bool>,
     deny_tools: Option<Vec<String>>,
+    allow_tools: Option<Vec<String>>,
     protocol: Option<ProtocolPin>,
     timeout: Option<Duration>,
     oauth: Option<Field<OAuthConfig>>,
@@ -474,6 +476,7 @@ impl Parser<'_> {
             transport,
             enabled: fields.enabled.unwrap_or(true),
             deny_tools: fields.deny_tools.unwrap_or_default(),
+            allow_tools: fields.allow_tools.unwrap_or_default(),
             protocol: fields.protocol.unwrap_or_default(),
             timeout: fields.timeout,
             lint: fields.lint.unwrap_or_default(),
@@ -538,9 +541,19 @@ impl Parser<'_> {
                     fields.insecure = Some(Field::new(self.boolean(ctx, key, value)?, &key_span))
                 }
                 "enabled" => fields.enabled = Some(self.boolean(ctx, key, value)?),
-                "deny_tools" => {
-                    let tools = self.string_array(ctx, key, value)?;
-                    fields.deny_tools = Some(tools.into_iter().map(|raw| raw.text).collect());
+                "deny_tools" | "allow_tools" => {
+                    let mut tools = Vec::new();
+                    for raw in self.string_array(ctx, key, value)? {
+                        crate::config::model::check_tool_pattern(&raw.text).map_err(|why| {
+                            self.error(raw.span.clone(), format!("{ctx}`{key}`: {why}"))
+                        })?;
+                        tools.push(raw.text);
+                    }
+                    if key == "deny_tools" {
+                        fields.deny_tools = Some(tools);
+                    } else {
+                        fields.allow_tools = Some(tools);
+                    }
                 }
                 "protocol" => {
                     let raw = self.string(ctx, key, value)?;
@@ -872,6 +885,33 @@ mod tests {
         let message = check_server_name("a___b").unwrap_err();
         assert!(message.contains("must not contain `__`"), "{message}");
         assert!(message.contains("e.g. \"a_b\""), "{message}");
+    }
+
+    #[test]
+    fn tool_patterns_are_checked() {
+        let config = parse(
+            "[servers.fs]\ncommand = \"x\"\ndeny_tools = [\"delete_*\", \"rm\"]\nallow_tools = [\"read_?ile\", \"*\"]\n",
+            None,
+            Env::Lookup(&no_env),
+        )
+        .unwrap();
+        let fs = config.server("fs").unwrap();
+        assert_eq!(fs.deny_tools, ["delete_*", "rm"]);
+        assert_eq!(fs.allow_tools, ["read_?ile", "*"]);
+        let d = parse_err("[servers.fs]\ncommand = \"x\"\nallow_tools = [\"ok\", \"\"]\n");
+        assert_eq!(at(&d), (3, 22));
+        assert!(
+            d.message().contains("`allow_tools`: an empty entry"),
+            "{}",
+            d.message()
+        );
+        let d = parse_err("[servers.fs]\ncommand = \"x\"\ndeny_tools = [\" \"]\n");
+        assert_eq!(at(&d), (3, 15));
+        assert!(
+            d.message().contains("server \"fs\": `deny_tools`"),
+            "{}",
+            d.message()
+        );
     }
 
     #[test]

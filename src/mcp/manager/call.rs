@@ -26,12 +26,12 @@ impl Task {
         let Some(slot) = self.slots.iter().find(|s| s.config.name == server) else {
             return refuse(self, server.clone(), tool, CallError::UnknownServer(server));
         };
-        if slot.config.is_tool_denied(&tool) {
+        if let Some(rule) = slot.config.tool_refusal(&tool) {
             return refuse(
                 self,
                 server.clone(),
                 tool.clone(),
-                CallError::Denied { server, tool },
+                CallError::Denied { server, tool, rule },
             );
         }
         let Some(session) = slot

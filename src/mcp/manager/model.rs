@@ -139,9 +139,14 @@ pub enum CallError {
     #[error("server {server:?} is {status}; connect it first")]
     NotConnected { server: String, status: String },
     #[error(
-        "tool {tool:?} is denied on server {server:?} (deny_tools in the config); remove it from deny_tools to call it"
+        "tool {tool:?} is refused on server {server:?} by its {rule} in the config; change that list to call it"
     )]
-    Denied { server: String, tool: String },
+    Denied {
+        server: String,
+        tool: String,
+        /// The rule that refuses it.
+        rule: crate::config::ToolRefusal,
+    },
     #[error(transparent)]
     Request(#[from] RequestError),
 }

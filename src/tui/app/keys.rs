@@ -610,7 +610,9 @@ fn toggle_deny(s: &mut State, fx: &mut Vec<Effect>) -> bool {
         return false;
     };
     let previous = v.deny.clone();
-    let denied = !v.denied(&tool);
+    // The toggle adds or removes the exact name; a tool refused by a
+    // pattern or by allow_tools gets its name added (and stays refused).
+    let denied = !v.deny.contains(&tool);
     if denied {
         v.deny.push(tool.clone());
     } else {

@@ -226,6 +226,7 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
                         let mut v = old.remove(i);
                         v.enabled = c.enabled;
                         v.deny = c.deny_tools.clone();
+                        v.allow = c.allow_tools.clone();
                         v.http = HttpView::from_config(&c.transport);
                         v.trust.key = crate::trust::pin::key_for(c);
                         v.trust.config = Some(c.clone());

@@ -24,6 +24,8 @@ pub struct ServerView {
     pub negotiated: Option<Negotiated>,
     pub lists: Arc<Lists>,
     pub deny: Vec<String>,
+    /// The server's `allow_tools` (empty: every tool not denied).
+    pub allow: Vec<String>,
     /// Latency of the last call, for the servers pane.
     pub last_latency: Option<Duration>,
     /// The last ping's round trip.
@@ -112,6 +114,7 @@ impl ServerView {
             negotiated: None,
             lists: Arc::new(Lists::default()),
             deny: config.deny_tools.clone(),
+            allow: config.allow_tools.clone(),
             last_latency: None,
             ping: None,
             log_level: None,
@@ -128,8 +131,10 @@ impl ServerView {
         }
     }
 
+    /// Whether the server's policy refuses `tool` (a `deny_tools` name or
+    /// pattern, or not in a non-empty `allow_tools`).
     pub fn denied(&self, tool: &str) -> bool {
-        self.deny.iter().any(|d| d == tool)
+        crate::config::tool_refusal(&self.deny, &self.allow, tool).is_some()
     }
 }
 

@@ -1,0 +1,1098 @@
+//! The agent's side: one loop over the agent's lines (stdin), the
+//! manager's events, the watched files and the settle deadline. Requests
+//! go upstream as manager commands with a tag; answers come back as events
+//! and are written to stdout with the agent's id.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::config::{Config, ServerConfig};
+use crate::mcp::jsonrpc::{RpcError, codes};
+use crate::mcp::manager::{
+    Answers, CallError, Command, Event, EventReceiver, Manager, ServerStatus,
+};
+use crate::mcp::session::RequestError;
+use crate::mcp::types::{INITIALIZE_VERSIONS, STATELESS_VERSION};
+use crate::trust::pin::PinStore;
+
+mod upstream;
+
+use super::names::Naming;
+use super::state::{ServeState, Upstream, Visible};
+use super::watch::{PERIOD, Watched};
+use super::{ServeArgs, ServeError};
+
+/// How mcpdeck's `requestState` starts (then the upstream request's tag).
+const STATE_PREFIX: &str = "mcpdeck/";
+
+/// The `_meta` key that marks a stateless-era request.
+const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// What an answer from upstream becomes.
+#[derive(Debug, Clone)]
+enum Reply {
+    /// `tools/call`.
+    Call { log: u64 },
+    /// Passed on as it is.
+    Plain,
+    /// `resources/read`: the contents' URIs mapped.
+    Read,
+}
+
+/// An agent request waiting for upstream.
+#[derive(Debug)]
+struct Pending {
+    /// The agent's id.
+    id: Value,
+    stateless: bool,
+    server: String,
+    reply: Reply,
+    /// The agent's progressToken.
+    progress: Option<Value>,
+    /// The progressToken upstream (a call's request id), once known.
+    upstream_token: Option<i64>,
+    /// A stateless agent's round: the server's requests sent to it as
+    /// `input_required` (input key → manager id), waiting for its retry.
+    inputs: Vec<(String, u64)>,
+    /// The server's requests that came while no retry was in (sent with
+    /// the next round).
+    queued: Vec<(u64, String, Value)>,
+    /// The answer, come while an input_required round was out.
+    finished: Option<Result<Value, Value>>,
+}
+
+/// A request mcpdeck sent to the agent.
+#[derive(Debug)]
+enum Ask {
+    /// A server's request (sampling, elicitation), manager id.
+    Server(u64),
+    /// `roots/list`, to offer the agent's roots upstream.
+    Roots,
+}
+
+/// A stateless agent's `subscriptions/listen`.
+#[derive(Debug)]
+struct Listen {
+    id: Value,
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    /// Agent URIs.
+    uris: Vec<String>,
+}
+
+/// What the agent said about itself.
+#[derive(Debug, Default)]
+struct AgentInfo {
+    /// `initialize` was answered.
+    initialized: bool,
+    /// Its capabilities (`initialize`, or the last stateless request's).
+    capabilities: Value,
+}
+
+struct Serve {
+    state: ServeState,
+    manager: Manager,
+    out: mpsc::UnboundedSender<String>,
+    args: ServeArgs,
+    settled: bool,
+    settle_by: Instant,
+    /// Requests held until the servers settle.
+    held: Vec<Value>,
+    next_tag: u64,
+    pending: HashMap<u64, Pending>,
+    /// Tags by the agent's id (its JSON text), for cancellation.
+    tags: HashMap<String, u64>,
+    /// (server, upstream progress token) → the agent's token.
+    progress: HashMap<(String, i64), Value>,
+    /// Progress that came before its call's start was known.
+    early: HashMap<(String, i64), Vec<Value>>,
+    asks: HashMap<String, Ask>,
+    next_ask: u64,
+    /// Subscribe/unsubscribe requests waiting: (server, uri, on) → ids.
+    subs: Vec<(String, String, bool, Value, bool)>,
+    listens: Vec<Listen>,
+    agent: AgentInfo,
+    /// The lists as last shown (list_changed when they differ).
+    shown: Option<Visible>,
+    config: Option<Watched>,
+    pin_file: Option<Watched>,
+    /// A status or a list came since the agent's view was last compared.
+    views_changed: bool,
+}
+
+pub(super) async fn run(
+    config: Config,
+    args: ServeArgs,
+    trace: bool,
+    config_path: Option<PathBuf>,
+) -> Result<(), ServeError> {
+    let naming = if args.all || args.servers.len() > 1 {
+        Naming::Aggregated
+    } else if args.servers.len() == 1 {
+        Naming::Transparent
+    } else {
+        return Err(ServeError::Usage(
+            "name the servers to serve (`mcpdeck serve SERVER…`), or serve every enabled one with `mcpdeck serve --all`".into(),
+        ));
+    };
+    for name in &args.servers {
+        if config.server(name).is_none() {
+            let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+            let hint = crate::cli::exit::did_you_mean(&names, name).unwrap_or_default();
+            return Err(ServeError::Usage(format!(
+                "there is no server named {name:?} in the configuration{hint}"
+            )));
+        }
+    }
+    let served = served(&config, &args);
+    for name in &args.servers {
+        if config.server(name).is_some_and(|s| !s.enabled) {
+            eprintln!(
+                "mcpdeck serve: server {name:?} is disabled in the config; it is served once it is enabled"
+            );
+        }
+    }
+    crate::cli::link::warn_insecure(&served);
+    let pins = if args.pinned {
+        Some(load_pins()?)
+    } else {
+        None
+    };
+    let pin_file = pins.as_ref().map(|p| Watched::new(p.path().to_path_buf()));
+    // The agent's side first: a bad --http address is a usage error before
+    // any server starts.
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let (out, out_rx) = mpsc::unbounded_channel();
+    let io = match &args.http {
+        None => Io::stdio(in_tx, out_rx),
+        Some(addr) => Io::Http(super::http::start(addr, args.allow_remote, in_tx, out_rx).await?),
+    };
+    let frames = crate::cli::trace::frame_log(&config.settings, trace, &served);
+    let settle = config.settings.connect_timeout + config.settings.probe_timeout;
+    let (manager, events) = Manager::start_answering(
+        config.settings.clone(),
+        served.iter().map(connection).collect(),
+        frames,
+        crate::startup::CHILDREN.clone(),
+        Answers::Person,
+    );
+    let mut serve = Serve {
+        state: ServeState {
+            naming,
+            servers: served.into_iter().map(Upstream::new).collect(),
+            pins,
+            calls: Default::default(),
+            last_call: 0,
+        },
+        manager,
+        out,
+        args,
+        settled: false,
+        settle_by: Instant::now() + settle,
+        held: Vec::new(),
+        next_tag: 0,
+        pending: HashMap::new(),
+        tags: HashMap::new(),
+        progress: HashMap::new(),
+        early: HashMap::new(),
+        asks: HashMap::new(),
+        next_ask: 0,
+        subs: Vec::new(),
+        listens: Vec::new(),
+        agent: AgentInfo::default(),
+        shown: None,
+        config: config_path.map(Watched::new),
+        pin_file,
+        views_changed: false,
+    };
+    let result = serve.run_loop(events, in_rx).await;
+    serve.manager.shutdown().await;
+    drop(serve);
+    match io {
+        // What is written goes out before the end.
+        Io::Stdio(writer) => {
+            let _ = writer.await;
+        }
+        Io::Http(task) => task.abort(),
+    }
+    result
+}
+
+/// The agent's transport: lines in (`Err`: reading failed), lines out.
+enum Io {
+    /// The writer task (the reader ends by itself at stdin's end).
+    Stdio(tokio::task::JoinHandle<()>),
+    /// The HTTP server task.
+    Http(tokio::task::JoinHandle<()>),
+}
+
+impl Io {
+    fn stdio(
+        lines: mpsc::UnboundedSender<Result<String, String>>,
+        out: mpsc::UnboundedReceiver<String>,
+    ) -> Io {
+        tokio::spawn(async move {
+            let mut input = BufReader::new(tokio::io::stdin()).lines();
+            loop {
+                match input.next_line().await {
+                    Ok(Some(line)) => {
+                        if lines.send(Ok(line)).is_err() {
+                            return;
+                        }
+                    }
+                    // The end: the loop sees the channel close.
+                    Ok(None) => return,
+                    Err(e) => {
+                        let _ = lines.send(Err(format!("serve: reading stdin failed: {e}")));
+                        return;
+                    }
+                }
+            }
+        });
+        Io::Stdio(tokio::spawn(write_lines(out)))
+    }
+}
+
+/// The served servers of `config`: the named ones (or all) that are enabled.
+fn served(config: &Config, args: &ServeArgs) -> Vec<ServerConfig> {
+    config
+        .servers
+        .iter()
+        .filter(|s| s.enabled && (args.all || args.servers.contains(&s.name)))
+        .cloned()
+        .collect()
+}
+
+/// A server's config as the manager gets it: the policy is serve's, so a
+/// change of policy never restarts the server.
+fn connection(server: &ServerConfig) -> ServerConfig {
+    ServerConfig {
+        deny_tools: Vec::new(),
+        allow_tools: Vec::new(),
+        lint: Default::default(),
+        ..server.clone()
+    }
+}
+
+fn load_pins() -> Result<PinStore, ServeError> {
+    PinStore::load_default().map_err(|e| ServeError::Usage(format!("--pinned: {e}")))
+}
+
+async fn write_lines(mut rx: mpsc::UnboundedReceiver<String>) {
+    let mut stdout = tokio::io::stdout();
+    while let Some(line) = rx.recv().await {
+        if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+            // The agent is gone; stdin's end stops the loop.
+            return;
+        }
+    }
+}
+
+/// An error object.
+fn error(code: i64, message: impl Into<String>, data: Option<Value>) -> Value {
+    let mut e = json!({"code": code, "message": message.into()});
+    if let Some(d) = data {
+        e["data"] = d;
+    }
+    e
+}
+
+fn rpc_error(e: &RpcError) -> Value {
+    error(e.code, e.message.clone(), e.data.clone())
+}
+
+/// A key for an id (numbers and strings kept apart).
+fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// The request's params without the stateless era's `_meta` keys (the
+/// session puts its own); `None` stays `None`.
+fn upstream_params(params: Option<&Value>) -> Value {
+    let mut p = match params {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    if let Some(Value::Object(meta)) = p.get_mut("_meta") {
+        meta.retain(|k, _| !k.starts_with("io.modelcontextprotocol/"));
+        meta.remove("progressToken");
+        if meta.is_empty() {
+            p.remove("_meta");
+        }
+    }
+    Value::Object(p)
+}
+
+/// An upstream result without the stateless era's envelope (`resultType`,
+/// `ttlMs`, `cacheScope`, `_meta` `io.modelcontextprotocol/…`): the
+/// upstream's era is not the agent's; [`Serve::respond`] puts the agent's.
+/// Returns the upstream's `ttlMs` and `cacheScope`, if any.
+fn strip_envelope(result: &mut Value) -> (Option<Value>, Option<Value>) {
+    let Some(obj) = result.as_object_mut() else {
+        return (None, None);
+    };
+    obj.remove("resultType");
+    let ttl = obj.remove("ttlMs");
+    let scope = obj.remove("cacheScope");
+    if let Some(Value::Object(meta)) = obj.get_mut("_meta") {
+        meta.retain(|k, _| !k.starts_with("io.modelcontextprotocol/"));
+        if meta.is_empty() {
+            obj.remove("_meta");
+        }
+    }
+    (ttl, scope)
+}
+
+/// Root directories from the agent's `roots/list` answer (`file://` only).
+fn root_dirs(result: &Value) -> Vec<PathBuf> {
+    result
+        .get("roots")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.get("uri").and_then(Value::as_str))
+        .filter_map(|u| url::Url::parse(u).ok())
+        .filter_map(|u| u.to_file_path().ok())
+        .collect()
+}
+
+impl Serve {
+    async fn run_loop(
+        &mut self,
+        mut events: EventReceiver,
+        mut lines: mpsc::UnboundedReceiver<Result<String, String>>,
+    ) -> Result<(), ServeError> {
+        let mut tick = tokio::time::interval(PERIOD);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        self.check_settled();
+        loop {
+            tokio::select! {
+                line = lines.recv() => match line {
+                    Some(Ok(line)) => self.line(&line),
+                    None => return Ok(()),
+                    Some(Err(e)) => return Err(ServeError::Io(e)),
+                },
+                Some(ev) = events.recv() => {
+                    self.event(ev);
+                    while let Ok(ev) = events.try_recv() {
+                        self.event(ev);
+                    }
+                    self.after_events();
+                }
+                _ = tick.tick() => self.watch(),
+                _ = tokio::time::sleep_until(self.settle_by), if !self.settled => {
+                    let waiting: Vec<String> = self
+                        .state
+                        .servers
+                        .iter()
+                        .filter(|s| !s.settled())
+                        .map(|s| s.config.name.clone())
+                        .collect();
+                    eprintln!(
+                        "mcpdeck serve: answering without {} (still connecting)",
+                        waiting.join(", ")
+                    );
+                    self.set_settled();
+                }
+            }
+        }
+    }
+
+    fn send(&self, frame: Value) {
+        let mut line = frame.to_string();
+        line.push('\n');
+        let _ = self.out.send(line);
+    }
+
+    fn respond(&self, id: &Value, stateless: bool, result: Value) {
+        let mut result = result;
+        if stateless
+            && let Some(obj) = result.as_object_mut()
+            && obj.get("resultType").and_then(Value::as_str) != Some("input_required")
+        {
+            obj.insert("resultType".into(), json!("complete"));
+        }
+        self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    }
+
+    fn fail(&self, id: &Value, error: Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "error": error}));
+    }
+
+    fn notify(&self, method: &str, params: Option<Value>) {
+        let mut frame = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(p) = params {
+            frame["params"] = p;
+        }
+        self.send(frame);
+    }
+
+    fn tag(&mut self) -> u64 {
+        self.next_tag += 1;
+        self.next_tag
+    }
+
+    // ---- the agent's frames ----
+
+    fn line(&mut self, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        let frame: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                return self.fail(
+                    &Value::Null,
+                    error(codes::PARSE_ERROR, format!("not JSON: {e}"), None),
+                );
+            }
+        };
+        let Some(obj) = frame.as_object() else {
+            return self.fail(
+                &Value::Null,
+                error(
+                    codes::INVALID_REQUEST,
+                    "a message must be one JSON object (batches are not supported)",
+                    None,
+                ),
+            );
+        };
+        let method = obj.get("method").and_then(Value::as_str);
+        let id = obj.get("id").cloned();
+        match (method, id) {
+            (Some(_), Some(_)) => self.request(frame),
+            (Some(method), None) => {
+                let method = method.to_string();
+                self.notification(&method, obj.get("params"));
+            }
+            (None, Some(id)) => self.answer(&id, obj.get("result"), obj.get("error")),
+            (None, None) => self.fail(
+                &Value::Null,
+                error(
+                    codes::INVALID_REQUEST,
+                    "neither a request nor a response",
+                    None,
+                ),
+            ),
+        }
+    }
+
+    fn request(&mut self, frame: Value) {
+        let id = frame["id"].clone();
+        let method = frame["method"].as_str().unwrap_or_default().to_string();
+        let params = frame.get("params").cloned();
+        let version = params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(VERSION_KEY))
+            .cloned();
+        let stateless = version.is_some();
+        if let Some(v) = &version {
+            if v.as_str() != Some(STATELESS_VERSION) {
+                return self.fail(
+                    &id,
+                    error(
+                        codes::UNSUPPORTED_VERSION,
+                        "Unsupported protocol version",
+                        Some(json!({"supported": [STATELESS_VERSION], "requested": v})),
+                    ),
+                );
+            }
+            if let Some(caps) = params
+                .as_ref()
+                .and_then(|p| p["_meta"].get("io.modelcontextprotocol/clientCapabilities"))
+            {
+                self.agent.capabilities = caps.clone();
+            }
+        }
+        if method == "ping" {
+            return self.respond(&id, stateless, json!({}));
+        }
+        if !self.settled {
+            self.held.push(frame);
+            return;
+        }
+        let p = params.as_ref();
+        if let Some(state) = p
+            .and_then(|p| p.get("requestState"))
+            .and_then(Value::as_str)
+            .and_then(|s| s.strip_prefix(STATE_PREFIX))
+            .and_then(|s| s.parse::<u64>().ok())
+        {
+            return self.retry(&id, state, p);
+        }
+        match method.as_str() {
+            "initialize" => self.initialize(&id, p),
+            "server/discover" => self.discover(&id),
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+                self.list(&id, &method, stateless)
+            }
+            "tools/call" => self.call(&id, p, stateless),
+            "prompts/get" => self.by_name(&id, &method, p, stateless, "prompt"),
+            "resources/read" => self.by_uri(&id, &method, p, stateless, Reply::Read),
+            "resources/subscribe" | "resources/unsubscribe" => {
+                self.subscribe(&id, &method, p, stateless)
+            }
+            "completion/complete" => self.complete(&id, p, stateless),
+            "logging/setLevel" => self.set_level(&id, p, stateless),
+            "subscriptions/listen" => self.listen(&id, p),
+            _ => self.fail(
+                &id,
+                error(
+                    codes::METHOD_NOT_FOUND,
+                    format!("mcpdeck serve does not offer {method}"),
+                    None,
+                ),
+            ),
+        }
+    }
+
+    fn initialize(&mut self, id: &Value, params: Option<&Value>) {
+        let asked = params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let version = if INITIALIZE_VERSIONS.contains(&asked) {
+            asked
+        } else {
+            INITIALIZE_VERSIONS[0]
+        };
+        self.agent.capabilities = params
+            .and_then(|p| p.get("capabilities"))
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        self.agent.initialized = true;
+        let mut result = json!({
+            "protocolVersion": version,
+            "capabilities": self.state.capabilities(),
+            "serverInfo": self.state.server_info(),
+        });
+        if let Some(text) = self.state.instructions() {
+            result["instructions"] = json!(text);
+        }
+        self.shown = Some(self.state.visible());
+        self.respond(id, false, result);
+    }
+
+    fn discover(&mut self, id: &Value) {
+        let mut result = json!({
+            "supportedVersions": [STATELESS_VERSION],
+            "capabilities": self.state.capabilities(),
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "_meta": {"io.modelcontextprotocol/serverInfo": self.state.server_info()},
+        });
+        if let Some(text) = self.state.instructions() {
+            result["instructions"] = json!(text);
+        }
+        self.respond(id, true, result);
+    }
+
+    fn list(&mut self, id: &Value, method: &str, stateless: bool) {
+        let visible = self.state.visible();
+        let (key, items) = match method {
+            "tools/list" => ("tools", &visible.tools),
+            "prompts/list" => ("prompts", &visible.prompts),
+            "resources/list" => ("resources", &visible.resources),
+            _ => ("resourceTemplates", &visible.templates),
+        };
+        let mut result = json!({ key: items });
+        if stateless {
+            result["ttlMs"] = json!(0);
+            result["cacheScope"] = json!("private");
+        }
+        if self.shown.is_none() {
+            self.shown = Some(visible.clone());
+        }
+        self.respond(id, stateless, result);
+    }
+
+    /// The server of an agent's tool or prompt name, or the error to answer.
+    fn resolve(&self, name: &str, what: &str) -> Result<(String, String), Value> {
+        let only = self.state.only();
+        let unknown = || {
+            error(
+                codes::INVALID_PARAMS,
+                format!("unknown {what} {name:?}"),
+                None,
+            )
+        };
+        let (server, own) = self.state.naming.split(name, only).ok_or_else(unknown)?;
+        let upstream = self.state.server(server).ok_or_else(unknown)?;
+        self.check_up(upstream)?;
+        Ok((server.to_string(), own.to_string()))
+    }
+
+    /// An error naming the server and its status, unless it is connected.
+    fn check_up(&self, upstream: &Upstream) -> Result<(), Value> {
+        if upstream.status == ServerStatus::Connected {
+            return Ok(());
+        }
+        Err(error(
+            codes::INTERNAL_ERROR,
+            format!(
+                "server {:?} is {}; its tools are unavailable until it is connected again",
+                upstream.config.name,
+                upstream.status_text()
+            ),
+            Some(json!({"server": upstream.config.name, "status": upstream.status.label()})),
+        ))
+    }
+
+    fn call(&mut self, id: &Value, params: Option<&Value>, stateless: bool) {
+        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+            return self.fail(
+                id,
+                error(codes::INVALID_PARAMS, "tools/call needs params.name", None),
+            );
+        };
+        let only = self.state.only();
+        let unknown = || {
+            error(
+                codes::INVALID_PARAMS,
+                format!("unknown tool {name:?}"),
+                None,
+            )
+        };
+        let Some((server, tool)) = self.state.naming.split(name, only) else {
+            return self.fail(id, unknown());
+        };
+        let (server, tool) = (server.to_string(), tool.to_string());
+        let Some(upstream) = self.state.server(&server) else {
+            return self.fail(id, unknown());
+        };
+        // The policy first: a refused tool is refused whatever the
+        // server's state, and the error names the rule.
+        if let Some(rule) = upstream.config.tool_refusal(&tool) {
+            let message = format!(
+                "tool {tool:?} is refused on server {server:?} by its {rule} in the mcpdeck config"
+            );
+            let (list, pattern) = match &rule {
+                crate::config::ToolRefusal::Denied { pattern } => ("deny_tools", Some(pattern)),
+                crate::config::ToolRefusal::NotAllowed => ("allow_tools", None),
+            };
+            self.state
+                .log_call(&server, &tool, Some(format!("refused: {rule}")));
+            return self.fail(
+                id,
+                error(
+                    codes::INVALID_PARAMS,
+                    message,
+                    Some(json!({"server": server, "tool": tool, "rule": {"list": list, "pattern": pattern}})),
+                ),
+            );
+        }
+        if let Some(found) = upstream
+            .lists
+            .as_ref()
+            .and_then(|l| l.tools.iter().find(|t| t.name == tool))
+            && let Some(why) = self.state.withheld(upstream, found)
+        {
+            self.state
+                .log_call(&server, &tool, Some(format!("refused: {why}")));
+            return self.fail(
+                id,
+                error(
+                    codes::INVALID_PARAMS,
+                    why.to_string(),
+                    Some(json!({"server": server, "tool": tool})),
+                ),
+            );
+        }
+        if let Err(e) = self.check_up(upstream) {
+            self.state
+                .log_call(&server, &tool, Some("error: not connected".into()));
+            return self.fail(id, e);
+        }
+        let arguments = params
+            .and_then(|p| p.get("arguments"))
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let progress = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get("progressToken"))
+            .cloned();
+        let log = self.state.log_call(&server, &tool, None);
+        let tag = self.tag();
+        self.tags.insert(id_key(id), tag);
+        self.pending.insert(
+            tag,
+            Pending {
+                id: id.clone(),
+                stateless,
+                server: server.clone(),
+                reply: Reply::Call { log },
+                progress,
+                upstream_token: None,
+                inputs: Vec::new(),
+                queued: Vec::new(),
+                finished: None,
+            },
+        );
+        self.manager.send(Command::Call {
+            tag,
+            server,
+            tool,
+            arguments,
+        });
+    }
+
+    /// Send a request upstream and remember whom to answer.
+    fn forward(
+        &mut self,
+        id: &Value,
+        stateless: bool,
+        server: String,
+        method: &str,
+        params: Value,
+        reply: Reply,
+    ) {
+        let tag = self.tag();
+        self.tags.insert(id_key(id), tag);
+        self.pending.insert(
+            tag,
+            Pending {
+                id: id.clone(),
+                stateless,
+                server: server.clone(),
+                reply,
+                progress: None,
+                upstream_token: None,
+                inputs: Vec::new(),
+                queued: Vec::new(),
+                finished: None,
+            },
+        );
+        self.manager.send(Command::Request {
+            tag,
+            server,
+            method: method.to_string(),
+            params,
+        });
+    }
+
+    fn by_name(
+        &mut self,
+        id: &Value,
+        method: &str,
+        params: Option<&Value>,
+        stateless: bool,
+        what: &str,
+    ) {
+        let name = params
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        match self.resolve(name, what) {
+            Ok((server, own)) => {
+                let mut p = upstream_params(params);
+                p["name"] = json!(own);
+                self.forward(id, stateless, server, method, p, Reply::Plain);
+            }
+            Err(e) => self.fail(id, e),
+        }
+    }
+
+    /// The server and own URI of an agent's URI, or the error to answer.
+    fn resolve_uri(&self, uri: &str) -> Result<(String, String), Value> {
+        let unknown = || {
+            error(
+                codes::INVALID_PARAMS,
+                format!("unknown resource {uri:?}: resources are named mcpdeck://SERVER/URI here"),
+                None,
+            )
+        };
+        let (server, own) = self
+            .state
+            .naming
+            .split_uri(uri, self.state.only())
+            .ok_or_else(unknown)?;
+        let upstream = self.state.server(server).ok_or_else(unknown)?;
+        self.check_up(upstream)?;
+        Ok((server.to_string(), own.to_string()))
+    }
+
+    fn by_uri(
+        &mut self,
+        id: &Value,
+        method: &str,
+        params: Option<&Value>,
+        stateless: bool,
+        reply: Reply,
+    ) {
+        let uri = params
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        match self.resolve_uri(uri) {
+            Ok((server, own)) => {
+                let mut p = upstream_params(params);
+                p["uri"] = json!(own);
+                self.forward(id, stateless, server, method, p, reply);
+            }
+            Err(e) => self.fail(id, e),
+        }
+    }
+
+    fn subscribe(&mut self, id: &Value, method: &str, params: Option<&Value>, stateless: bool) {
+        let uri = params
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        match self.resolve_uri(uri) {
+            Ok((server, own)) => {
+                let on = method == "resources/subscribe";
+                self.subs
+                    .push((server.clone(), own.clone(), on, id.clone(), stateless));
+                self.manager.send(if on {
+                    Command::Subscribe(server, own)
+                } else {
+                    Command::Unsubscribe(server, own)
+                });
+            }
+            Err(e) => self.fail(id, e),
+        }
+    }
+
+    fn complete(&mut self, id: &Value, params: Option<&Value>, stateless: bool) {
+        let reference = params
+            .and_then(|p| p.get("ref"))
+            .cloned()
+            .unwrap_or_default();
+        let kind = reference
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let resolved = match kind {
+            "ref/prompt" => self
+                .resolve(
+                    reference
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                    "prompt",
+                )
+                .map(|(s, own)| (s, "name", own)),
+            "ref/resource" => self
+                .resolve_uri(
+                    reference
+                        .get("uri")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                )
+                .map(|(s, own)| (s, "uri", own)),
+            other => Err(error(
+                codes::INVALID_PARAMS,
+                format!("unknown completion reference type {other:?}"),
+                None,
+            )),
+        };
+        match resolved {
+            Ok((server, key, own)) => {
+                let mut p = upstream_params(params);
+                p["ref"][key] = json!(own);
+                self.forward(
+                    id,
+                    stateless,
+                    server,
+                    "completion/complete",
+                    p,
+                    Reply::Plain,
+                );
+            }
+            Err(e) => self.fail(id, e),
+        }
+    }
+
+    fn set_level(&mut self, id: &Value, params: Option<&Value>, stateless: bool) {
+        let Some(level) = params.and_then(|p| p.get("level")).and_then(Value::as_str) else {
+            return self.fail(
+                id,
+                error(
+                    codes::INVALID_PARAMS,
+                    "logging/setLevel needs params.level",
+                    None,
+                ),
+            );
+        };
+        if !crate::mcp::session::LOG_LEVELS.contains(&level) {
+            return self.fail(
+                id,
+                error(
+                    codes::INVALID_PARAMS,
+                    format!("unknown log level {level:?}"),
+                    None,
+                ),
+            );
+        }
+        for s in &self.state.servers {
+            if s.status == ServerStatus::Connected {
+                self.manager.send(Command::SetLogLevel(
+                    s.config.name.clone(),
+                    level.to_string(),
+                ));
+            }
+        }
+        self.respond(id, stateless, json!({}));
+    }
+
+    fn listen(&mut self, id: &Value, params: Option<&Value>) {
+        let wanted = params
+            .and_then(|p| p.get("notifications"))
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let flag = |k: &str| wanted.get(k).and_then(Value::as_bool) == Some(true);
+        let uris: Vec<String> = wanted
+            .get("resourceSubscriptions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect();
+        for uri in &uris {
+            if let Ok((server, own)) = self.resolve_uri(uri) {
+                self.manager.send(Command::Subscribe(server, own));
+            }
+        }
+        self.listens.push(Listen {
+            id: id.clone(),
+            tools: flag("toolsListChanged"),
+            prompts: flag("promptsListChanged"),
+            resources: flag("resourcesListChanged"),
+            uris,
+        });
+        let mut ack = wanted;
+        if let Some(obj) = ack.as_object_mut() {
+            obj.insert(
+                "_meta".into(),
+                json!({"io.modelcontextprotocol/subscriptionId": id}),
+            );
+        }
+        self.notify("notifications/subscriptions/acknowledged", Some(ack));
+        if self.shown.is_none() {
+            self.shown = Some(self.state.visible());
+        }
+    }
+
+    fn notification(&mut self, method: &str, params: Option<&Value>) {
+        match method {
+            "notifications/initialized" => self.ask_roots(),
+            "notifications/roots/list_changed" => self.ask_roots(),
+            "notifications/cancelled" => {
+                let Some(id) = params.and_then(|p| p.get("requestId")) else {
+                    return;
+                };
+                let key = id_key(id);
+                self.held.retain(|f| id_key(&f["id"]) != key);
+                if let Some(tag) = self.tags.remove(&key) {
+                    // No answer goes to a cancelled request.
+                    if let Some(p) = self.pending.remove(&tag)
+                        && let Reply::Call { log } = p.reply
+                    {
+                        self.finish_log(log, "cancelled".into(), None);
+                    }
+                    self.manager.send(Command::Cancel { tag });
+                }
+                // A stateless listen ends when cancelled.
+                self.listens.retain(|l| id_key(&l.id) != key);
+            }
+            _ => {}
+        }
+    }
+
+    /// Ask the agent for its roots, when it offers them.
+    fn ask_roots(&mut self) {
+        if self.agent.capabilities.get("roots").is_none() {
+            return;
+        }
+        self.next_ask += 1;
+        let id = format!("mcpdeck-{}", self.next_ask);
+        self.asks.insert(id.clone(), Ask::Roots);
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "roots/list", "params": {}}));
+    }
+
+    /// The agent's answer to a request of mcpdeck's.
+    fn answer(&mut self, id: &Value, result: Option<&Value>, err: Option<&Value>) {
+        let Some(key) = id.as_str() else { return };
+        let Some(ask) = self.asks.remove(key) else {
+            return;
+        };
+        match ask {
+            Ask::Roots => {
+                if let Some(r) = result {
+                    self.manager.send(Command::SetRoots(root_dirs(r)));
+                }
+            }
+            Ask::Server(ask) => {
+                let result = match (result, err) {
+                    (Some(r), _) => Ok(r.clone()),
+                    (None, Some(e)) => Err(RpcError {
+                        code: e
+                            .get("code")
+                            .and_then(Value::as_i64)
+                            .unwrap_or(codes::INTERNAL_ERROR),
+                        message: e
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("the agent refused")
+                            .to_string(),
+                        data: e.get("data").cloned(),
+                    }),
+                    (None, None) => Err(RpcError::new(
+                        codes::INTERNAL_ERROR,
+                        "the agent answered with neither result nor error",
+                    )),
+                };
+                self.manager
+                    .send(Command::AnswerServerRequest { id: ask, result });
+            }
+        }
+    }
+
+    /// A stateless agent's retry with `inputResponses`: the answers go to
+    /// the servers, and the request waiting upstream answers this id.
+    fn retry(&mut self, id: &Value, tag: u64, params: Option<&Value>) {
+        let Some(p) = self.pending.get_mut(&tag).filter(|p| !p.inputs.is_empty()) else {
+            return self.fail(
+                id,
+                error(
+                    codes::INVALID_PARAMS,
+                    "requestState names no request waiting for input (it ended, or was answered already)",
+                    None,
+                ),
+            );
+        };
+        let responses = params.and_then(|p| p.get("inputResponses"));
+        let mut answers = Vec::new();
+        for (key, ask) in std::mem::take(&mut p.inputs) {
+            let result = match responses.and_then(|r| r.get(&key)) {
+                Some(answer) => Ok(answer.clone()),
+                None => Err(RpcError::new(
+                    codes::INVALID_PARAMS,
+                    format!("the agent sent no inputResponses entry {key:?}"),
+                )),
+            };
+            answers.push(Command::AnswerServerRequest { id: ask, result });
+        }
+        p.id = id.clone();
+        self.tags.insert(id_key(id), tag);
+        for a in answers {
+            self.manager.send(a);
+        }
+        if let Some(p) = self.pending.get_mut(&tag)
+            && let Some(outcome) = p.finished.take()
+            && let Some(p) = self.pending.remove(&tag)
+        {
+            return self.deliver(tag, p, outcome);
+        }
+        self.input_round(tag);
+    }
+}

@@ -1,0 +1,474 @@
+//! The manager's events (statuses, lists, answers, notifications, the
+//! servers' own requests) turned into frames for the agent, and the
+//! watched files (config, pins) applied.
+
+use super::*;
+
+impl Serve {
+    pub(super) fn event(&mut self, ev: Event) {
+        match ev {
+            Event::Status {
+                server,
+                status,
+                negotiated,
+            } => {
+                if let ServerStatus::Failed(e) | ServerStatus::NeedsAuth(e) = &status {
+                    eprintln!(
+                        "mcpdeck serve: server {server:?} {}: {}",
+                        status.label(),
+                        crate::sanitize::one_line(&e.to_string())
+                    );
+                }
+                self.views_changed = true;
+                if let Some(s) = self.state.server_mut(&server) {
+                    s.status = status;
+                    if let Some(n) = negotiated {
+                        s.negotiated = Some(*n);
+                    }
+                }
+            }
+            Event::Lists { server, lists } => {
+                self.views_changed = true;
+                if let Some(s) = self.state.server_mut(&server) {
+                    s.lists = Some(lists);
+                }
+            }
+            Event::CallStarted {
+                tag, request_id, ..
+            } => self.call_started(tag, request_id),
+            Event::CallFinished {
+                tag,
+                server,
+                result,
+                elapsed,
+                ..
+            } => self.call_finished(tag, &server, result, elapsed),
+            Event::Response {
+                tag,
+                server,
+                result,
+                ..
+            } => self.response(tag, &server, result),
+            Event::Notification {
+                server,
+                method,
+                params,
+            } => self.upstream_notification(&server, &method, params),
+            Event::ServerRequest {
+                id,
+                server,
+                method,
+                params,
+            } => self.server_request(id, &server, &method, params),
+            Event::Subscription {
+                server,
+                uri,
+                subscribed,
+                result,
+            } => {
+                let at = self
+                    .subs
+                    .iter()
+                    .position(|(s, u, on, ..)| *s == server && *u == uri && *on == subscribed);
+                if let Some(i) = at {
+                    let (.., id, stateless) = self.subs.remove(i);
+                    match result {
+                        Ok(()) => self.respond(&id, stateless, json!({})),
+                        Err(e) => self.fail(&id, self.call_error(&server, &e)),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn call_started(&mut self, tag: u64, request_id: i64) {
+        let Some(p) = self.pending.get_mut(&tag) else {
+            return;
+        };
+        p.upstream_token = Some(request_id);
+        let Some(token) = p.progress.clone() else {
+            return;
+        };
+        let key = (p.server.clone(), request_id);
+        let early = self.early.remove(&key);
+        self.progress.insert(key, token.clone());
+        for mut params in early.into_iter().flatten() {
+            params["progressToken"] = token.clone();
+            self.notify("notifications/progress", Some(params));
+        }
+    }
+
+    pub(super) fn finish_log(&mut self, log: u64, outcome: String, elapsed: Option<Duration>) {
+        self.state
+            .finish_call(log, outcome, elapsed.unwrap_or_default());
+    }
+
+    pub(super) fn call_finished(
+        &mut self,
+        tag: u64,
+        server: &str,
+        result: Result<crate::mcp::CallResult, CallError>,
+        elapsed: Duration,
+    ) {
+        let Some(p) = self.pending.remove(&tag) else {
+            return;
+        };
+        if let Some(token) = p.upstream_token {
+            let key = (server.to_string(), token);
+            self.progress.remove(&key);
+            self.early.remove(&key);
+        }
+        let log = match p.reply {
+            Reply::Call { log } => log,
+            _ => 0,
+        };
+        let outcome = match result {
+            Ok(r) => {
+                let outcome = if r.is_error { "isError" } else { "ok" };
+                self.finish_log(log, outcome.into(), Some(elapsed));
+                let mut raw = r.raw;
+                strip_envelope(&mut raw);
+                Ok(raw)
+            }
+            Err(e) => {
+                self.finish_log(log, format!("error: {e}"), Some(elapsed));
+                Err(self.call_error(server, &e))
+            }
+        };
+        self.deliver(tag, p, outcome);
+    }
+
+    /// Answer the agent's request; a stateless agent that was sent an
+    /// input_required round gets the answer on its retry.
+    pub(super) fn deliver(&mut self, tag: u64, mut p: Pending, outcome: Result<Value, Value>) {
+        if !p.inputs.is_empty() {
+            p.finished = Some(outcome);
+            self.pending.insert(tag, p);
+            return;
+        }
+        self.tags.remove(&id_key(&p.id));
+        match outcome {
+            Ok(v) => self.respond(&p.id, p.stateless, v),
+            Err(e) => self.fail(&p.id, e),
+        }
+    }
+
+    /// The error the agent gets for a failed upstream request: the
+    /// server's JSON-RPC error unchanged, else one naming the server.
+    pub(super) fn call_error(&self, server: &str, e: &CallError) -> Value {
+        if let CallError::Request(RequestError::Rpc { error: rpc, .. }) = e {
+            return rpc_error(rpc);
+        }
+        let status = self
+            .state
+            .server(server)
+            .map(|s| s.status_text())
+            .unwrap_or_else(|| "gone".into());
+        error(
+            codes::INTERNAL_ERROR,
+            format!("server {server:?} ({status}): {e}"),
+            Some(json!({"server": server, "status": status})),
+        )
+    }
+
+    pub(super) fn response(&mut self, tag: u64, server: &str, result: Result<Value, CallError>) {
+        let Some(p) = self.pending.remove(&tag) else {
+            return;
+        };
+        let outcome = match result {
+            Ok(mut v) => {
+                let (ttl, scope) = strip_envelope(&mut v);
+                if matches!(p.reply, Reply::Read) {
+                    let naming = self.state.naming;
+                    if let Some(contents) = v.get_mut("contents").and_then(Value::as_array_mut) {
+                        for c in contents {
+                            if let Some(uri) = c.get("uri").and_then(Value::as_str) {
+                                c["uri"] = json!(naming.uri(server, uri));
+                            }
+                        }
+                    }
+                    if p.stateless {
+                        v["ttlMs"] = ttl.unwrap_or(json!(0));
+                        v["cacheScope"] = scope.unwrap_or(json!("private"));
+                    }
+                }
+                Ok(v)
+            }
+            Err(e) => Err(self.call_error(server, &e)),
+        };
+        self.deliver(tag, p, outcome);
+    }
+
+    pub(super) fn upstream_notification(
+        &mut self,
+        server: &str,
+        method: &str,
+        params: Option<Value>,
+    ) {
+        match method {
+            "notifications/progress" => {
+                let Some(mut params) = params else { return };
+                let Some(token) = params.get("progressToken").and_then(|t| {
+                    t.as_i64()
+                        .or_else(|| t.as_str().and_then(|s| s.parse().ok()))
+                }) else {
+                    return;
+                };
+                let key = (server.to_string(), token);
+                match self.progress.get(&key) {
+                    Some(agent) => {
+                        params["progressToken"] = agent.clone();
+                        self.notify(method, Some(params));
+                    }
+                    None => {
+                        // Its call's start is not known yet; a call not
+                        // asking for progress never gets there.
+                        let wanted = self
+                            .pending
+                            .values()
+                            .any(|p| p.server == server && p.progress.is_some());
+                        if wanted {
+                            let queue = self.early.entry(key).or_default();
+                            if queue.len() < 64 {
+                                queue.push(params);
+                            }
+                        }
+                    }
+                }
+            }
+            "notifications/message" => {
+                let Some(mut params) = params else { return };
+                if self.state.naming == Naming::Aggregated {
+                    let logger = match params.get("logger").and_then(Value::as_str) {
+                        Some(l) => format!("{server}/{l}"),
+                        None => server.to_string(),
+                    };
+                    params["logger"] = json!(logger);
+                }
+                self.notify(method, Some(params));
+            }
+            "notifications/resources/updated" => {
+                let Some(mut params) = params else { return };
+                let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+                    return;
+                };
+                let agent_uri = self.state.naming.uri(server, uri);
+                params["uri"] = json!(agent_uri);
+                if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+                    meta.remove("io.modelcontextprotocol/subscriptionId");
+                    if meta.is_empty() {
+                        params.as_object_mut().map(|o| o.remove("_meta"));
+                    }
+                }
+                if self.agent.initialized {
+                    self.notify(method, Some(params.clone()));
+                }
+                for l in &self.listens {
+                    if l.uris.contains(&agent_uri) {
+                        let mut p = params.clone();
+                        p["_meta"] = json!({"io.modelcontextprotocol/subscriptionId": l.id});
+                        self.notify(method, Some(p));
+                    }
+                }
+            }
+            // list_changed: the lists come again, and the agent is told
+            // when its view changed (after_events).
+            _ => {}
+        }
+    }
+
+    pub(super) fn server_request(&mut self, ask: u64, server: &str, method: &str, params: Value) {
+        let capability = match method {
+            "sampling/createMessage" => "sampling",
+            "elicitation/create" => "elicitation",
+            _ => "",
+        };
+        let offered = !capability.is_empty() && self.agent.capabilities.get(capability).is_some();
+        // A stateless agent takes no requests: the server's request goes
+        // as input_required in the answer to the agent's request to that
+        // server (the latest one, when several are in flight).
+        let stateless_round = if self.agent.initialized {
+            None
+        } else {
+            self.pending
+                .iter()
+                .filter(|(_, p)| p.stateless && p.server == server)
+                .map(|(tag, _)| *tag)
+                .max()
+        };
+        if offered && let Some(tag) = stateless_round {
+            if let Some(p) = self.pending.get_mut(&tag) {
+                p.queued.push((ask, method.to_string(), params));
+            }
+            return self.input_round(tag);
+        }
+        if !offered || !self.agent.initialized {
+            let message = format!(
+                "the agent behind mcpdeck serve does not offer {}; server {server:?} asked for {method}",
+                if capability.is_empty() {
+                    method
+                } else {
+                    capability
+                }
+            );
+            self.manager.send(Command::AnswerServerRequest {
+                id: ask,
+                result: Err(RpcError::new(codes::METHOD_NOT_FOUND, message)),
+            });
+            return;
+        }
+        self.next_ask += 1;
+        let id = format!("mcpdeck-{}", self.next_ask);
+        self.asks.insert(id.clone(), Ask::Server(ask));
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    }
+
+    /// Send a stateless agent the server requests queued for request
+    /// `tag`, as `input_required`, unless a round is already out.
+    pub(super) fn input_round(&mut self, tag: u64) {
+        let Some(p) = self.pending.get_mut(&tag) else {
+            return;
+        };
+        if !p.inputs.is_empty() || p.queued.is_empty() {
+            return;
+        }
+        let mut requests = Map::new();
+        for (ask, method, params) in std::mem::take(&mut p.queued) {
+            let key = format!("mcpdeck-{ask}");
+            requests.insert(key.clone(), json!({"method": method, "params": params}));
+            p.inputs.push((key, ask));
+        }
+        let id = p.id.clone();
+        self.tags.remove(&id_key(&id));
+        self.respond(
+            &id,
+            true,
+            json!({
+                "resultType": "input_required",
+                "inputRequests": requests,
+                "requestState": format!("{STATE_PREFIX}{tag}"),
+            }),
+        );
+    }
+
+    /// After a burst of events: settle, and tell the agent what changed.
+    pub(super) fn after_events(&mut self) {
+        self.check_settled();
+        // Only a status or a list changes what the agent sees (progress
+        // and log messages, the bulk of the events, do not).
+        if std::mem::take(&mut self.views_changed) {
+            self.tell_changes();
+        }
+    }
+
+    pub(super) fn check_settled(&mut self) {
+        if !self.settled && self.state.settled() {
+            self.set_settled();
+        }
+    }
+
+    pub(super) fn set_settled(&mut self) {
+        self.settled = true;
+        for frame in std::mem::take(&mut self.held) {
+            self.request(frame);
+        }
+    }
+
+    /// `list_changed` for each list the agent's view of changed.
+    pub(super) fn tell_changes(&mut self) {
+        let Some(shown) = &self.shown else { return };
+        let now = self.state.visible();
+        let changed = [
+            (shown.tools != now.tools, "tools"),
+            (shown.prompts != now.prompts, "prompts"),
+            (
+                shown.resources != now.resources || shown.templates != now.templates,
+                "resources",
+            ),
+        ];
+        for (differs, kind) in changed {
+            if !differs {
+                continue;
+            }
+            let method = format!("notifications/{kind}/list_changed");
+            if self.agent.initialized {
+                self.notify(&method, None);
+            }
+            for l in &self.listens {
+                let wanted = match kind {
+                    "tools" => l.tools,
+                    "prompts" => l.prompts,
+                    _ => l.resources,
+                };
+                if wanted {
+                    self.notify(
+                        &method,
+                        Some(json!({"_meta": {"io.modelcontextprotocol/subscriptionId": l.id}})),
+                    );
+                }
+            }
+        }
+        self.shown = Some(now);
+    }
+
+    // ---- the watched files ----
+
+    pub(super) fn watch(&mut self) {
+        if self.pin_file.as_mut().is_some_and(Watched::changed) {
+            match load_pins() {
+                Ok(p) => self.state.pins = Some(p),
+                Err(e) => eprintln!("mcpdeck serve: the pin file was not read again: {e}"),
+            }
+            self.tell_changes();
+        }
+        let Some(watched) = self.config.as_mut() else {
+            return;
+        };
+        if !watched.changed() {
+            return;
+        }
+        let path = watched.path().to_path_buf();
+        let config = match crate::config::load(&path) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!(
+                    "mcpdeck serve: warning: the changed config was not applied (the previous one stays): {}",
+                    e.to_string().lines().next().unwrap_or_default()
+                );
+                return;
+            }
+        };
+        self.apply(config);
+    }
+
+    /// A new config: servers come and go, the policy is the new one.
+    pub(super) fn apply(&mut self, config: Config) {
+        let served = served(&config, &self.args);
+        let mut old = std::mem::take(&mut self.state.servers);
+        for c in &served {
+            let upstream = match old.iter().position(|u| u.config.name == c.name) {
+                Some(i) => {
+                    let mut u = old.remove(i);
+                    if connection(&u.config) != connection(c) {
+                        // Restarted by the manager.
+                        u = Upstream::new(c.clone());
+                    }
+                    u.config = c.clone();
+                    u
+                }
+                None => Upstream::new(c.clone()),
+            };
+            self.state.servers.push(upstream);
+        }
+        for gone in old {
+            eprintln!(
+                "mcpdeck serve: server {:?} is no longer served",
+                gone.config.name
+            );
+        }
+        self.manager
+            .send(Command::SetServers(served.iter().map(connection).collect()));
+        self.tell_changes();
+    }
+}

@@ -1,0 +1,530 @@
+//! `serve --http ADDR`: the agent's side over Streamable HTTP at `/mcp`,
+//! for one agent at a time (the same state as on stdio).
+//!
+//! - POST a request: the answer is a JSON body, or an SSE stream when the
+//!   client accepts one (then the notifications and requests for the agent
+//!   that come meanwhile go on it too, unless a GET stream is open). A
+//!   client that closes the stream before the answer cancels the request.
+//! - POST a notification or a response: 202.
+//! - GET (with `Accept: text/event-stream`): a stream of what mcpdeck sends
+//!   the agent on its own (list changes, log messages, server requests).
+//! - DELETE: 200 (there is nothing to forget).
+//!
+//! Safety: the address must be loopback unless `--allow-remote`, which
+//! needs `Authorization: Bearer TOKEN` on every request (the token from
+//! `$MCPDECK_SERVE_TOKEN`, else generated and printed once on stderr). An
+//! `Origin` header must name a loopback host (or, with `--allow-remote`,
+//! the host the request was sent to): against DNS rebinding.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+
+use super::ServeError;
+
+/// The most a request's head may take.
+const MAX_HEAD: usize = 64 * 1024;
+/// The most a request's body may take.
+const MAX_BODY: usize = 64 * 1024 * 1024;
+/// How long a client may take to send its request.
+const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+type Lines = mpsc::UnboundedSender<Result<String, String>>;
+
+/// What the connections tell the router.
+enum Route {
+    /// Send the frames for the agent's request `id` (its JSON text) here;
+    /// `sse`: other frames too, while no GET stream is open.
+    Wait {
+        id: String,
+        tx: mpsc::UnboundedSender<String>,
+        sse: bool,
+    },
+    /// The client went away before the answer.
+    Gone(String),
+    /// A GET stream.
+    Stream(mpsc::UnboundedSender<String>),
+}
+
+/// Who may connect.
+struct Guard {
+    /// Required bearer token (`--allow-remote`).
+    token: Option<String>,
+    remote: bool,
+    session: String,
+}
+
+/// Bind `addr` and serve; the task ends only when aborted.
+pub(super) async fn start(
+    addr: &str,
+    allow_remote: bool,
+    lines: Lines,
+    out: mpsc::UnboundedReceiver<String>,
+) -> Result<tokio::task::JoinHandle<()>, ServeError> {
+    let usage = |m: String| ServeError::Usage(m);
+    let resolved: Vec<SocketAddr> = tokio::net::lookup_host(addr)
+        .await
+        .map_err(|e| usage(format!("--http {addr:?}: not an address to listen on ({e}); write HOST:PORT, e.g. 127.0.0.1:8808")))?
+        .collect();
+    let Some(at) = resolved.first().copied() else {
+        return Err(usage(format!(
+            "--http {addr:?}: the name resolves to no address"
+        )));
+    };
+    if !at.ip().is_loopback() && !allow_remote {
+        return Err(usage(format!(
+            "--http {addr:?} is not a loopback address: serving beyond this machine needs --allow-remote (and then a bearer token)"
+        )));
+    }
+    let token = if !allow_remote {
+        None
+    } else if let Some(t) = std::env::var("MCPDECK_SERVE_TOKEN")
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+    {
+        Some(t.trim().to_string())
+    } else {
+        let t = random_hex(32)?;
+        eprintln!(
+            "mcpdeck serve: clients must send `Authorization: Bearer {t}` (shown once; set $MCPDECK_SERVE_TOKEN to choose it)"
+        );
+        Some(t)
+    };
+    let listener = TcpListener::bind(at)
+        .await
+        .map_err(|e| ServeError::Io(format!("--http {addr:?}: cannot listen on {at}: {e}")))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| ServeError::Io(format!("--http: {e}")))?;
+    eprintln!("mcpdeck serve: listening on http://{bound}/mcp");
+    let guard = Arc::new(Guard {
+        token,
+        remote: allow_remote,
+        session: random_hex(16)?,
+    });
+    let (route_tx, route_rx) = mpsc::unbounded_channel();
+    Ok(tokio::spawn(async move {
+        let router = tokio::spawn(route(out, route_rx));
+        // Aborting this task drops the router's handle, not the router:
+        // it ends when the frames stop (serve dropped its sender).
+        drop(router);
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                // Out of descriptors, most likely: breathe.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            };
+            let (guard, lines, routes) = (guard.clone(), lines.clone(), route_tx.clone());
+            tokio::spawn(async move {
+                let _ = connection(stream, &guard, &lines, &routes).await;
+            });
+        }
+    }))
+}
+
+/// `bytes` random bytes from the system's generator, in hex.
+fn random_hex(bytes: usize) -> Result<String, ServeError> {
+    use ring::rand::{SecureRandom, SystemRandom};
+    let mut buf = vec![0u8; bytes];
+    // A token must not be guessable: no weaker fallback.
+    SystemRandom::new().fill(&mut buf).map_err(|_| {
+        ServeError::Io(
+            "--http: the system's random generator failed; no token could be made".into(),
+        )
+    })?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The router: each frame for the agent to the request it answers, or to
+/// the open streams.
+async fn route(
+    mut out: mpsc::UnboundedReceiver<String>,
+    mut routes: mpsc::UnboundedReceiver<Route>,
+) {
+    let mut waiting: HashMap<String, (mpsc::UnboundedSender<String>, bool, u64)> = HashMap::new();
+    let mut streams: Vec<mpsc::UnboundedSender<String>> = Vec::new();
+    let mut order = 0u64;
+    loop {
+        tokio::select! {
+            r = routes.recv() => match r {
+                Some(Route::Wait { id, tx, sse }) => {
+                    order += 1;
+                    waiting.insert(id, (tx, sse, order));
+                }
+                Some(Route::Gone(id)) => {
+                    waiting.remove(&id);
+                }
+                Some(Route::Stream(tx)) => streams.push(tx),
+                None => return,
+            },
+            line = out.recv() => {
+                let Some(line) = line else { return };
+                let frame: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+                let answer = frame.get("method").is_none();
+                if answer
+                    && let Some(id) = frame.get("id")
+                    && let Some((tx, ..)) = waiting.remove(&id.to_string())
+                {
+                    let _ = tx.send(line);
+                    continue;
+                }
+                streams.retain(|s| !s.is_closed());
+                if !streams.is_empty() {
+                    for s in &streams {
+                        let _ = s.send(line.clone());
+                    }
+                    continue;
+                }
+                // No GET stream: the latest request with an SSE answer.
+                waiting.retain(|_, (tx, ..)| !tx.is_closed());
+                if let Some((tx, ..)) = waiting
+                    .values()
+                    .filter(|(_, sse, _)| *sse)
+                    .max_by_key(|(.., n)| *n)
+                {
+                    let _ = tx.send(line);
+                }
+            }
+        }
+    }
+}
+
+/// One request's head.
+struct Head {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+}
+
+impl Head {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+async fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<(Head, usize)> {
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let text = std::str::from_utf8(&buf[..end]).ok()?;
+            let mut lines = text.split("\r\n");
+            let mut first = lines.next()?.split(' ');
+            let method = first.next()?.to_string();
+            let target = first.next()?;
+            let path = target.split('?').next().unwrap_or_default().to_string();
+            let headers = lines
+                .filter_map(|l| l.split_once(':'))
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .collect();
+            return Some((
+                Head {
+                    method,
+                    path,
+                    headers,
+                },
+                end + 4,
+            ));
+        }
+        if buf.len() > MAX_HEAD {
+            return None;
+        }
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+async fn respond(stream: &mut TcpStream, status: &str, headers: &[(&str, &str)], body: &str) {
+    let mut text = format!(
+        "HTTP/1.1 {status}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        text.push_str(&format!("{k}: {v}\r\n"));
+    }
+    text.push_str("\r\n");
+    text.push_str(body);
+    let _ = stream.write_all(text.as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
+
+/// A JSON-RPC error body (for requests refused before they reach serve).
+fn rpc_error(code: i64, message: &str) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
+        .to_string()
+}
+
+/// Whether the `Origin` may call: a loopback host, or (remote) the host
+/// the request was sent to.
+fn origin_ok(head: &Head, remote: bool) -> bool {
+    let Some(origin) = head.header("origin") else {
+        return true;
+    };
+    let Ok(url) = url::Url::parse(origin) else {
+        return false;
+    };
+    let host = url.host_str().unwrap_or_default();
+    if matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1") {
+        return true;
+    }
+    remote
+        && head
+            .header("host")
+            .map(|h| h.rsplit_once(':').map_or(h, |(name, _)| name))
+            .is_some_and(|h| h.eq_ignore_ascii_case(host))
+}
+
+async fn connection(
+    mut stream: TcpStream,
+    guard: &Guard,
+    lines: &Lines,
+    routes: &mpsc::UnboundedSender<Route>,
+) -> Option<()> {
+    let mut buf = Vec::new();
+    let (head, body_at) = tokio::time::timeout(READ_TIMEOUT, read_head(&mut stream, &mut buf))
+        .await
+        .ok()??;
+    if head.path != "/mcp" {
+        respond(
+            &mut stream,
+            "404 Not Found",
+            &[],
+            "the MCP endpoint is /mcp\n",
+        )
+        .await;
+        return None;
+    }
+    if let Some(token) = &guard.token {
+        let sent = head
+            .header("authorization")
+            .and_then(|a| a.strip_prefix("Bearer "))
+            .map(str::trim);
+        if sent != Some(token.as_str()) {
+            let body = rpc_error(
+                -32001,
+                "a bearer token is needed (Authorization: Bearer TOKEN)",
+            );
+            respond(
+                &mut stream,
+                "401 Unauthorized",
+                &[
+                    ("WWW-Authenticate", "Bearer"),
+                    ("Content-Type", "application/json"),
+                ],
+                &body,
+            )
+            .await;
+            return None;
+        }
+    }
+    if !origin_ok(&head, guard.remote) {
+        let body = rpc_error(-32000, "this Origin may not call mcpdeck serve");
+        respond(
+            &mut stream,
+            "403 Forbidden",
+            &[("Content-Type", "application/json")],
+            &body,
+        )
+        .await;
+        return None;
+    }
+    let sse = head
+        .header("accept")
+        .is_some_and(|a| a.contains("text/event-stream"));
+    match head.method.as_str() {
+        "POST" => {}
+        "GET" if sse => {
+            let (tx, mut rx) = mpsc::unbounded_channel();
+            let _ = routes.send(Route::Stream(tx));
+            let start = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
+            stream.write_all(start.as_bytes()).await.ok()?;
+            while let Some(line) = rx.recv().await {
+                let event = format!("event: message\ndata: {line}\n\n");
+                stream.write_all(event.as_bytes()).await.ok()?;
+            }
+            return Some(());
+        }
+        "DELETE" => {
+            respond(&mut stream, "200 OK", &[], "").await;
+            return Some(());
+        }
+        _ => {
+            respond(
+                &mut stream,
+                "405 Method Not Allowed",
+                &[("Allow", "GET, POST, DELETE")],
+                "",
+            )
+            .await;
+            return None;
+        }
+    }
+    let Some(length) = head
+        .header("content-length")
+        .and_then(|l| l.parse::<usize>().ok())
+    else {
+        respond(&mut stream, "411 Length Required", &[], "").await;
+        return None;
+    };
+    if length > MAX_BODY {
+        respond(&mut stream, "413 Content Too Large", &[], "").await;
+        return None;
+    }
+    let mut body = buf.split_off(body_at);
+    while body.len() < length {
+        let mut chunk = vec![0u8; (length - body.len()).min(64 * 1024)];
+        let n = tokio::time::timeout(READ_TIMEOUT, stream.read(&mut chunk))
+            .await
+            .ok()?
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    body.truncate(length);
+    let text = String::from_utf8_lossy(&body).replace(['\n', '\r'], " ");
+    let frame: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            let body = rpc_error(-32700, &format!("not JSON: {e}"));
+            respond(
+                &mut stream,
+                "400 Bad Request",
+                &[("Content-Type", "application/json")],
+                &body,
+            )
+            .await;
+            return None;
+        }
+    };
+    let request_id = frame
+        .get("id")
+        .filter(|_| frame.get("method").is_some())
+        .map(Value::to_string);
+    let Some(id) = request_id else {
+        // A notification or a response: taken.
+        lines.send(Ok(text)).ok()?;
+        respond(&mut stream, "202 Accepted", &[], "").await;
+        return Some(());
+    };
+    let initialize = frame.get("method").and_then(Value::as_str) == Some("initialize");
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    routes
+        .send(Route::Wait {
+            id: id.clone(),
+            tx,
+            sse,
+        })
+        .ok()?;
+    lines.send(Ok(text)).ok()?;
+    let session = [("Mcp-Session-Id", guard.session.as_str())];
+    let extra: &[(&str, &str)] = if initialize { &session } else { &[] };
+    let (mut read, mut write) = stream.into_split();
+    let mut closed = [0u8; 1];
+    if sse {
+        let mut start = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n".to_string();
+        for (k, v) in extra {
+            start.push_str(&format!("{k}: {v}\r\n"));
+        }
+        start.push_str("\r\n");
+        write.write_all(start.as_bytes()).await.ok()?;
+    }
+    loop {
+        tokio::select! {
+            line = rx.recv() => {
+                let line = line?;
+                let frame: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+                let done = frame.get("method").is_none()
+                    && frame.get("id").map(Value::to_string).as_deref() == Some(id.as_str());
+                if sse {
+                    let event = format!("event: message\ndata: {line}\n\n");
+                    write.write_all(event.as_bytes()).await.ok()?;
+                    if done {
+                        let _ = write.shutdown().await;
+                        return Some(());
+                    }
+                } else if done {
+                    let mut head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n",
+                        line.len()
+                    );
+                    for (k, v) in extra {
+                        head.push_str(&format!("{k}: {v}\r\n"));
+                    }
+                    head.push_str("\r\n");
+                    write.write_all(head.as_bytes()).await.ok()?;
+                    write.write_all(line.as_bytes()).await.ok()?;
+                    let _ = write.shutdown().await;
+                    return Some(());
+                }
+            }
+            n = read.read(&mut closed) => {
+                if matches!(n, Ok(0) | Err(_)) {
+                    // The client went away: the request is cancelled.
+                    let _ = routes.send(Route::Gone(id.clone()));
+                    let cancel = serde_json::json!({
+                        "jsonrpc": "2.0",
+                        "method": "notifications/cancelled",
+                        "params": {"requestId": frame["id"], "reason": "the HTTP client closed the stream"},
+                    });
+                    let _ = lines.send(Ok(cancel.to_string()));
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(headers: &[(&str, &str)]) -> Head {
+        Head {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn origins_are_checked() {
+        assert!(origin_ok(&head(&[]), false), "no Origin: not a browser");
+        assert!(origin_ok(
+            &head(&[("Origin", "http://localhost:3000")]),
+            false
+        ));
+        assert!(origin_ok(&head(&[("origin", "http://127.0.0.1:9")]), false));
+        assert!(!origin_ok(
+            &head(&[("Origin", "https://evil.example")]),
+            false
+        ));
+        assert!(!origin_ok(&head(&[("Origin", "null")]), false));
+        let remote = head(&[
+            ("Origin", "https://deck.example"),
+            ("Host", "deck.example:8808"),
+        ]);
+        assert!(origin_ok(&remote, true));
+        assert!(!origin_ok(&remote, false));
+        let rebound = head(&[
+            ("Origin", "https://evil.example"),
+            ("Host", "deck.example:8808"),
+        ]);
+        assert!(!origin_ok(&rebound, true));
+    }
+}

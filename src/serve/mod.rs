@@ -1,0 +1,79 @@
+//! `mcpdeck serve`: an MCP server on stdio (newline-delimited JSON) for an
+//! agent, in front of the configured servers.
+//!
+//! Upstream, every server is reached by the manager, as everywhere in
+//! mcpdeck (its frames go into the same frame log: `--trace` and
+//! `--record` work). Toward the agent, both eras are spoken: `initialize`
+//! (the agent's version if mcpdeck speaks it, else the newest) and the
+//! stateless requests (`params._meta` with the protocol version,
+//! `server/discover`, `subscriptions/listen`).
+//!
+//! - `names`: the names the agent sees (one server transparent, several
+//!   aggregated);
+//! - `state`: what is served (servers, lists, policy, pins, call log);
+//! - `agent`: the loop and the agent's frames; `agent/upstream`: the
+//!   manager's events turned into frames for the agent, and the watched
+//!   files applied;
+//! - `watch`: the config file (and pin file) watched for changes.
+//!
+//! Stdout is the protocol: nothing else is written there; diagnostics go
+//! to stderr.
+
+mod agent;
+mod http;
+pub mod names;
+pub mod state;
+mod watch;
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+pub use names::Naming;
+pub use state::{CallRecord, ServeState, Upstream, Visible, Withheld};
+
+/// `mcpdeck serve [SERVER…] [--all] [--pinned]`.
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// The configured servers to serve (one: served transparently, under
+    /// its own names; several: as SERVER__NAME)
+    #[arg(value_name = "SERVER")]
+    pub servers: Vec<String>,
+    /// Serve every enabled server (names always qualified, as servers may
+    /// come and go with the config)
+    #[arg(long, conflicts_with = "servers")]
+    pub all: bool,
+    /// Withhold tools that are not pinned, or changed since pinned
+    /// (`mcpdeck pin`), until they are pinned again
+    #[arg(long)]
+    pub pinned: bool,
+    /// Serve Streamable HTTP at ADDR (e.g. 127.0.0.1:8808), endpoint /mcp, instead of stdio;
+    /// loopback only unless --allow-remote
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// With --http: accept a non-loopback ADDR; clients must send
+    /// `Authorization: Bearer TOKEN` ($MCPDECK_SERVE_TOKEN, else generated and printed once on stderr)
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
+}
+
+/// Why `serve` could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Wrong arguments.
+    #[error("{0}")]
+    Usage(String),
+    /// Stdin or stdout failed.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Run `serve` until the agent closes stdin.
+pub async fn run(
+    config: crate::config::Config,
+    args: ServeArgs,
+    trace: bool,
+    config_path: Option<PathBuf>,
+) -> Result<(), ServeError> {
+    agent::run(config, args, trace, config_path).await
+}
