@@ -25,7 +25,7 @@ mod upstream;
 
 use super::names::Naming;
 use super::state::{ServeState, Upstream, Visible};
-use super::watch::{PERIOD, Watched};
+use super::watch::{Waker, Watched};
 use super::{ServeArgs, ServeError};
 
 /// How mcpdeck's `requestState` starts (then the upstream request's tag).
@@ -369,8 +369,13 @@ impl Serve {
         mut events: EventReceiver,
         mut lines: mpsc::UnboundedReceiver<Result<String, String>>,
     ) -> Result<(), ServeError> {
-        let mut tick = tokio::time::interval(PERIOD);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let files: Vec<&std::path::Path> = self
+            .config
+            .iter()
+            .chain(self.pin_file.iter())
+            .map(Watched::path)
+            .collect();
+        let mut waker = Waker::new(&files);
         self.check_settled();
         loop {
             tokio::select! {
@@ -386,7 +391,7 @@ impl Serve {
                     }
                     self.after_events();
                 }
-                _ = tick.tick() => self.watch(),
+                _ = waker.wait(self.watch_settling()) => self.watch(),
                 _ = tokio::time::sleep_until(self.settle_by), if !self.settled => {
                     let waiting: Vec<String> = self
                         .state

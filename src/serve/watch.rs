@@ -1,15 +1,21 @@
 //! The config file (and, with `--pinned`, the pin file), watched for
-//! changes: each is checked four times a second (one `stat`), so an edit
-//! applies within half a second. A file replaced atomically (editors,
-//! mcpdeck's own writer) is a new inode, a changed one a new mtime or
-//! size: either counts; a change is read once it has been stable for one
-//! check (debounce), so a file being written is not read half done.
+//! changes. On Linux the kernel says when something happens to them
+//! (inotify on their folders: an idle serve does not wake up at all);
+//! elsewhere, or when inotify cannot be had, each is checked four times a
+//! second (one `stat`). A file replaced atomically (editors, mcpdeck's own
+//! writer) is a new inode, a changed one a new mtime or size: either
+//! counts; a change is read once it has been stable for one check
+//! ([`SETTLE`] later), so a file being written is not read half done.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-/// How often the files are looked at.
+/// How often the files are looked at without inotify.
 pub const PERIOD: Duration = Duration::from_millis(250);
+
+/// How long a changed file must stay the same before it is read.
+pub const SETTLE: Duration = Duration::from_millis(100);
 
 /// What identifies a version of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +59,11 @@ impl Watched {
         &self.path
     }
 
+    /// A change was seen and is waiting to be stable.
+    pub fn settling(&self) -> bool {
+        self.settling.is_some()
+    }
+
     /// Whether the file changed and has since stayed the same for one
     /// check: then it is to be read again.
     pub fn changed(&mut self) -> bool {
@@ -72,6 +83,196 @@ impl Watched {
                 false
             }
         }
+    }
+}
+
+/// When to look at the watched files again.
+pub struct Waker {
+    #[cfg(target_os = "linux")]
+    inotify: Option<inotify::Inotify>,
+    names: Vec<OsString>,
+    tick: tokio::time::Interval,
+}
+
+impl Waker {
+    /// Wakes for changes to `files` (inotify on their folders, else a
+    /// poll every [`PERIOD`]).
+    pub fn new(files: &[&Path]) -> Waker {
+        let mut tick = tokio::time::interval(PERIOD);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let names = files
+            .iter()
+            .filter_map(|f| f.file_name().map(OsString::from))
+            .collect();
+        Waker {
+            #[cfg(target_os = "linux")]
+            inotify: inotify::Inotify::watch(files)
+                .map_err(|e| {
+                    tracing::info!("serve: no inotify ({e}); the config is polled");
+                })
+                .ok(),
+            names,
+            tick,
+        }
+    }
+
+    /// Whether the kernel tells of changes (no polling).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn notified(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            self.inotify.is_some()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            false
+        }
+    }
+
+    /// Returns when the files should be looked at: something happened to
+    /// one of them, or (`settling`) a change is waiting to be confirmed.
+    pub async fn wait(&mut self, settling: bool) {
+        #[cfg(target_os = "linux")]
+        if let Some(inotify) = &mut self.inotify {
+            if settling {
+                tokio::time::sleep(SETTLE).await;
+                inotify.drain();
+                return;
+            }
+            loop {
+                match inotify.next(&self.names).await {
+                    Ok(true) => return,
+                    Ok(false) => continue,
+                    Err(e) => {
+                        tracing::warn!("serve: inotify failed ({e}); polling the config instead");
+                        break;
+                    }
+                }
+            }
+            self.inotify = None;
+        }
+        let _ = settling;
+        self.tick.tick().await;
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod inotify {
+    //! The few inotify calls the watcher needs, through libc.
+
+    use std::ffi::{CString, OsString};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+
+    use tokio::io::unix::AsyncFd;
+
+    pub struct Inotify {
+        fd: AsyncFd<OwnedFd>,
+        buf: Vec<u8>,
+    }
+
+    const EVENTS: u32 = libc::IN_CLOSE_WRITE
+        | libc::IN_MODIFY
+        | libc::IN_MOVED_TO
+        | libc::IN_MOVED_FROM
+        | libc::IN_CREATE
+        | libc::IN_DELETE
+        | libc::IN_ATTRIB;
+
+    impl Inotify {
+        /// Watch the folders of `files`.
+        pub fn watch(files: &[&Path]) -> std::io::Result<Inotify> {
+            // SAFETY: no pointers; the result is checked.
+            let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+            if raw < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: `raw` is a new descriptor that nothing else owns.
+            let owned = unsafe { OwnedFd::from_raw_fd(raw) };
+            let mut dirs: Vec<&Path> = files
+                .iter()
+                .map(|f| match f.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p,
+                    _ => Path::new("."),
+                })
+                .collect();
+            dirs.dedup();
+            for dir in dirs {
+                let c = CString::new(dir.as_os_str().as_bytes())
+                    .map_err(|_| std::io::Error::other("a NUL in the path"))?;
+                // SAFETY: `c` is a valid C string for the duration of the call.
+                let wd = unsafe { libc::inotify_add_watch(owned.as_raw_fd(), c.as_ptr(), EVENTS) };
+                if wd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(Inotify {
+                // SAFETY: `owned` is our own descriptor, kept open and
+                // unchanged for as long as the AsyncFd holds it.
+                fd: unsafe {
+                    AsyncFd::register_with_interest(owned, tokio::io::Interest::READABLE)
+                }?,
+                buf: vec![0; 16 * 1024],
+            })
+        }
+
+        /// Wait for events; `true` when one names a file in `names` (or
+        /// the kernel's queue overflowed, so any may have changed).
+        pub async fn next(&mut self, names: &[OsString]) -> std::io::Result<bool> {
+            loop {
+                let mut guard = self.fd.readable().await?;
+                match guard.try_io(|fd| read(fd.get_ref(), &mut self.buf)) {
+                    Ok(Ok(n)) => return Ok(matches(&self.buf[..n], names)),
+                    Ok(Err(e)) => return Err(e),
+                    Err(_would_block) => continue,
+                }
+            }
+        }
+
+        /// Throw away what is queued (a change being confirmed is looked at anyway).
+        pub fn drain(&mut self) {
+            while let Ok(n) = read(self.fd.get_ref(), &mut self.buf) {
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    fn read(fd: &OwnedFd, buf: &mut [u8]) -> std::io::Result<usize> {
+        // SAFETY: `buf` is valid for `buf.len()` bytes.
+        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(n as usize)
+    }
+
+    /// Whether the events in `buf` name one of `names`.
+    pub(super) fn matches(buf: &[u8], names: &[OsString]) -> bool {
+        const HEADER: usize = std::mem::size_of::<libc::inotify_event>();
+        let mut at = 0;
+        while at + HEADER <= buf.len() {
+            let field = |off: usize| {
+                buf.get(at + off..at + off + 4)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u32::from_ne_bytes)
+                    .unwrap_or(0)
+            };
+            let mask = field(4);
+            let len = field(12) as usize;
+            if mask & libc::IN_Q_OVERFLOW != 0 {
+                return true;
+            }
+            let name = buf.get(at + HEADER..at + HEADER + len).unwrap_or_default();
+            let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())];
+            if names.iter().any(|n| n.as_bytes() == name) {
+                return true;
+            }
+            at += HEADER + len;
+        }
+        false
     }
 }
 
@@ -96,5 +297,26 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         assert!(!w.changed());
         assert!(w.changed(), "a removed file is a change too");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn the_kernel_tells_of_an_atomic_replace_and_nothing_else_wakes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "a").unwrap();
+        let mut waker = Waker::new(&[&path]);
+        assert!(waker.notified());
+        // Another file in the folder: no wake.
+        std::fs::write(dir.path().join("other"), "x").unwrap();
+        let quiet = tokio::time::timeout(Duration::from_millis(300), waker.wait(false)).await;
+        assert!(quiet.is_err(), "woken by another file");
+        // The watched file replaced atomically: a wake.
+        let tmp = dir.path().join(".c.toml.tmp");
+        std::fs::write(&tmp, "abc").unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), waker.wait(false))
+            .await
+            .expect("woken by the replace");
     }
 }

@@ -414,6 +414,12 @@ impl Serve {
 
     // ---- the watched files ----
 
+    /// A change to a watched file waits to be confirmed.
+    pub(super) fn watch_settling(&self) -> bool {
+        self.config.as_ref().is_some_and(Watched::settling)
+            || self.pin_file.as_ref().is_some_and(Watched::settling)
+    }
+
     pub(super) fn watch(&mut self) {
         if self.pin_file.as_mut().is_some_and(Watched::changed) {
             match load_pins() {
