@@ -23,6 +23,7 @@ pub mod mcp;
 pub mod record;
 pub mod sanitize;
 pub mod schema;
+pub mod telemetry;
 pub mod startup;
 pub mod text;
 pub mod trust;

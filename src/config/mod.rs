@@ -43,7 +43,7 @@ pub use edit::{ConfigEditor, NewServer, import_preview};
 pub use error::{ConfigError, Diagnostic, Position};
 pub use model::{
     Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, OAuthGrant,
-    OAuthResource, ProtocolPin, ServerConfig, Settings, TransportConfig,
+    OAuthResource, ProtocolPin, ServerConfig, Settings, TelemetryConfig, TransportConfig,
 };
 
 /// The environment variable that overrides the default configuration path.
