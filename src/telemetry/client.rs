@@ -23,10 +23,13 @@ pub(super) struct ExportClient {
 /// `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT`
 /// (milliseconds), else 10 s.
 fn timeout() -> Duration {
-    ["OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok()?.trim().parse::<u64>().ok())
-        .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
+    [
+        "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+        "OTEL_EXPORTER_OTLP_TIMEOUT",
+    ]
+    .iter()
+    .find_map(|k| std::env::var(k).ok()?.trim().parse::<u64>().ok())
+    .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
 }
 
 impl ExportClient {

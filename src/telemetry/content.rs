@@ -52,7 +52,10 @@ mod tests {
     fn secrets_are_masked_at_any_depth_and_long_text_is_cut() {
         let v = json!({"city": "Paris", "api_key": "sk-123", "nested": [{"Authorization": "Bearer x"}]});
         let text = captured(&v);
-        assert!(!text.contains("sk-123") && !text.contains("Bearer x"), "{text}");
+        assert!(
+            !text.contains("sk-123") && !text.contains("Bearer x"),
+            "{text}"
+        );
         assert!(text.contains("Paris") && text.contains(MASK));
         let long = json!({"text": "é".repeat(5000)});
         let text = captured(&long);

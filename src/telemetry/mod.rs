@@ -81,11 +81,12 @@ pub fn active() -> Option<&'static Telemetry> {
 /// appended unless it ends so), else the standard variables (the traces
 /// one as it is, the generic one with `/v1/traces`); `None` when
 /// telemetry is off.
-pub fn endpoint(
-    config: &TelemetryConfig,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Option<String> {
-    let set = |name: &str| env(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+pub fn endpoint(config: &TelemetryConfig, env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let set = |name: &str| {
+        env(name)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
     if set("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
         return None;
     }
@@ -376,7 +377,10 @@ impl RequestSpan {
             .entry("_meta")
             .or_insert_with(|| Value::Object(Default::default()));
         if let Some(m) = meta.as_object_mut() {
-            m.insert("traceparent".into(), Value::String(self.traceparent.clone()));
+            m.insert(
+                "traceparent".into(),
+                Value::String(self.traceparent.clone()),
+            );
             if let Some(ts) = &self.tracestate {
                 m.insert("tracestate".into(), Value::String(ts.clone()));
             }
@@ -412,7 +416,9 @@ impl RequestSpan {
         };
         let error = |span: &mut opentelemetry_sdk::trace::Span, kind: String, why: &str| {
             span.set_attribute(KeyValue::new("error.type", kind));
-            span.set_status(Status::error(crate::mcp::finding::truncate(why, 512).to_string()));
+            span.set_status(Status::error(
+                crate::mcp::finding::truncate(why, 512).to_string(),
+            ));
         };
         match outcome {
             Outcome::Result(v) => {
@@ -423,7 +429,11 @@ impl RequestSpan {
                     ));
                 }
                 if v.get("isError").and_then(Value::as_bool) == Some(true) {
-                    error(&mut span, "tool_error".into(), "the tool returned isError: true");
+                    error(
+                        &mut span,
+                        "tool_error".into(),
+                        "the tool returned isError: true",
+                    );
                 }
             }
             Outcome::RpcError(code, message) => {
@@ -462,7 +472,10 @@ mod tests {
         let off = TelemetryConfig::default();
         assert_eq!(endpoint(&off, &env(&[])), None);
         assert_eq!(
-            endpoint(&off, &env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h:4318/")])),
+            endpoint(
+                &off,
+                &env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h:4318/")])
+            ),
             Some("http://h:4318/v1/traces".into())
         );
         assert_eq!(
@@ -480,12 +493,12 @@ mod tests {
             capture_content: false,
         };
         assert_eq!(
-            endpoint(&on, &env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h:4318")])),
+            endpoint(
+                &on,
+                &env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h:4318")])
+            ),
             Some("http://c:4318/v1/traces".into())
         );
-        assert_eq!(
-            endpoint(&on, &env(&[("OTEL_SDK_DISABLED", "TRUE")])),
-            None
-        );
+        assert_eq!(endpoint(&on, &env(&[("OTEL_SDK_DISABLED", "TRUE")])), None);
     }
 }

@@ -351,11 +351,7 @@ impl Parser<'_> {
         Ok(keys)
     }
 
-    fn telemetry(
-        &self,
-        item: &Item,
-        key_span: Option<Range<usize>>,
-    ) -> Result<TelemetryConfig> {
+    fn telemetry(&self, item: &Item, key_span: Option<Range<usize>>) -> Result<TelemetryConfig> {
         let table = item.as_table_like().ok_or_else(|| {
             self.error(
                 item.span().or(key_span.clone()),
