@@ -30,7 +30,7 @@ pub(super) struct PendingEntry {
     /// `subscriptions/listen`, or a caller that keeps its own time).
     pub(super) deadline: Option<Deadline>,
     /// Its telemetry span, when telemetry is on (ends with the request).
-    pub(super) span: Option<crate::telemetry::RequestSpan>,
+    pub(super) span: Option<Box<crate::telemetry::RequestSpan>>,
 }
 
 impl PendingEntry {

@@ -263,7 +263,7 @@ impl Session {
                 session_id: self.inner.transport.http().and_then(|h| h.session_id()),
             });
             span.inject(&mut params);
-            span
+            Box::new(span)
         });
         let line = jsonrpc::request(id, method, params.as_ref());
         if let Some(span) = &mut span {
