@@ -37,7 +37,7 @@ pub(crate) enum Env<'a> {
 /// Keys allowed at the top level.
 const TOP_LEVEL_KEYS: &[&str] = &["settings", "servers", "keys", "theme", "telemetry"];
 /// Keys allowed in `[telemetry]`.
-const TELEMETRY_KEYS: &[&str] = &["otlp_endpoint", "capture_content"];
+pub(crate) const TELEMETRY_KEYS: &[&str] = &["otlp_endpoint", "capture_content"];
 /// Keys allowed in `[settings]`.
 pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "request_timeout",
