@@ -52,14 +52,13 @@ pub struct Telemetry {
     provider: SdkTracerProvider,
     tracer: SdkTracer,
     capture_content: bool,
-    /// Per server name: `network.transport`, and address and port for HTTP.
+    /// Per server name: address and port (HTTP servers).
     servers: RwLock<HashMap<String, ServerInfo>>,
     endpoint: String,
 }
 
 #[derive(Debug, Clone)]
 struct ServerInfo {
-    http: bool,
     address: Option<String>,
     port: Option<u16>,
 }
@@ -161,14 +160,12 @@ pub fn attach(servers: &[ServerConfig]) {
     for s in servers {
         let info = match &s.transport {
             TransportConfig::Stdio { .. } => ServerInfo {
-                http: false,
                 address: None,
                 port: None,
             },
             TransportConfig::Http { url, .. } => {
                 let parsed = url::Url::parse(url).ok();
                 ServerInfo {
-                    http: true,
                     address: parsed
                         .as_ref()
                         .and_then(|u| u.host_str().map(str::to_string)),
@@ -238,6 +235,8 @@ pub struct RequestInfo<'a> {
     pub protocol_version: Option<&'a str>,
     /// The HTTP session id, when there is one.
     pub session_id: Option<String>,
+    /// Over HTTP (streamable or legacy SSE), not stdio.
+    pub http: bool,
 }
 
 impl Telemetry {
@@ -285,14 +284,10 @@ impl Telemetry {
             .unwrap_or_else(|p| p.into_inner())
             .get(req.server)
             .cloned();
-        match info {
-            Some(ServerInfo {
-                http: true,
-                address,
-                port,
-            }) => {
-                attrs.push(KeyValue::new("network.transport", "tcp"));
-                attrs.push(KeyValue::new("network.protocol.name", "http"));
+        if req.http {
+            attrs.push(KeyValue::new("network.transport", "tcp"));
+            attrs.push(KeyValue::new("network.protocol.name", "http"));
+            if let Some(ServerInfo { address, port, .. }) = info {
                 if let Some(a) = address {
                     attrs.push(KeyValue::new("server.address", a));
                 }
@@ -300,7 +295,8 @@ impl Telemetry {
                     attrs.push(KeyValue::new("server.port", i64::from(p)));
                 }
             }
-            _ => attrs.push(KeyValue::new("network.transport", "pipe")),
+        } else {
+            attrs.push(KeyValue::new("network.transport", "pipe"));
         }
         if self.capture_content
             && req.method == "tools/call"

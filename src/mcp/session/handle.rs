@@ -35,7 +35,7 @@ pub(super) struct PendingEntry {
 
 impl PendingEntry {
     /// End the request's span (if any) with how the request ended.
-    pub(super) fn end_span(&mut self, outcome: &Result<Value, RequestError>) {
+    pub(super) fn end_span(&mut self, outcome: Result<&Value, &RequestError>) {
         let Some(span) = self.span.take() else { return };
         use crate::telemetry::Outcome;
         span.end(match outcome {
@@ -51,7 +51,7 @@ impl PendingEntry {
 
     /// Settle the request: end its span, hand the outcome to its waiter.
     pub(super) fn settle(mut self, outcome: Result<Value, RequestError>) {
-        self.end_span(&outcome);
+        self.end_span(outcome.as_ref());
         let _ = self.tx.send(outcome);
     }
 }

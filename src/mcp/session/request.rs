@@ -261,6 +261,7 @@ impl Session {
                 params: params.as_ref(),
                 protocol_version: version.as_deref(),
                 session_id: self.inner.transport.http().and_then(|h| h.session_id()),
+                http: self.inner.transport.kind() != "stdio",
             });
             span.inject(&mut params);
             Box::new(span)
@@ -325,11 +326,15 @@ impl Session {
             ))),
         };
         if let Some(e) = failure {
-            self.inner
+            let entry = self
+                .inner
                 .pending
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&id);
+            if let Some(mut entry) = entry {
+                entry.end_span(Err(&e));
+            }
             return Err(e);
         }
         Ok(PendingRequest {
@@ -560,10 +565,9 @@ impl Session {
             h.abort(id);
         }
         let (error, reason) = end(&entry);
-        let outcome = Err(error);
         let mut entry = entry;
-        entry.end_span(&outcome);
-        let _ = entry.tx.send(outcome);
+        entry.end_span(Err(&error));
+        let _ = entry.tx.send(Err(error));
         let mut write = entry.write.lock().unwrap_or_else(|p| p.into_inner());
         if matches!(*write, Write::Queued) {
             // Its turn to be written has not come: it never will, and the
