@@ -360,3 +360,57 @@ fn a_bad_telemetry_key_is_an_error_with_its_place() {
         r.stderr
     );
 }
+
+/// A stdio server that takes the handshake and lists one tool, then never
+/// answers a call.
+const MUTE_SERVER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if "id" not in m or "method" not in m:
+        continue
+    method = m["method"]
+    if method == "initialize":
+        result = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "mute", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "hang", "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call":
+        continue
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "no"}}), flush=True)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": result}), flush=True)
+"#;
+
+#[test]
+fn a_request_without_an_answer_still_ends_its_span() {
+    let rx = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[settings]\nrequest_timeout = 1\n\n[telemetry]\notlp_endpoint = \"{}\"\n",
+            rx.endpoint()
+        ),
+    )
+    .unwrap();
+    let server = dir.path().join("mute.py");
+    std::fs::write(&server, MUTE_SERVER).unwrap();
+    let python = py_v2().display().to_string();
+    let server = server.display().to_string();
+    let r = run(
+        &["call", "hang", "{}", "--", &python, &server],
+        &[],
+        Some(&config),
+    );
+    assert_ne!(r.code, 0, "{}", r.stderr);
+    let spans = rx.spans();
+    let hang = named(&spans, "tools/call hang");
+    assert_eq!(attr(hang, "error.type"), "timeout", "{hang}");
+    assert!(attr(hang, "mcp.response.size").is_null(), "{hang}");
+}
