@@ -483,7 +483,21 @@ fn count_calls(client: &str, n: usize) {
             single.block_on(manager_rate(&manager, &mut events, 0, n));
             single.block_on(manager.shutdown());
         }
-        other => panic!("--count: unknown client {other:?} (raw, session or manager)"),
+        "manager-spans" => {
+            let sink = otlp_sink();
+            mcpdeck::telemetry::init(&mcpdeck::config::TelemetryConfig {
+                otlp_endpoint: Some(sink),
+                capture_content: false,
+            })
+            .expect("telemetry on");
+            let (manager, mut events) = single.block_on(start_manager(&exe));
+            single.block_on(manager_rate(&manager, &mut events, 0, n));
+            single.block_on(manager.shutdown());
+            mcpdeck::telemetry::shutdown();
+        }
+        other => {
+            panic!("--count: unknown client {other:?} (raw, session, manager or manager-spans)")
+        }
     }
 }
 
@@ -539,6 +553,7 @@ fn instructions_per_call(exe: &Path, extra: usize) {
         ("raw", "raw newline-JSON client"),
         ("session", "mcpdeck Session::call_tool, current-thread"),
         ("manager", "mcpdeck Manager, current-thread"),
+        ("manager-spans", "mcpdeck Manager, spans on (all threads)"),
     ] {
         let n = if client == "raw" {
             raw
