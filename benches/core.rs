@@ -111,7 +111,10 @@ fn main() {
         &exe,
         &rec_dir.path().join("rec.jsonl"),
     ));
-    let mut rates: [Vec<f64>; 6] = Default::default();
+    // A second plain Manager: telemetry is compiled in and off (no
+    // endpoint), so this is the "spans off" cost beside the plain one.
+    let (manager_off, mut events_off) = single.block_on(start_manager(&exe));
+    let mut rates: [Vec<f64>; 7] = Default::default();
     // CPU time of the calling thread per call: robust to the machine's
     // wake-up latency, which dominates the rates.
     let (mut cpu_raw, mut cpu_core) = (vec![], vec![]);
@@ -132,14 +135,42 @@ fn main() {
             base as u64,
             calls,
         )));
+        rates[6].push(single.block_on(manager_rate(
+            &manager_off,
+            &mut events_off,
+            base as u64,
+            calls,
+        )));
     }
+    single.block_on(manager_off.shutdown());
+    // Spans on, to a local sink: telemetry is process-wide, so this runs
+    // after the interleaved rounds (every session from here has spans).
+    let sink = otlp_sink();
+    mcpdeck::telemetry::init(&mcpdeck::config::TelemetryConfig {
+        otlp_endpoint: Some(sink),
+        capture_content: false,
+    })
+    .expect("telemetry on");
+    let (manager_spans, mut events_spans) = single.block_on(start_manager(&exe));
+    let mut spans_on = Vec::new();
+    for round in 0..rounds {
+        spans_on.push(single.block_on(manager_rate(
+            &manager_spans,
+            &mut events_spans,
+            (round * calls) as u64,
+            calls,
+        )));
+    }
+    single.block_on(manager_spans.shutdown());
+    mcpdeck::telemetry::shutdown();
+    let spans_on = medianf(spans_on);
     single.block_on(manager_rec.shutdown());
     rt.block_on(session.close());
     single.block_on(session1.close());
     rt.block_on(manager.shutdown());
     single.block_on(manager1.shutdown());
     raw_client.stop();
-    let [raw, core1, managed1, core, managed, recorded1] = rates.map(medianf);
+    let [raw, core1, managed1, core, managed, recorded1, spans_off1] = rates.map(medianf);
     println!("{:<52} {:>10} {:>9}", "client", "calls/s", "of limit");
     let row = |name: &str, rate: f64| {
         println!("{name:<52} {rate:>10.0} {:>8.0}%", rate / raw * 100.0);
@@ -162,6 +193,18 @@ fn main() {
         "  recording: {:.0}% of the plain Manager's rate, {cost:+.1}% time per call (target: recording costs under 10% per call{})",
         recorded1 / managed1 * 100.0,
         if cost < 10.0 { ", met" } else { ", NOT met" }
+    );
+    row("mcpdeck Manager, spans off, current-thread", spans_off1);
+    row(
+        "mcpdeck Manager, spans on (local sink), current-thread",
+        spans_on,
+    );
+    println!(
+        "  spans off: {:.0}% of the plain Manager's rate ({:+.1}% time per call; the same code: one atomic load per request); spans on: {:.0}% ({:+.1}% time per call, measured after the interleaved rounds)",
+        spans_off1 / managed1 * 100.0,
+        (managed1 / spans_off1 - 1.0) * 100.0,
+        spans_on / managed1 * 100.0,
+        (managed1 / spans_on - 1.0) * 100.0,
     );
     let (cpu_raw, cpu_core) = (medianf(cpu_raw), medianf(cpu_core));
     println!(
@@ -329,6 +372,52 @@ async fn start_manager(exe: &Path) -> (Manager, mcpdeck::mcp::manager::EventRece
     }
 }
 
+/// A local OTLP/HTTP sink: answers 200 to every request (keep-alive),
+/// reading and dropping the bodies. Its base URL.
+fn otlp_sink() -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the sink");
+    let port = listener.local_addr().expect("sink address").port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let Ok(mut out) = conn.try_clone() else {
+                    return;
+                };
+                let mut reader = BufReader::new(conn);
+                loop {
+                    let mut length = 0usize;
+                    loop {
+                        let mut line = String::new();
+                        match reader.read_line(&mut line) {
+                            Ok(0) | Err(_) => return,
+                            Ok(_) => {}
+                        }
+                        let line = line.trim_end();
+                        if line.is_empty() {
+                            break;
+                        }
+                        if let Some((k, v)) = line.split_once(':')
+                            && k.eq_ignore_ascii_case("content-length")
+                        {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).is_err()
+                        || out
+                            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
+                            .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
 /// [`start_manager`] with every frame recorded to `path`, as `--record`
 /// does (the process's recorder, a tap on this frame log only).
 async fn start_manager_recording(
@@ -405,7 +494,21 @@ fn count_calls(client: &str, n: usize) {
             single.block_on(manager_rate(&manager, &mut events, 0, n));
             single.block_on(manager.shutdown());
         }
-        other => panic!("--count: unknown client {other:?} (raw, session or manager)"),
+        "manager-spans" => {
+            let sink = otlp_sink();
+            mcpdeck::telemetry::init(&mcpdeck::config::TelemetryConfig {
+                otlp_endpoint: Some(sink),
+                capture_content: false,
+            })
+            .expect("telemetry on");
+            let (manager, mut events) = single.block_on(start_manager(&exe));
+            single.block_on(manager_rate(&manager, &mut events, 0, n));
+            single.block_on(manager.shutdown());
+            mcpdeck::telemetry::shutdown();
+        }
+        other => {
+            panic!("--count: unknown client {other:?} (raw, session, manager or manager-spans)")
+        }
     }
 }
 
@@ -461,6 +564,7 @@ fn instructions_per_call(exe: &Path, extra: usize) {
         ("raw", "raw newline-JSON client"),
         ("session", "mcpdeck Session::call_tool, current-thread"),
         ("manager", "mcpdeck Manager, current-thread"),
+        ("manager-spans", "mcpdeck Manager, spans on (all threads)"),
     ] {
         let n = if client == "raw" {
             raw

@@ -7,6 +7,8 @@
 //! - [`config`]: the TOML model, `${VAR}` expansion, errors with line and
 //!   column, comment-keeping write-back;
 //! - [`mcp`]: the protocol core (no UI): transports, sessions, the manager;
+//! - [`telemetry`]: a span per MCP request over OTLP/HTTP (no UI), fed
+//!   by the sessions when an endpoint is configured;
 //! - [`demo`]: the built-in demo server;
 //! - [`diff`]: two versions of a server's tools, prompts, resources and
 //!   templates compared, each change breaking or not;
@@ -27,6 +29,7 @@ pub mod sanitize;
 pub mod schema;
 pub mod serve;
 pub mod startup;
+pub mod telemetry;
 pub mod text;
 pub mod trust;
 pub mod tui;

@@ -7,7 +7,10 @@ use mcpdeck::{startup, tui};
 
 fn main() {
     let args = Cli::parse();
-    std::process::exit(run(args));
+    let code = run(args);
+    // The last spans, within a bounded wait (nothing when telemetry is off).
+    mcpdeck::telemetry::shutdown();
+    std::process::exit(code);
 }
 
 fn run(args: Cli) -> i32 {
@@ -45,6 +48,11 @@ fn run(args: Cli) -> i32 {
             Ok(c) => c,
             Err(f) => return cli::report(Err(f)),
         };
+        // Spans, when an OTLP endpoint is configured: a problem is a
+        // warning, never a reason for the command to fail.
+        if let Err(m) = mcpdeck::telemetry::init(&config.telemetry) {
+            eprintln!("mcpdeck: {m}");
+        }
         if let Some(path) = &args.record
             && let Err(m) = mcpdeck::record::Recorder::global().open(path)
         {

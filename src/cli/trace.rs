@@ -24,6 +24,7 @@ use crate::startup::LineWriter;
 /// recording).
 pub fn frame_log(settings: &Settings, trace: bool, servers: &[ServerConfig]) -> Arc<FrameLog> {
     let log = FrameLog::new(settings.frame_log);
+    crate::telemetry::attach(servers);
     let recording = Recorder::current().is_some();
     if recording {
         Recorder::global().attach(servers);

@@ -43,8 +43,8 @@ pub use edit::{ConfigEditor, NewServer, import_preview};
 pub use error::{ConfigError, Diagnostic, Position};
 pub use model::{
     Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, OAuthGrant,
-    OAuthResource, ProtocolPin, ServerConfig, Settings, ToolRefusal, TransportConfig, glob_matches,
-    tool_refusal,
+    OAuthResource, ProtocolPin, ServerConfig, Settings, TelemetryConfig, ToolRefusal,
+    TransportConfig, glob_matches, tool_refusal,
 };
 
 /// The environment variable that overrides the default configuration path.
@@ -286,6 +286,40 @@ mod tests {
     }
 
     #[test]
+    fn telemetry_section_is_read_and_checked() {
+        let env = env_from(&[("OTLP", "http://collector:4318")]);
+        let config = load_str(
+            "[telemetry]\notlp_endpoint = \"${OTLP}\"\ncapture_content = true\n",
+            None,
+            &env,
+        )
+        .unwrap();
+        assert_eq!(
+            config.telemetry,
+            TelemetryConfig {
+                otlp_endpoint: Some("http://collector:4318".into()),
+                capture_content: true,
+            }
+        );
+        let err = load_str(
+            "[telemetry]\notlp_endpoint = \"localhost:4318\"\n",
+            None,
+            &env,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("otlp_endpoint") && err.contains("http://"),
+            "{err}"
+        );
+        assert!(err.contains(":2:"), "{err}");
+        let err = load_str("[telemetry]\ncapture_content = \"yes\"\n", None, &env)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("true or false"), "{err}");
+    }
+
+    #[test]
     fn example_config_loads_and_documents_every_key() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config.example.toml");
         let text = fs::read_to_string(&path).unwrap();
@@ -299,7 +333,8 @@ mod tests {
             .iter()
             .chain(parse::SERVER_KEYS)
             .chain(oauth::OAUTH_KEYS)
-            .chain(lint::LINT_KEYS);
+            .chain(lint::LINT_KEYS)
+            .chain(parse::TELEMETRY_KEYS);
         for key in keys {
             let written = text.lines().any(|line| {
                 let line = line.strip_prefix("# ").unwrap_or(line);

@@ -24,6 +24,20 @@ pub struct Config {
     /// roles of the built-in theme `name = "…"` picks come first, the
     /// user's roles after them (a later entry for a role wins).
     pub theme: Vec<(String, String)>,
+    /// `[telemetry]`: spans over OTLP/HTTP (see [`crate::telemetry`]).
+    pub telemetry: TelemetryConfig,
+}
+
+/// `[telemetry]`: where spans go and what they carry. The standard
+/// `OTEL_EXPORTER_OTLP_*` variables apply when `otlp_endpoint` is unset.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TelemetryConfig {
+    /// The OTLP/HTTP endpoint (`${VAR}` expanded): a URL ending in
+    /// `/v1/traces` is used as it is, any other gets `/v1/traces` appended.
+    pub otlp_endpoint: Option<String>,
+    /// Attach tool arguments and results to spans (truncated, secrets
+    /// masked). Off by default.
+    pub capture_content: bool,
 }
 
 impl Config {
@@ -35,6 +49,7 @@ impl Config {
             path,
             keys: Vec::new(),
             theme: Vec::new(),
+            telemetry: TelemetryConfig::default(),
         }
     }
 

@@ -37,6 +37,9 @@ pub async fn launch(config: &Config) -> Result<(), LaunchError> {
     // The frames also go to a recording while one is on (`--record`, or
     // the record key).
     crate::record::Recorder::quiet_stderr();
+    // Spans (when on): the one export warning goes to the status bar.
+    crate::telemetry::quiet_stderr();
+    crate::telemetry::attach(&config.servers);
     if crate::record::Recorder::current().is_some() {
         crate::record::Recorder::global().attach(&config.servers);
     }

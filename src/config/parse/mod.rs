@@ -14,7 +14,7 @@ use super::error::{ConfigError, Diagnostic};
 use super::expand::{self, ExpandError};
 use super::model::{
     Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, ProtocolPin,
-    ServerConfig, Settings, TransportConfig,
+    ServerConfig, Settings, TelemetryConfig, TransportConfig,
 };
 
 /// The longest time any setting may name: longer is surely a typo.
@@ -35,7 +35,9 @@ pub(crate) enum Env<'a> {
 }
 
 /// Keys allowed at the top level.
-const TOP_LEVEL_KEYS: &[&str] = &["settings", "servers", "keys", "theme"];
+const TOP_LEVEL_KEYS: &[&str] = &["settings", "servers", "keys", "theme", "telemetry"];
+/// Keys allowed in `[telemetry]`.
+pub(crate) const TELEMETRY_KEYS: &[&str] = &["otlp_endpoint", "capture_content"];
 /// Keys allowed in `[settings]`.
 pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "request_timeout",
@@ -246,6 +248,7 @@ impl Parser<'_> {
                 "servers" => config.servers = self.servers(item, key_span)?,
                 "keys" => config.keys = self.keys(item, key_span)?,
                 "theme" => config.theme = self.theme(item, key_span)?,
+                "telemetry" => config.telemetry = self.telemetry(item, key_span)?,
                 _ => return Err(self.unknown_top_level_key(key, key_span, item)),
             }
         }
@@ -349,6 +352,55 @@ impl Parser<'_> {
             keys.push((action.to_string(), list));
         }
         Ok(keys)
+    }
+
+    fn telemetry(&self, item: &Item, key_span: Option<Range<usize>>) -> Result<TelemetryConfig> {
+        let table = item.as_table_like().ok_or_else(|| {
+            self.error(
+                item.span().or(key_span.clone()),
+                format!(
+                    "`telemetry` must be a table ([telemetry]), found {}",
+                    describe(item)
+                ),
+            )
+        })?;
+        let mut telemetry = TelemetryConfig::default();
+        for (key, key_span, value) in entries(table) {
+            let value = (value, key_span);
+            match key {
+                "otlp_endpoint" => {
+                    let raw = self.string("[telemetry] ", key, value)?;
+                    let url = self.expand("[telemetry] ", key, &raw)?;
+                    let url = url.trim();
+                    if url.is_empty() {
+                        continue;
+                    }
+                    match url::Url::parse(url) {
+                        Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+                        _ => {
+                            return Err(self.error(
+                                raw.span,
+                                format!(
+                                    "[telemetry] `otlp_endpoint` must be an http:// or https:// URL (such as \"http://127.0.0.1:4318\"), found {:?}",
+                                    raw.text
+                                ),
+                            ));
+                        }
+                    }
+                    telemetry.otlp_endpoint = Some(url.to_string());
+                }
+                "capture_content" => {
+                    telemetry.capture_content = self.boolean("[telemetry] ", key, value)?;
+                }
+                _ => {
+                    return Err(self.error(
+                        value.1,
+                        unknown_key_message(key, "in [telemetry]", TELEMETRY_KEYS),
+                    ));
+                }
+            }
+        }
+        Ok(telemetry)
     }
 
     fn settings(&self, item: &Item, key_span: Option<Range<usize>>) -> Result<Settings> {

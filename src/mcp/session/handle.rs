@@ -29,6 +29,31 @@ pub(super) struct PendingEntry {
     /// When it times out (none: a stream that stays open, such as
     /// `subscriptions/listen`, or a caller that keeps its own time).
     pub(super) deadline: Option<Deadline>,
+    /// Its telemetry span, when telemetry is on (ends with the request).
+    pub(super) span: Option<Box<crate::telemetry::RequestSpan>>,
+}
+
+impl PendingEntry {
+    /// End the request's span (if any) with how the request ended.
+    pub(super) fn end_span(&mut self, outcome: Result<&Value, &RequestError>) {
+        let Some(span) = self.span.take() else { return };
+        use crate::telemetry::Outcome;
+        span.end(match outcome {
+            Ok(v) => Outcome::Result(v),
+            Err(RequestError::Rpc { error, .. }) => Outcome::RpcError(error.code, &error.message),
+            Err(RequestError::Timeout { .. }) => Outcome::Timeout,
+            Err(RequestError::Cancelled { .. }) => Outcome::Cancelled,
+            Err(RequestError::Closed { description, .. }) => Outcome::Transport(description),
+            Err(RequestError::Http(f)) => Outcome::Transport(&f.message),
+            Err(RequestError::Protocol(why)) => Outcome::Protocol(why),
+        });
+    }
+
+    /// Settle the request: end its span, hand the outcome to its waiter.
+    pub(super) fn settle(mut self, outcome: Result<Value, RequestError>) {
+        self.end_span(outcome.as_ref());
+        let _ = self.tx.send(outcome);
+    }
 }
 
 /// A request's deadline. Progress moves `at` on, up to `hard`.

@@ -65,7 +65,7 @@ impl Inner {
                     );
                 }
                 if let Some(e) = entry {
-                    let _ = e.tx.send(Err(RequestError::Http(Box::new(failure))));
+                    e.settle(Err(RequestError::Http(Box::new(failure))));
                 }
             }
             Inbound::Closed {
@@ -123,7 +123,7 @@ impl Inner {
                     format!("{message}; the request failed"),
                     &shown,
                 ));
-                let _ = entry.tx.send(Err(RequestError::Protocol(message)));
+                entry.settle(Err(RequestError::Protocol(message)));
             }
             _ => self.finding(Finding::frame(
                 Severity::Error,
@@ -150,8 +150,9 @@ impl Inner {
             Vec::new()
         };
         for e in entries {
-            let _ = e.tx.send(Err(RequestError::Closed {
-                description: format!("{} while waiting for {}", description, e.method),
+            let description = format!("{} while waiting for {}", description, e.method);
+            e.settle(Err(RequestError::Closed {
+                description,
                 stderr_tail: tail.clone(),
             }));
         }
@@ -323,18 +324,22 @@ impl Inner {
                 }
             }
         }
+        let size = line.len();
         self.frames
             .record_owned(&self.name, Direction::In, owned, meta);
         for f in parsed.findings {
             self.finding(f);
         }
         for (entry, message) in failures {
-            let _ = entry.tx.send(Err(RequestError::Protocol(message)));
+            entry.settle(Err(RequestError::Protocol(message)));
         }
-        for (entry, outcome) in deliveries {
-            let method = &entry.method;
-            let _ = entry.tx.send(outcome.map_err(|error| RequestError::Rpc {
-                method: method.to_string(),
+        for (mut entry, outcome) in deliveries {
+            if let Some(span) = &mut entry.span {
+                span.response_size(size);
+            }
+            let method = entry.method.to_string();
+            entry.settle(outcome.map_err(|error| RequestError::Rpc {
+                method,
                 error: Box::new(error),
             }));
         }

@@ -229,8 +229,8 @@ impl Session {
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        if let Some((Era::Stateless, version)) = wire {
-            let mut p = envelope_with(params, &version, self.inner.client.capabilities());
+        if let Some((Era::Stateless, version)) = &wire {
+            let mut p = envelope_with(params, version, self.inner.client.capabilities());
             let level = self
                 .inner
                 .log_level
@@ -243,6 +243,32 @@ impl Session {
                 meta.insert("io.modelcontextprotocol/logLevel".into(), json!(level));
             }
             params = Some(p);
+        }
+        // Telemetry: the request's span, its trace context in `_meta`
+        // (only when telemetry is on: otherwise the frame is unchanged).
+        let mut span = crate::telemetry::active().map(|t| {
+            let version = wire.as_ref().map(|(_, v)| v.clone()).or_else(|| {
+                params
+                    .as_ref()
+                    .and_then(|p| p.get("protocolVersion"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            });
+            let span = t.start(crate::telemetry::RequestInfo {
+                server: &self.inner.name,
+                method,
+                id,
+                params: params.as_ref(),
+                protocol_version: version.as_deref(),
+                session_id: self.inner.transport.http().and_then(|h| h.session_id()),
+                http: self.inner.transport.kind() != "stdio",
+            });
+            span.inject(&mut params);
+            Box::new(span)
+        });
+        let line = jsonrpc::request(id, method, params.as_ref());
+        if let Some(span) = &mut span {
+            span.request_size(line.len());
         }
         let (tx, rx) = oneshot::channel();
         let write = Arc::new(std::sync::Mutex::new(Write::Queued));
@@ -259,13 +285,13 @@ impl Session {
                     progress_token,
                     write: write.clone(),
                     deadline,
+                    span,
                 },
             );
             if let Some(d) = deadline {
                 self.inner.sweeper.arm(d.at);
             }
         }
-        let line = jsonrpc::request(id, &method, params.as_ref());
         let meta = FrameMeta {
             method: Some(method.clone()),
             id: Some(Id::Num(id)),
@@ -300,11 +326,15 @@ impl Session {
             ))),
         };
         if let Some(e) = failure {
-            self.inner
+            let entry = self
+                .inner
                 .pending
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&id);
+            if let Some(mut entry) = entry {
+                entry.end_span(Err(&e));
+            }
             return Err(e);
         }
         Ok(PendingRequest {
@@ -535,6 +565,8 @@ impl Session {
             h.abort(id);
         }
         let (error, reason) = end(&entry);
+        let mut entry = entry;
+        entry.end_span(Err(&error));
         let _ = entry.tx.send(Err(error));
         let mut write = entry.write.lock().unwrap_or_else(|p| p.into_inner());
         if matches!(*write, Write::Queued) {

@@ -152,6 +152,12 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         left.push_str(text);
         spans.push(Span::styled(text, role.style()));
     }
+    // Spans that could not be sent (said once; the log file has why).
+    if crate::telemetry::failed() {
+        let text = "● OTLP failed ";
+        left.push_str(text);
+        spans.push(Span::styled(text, Role::Error.style()));
+    }
     if let Some(msg) = waiting.as_ref().or(s.status.as_ref()) {
         let msg = fit_end(&clean(msg), room);
         left.push_str(&msg);

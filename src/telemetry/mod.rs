@@ -1,0 +1,500 @@
+//! Spans over OTLP/HTTP: one CLIENT span per MCP request mcpdeck sends
+//! (the handshake, lists, reads, prompts, tool calls, every other
+//! request), exported with the official `opentelemetry` SDK and the
+//! `opentelemetry-otlp` exporter (protobuf over HTTP).
+//!
+//! On when `[telemetry] otlp_endpoint` or `OTEL_EXPORTER_OTLP_ENDPOINT` /
+//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set (and `OTEL_SDK_DISABLED` is
+//! not `true`). Off, nothing changes: [`active`] is one atomic load, and
+//! no request carries a `traceparent`.
+//!
+//! How a span lives: the session starts it when it sends the request
+//! ([`Telemetry::start`]), puts its W3C trace context in the request's
+//! `params._meta`, and keeps it with the request in flight; it ends when
+//! the answer (or the timeout, the cancel, the closed connection) settles
+//! the request ([`RequestSpan::end`]). A request dropped without an
+//! answer ends its span on drop, as `error.type = transport`: no span is
+//! left open.
+//!
+//! One tracer provider for the process, so the resource is the same for
+//! every server (`service.name = mcpdeck`, `service.version`); the server's
+//! name is the span attribute `mcp.server.name`.
+//!
+//! Export runs on the SDK's batch thread; its HTTP requests go through
+//! mcpdeck's own reqwest (one HTTP and TLS stack in the binary), on a
+//! small runtime thread of their own, so that neither the UI nor the
+//! sessions ever wait for the collector. At exit [`shutdown`] flushes
+//! within [`FLUSH_LIMIT`]. A collector that cannot be reached (or
+//! refuses) gives one warning for the whole run.
+
+mod client;
+mod content;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock, RwLock};
+use std::time::Duration;
+
+use opentelemetry::trace::{Span as _, SpanKind, Status, Tracer as _};
+use opentelemetry::{Context, KeyValue};
+use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
+use serde_json::Value;
+
+use crate::config::{ServerConfig, TelemetryConfig, TransportConfig};
+
+pub use content::{CONTENT_LIMIT, masked};
+
+/// The longest wait for the last spans at exit.
+pub const FLUSH_LIMIT: Duration = Duration::from_secs(2);
+
+/// The spans in progress, once [`init`] found an endpoint.
+pub struct Telemetry {
+    provider: SdkTracerProvider,
+    tracer: SdkTracer,
+    capture_content: bool,
+    /// Per server name: address and port (HTTP servers).
+    servers: RwLock<HashMap<String, ServerInfo>>,
+    endpoint: String,
+}
+
+#[derive(Debug, Clone)]
+struct ServerInfo {
+    address: Option<String>,
+    port: Option<u16>,
+}
+
+static TELEMETRY: OnceLock<Telemetry> = OnceLock::new();
+/// Set once the one warning was given.
+static WARNED: AtomicBool = AtomicBool::new(false);
+/// Set by the TUI: the warning is kept for the status bar, not printed.
+static QUIET: AtomicBool = AtomicBool::new(false);
+static WARNING: Mutex<Option<String>> = Mutex::new(None);
+
+/// The telemetry in force, if on.
+#[inline]
+pub fn active() -> Option<&'static Telemetry> {
+    TELEMETRY.get()
+}
+
+/// Where spans go: `[telemetry] otlp_endpoint` (with `/v1/traces`
+/// appended unless it ends so), else the standard variables (the traces
+/// one as it is, the generic one with `/v1/traces`); `None` when
+/// telemetry is off.
+pub fn endpoint(config: &TelemetryConfig, env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let set = |name: &str| {
+        env(name)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    if set("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+        return None;
+    }
+    let with_path = |base: &str| {
+        if base.trim_end_matches('/').ends_with("/v1/traces") {
+            base.to_string()
+        } else {
+            format!("{}/v1/traces", base.trim_end_matches('/'))
+        }
+    };
+    if let Some(url) = &config.otlp_endpoint {
+        return Some(with_path(url));
+    }
+    if let Some(url) = set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
+        return Some(url);
+    }
+    set("OTEL_EXPORTER_OTLP_ENDPOINT").map(|u| with_path(&u))
+}
+
+/// Turn telemetry on when an endpoint is configured (see [`endpoint`]).
+/// Call once, after the config is read; later calls do nothing. An error
+/// names what to fix; telemetry stays off then.
+pub fn init(config: &TelemetryConfig) -> Result<bool, String> {
+    if TELEMETRY.get().is_some() {
+        return Ok(true);
+    }
+    let Some(endpoint) = endpoint(config, &|k| std::env::var(k).ok()) else {
+        return Ok(false);
+    };
+    use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
+    let http = client::ExportClient::start(&endpoint)?;
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+        .with_endpoint(endpoint.clone())
+        .with_http_client(http)
+        .build()
+        .map_err(|e| {
+            format!(
+                "telemetry: cannot export to {}: {e}; fix [telemetry] otlp_endpoint or OTEL_EXPORTER_OTLP_ENDPOINT",
+                crate::mcp::netlog::shown_url(&endpoint)
+            )
+        })?;
+    let service = std::env::var("OTEL_SERVICE_NAME")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "mcpdeck".into());
+    let resource = opentelemetry_sdk::Resource::builder_empty()
+        .with_service_name(service)
+        .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
+        .build();
+    let provider = SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .with_resource(resource)
+        .build();
+    use opentelemetry::trace::TracerProvider as _;
+    let tracer = provider.tracer("mcpdeck");
+    let _ = TELEMETRY.set(Telemetry {
+        provider,
+        tracer,
+        capture_content: config.capture_content,
+        servers: RwLock::new(HashMap::new()),
+        endpoint,
+    });
+    Ok(true)
+}
+
+/// Name the servers spans may be about (address, port, transport).
+pub fn attach(servers: &[ServerConfig]) {
+    let Some(t) = active() else { return };
+    let mut known = t.servers.write().unwrap_or_else(|p| p.into_inner());
+    for s in servers {
+        let info = match &s.transport {
+            TransportConfig::Stdio { .. } => ServerInfo {
+                address: None,
+                port: None,
+            },
+            TransportConfig::Http { url, .. } => {
+                let parsed = url::Url::parse(url).ok();
+                ServerInfo {
+                    address: parsed
+                        .as_ref()
+                        .and_then(|u| u.host_str().map(str::to_string)),
+                    port: parsed.as_ref().and_then(url::Url::port_or_known_default),
+                }
+            }
+        };
+        known.insert(s.name.clone(), info);
+    }
+}
+
+/// The TUI: the warning goes to its status bar ([`warning`]), not stderr.
+pub fn quiet_stderr() {
+    QUIET.store(true, Ordering::Relaxed);
+}
+
+/// The one warning given, if any (for the TUI's status bar).
+pub fn warning() -> Option<String> {
+    WARNING.lock().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+/// Whether the export warning was given (the TUI's status bar says so).
+pub fn failed() -> bool {
+    WARNED.load(Ordering::Relaxed)
+}
+
+/// Give the warning, once a run.
+pub(crate) fn warn_once(message: String) {
+    if WARNED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    if !QUIET.load(Ordering::Relaxed) {
+        eprintln!("mcpdeck: {message}");
+    }
+    tracing::warn!("{message}");
+    *WARNING.lock().unwrap_or_else(|p| p.into_inner()) = Some(message);
+}
+
+/// Send the spans still queued, waiting at most [`FLUSH_LIMIT`] (on a
+/// thread of its own: a stuck collector never holds the exit longer).
+pub fn shutdown() {
+    let Some(t) = active() else { return };
+    let provider = t.provider.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("mcpdeck-otel-flush".into())
+        .spawn(move || {
+            let _ = provider.force_flush();
+            let _ = tx.send(());
+        });
+    if spawned.is_ok() && rx.recv_timeout(FLUSH_LIMIT).is_err() {
+        warn_once(format!(
+            "telemetry: spans not all sent to {} within {}; the rest are dropped",
+            crate::mcp::netlog::shown_url(&t.endpoint),
+            crate::text::fmt_duration(FLUSH_LIMIT)
+        ));
+    }
+}
+
+/// What the session knows about a request when it sends it.
+pub struct RequestInfo<'a> {
+    pub server: &'a str,
+    pub method: &'a str,
+    pub id: i64,
+    pub params: Option<&'a Value>,
+    /// The protocol version negotiated (or asked for, in the handshake).
+    pub protocol_version: Option<&'a str>,
+    /// The HTTP session id, when there is one.
+    pub session_id: Option<String>,
+    /// Over HTTP (streamable or legacy SSE), not stdio.
+    pub http: bool,
+}
+
+impl Telemetry {
+    /// Start the span of a request being sent; with its `traceparent`.
+    pub fn start(&self, req: RequestInfo<'_>) -> RequestSpan {
+        let params = req.params;
+        let field = |k: &str| params.and_then(|p| p.get(k)).and_then(Value::as_str);
+        let target = match req.method {
+            "tools/call" | "prompts/get" => field("name"),
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => field("uri"),
+            _ => None,
+        };
+        let name = match target {
+            Some(t) => format!("{} {t}", req.method),
+            None => req.method.to_string(),
+        };
+        let mut attrs = vec![
+            KeyValue::new("mcp.method.name", req.method.to_string()),
+            KeyValue::new("mcp.server.name", req.server.to_string()),
+            KeyValue::new("jsonrpc.request.id", req.id.to_string()),
+            KeyValue::new("jsonrpc.protocol.version", "2.0"),
+        ];
+        match (req.method, target) {
+            ("tools/call", Some(tool)) => {
+                attrs.push(KeyValue::new("gen_ai.tool.name", tool.to_string()));
+                attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+            }
+            ("prompts/get", Some(prompt)) => {
+                attrs.push(KeyValue::new("gen_ai.prompt.name", prompt.to_string()));
+            }
+            (m, Some(uri)) if m.starts_with("resources/") => {
+                attrs.push(KeyValue::new("mcp.resource.uri", uri.to_string()));
+            }
+            _ => {}
+        }
+        if let Some(v) = req.protocol_version {
+            attrs.push(KeyValue::new("mcp.protocol.version", v.to_string()));
+        }
+        if let Some(sid) = req.session_id {
+            attrs.push(KeyValue::new("mcp.session.id", sid));
+        }
+        let info = self
+            .servers
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(req.server)
+            .cloned();
+        if req.http {
+            attrs.push(KeyValue::new("network.transport", "tcp"));
+            attrs.push(KeyValue::new("network.protocol.name", "http"));
+            if let Some(ServerInfo { address, port, .. }) = info {
+                if let Some(a) = address {
+                    attrs.push(KeyValue::new("server.address", a));
+                }
+                if let Some(p) = port {
+                    attrs.push(KeyValue::new("server.port", i64::from(p)));
+                }
+            }
+        } else {
+            attrs.push(KeyValue::new("network.transport", "pipe"));
+        }
+        if self.capture_content
+            && req.method == "tools/call"
+            && let Some(args) = params.and_then(|p| p.get("arguments"))
+        {
+            attrs.push(KeyValue::new(
+                "gen_ai.tool.call.arguments",
+                content::captured(args),
+            ));
+        }
+        let span = self
+            .tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Client)
+            .with_attributes(attrs)
+            .start_with_context(&self.tracer, &Context::new());
+        let cx = span.span_context().clone();
+        let traceparent = format!(
+            "00-{}-{}-{:02x}",
+            cx.trace_id(),
+            cx.span_id(),
+            cx.trace_flags().to_u8()
+        );
+        let tracestate = cx.trace_state().header();
+        RequestSpan {
+            span: Some(span),
+            traceparent,
+            tracestate: (!tracestate.is_empty()).then_some(tracestate),
+            capture: self.capture_content && req.method == "tools/call",
+        }
+    }
+}
+
+/// The span of one request in flight. Ends once: by [`RequestSpan::end`],
+/// or, dropped unanswered, as `error.type = transport`.
+pub struct RequestSpan {
+    span: Option<opentelemetry_sdk::trace::Span>,
+    traceparent: String,
+    tracestate: Option<String>,
+    capture: bool,
+}
+
+impl std::fmt::Debug for RequestSpan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestSpan")
+            .field("traceparent", &self.traceparent)
+            .finish()
+    }
+}
+
+/// How a request ended, for its span.
+pub enum Outcome<'a> {
+    /// A result (a tool's `isError: true` included).
+    Result(&'a Value),
+    /// A JSON-RPC error with this code.
+    RpcError(i64, &'a str),
+    /// No answer in time.
+    Timeout,
+    /// Cancelled by mcpdeck.
+    Cancelled,
+    /// The connection failed or closed.
+    Transport(&'a str),
+    /// An answer that was not a valid one.
+    Protocol(&'a str),
+}
+
+impl RequestSpan {
+    /// Put the trace context in `params._meta` (`traceparent`, and
+    /// `tracestate` when there is one).
+    pub fn inject(&self, params: &mut Option<Value>) {
+        let p = params.get_or_insert_with(|| Value::Object(Default::default()));
+        let Some(obj) = p.as_object_mut() else { return };
+        let meta = obj
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Some(m) = meta.as_object_mut() {
+            m.insert(
+                "traceparent".into(),
+                Value::String(self.traceparent.clone()),
+            );
+            if let Some(ts) = &self.tracestate {
+                m.insert("tracestate".into(), Value::String(ts.clone()));
+            }
+        }
+    }
+
+    pub fn traceparent(&self) -> &str {
+        &self.traceparent
+    }
+
+    /// The request's size on the wire, in bytes.
+    pub fn request_size(&mut self, bytes: usize) {
+        if let Some(s) = &mut self.span {
+            s.set_attribute(KeyValue::new("mcp.request.size", bytes as i64));
+        }
+    }
+
+    /// The answer's size on the wire, in bytes.
+    pub fn response_size(&mut self, bytes: usize) {
+        if let Some(s) = &mut self.span {
+            s.set_attribute(KeyValue::new("mcp.response.size", bytes as i64));
+        }
+    }
+
+    /// End the span with how the request ended.
+    pub fn end(mut self, outcome: Outcome<'_>) {
+        self.finish(outcome);
+    }
+
+    fn finish(&mut self, outcome: Outcome<'_>) {
+        let Some(mut span) = self.span.take() else {
+            return;
+        };
+        let error = |span: &mut opentelemetry_sdk::trace::Span, kind: String, why: &str| {
+            span.set_attribute(KeyValue::new("error.type", kind));
+            span.set_status(Status::error(
+                crate::mcp::finding::truncate(why, 512).to_string(),
+            ));
+        };
+        match outcome {
+            Outcome::Result(v) => {
+                if self.capture {
+                    span.set_attribute(KeyValue::new(
+                        "gen_ai.tool.call.result",
+                        content::captured(v),
+                    ));
+                }
+                if v.get("isError").and_then(Value::as_bool) == Some(true) {
+                    error(
+                        &mut span,
+                        "tool_error".into(),
+                        "the tool returned isError: true",
+                    );
+                }
+            }
+            Outcome::RpcError(code, message) => {
+                span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+                error(&mut span, code.to_string(), message);
+            }
+            Outcome::Timeout => error(&mut span, "timeout".into(), "no answer in time"),
+            Outcome::Cancelled => error(&mut span, "cancelled".into(), "cancelled"),
+            Outcome::Transport(why) => error(&mut span, "transport".into(), why),
+            Outcome::Protocol(why) => error(&mut span, "protocol".into(), why),
+        }
+        span.end();
+    }
+}
+
+impl Drop for RequestSpan {
+    fn drop(&mut self) {
+        self.finish(Outcome::Transport("the request ended without an answer"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| map.get(k).cloned()
+    }
+
+    #[test]
+    fn endpoint_follows_the_config_then_the_standard_variables() {
+        let off = TelemetryConfig::default();
+        assert_eq!(endpoint(&off, &env(&[])), None);
+        assert_eq!(
+            endpoint(
+                &off,
+                &env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h:4318/")])
+            ),
+            Some("http://h:4318/v1/traces".into())
+        );
+        assert_eq!(
+            endpoint(
+                &off,
+                &env(&[
+                    ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h:4318"),
+                    ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://t:1/custom")
+                ])
+            ),
+            Some("http://t:1/custom".into())
+        );
+        let on = TelemetryConfig {
+            otlp_endpoint: Some("http://c:4318/v1/traces".into()),
+            capture_content: false,
+        };
+        assert_eq!(
+            endpoint(
+                &on,
+                &env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h:4318")])
+            ),
+            Some("http://c:4318/v1/traces".into())
+        );
+        assert_eq!(endpoint(&on, &env(&[("OTEL_SDK_DISABLED", "TRUE")])), None);
+    }
+}
