@@ -3,18 +3,13 @@
 //! agent, calls, servers, config file. Sockets left by a serve that is
 //! gone are removed on the way.
 
-use std::io::Write;
-use std::time::Duration;
-
 use serde_json::{Value, json};
+use std::io::Write;
 
 use super::exit::{Exit, Failure, Outcome};
 use super::output;
 use crate::sanitize;
-use crate::serve::control::{self, Found};
-
-/// How long one serve has to answer.
-pub const ASK_TIMEOUT: Duration = Duration::from_millis(1500);
+use crate::serve::control::{self, ASK_TIMEOUT, Found, agent_name, server_names};
 
 pub async fn serves(json: bool) -> Outcome {
     let found = control::running(ASK_TIMEOUT)
@@ -67,32 +62,6 @@ fn found_json(f: &Found) -> Value {
         Err(e) => v["error"] = json!(e),
     }
     v
-}
-
-/// The agent's name (and version) from a status, `-` before it spoke.
-pub fn agent_name(status: &Value) -> String {
-    let info = &status["agent"]["clientInfo"];
-    match (info["name"].as_str(), info["version"].as_str()) {
-        (Some(n), Some(v)) => sanitize::one_line(&format!("{n} {v}")),
-        (Some(n), None) => sanitize::one_line(n),
-        _ => "-".into(),
-    }
-}
-
-/// The served servers' names, comma-separated.
-pub fn server_names(status: &Value) -> String {
-    let names: Vec<String> = status["servers"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s["name"].as_str())
-        .map(sanitize::one_line)
-        .collect();
-    if names.is_empty() {
-        "-".into()
-    } else {
-        names.join(", ")
-    }
 }
 
 fn row(f: &Found) -> [String; 5] {

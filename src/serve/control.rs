@@ -59,6 +59,9 @@ const MAX_REQUEST: usize = 64 * 1024;
 /// How many of the last calls `status` gives.
 pub const STATUS_CALLS: usize = 100;
 
+/// How long one serve has to answer when the running ones are listed.
+pub const ASK_TIMEOUT: Duration = Duration::from_millis(1500);
+
 /// The ops, for the error that names them.
 const OPS: &str = "status, watch, deny, allow, enable, disable";
 
@@ -505,6 +508,8 @@ impl Control {
                     "status": s.status_text(),
                     "era": s.negotiated.as_ref().map(|n| n.era.label()),
                     "version": s.negotiated.as_ref().map(|n| n.version.clone()),
+                    "deny_tools": s.config.deny_tools,
+                    "allow_tools": s.config.allow_tools,
                     "tools": tools,
                 })
             })
@@ -885,4 +890,30 @@ pub async fn running(timeout: Duration) -> Result<Vec<Found>, String> {
         });
     }
     Ok(found)
+}
+
+/// The agent's name (and version) from a status, `-` before it spoke.
+pub fn agent_name(status: &Value) -> String {
+    let info = &status["agent"]["clientInfo"];
+    match (info["name"].as_str(), info["version"].as_str()) {
+        (Some(n), Some(v)) => crate::sanitize::one_line(&format!("{n} {v}")),
+        (Some(n), None) => crate::sanitize::one_line(n),
+        _ => "-".into(),
+    }
+}
+
+/// The served servers' names, comma-separated.
+pub fn server_names(status: &Value) -> String {
+    let names: Vec<String> = status["servers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["name"].as_str())
+        .map(crate::sanitize::one_line)
+        .collect();
+    if names.is_empty() {
+        "-".into()
+    } else {
+        names.join(", ")
+    }
 }
