@@ -390,7 +390,9 @@ impl Control {
         if (seen.client_info.clone(), seen.era, seen.version.clone()) != before {
             self.hub.agent_version.fetch_add(1, Ordering::Relaxed);
         }
-        if seen.client_info.is_some() && seen.era.is_some() {
+        // Known: no more lines are looked into (an initialize-era agent
+        // says who it is once; a stateless one on each request).
+        if seen.era == Some("initialize") || (seen.era.is_some() && seen.client_info.is_some()) {
             self.hub.agent_known.store(true, Ordering::Relaxed);
         }
     }
@@ -610,6 +612,11 @@ async fn accept(
             tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
+        // The socket is 0600 in a 0700 directory; the peer's uid is
+        // checked as well (another user reaching it is refused).
+        if stream.peer_cred().ok().map(|c| c.uid()) != Some(uid()) {
+            continue;
+        }
         tokio::spawn(connection(
             stream,
             hub.clone(),
@@ -620,25 +627,35 @@ async fn accept(
     }
 }
 
-/// Read one line of at most [`MAX_REQUEST`] bytes; `Ok(None)` at the end.
+/// One request line as read.
+enum Read {
+    Line(String),
+    /// Not UTF-8: answered with an error, the connection stays.
+    NotText,
+    /// Longer than [`MAX_REQUEST`]: its end cannot be told from the next
+    /// request, so the connection ends.
+    TooLong,
+    End,
+}
+
+/// Read one line of at most [`MAX_REQUEST`] bytes.
 async fn read_request<R: AsyncRead + Unpin>(
     r: &mut BufReader<R>,
     buf: &mut Vec<u8>,
-) -> std::io::Result<Option<Result<String, String>>> {
+) -> std::io::Result<Read> {
     buf.clear();
     let mut limited = r.take(MAX_REQUEST as u64 + 1);
     let n = limited.read_until(b'\n', buf).await?;
     if n == 0 {
-        return Ok(None);
+        return Ok(Read::End);
     }
     if buf.len() > MAX_REQUEST && buf.last() != Some(&b'\n') {
-        return Ok(Some(Err(format!(
-            "a request line is at most {MAX_REQUEST} bytes"
-        ))));
+        return Ok(Read::TooLong);
     }
-    Ok(Some(
-        String::from_utf8(std::mem::take(buf)).map_err(|_| "a request must be UTF-8".to_string()),
-    ))
+    Ok(match String::from_utf8(std::mem::take(buf)) {
+        Ok(line) => Read::Line(line),
+        Err(_) => Read::NotText,
+    })
 }
 
 async fn connection(
@@ -653,14 +670,21 @@ async fn connection(
     let mut buf = Vec::new();
     loop {
         let line = match read_request(&mut r, &mut buf).await {
-            Ok(Some(Ok(line))) => line,
-            Ok(Some(Err(e))) => {
-                // Too long: the rest of the line cannot be told from the
-                // next request, so the connection ends.
+            Ok(Read::Line(line)) => line,
+            Ok(Read::NotText) => {
+                let answer = json!({"error": "a request must be UTF-8 JSON, one object a line"});
+                if write_line(&mut w, &answer).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+            Ok(Read::TooLong) => {
+                let e =
+                    format!("a request line is at most {MAX_REQUEST} bytes; the connection ends");
                 let _ = write_line(&mut w, &json!({"error": e})).await;
                 return;
             }
-            Ok(None) | Err(_) => return,
+            Ok(Read::End) | Err(_) => return,
         };
         if line.trim().is_empty() {
             continue;
@@ -915,5 +939,107 @@ pub fn server_names(status: &Value) -> String {
         "-".into()
     } else {
         names.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_socket_directory_must_be_ours_and_closed_to_others() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("mcpdeck");
+        prepare_dir(&dir).unwrap();
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        // Made already: fine again.
+        prepare_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o770)).unwrap();
+        let e = check_dir(&dir).unwrap_err();
+        assert!(
+            e.contains("writable by others") && e.contains("chmod 700"),
+            "{e}"
+        );
+        let file = tmp.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        assert!(check_dir(&file).unwrap_err().contains("not a directory"));
+        let link = tmp.path().join("link");
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert!(
+            check_dir(&link).unwrap_err().contains("not a directory"),
+            "a symlink is not followed"
+        );
+    }
+
+    fn hub() -> Hub {
+        Hub {
+            watchers: Mutex::new(Vec::new()),
+            watching: AtomicBool::new(false),
+            agent: Mutex::new(AgentSeen::default()),
+            agent_known: AtomicBool::new(false),
+            agent_version: AtomicU64::new(0),
+        }
+    }
+
+    #[test]
+    fn a_slow_watcher_loses_events_counted_and_a_gone_one_is_forgotten() {
+        let hub = hub();
+        let (tx, mut rx) = mpsc::channel(2);
+        let dropped = Arc::new(AtomicU64::new(0));
+        hub.add(Watcher {
+            tx,
+            dropped: dropped.clone(),
+        });
+        for i in 0..5 {
+            hub.broadcast(&json!({"event": "call", "n": i}));
+        }
+        assert_eq!(dropped.load(Ordering::Relaxed), 3, "two fit, three dropped");
+        assert!(rx.try_recv().unwrap().contains("\"n\":0"));
+        drop(rx);
+        hub.broadcast(&json!({"event": "call"}));
+        assert!(
+            !hub.watching.load(Ordering::Relaxed),
+            "the closed watcher is gone"
+        );
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn request_lines_are_bounded_and_must_be_text() {
+        let input: &[u8] = b"{\"op\":\"status\"}\n\xff\xfe\n";
+        let mut r = BufReader::new(input);
+        let mut buf = Vec::new();
+        assert!(
+            matches!(read_request(&mut r, &mut buf).await.unwrap(), Read::Line(l) if l.contains("status"))
+        );
+        assert!(matches!(
+            read_request(&mut r, &mut buf).await.unwrap(),
+            Read::NotText
+        ));
+        assert!(matches!(
+            read_request(&mut r, &mut buf).await.unwrap(),
+            Read::End
+        ));
+        let long = vec![b'x'; MAX_REQUEST + 10];
+        let mut r = BufReader::new(long.as_slice());
+        assert!(matches!(
+            read_request(&mut r, &mut buf).await.unwrap(),
+            Read::TooLong
+        ));
+    }
+
+    #[test]
+    fn the_agent_is_named_from_its_status() {
+        let s = json!({"agent": {"clientInfo": {"name": "claude-code", "version": "2.0"}},
+                       "servers": [{"name": "a"}, {"name": "b\u{1b}[31m"}]});
+        assert_eq!(agent_name(&s), "claude-code 2.0");
+        assert_eq!(agent_name(&json!({})), "-");
+        let names = server_names(&s);
+        assert!(
+            names.starts_with("a, b") && !names.contains('\u{1b}'),
+            "{names}"
+        );
     }
 }
