@@ -89,6 +89,8 @@ pub enum ToolState {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServedTool {
     pub name: String,
+    /// The name its agent gets (`SERVER__NAME` when aggregated).
+    pub exposed: String,
     pub state: ToolState,
     /// The rule, or why it is withheld.
     pub rule: Option<String>,
@@ -248,6 +250,11 @@ fn parse_server(v: &Value) -> ServedServer {
         .flatten()
         .map(|t| ServedTool {
             name: t["name"].as_str().unwrap_or_default().to_string(),
+            exposed: t["as"]
+                .as_str()
+                .or(t["name"].as_str())
+                .unwrap_or_default()
+                .to_string(),
             state: match t["state"].as_str() {
                 Some("refused") => ToolState::Refused,
                 Some("withheld") => ToolState::Withheld,

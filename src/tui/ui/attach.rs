@@ -56,7 +56,7 @@ pub(super) fn render_list(s: &State, f: &mut Frame, area: Rect) {
             .map(|r| r.agent.chars().count())
             .max()
             .unwrap_or(5)
-            .clamp(5, 24);
+            .clamp(5, (inner / 4).clamp(5, 24));
         lines.push(Line::from(Span::styled(
             fit_end(
                 &format!(
@@ -220,6 +220,9 @@ fn render_served_tools(s: &State, f: &mut Frame, area: Rect) {
         .iter()
         .map(|t| {
             let (badge, role, why) = match t.state {
+                ToolState::Visible if t.exposed != t.name => {
+                    ("●", Role::Ok, format!("  as {}", t.exposed))
+                }
                 ToolState::Visible => ("●", Role::Ok, String::new()),
                 ToolState::Refused => (
                     "✗",
