@@ -103,6 +103,13 @@ pub enum Cmd {
     /// An MCP server on stdio for an agent, in front of configured servers: their tools,
     /// prompts and resources with the config's deny/allow lists enforced, live
     Serve(crate::serve::ServeArgs),
+    /// The `mcpdeck serve` processes running for this user (by their control sockets):
+    /// pid, agent, calls, servers, config file
+    Serves {
+        /// Print {"dir", "serves": [{"pid", "socket", "status"|"error"}]}
+        #[arg(long)]
+        json: bool,
+    },
     /// Import servers from other clients' files (--all, --from CLIENT) or a file (PATH, incl. a registry server.json)
     Import(super::import::ImportArgs),
     /// Print servers in another client's format (claude-desktop, claude-code, vscode, cursor,

@@ -110,7 +110,8 @@ pub fn config_for(cli: &Cli) -> Option<Result<Config, Failure>> {
         | Cmd::Import(_) => true,
         // scan reads the config itself: a broken file is reported, the
         // other clients are still scanned.
-        Cmd::Completions(_) | Cmd::ServerNames | Cmd::Scan(_) => false,
+        // serves reads no config at all.
+        Cmd::Completions(_) | Cmd::ServerNames | Cmd::Scan(_) | Cmd::Serves { .. } => false,
         _ => return None,
     };
     if writes && cli.demo {
@@ -419,131 +420,146 @@ pub fn remove(config: &Config, a: &ServerArg) -> Outcome {
 
 // ----- enable, disable, deny, allow -----
 
-pub fn set_enabled(config: &Config, a: &ServerArg, enabled: bool) -> Outcome {
-    let (mut editor, current) = open(config)?;
-    let path = editor.path().to_path_buf();
-    let server = find(&current, &path, &a.server)?;
+/// What an edit of a server's toggles did: whether the file changed, and
+/// the sentence that says so (shared by the commands and `serve`'s
+/// control socket).
+#[derive(Debug, Clone)]
+pub struct Edited {
+    pub changed: bool,
+    pub message: String,
+}
+
+/// Enable or disable `server` in the config file at `path`.
+pub fn edit_enabled(path: &Path, server: &str, enabled: bool) -> Result<Edited, Failure> {
+    let mut editor = ConfigEditor::open(path).map_err(edit_failure)?;
+    let current = editor.config().map_err(edit_failure)?;
+    let found = find(&current, path, server)?;
     let word = if enabled { "enabled" } else { "disabled" };
-    let changed = server.enabled != enabled;
+    let changed = found.enabled != enabled;
     if changed {
-        if enabled && looks_added(editor.baseline(), &a.server, "enabled") {
-            editor.assume_added(&a.server, "enabled");
+        if enabled && looks_added(editor.baseline(), server, "enabled") {
+            editor.assume_added(server, "enabled");
         }
-        editor
-            .set_enabled(&a.server, enabled)
-            .map_err(edit_failure)?;
+        editor.set_enabled(server, enabled).map_err(edit_failure)?;
     }
+    let message = if changed {
+        format!("{word} server {server:?} in {}", path.display())
+    } else {
+        format!("server {server:?} is already {word} in {}", path.display())
+    };
+    Ok(Edited { changed, message })
+}
+
+/// Deny `tool` of `server` in the config file at `path`.
+pub fn edit_deny(path: &Path, server: &str, tool: &str) -> Result<Edited, Failure> {
+    let mut editor = ConfigEditor::open(path).map_err(edit_failure)?;
+    let current = editor.config().map_err(edit_failure)?;
+    let found = find(&current, path, server)?;
+    if tool.is_empty() {
+        return Err(usage("the tool name is empty"));
+    }
+    let shown = sanitize::one_line(tool);
+    let changed = !found.denies_exactly(tool);
+    if changed {
+        editor.deny_tool(server, tool).map_err(edit_failure)?;
+    }
+    let message = if changed {
+        format!(
+            "denied tool {shown:?} of server {server:?} in {}",
+            path.display()
+        )
+    } else {
+        format!(
+            "tool {shown:?} of server {server:?} is already denied in {}",
+            path.display()
+        )
+    };
+    Ok(Edited { changed, message })
+}
+
+/// Allow a denied `tool` of `server` again in the config file at `path`.
+pub fn edit_allow(path: &Path, server: &str, tool: &str) -> Result<Edited, Failure> {
+    let mut editor = ConfigEditor::open(path).map_err(edit_failure)?;
+    let current = editor.config().map_err(edit_failure)?;
+    let found = find(&current, path, server)?;
+    let shown = sanitize::one_line(tool);
+    let changed = found.denies_exactly(tool);
+    if changed {
+        let emptied = found.deny_tools.iter().all(|t| t == tool);
+        if emptied && looks_added(editor.baseline(), server, "deny_tools") {
+            editor.assume_added(server, "deny_tools");
+        }
+        editor.allow_tool(server, tool).map_err(edit_failure)?;
+    }
+    let message = if changed {
+        format!(
+            "allowed tool {shown:?} of server {server:?} again in {}",
+            path.display()
+        )
+    } else {
+        let denied: Vec<&str> = found.deny_tools.iter().map(String::as_str).collect();
+        let hint = did_you_mean(&denied, tool).unwrap_or_else(|| {
+            if denied.is_empty() {
+                "; it denies no tools".to_owned()
+            } else {
+                format!(
+                    "; it denies {}",
+                    denied
+                        .iter()
+                        .map(|t| format!("{:?}", sanitize::one_line(t)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        });
+        format!(
+            "tool {shown:?} is not denied on server {server:?} in {}, nothing to allow{hint}",
+            path.display()
+        )
+    };
+    Ok(Edited { changed, message })
+}
+
+pub fn set_enabled(config: &Config, a: &ServerArg, enabled: bool) -> Outcome {
+    let path = config_path(config)?;
+    let done = edit_enabled(path, &a.server, enabled)?;
     Done {
-        path: &path,
+        path,
         server: &a.server,
         tool: None,
-        action: word,
-        changed,
+        action: if enabled { "enabled" } else { "disabled" },
+        changed: done.changed,
         json: a.json,
     }
-    .print(|| {
-        if changed {
-            format!("{word} server {:?} in {}", a.server, path.display())
-        } else {
-            format!(
-                "server {:?} is already {word} in {}",
-                a.server,
-                path.display()
-            )
-        }
-    })
+    .print(|| done.message.clone())
 }
 
 pub fn deny(config: &Config, a: &ToolArgs) -> Outcome {
-    let (mut editor, current) = open(config)?;
-    let path = editor.path().to_path_buf();
-    let server = find(&current, &path, &a.server)?;
-    if a.tool.is_empty() {
-        return Err(usage("the tool name is empty"));
-    }
-    let tool = sanitize::one_line(&a.tool);
-    let changed = !server.denies_exactly(&a.tool);
-    if changed {
-        editor.deny_tool(&a.server, &a.tool).map_err(edit_failure)?;
-    }
+    let path = config_path(config)?;
+    let done = edit_deny(path, &a.server, &a.tool)?;
     Done {
-        path: &path,
+        path,
         server: &a.server,
         tool: Some(&a.tool),
         action: "denied",
-        changed,
+        changed: done.changed,
         json: a.json,
     }
-    .print(|| {
-        if changed {
-            format!(
-                "denied tool {tool:?} of server {:?} in {}",
-                a.server,
-                path.display()
-            )
-        } else {
-            format!(
-                "tool {tool:?} of server {:?} is already denied in {}",
-                a.server,
-                path.display()
-            )
-        }
-    })
+    .print(|| done.message.clone())
 }
 
 pub fn allow(config: &Config, a: &ToolArgs) -> Outcome {
-    let (mut editor, current) = open(config)?;
-    let path = editor.path().to_path_buf();
-    let server = find(&current, &path, &a.server)?;
-    let tool = sanitize::one_line(&a.tool);
-    let changed = server.denies_exactly(&a.tool);
-    if changed {
-        let emptied = server.deny_tools.iter().all(|t| *t == a.tool);
-        if emptied && looks_added(editor.baseline(), &a.server, "deny_tools") {
-            editor.assume_added(&a.server, "deny_tools");
-        }
-        editor
-            .allow_tool(&a.server, &a.tool)
-            .map_err(edit_failure)?;
-    }
-    let denied: Vec<&str> = server.deny_tools.iter().map(String::as_str).collect();
+    let path = config_path(config)?;
+    let done = edit_allow(path, &a.server, &a.tool)?;
     Done {
-        path: &path,
+        path,
         server: &a.server,
         tool: Some(&a.tool),
         action: "allowed",
-        changed,
+        changed: done.changed,
         json: a.json,
     }
-    .print(|| {
-        if changed {
-            format!(
-                "allowed tool {tool:?} of server {:?} again in {}",
-                a.server,
-                path.display()
-            )
-        } else {
-            let hint = did_you_mean(&denied, &a.tool).unwrap_or_else(|| {
-                if denied.is_empty() {
-                    "; it denies no tools".to_owned()
-                } else {
-                    format!(
-                        "; it denies {}",
-                        denied
-                            .iter()
-                            .map(|t| format!("{:?}", sanitize::one_line(t)))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                }
-            });
-            format!(
-                "tool {tool:?} is not denied on server {:?} in {}, nothing to allow{hint}",
-                a.server,
-                path.display()
-            )
-        }
-    })
+    .print(|| done.message.clone())
 }
 
 /// Whether `key` of `server` in `text` looks added by mcpdeck: no comment

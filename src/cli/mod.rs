@@ -5,7 +5,7 @@
 //!
 //! Commands: `servers`, `info`, `tools`, `call` (`call`), `smoke`
 //! (`smoke`), `resources`, `templates`, `read`, `prompts`, `prompt`,
-//! `complete` (`resources`), `open`, `replay` and `stats` (`record`;
+//! `complete` (`resources`), `serves` (`serves`), `open`, `replay` and `stats` (`record`;
 //! `replay` and `stats` run by `main`), `diff`, `bench` (`load`), and
 //! `demo-server` (run by `main`).
 
@@ -27,6 +27,7 @@ pub mod output;
 pub mod record;
 pub mod resources;
 mod servers;
+pub mod serves;
 pub mod smoke;
 mod tour;
 pub mod trace;
@@ -140,6 +141,7 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
                 Err(crate::serve::ServeError::Io(m)) => Err(Failure::new(Exit::Connect, m)),
             }
         }
+        Some(Cmd::Serves { json }) => serves::serves(json).await,
         Some(Cmd::Import(a)) => import::run(cli.config.as_deref(), &a),
         Some(Cmd::Export(a)) => export::run(&config, &a),
         Some(Cmd::Add(a)) => manage::add(&config, &a),

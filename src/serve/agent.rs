@@ -23,6 +23,7 @@ use crate::trust::pin::PinStore;
 
 mod upstream;
 
+use super::control::Control;
 use super::names::Naming;
 use super::state::{ServeState, Upstream, Visible};
 use super::watch::{Waker, Watched};
@@ -125,6 +126,8 @@ struct Serve {
     pin_file: Option<Watched>,
     /// A status or a list came since the agent's view was last compared.
     views_changed: bool,
+    /// The control socket (`mcpdeck serves`, the TUI's attach).
+    control: Control,
 }
 
 pub(super) async fn run(
@@ -183,6 +186,11 @@ pub(super) async fn run(
         crate::startup::CHILDREN.clone(),
         Answers::Person,
     );
+    let transport = match &args.http {
+        Some(addr) => format!("http {addr}"),
+        None => "stdio".to_string(),
+    };
+    let control = Control::start(config_path.clone(), transport, manager.frames().clone());
     let mut serve = Serve {
         state: ServeState {
             naming,
@@ -211,6 +219,7 @@ pub(super) async fn run(
         config: config_path.map(Watched::new),
         pin_file,
         views_changed: false,
+        control,
     };
     let result = serve.run_loop(events, in_rx).await;
     serve.manager.shutdown().await;
@@ -406,13 +415,16 @@ impl Serve {
                     );
                     self.set_settled();
                 }
+                Some(request) = self.control.next() => self.control.answer(request, &self.state),
             }
+            self.control.observe(&self.state);
         }
     }
 
     fn send(&self, frame: Value) {
         let mut line = frame.to_string();
         line.push('\n');
+        self.control.agent_sent(&line);
         let _ = self.out.send(line);
     }
 
@@ -450,6 +462,7 @@ impl Serve {
         if line.trim().is_empty() {
             return;
         }
+        self.control.agent_line(line);
         let frame: Value = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(e) => {

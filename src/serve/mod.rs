@@ -14,12 +14,15 @@
 //! - `agent`: the loop and the agent's frames; `agent/upstream`: the
 //!   manager's events turned into frames for the agent, and the watched
 //!   files applied;
-//! - `watch`: the config file (and pin file) watched for changes.
+//! - `watch`: the config file (and pin file) watched for changes;
+//! - `control`: the control socket (status, a live watch, deny/allow/
+//!   enable/disable), and finding the running serves.
 //!
 //! Stdout is the protocol: nothing else is written there; diagnostics go
 //! to stderr.
 
 mod agent;
+pub mod control;
 mod http;
 pub mod names;
 pub mod state;

@@ -50,6 +50,9 @@ pub enum Action {
     Save,
     /// Record every frame to a file (on / off); `● REC` in the status bar.
     Record,
+    /// The running `mcpdeck serve` processes: attach to one to watch its
+    /// agent's calls and steer its servers and tools.
+    Serves,
     ExternalEditor,
     /// The argument editor: switch between the form and the raw JSON.
     ToggleJson,
@@ -399,6 +402,13 @@ const SPECS: &[Spec] = &[
         help: "record every frame to mcpdeck-TIME.jsonl (on / off; --record FILE names it)",
         group: Group::View,
         keys: &["W"],
+    },
+    Spec {
+        action: Action::Serves,
+        name: "serves",
+        help: "running `mcpdeck serve` processes: Enter attaches to one (its servers, tools, calls; its frames in the log; d and Space steer it), Esc detaches",
+        group: Group::View,
+        keys: &["w"],
     },
     Spec {
         action: Action::Accept,
@@ -894,6 +904,7 @@ fn short_help(a: Action) -> &'static str {
         Action::Copy => "copy",
         Action::Save => "save",
         Action::Record => "record",
+        Action::Serves => "serves",
         Action::ExternalEditor => "$EDITOR",
         Action::AddServer => "add",
         Action::Accept => "accept",

@@ -6,7 +6,8 @@
 //!   events), with no I/O;
 //! - [`argform`]: a tool's arguments as a form made from its schema;
 //! - [`ask`], [`browse`]: views that own their state (the request screens;
-//!   the resources and prompts views);
+//!   the resources and prompts views); [`attach`]: the running serves and
+//!   the one attached to (its socket is the driver's);
 //! - [`keymap`]: keys to named actions, `[keys]`, the help and hints;
 //! - [`ui`]: rendering, one file per pane or overlay; [`layout`] the
 //!   geometry shared with `update`; [`theme`] colour roles; [`result`]
@@ -18,6 +19,7 @@
 pub mod app;
 pub mod argform;
 pub mod ask;
+pub mod attach;
 pub mod browse;
 pub mod keymap;
 mod launch;

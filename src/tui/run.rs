@@ -110,6 +110,9 @@ pub async fn run_loop<H: Host, C: Core>(
     // The import screen's look through other clients' files runs on a
     // blocking thread; its answer comes back here.
     let (found_tx, mut found_rx) = tokio::sync::mpsc::unbounded_channel();
+    // The running serves found, and the news of the one attached to.
+    let (serve_tx, mut serve_rx) = tokio::sync::mpsc::unbounded_channel::<Msg>();
+    let mut attached: Option<crate::tui::attach::conn::Handle> = None;
     let mut dirty = true;
     loop {
         // While the spinner ticks, its ticks refresh the logs too.
@@ -135,6 +138,7 @@ pub async fn run_loop<H: Host, C: Core>(
             },
             Some(ev) = events.recv() => Msg::Manager(ev),
             Some(found) = found_rx.recv() => Msg::ImportsFound(found),
+            Some(msg) = serve_rx.recv() => msg,
             _ = tick.tick(), if state.busy() => Msg::Tick,
             Ok(()) = changed(&mut frames_changed), if follows == Some(Follow::Frames) && !refresh_pending => {
                 refresh_pending = true;
@@ -230,6 +234,37 @@ pub async fn run_loop<H: Host, C: Core>(
                     back.push(Msg::Written(r));
                 }
                 Effect::Manager(cmd) => core.send(cmd),
+                Effect::FindServes => {
+                    let tx = serve_tx.clone();
+                    tokio::spawn(async move {
+                        let found =
+                            crate::serve::control::running(crate::serve::control::ASK_TIMEOUT)
+                                .await
+                                .map(|f| {
+                                    f.iter()
+                                        .map(crate::tui::attach::Running::from_found)
+                                        .collect()
+                                });
+                        let _ = tx.send(Msg::Serves(found));
+                    });
+                }
+                Effect::Attach { pid, socket } => {
+                    let tx = serve_tx.clone();
+                    attached = Some(crate::tui::attach::conn::start(
+                        pid,
+                        socket,
+                        state.frames.clone(),
+                        move |m| {
+                            let _ = tx.send(Msg::Attach(m));
+                        },
+                    ));
+                }
+                Effect::Detach => attached = None,
+                Effect::ServeOp(op) => {
+                    if !attached.as_ref().is_some_and(|h| h.send(op)) {
+                        back.push(Msg::Note("not attached to a serve".into()));
+                    }
+                }
                 Effect::OpenUrl(url) => host.open_url(url),
                 Effect::WritePins { pins, note } => {
                     back.push(Msg::PinsWritten(write_pins(&state.pins, *pins), note));

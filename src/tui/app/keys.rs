@@ -91,6 +91,8 @@ fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         Mode::Editor => editor_key(s, k, action, fx),
         Mode::Login => super::login::login_key(s, action, fx),
         Mode::Import => super::import::key(s, k, action, fx),
+        Mode::Serves => crate::tui::attach::list_key(s, action, fx),
+        Mode::Attached => crate::tui::attach::key(s, action, fx),
         Mode::Normal => match action {
             Some(a) => normal_action(s, a, fx),
             None => false,
@@ -305,6 +307,7 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         }
         Action::Login => super::login::login(s, fx),
         Action::Logout => super::login::logout(s, fx),
+        Action::Serves => crate::tui::attach::open_list(s, fx),
         // Send and the external editor belong to the editor.
         _ => {
             s.status = Some(format!("`{}` is not available yet", a.name()));

@@ -86,6 +86,19 @@ pub enum Effect {
         /// What the write does, in words.
         note: String,
     },
+    /// Look for running `mcpdeck serve` processes (answered with
+    /// `Msg::Serves`).
+    FindServes,
+    /// Attach to a serve's control socket (its messages come as
+    /// `Msg::Attach`).
+    Attach {
+        pid: u32,
+        socket: std::path::PathBuf,
+    },
+    /// End the attach.
+    Detach,
+    /// Send an edit to the serve attached to (`{"op":"deny",…}`).
+    ServeOp(serde_json::Value),
     Quit,
 }
 
@@ -127,6 +140,10 @@ pub enum Msg {
     /// Pins were written (the pins kept, and what the write did), or why
     /// not.
     PinsWritten(Result<Box<crate::trust::pin::ServerPins>, String>, String),
+    /// The running serves found (Err: why not).
+    Serves(Result<Vec<crate::tui::attach::Running>, String>),
+    /// News of the serve attached to.
+    Attach(crate::tui::attach::AttachMsg),
 }
 
 /// How long a status message stays when nothing replaces it.
@@ -264,6 +281,8 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Msg::ImportsFound(found) => import::found(s, found),
+        Msg::Serves(found) => crate::tui::attach::found(s, found),
+        Msg::Attach(m) => crate::tui::attach::on_msg(s, m),
         Msg::PinsWritten(result, note) => trust::written(s, result.map(|b| *b), note),
         Msg::Manager(ev) => on_event(s, ev, fx),
         Msg::Mouse(m) => on_mouse(s, m, fx),

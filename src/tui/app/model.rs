@@ -204,6 +204,10 @@ pub enum Mode {
     Login,
     /// The import screen: servers found in other clients' files.
     Import,
+    /// The running `mcpdeck serve` processes.
+    Serves,
+    /// Attached to a running serve: its servers, tools and calls.
+    Attached,
 }
 
 /// Where a login stands.
@@ -410,7 +414,7 @@ pub(super) fn push_bounded(q: &mut VecDeque<String>, line: String) {
 }
 
 /// `value` moved by `by`, within `0..len`.
-pub(super) fn step(value: usize, by: isize, len: usize) -> usize {
+pub fn step(value: usize, by: isize, len: usize) -> usize {
     if len == 0 {
         return 0;
     }

@@ -106,6 +106,10 @@ pub struct State {
     pub pins: super::trust::Pins,
     /// `[settings]` (the lint defaults among them).
     pub settings: crate::config::Settings,
+    /// The list of running `mcpdeck serve` processes.
+    pub serves: crate::tui::attach::ServesList,
+    /// The serve attached to, if any.
+    pub attached: Option<crate::tui::attach::Attached>,
     next_tag: u64,
 }
 
@@ -159,6 +163,8 @@ impl State {
             step_up: None,
             pins: Err("the pin file was not read".into()),
             settings: crate::config::Settings::default(),
+            serves: Default::default(),
+            attached: None,
             next_tag: 1,
         };
         s.refilter();

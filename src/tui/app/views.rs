@@ -154,7 +154,12 @@ pub(super) fn log_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect
             return true;
         }
         Action::Back | Action::ProtocolLog | Action::Quit => {
-            s.mode = Mode::Normal;
+            // Back to the serve attached to, if any.
+            s.mode = if s.attached.is_some() {
+                Mode::Attached
+            } else {
+                Mode::Normal
+            };
             return true;
         }
         Action::Network => {

@@ -18,6 +18,7 @@ pub use result::step_up_hint_shown;
 
 mod add;
 mod ask;
+mod attach;
 pub mod browse;
 mod confirm;
 mod detail;
@@ -94,6 +95,10 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
         render_log(s, f, main);
     } else if s.mode == Mode::Net {
         render_net(s, f, main);
+    } else if s.mode == Mode::Attached
+        || (s.mode == Mode::Help && s.help_back == Some(Mode::Attached))
+    {
+        attach::render_attached(s, f, main);
     } else if s.mode == Mode::Import || (s.mode == Mode::Help && s.help_back == Some(Mode::Import))
     {
         render_import(s, f, main);
@@ -116,6 +121,7 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
         Mode::Help => render_help(s, f, area),
         Mode::ConfirmQuit => render_confirm(s, f, area),
         Mode::Login => render_login(s, f, area),
+        Mode::Serves => attach::render_list(s, f, main),
         _ => {}
     }
     // A server's request goes over everything.

@@ -86,6 +86,8 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                 k.label(Action::Open),
                 k.label(Action::Back)
             ),
+            Mode::Serves => attach::list_hint(s),
+            Mode::Attached => attach::attached_hint(s),
             Mode::Resources => browse::hint(s, crate::tui::browse::Kind::Resources),
             Mode::Prompts => browse::hint(s, crate::tui::browse::Kind::Prompts),
             Mode::Normal => {
@@ -127,10 +129,13 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
     // The help key stays at the right end at any width.
     // Only where `?` is a key, not a character being typed.
     let help = match s.mode {
-        Mode::Normal | Mode::Log | Mode::Net if ask::hint(s).is_none() => k
-            .key_label(Action::Help)
-            .map(|key| format!(" {key} help"))
-            .unwrap_or_default(),
+        Mode::Normal | Mode::Log | Mode::Net | Mode::Attached | Mode::Serves
+            if ask::hint(s).is_none() =>
+        {
+            k.key_label(Action::Help)
+                .map(|key| format!(" {key} help"))
+                .unwrap_or_default()
+        }
         _ => String::new(),
     };
     let width = area.width as usize;
