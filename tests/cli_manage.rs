@@ -1036,3 +1036,57 @@ fn config_edit_on_a_terminal_offers_to_edit_again() {
     tui.wait_for("run `mcpdeck config edit` again", 30);
     assert_eq!(exit_code(&mut tui), 2);
 }
+
+#[test]
+fn deny_and_allow_of_a_tool_refused_by_a_pattern_name_the_pattern_and_change_nothing() {
+    let text = "[servers.fs]\ncommand = \"x\"\n# patterns\ndeny_tools = [\"delete_*\"]\n";
+    let s = Sandbox::with(text);
+    let run = s.run(&["deny", "fs", "delete_file"]);
+    run.ok();
+    assert!(
+        run.stdout
+            .contains("is already refused by deny_tools entry \"delete_*\""),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(s.text(), text, "no exact entry beside the pattern");
+    let run = s.run(&["allow", "fs", "delete_file"]);
+    run.ok();
+    assert!(
+        run.stdout
+            .contains("refused by deny_tools entry \"delete_*\", not by its own name"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(s.text(), text);
+
+    // An exact entry beside the pattern: allow removes it, and says the
+    // pattern still refuses the tool.
+    let both = "[servers.fs]\ncommand = \"x\"\ndeny_tools = [\"delete_*\", \"delete_file\"]\n";
+    let s = Sandbox::with(both);
+    let run = s.run(&["allow", "fs", "delete_file"]);
+    run.ok();
+    assert!(
+        run.stdout
+            .contains("but the tool is still refused by deny_tools entry \"delete_*\""),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        s.text().contains("deny_tools = [\"delete_*\"]"),
+        "{}",
+        s.text()
+    );
+
+    // Refused by allow_tools: deny changes nothing either.
+    let only = "[servers.fs]\ncommand = \"x\"\nallow_tools = [\"read_*\"]\n";
+    let s = Sandbox::with(only);
+    let run = s.run(&["deny", "fs", "write_file"]);
+    run.ok();
+    assert!(
+        run.stdout.contains("already refused by allow_tools"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(s.text(), only);
+}

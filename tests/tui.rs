@@ -354,6 +354,22 @@ fn toggles_go_to_the_manager_and_the_config_file() {
 }
 
 #[test]
+fn deny_on_a_tool_refused_by_a_pattern_names_the_pattern_and_writes_nothing() {
+    let mut s = state();
+    s.servers[0].deny = vec!["ec*".to_string()];
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('d')), &mut fx);
+    assert!(fx.is_empty(), "nothing written: {fx:?}");
+    let status = s.status.clone().unwrap_or_default();
+    assert!(
+        status.contains("echo is refused by deny_tools entry \"ec*\""),
+        "{status}"
+    );
+}
+
+#[test]
 fn quit_asks_while_a_call_is_in_flight_and_ctrl_c_always_quits() {
     let mut s = state();
     let mut fx = Vec::new();

@@ -459,6 +459,19 @@ pub fn edit_deny(path: &Path, server: &str, tool: &str) -> Result<Edited, Failur
         return Err(usage("the tool name is empty"));
     }
     let shown = sanitize::one_line(tool);
+    // Refused already by a pattern or by allow_tools: an exact entry beside
+    // it would change nothing (and stay behind when the pattern goes).
+    if !found.denies_exactly(tool)
+        && let Some(rule) = found.tool_refusal(tool)
+    {
+        return Ok(Edited {
+            changed: false,
+            message: format!(
+                "tool {shown:?} of server {server:?} is already refused by {rule} in {}",
+                path.display()
+            ),
+        });
+    }
     let changed = !found.denies_exactly(tool);
     if changed {
         editor.deny_tool(server, tool).map_err(edit_failure)?;
@@ -492,9 +505,20 @@ pub fn edit_allow(path: &Path, server: &str, tool: &str) -> Result<Edited, Failu
         editor.allow_tool(server, tool).map_err(edit_failure)?;
     }
     let message = if changed {
+        match found.tool_refusal_without(tool) {
+            // Another entry (a pattern, or allow_tools) still refuses it.
+            Some(rule) => format!(
+                "removed {shown:?} from deny_tools of server {server:?} in {}, but the tool is still refused by {rule}; change that entry in the config (`mcpdeck config edit`)",
+                path.display()
+            ),
+            None => format!(
+                "allowed tool {shown:?} of server {server:?} again in {}",
+                path.display()
+            ),
+        }
+    } else if let Some(rule) = found.tool_refusal(tool) {
         format!(
-            "allowed tool {shown:?} of server {server:?} again in {}",
-            path.display()
+            "tool {shown:?} of server {server:?} is refused by {rule}, not by its own name; change that entry in the config (`mcpdeck config edit`)",
         )
     } else {
         let denied: Vec<&str> = found.deny_tools.iter().map(String::as_str).collect();

@@ -247,6 +247,18 @@ impl ServerConfig {
         tool_refusal(&self.deny_tools, &self.allow_tools, tool)
     }
 
+    /// What would still refuse `tool` with its exact `deny_tools` entry
+    /// removed.
+    pub fn tool_refusal_without(&self, tool: &str) -> Option<ToolRefusal> {
+        let rest: Vec<String> = self
+            .deny_tools
+            .iter()
+            .filter(|d| *d != tool)
+            .cloned()
+            .collect();
+        tool_refusal(&rest, &self.allow_tools, tool)
+    }
+
     /// Whether `tool` is written, as it is, in `deny_tools` (what the
     /// deny/allow toggles add and remove).
     pub fn denies_exactly(&self, tool: &str) -> bool {

@@ -613,8 +613,19 @@ fn toggle_deny(s: &mut State, fx: &mut Vec<Effect>) -> bool {
         return false;
     };
     let previous = v.deny.clone();
-    // The toggle adds or removes the exact name; a tool refused by a
-    // pattern or by allow_tools gets its name added (and stays refused).
+    // The toggle adds or removes the exact name. A tool refused by a
+    // pattern or by allow_tools only: say which rule, change nothing (an
+    // exact entry beside the pattern would change nothing either).
+    if !v.deny.contains(&tool)
+        && let Some(rule) = crate::config::tool_refusal(&v.deny, &v.allow, &tool)
+    {
+        s.status = Some(format!(
+            "{} is refused by {rule} of {}; change that entry in the config (`mcpdeck config edit`)",
+            crate::sanitize::one_line(&tool),
+            crate::sanitize::one_line(&v.name)
+        ));
+        return true;
+    }
     let denied = !v.deny.contains(&tool);
     if denied {
         v.deny.push(tool.clone());
