@@ -357,6 +357,7 @@ async fn a_task_is_cancelled_with_tasks_cancel() {
     let call = s.call_task(
         "simulate-research-query",
         json!({"topic": "cancel me"}),
+        None,
         cancel_rx,
         move |st| {
             let _ = tx.send(st.status);

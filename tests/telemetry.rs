@@ -414,3 +414,105 @@ fn a_request_without_an_answer_still_ends_its_span() {
     assert_eq!(attr(hang, "error.type"), "timeout", "{hang}");
     assert!(attr(hang, "mcp.response.size").is_null(), "{hang}");
 }
+
+/// `mcpdeck --record REC serve demo` driven by a raw agent whose
+/// `tools/call` carries a W3C trace context and a key of its own in
+/// `_meta`; returns the recording's upstream `tools/call` frame.
+fn call_through_serve(env: &[(&str, &str)]) -> Value {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[servers.demo]\ncommand = {:?}\nargs = [\"demo-server\"]\n",
+            mcpdeck_bin().display().to_string()
+        ),
+    )
+    .unwrap();
+    let rec = dir.path().join("rec.jsonl");
+    let mut cmd = Command::new(mcpdeck_bin());
+    cmd.arg("--config")
+        .arg(&config)
+        .arg("--record")
+        .arg(&rec)
+        .args(["serve", "demo"])
+        .env("MCPDECK_ERA_MEMORY", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OTEL_") {
+            cmd.env_remove(k);
+        }
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |line: &str, id: u64| {
+        writeln!(stdin, "{line}").unwrap();
+        let mut got = String::new();
+        loop {
+            got.clear();
+            assert!(
+                out.read_line(&mut got).unwrap() > 0,
+                "serve closed its output"
+            );
+            let v: Value = serde_json::from_str(&got).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    };
+    ask(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"agent","version":"1"}}}"#,
+        1,
+    );
+    let answer = ask(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","tracestate":"agent=1","x.example/note":"kept"}}}"#,
+        2,
+    );
+    assert!(answer["result"]["content"].is_array(), "{answer}");
+    drop(stdin);
+    let _ = child.wait();
+    let text = std::fs::read_to_string(&rec).unwrap();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["dir"] == "send" && l["frame"]["method"] == "tools/call")
+        .unwrap_or_else(|| panic!("no upstream tools/call in {text}"))
+}
+
+#[test]
+fn an_agents_trace_context_through_serve_is_the_parent_of_mcpdecks_span() {
+    // Telemetry off: the agent's `_meta` reaches the server as it was sent.
+    let sent = call_through_serve(&[]);
+    let meta = &sent["frame"]["params"]["_meta"];
+    assert_eq!(
+        meta["traceparent"], "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        "{sent}"
+    );
+    assert_eq!(meta["x.example/note"], "kept");
+    assert_eq!(meta["tracestate"], "agent=1");
+
+    // On: mcpdeck's span is a child of the agent's, in the agent's trace,
+    // and the server gets mcpdeck's span as its parent.
+    let rx = Receiver::start();
+    let endpoint = rx.endpoint();
+    let sent = call_through_serve(&[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str())]);
+    let spans = rx.spans();
+    let call = named(&spans, "tools/call echo");
+    assert_eq!(call["trace_id"], "0af7651916cd43dd8448eb211c80319c");
+    assert_eq!(call["parent_span_id"], "b7ad6b7169203331");
+    let meta = &sent["frame"]["params"]["_meta"];
+    assert_eq!(
+        meta["traceparent"].as_str().unwrap(),
+        format!(
+            "00-0af7651916cd43dd8448eb211c80319c-{}-01",
+            call["span_id"].as_str().unwrap()
+        )
+    );
+    assert_eq!(meta["x.example/note"], "kept");
+}

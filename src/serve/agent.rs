@@ -754,11 +754,18 @@ impl Serve {
                 finished: None,
             },
         );
-        self.manager.send(Command::Call {
+        // The agent's own `_meta` goes on (a W3C traceparent, its keys);
+        // the progressToken and the era's keys are the session's.
+        let meta = match upstream_params(params).get("_meta") {
+            Some(Value::Object(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        self.manager.send(Command::CallWithMeta {
             tag,
             server,
             tool,
             arguments,
+            meta,
         });
     }
 

@@ -312,7 +312,7 @@ impl Telemetry {
             .span_builder(name)
             .with_kind(SpanKind::Client)
             .with_attributes(attrs)
-            .start_with_context(&self.tracer, &Context::new());
+            .start_with_context(&self.tracer, &parent_context(params));
         let cx = span.span_context().clone();
         let traceparent = format!(
             "00-{}-{}-{:02x}",
@@ -449,6 +449,54 @@ impl Drop for RequestSpan {
     fn drop(&mut self) {
         self.finish(Outcome::Transport("the request ended without an answer"));
     }
+}
+
+/// The trace a request joins: the W3C trace context already in its
+/// `params._meta` (an agent's, passed on by `mcpdeck serve`), else none (a
+/// new trace). The request then carries this span's context instead, so
+/// the server's spans are children of mcpdeck's, and mcpdeck's of the
+/// agent's.
+fn parent_context(params: Option<&Value>) -> Context {
+    use opentelemetry::trace::{
+        SpanContext, SpanId, TraceContextExt as _, TraceFlags, TraceId, TraceState,
+    };
+    let meta = params.and_then(|p| p.get("_meta"));
+    let Some(parent) = meta
+        .and_then(|m| m.get("traceparent"))
+        .and_then(Value::as_str)
+    else {
+        return Context::new();
+    };
+    let parts: Vec<&str> = parent.trim().split('-').collect();
+    let [version, trace, span, flags] = parts[..] else {
+        return Context::new();
+    };
+    let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex(version, 2) || version == "ff" || !hex(trace, 32) || !hex(span, 16) || !hex(flags, 2) {
+        return Context::new();
+    }
+    let (Ok(trace_id), Ok(span_id), Ok(flags)) = (
+        TraceId::from_hex(trace),
+        SpanId::from_hex(span),
+        u8::from_str_radix(flags, 16),
+    ) else {
+        return Context::new();
+    };
+    if trace_id == TraceId::INVALID || span_id == SpanId::INVALID {
+        return Context::new();
+    }
+    let state = meta
+        .and_then(|m| m.get("tracestate"))
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse::<TraceState>().ok())
+        .unwrap_or_default();
+    Context::new().with_remote_span_context(SpanContext::new(
+        trace_id,
+        span_id,
+        TraceFlags::new(flags),
+        true,
+        state,
+    ))
 }
 
 #[cfg(test)]

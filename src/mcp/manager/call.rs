@@ -13,7 +13,14 @@ use super::model::*;
 use super::task::*;
 
 impl Task {
-    pub(super) fn call(&mut self, tag: u64, server: String, tool: String, arguments: Value) {
+    pub(super) fn call(
+        &mut self,
+        tag: u64,
+        server: String,
+        tool: String,
+        arguments: Value,
+        meta: Option<serde_json::Map<String, Value>>,
+    ) {
         let refuse = |this: &Self, server: String, tool: String, e: CallError| {
             this.emit(Event::CallFinished {
                 tag,
@@ -81,6 +88,7 @@ impl Task {
                     return Box::pin(session.call_task(
                         &tool,
                         arguments,
+                        meta,
                         cancel_rx,
                         move |status| {
                             let _ = ev.send(Event::TaskStatus {
@@ -98,7 +106,8 @@ impl Task {
                 // its turn had not come, or tells the server once it is
                 // all out.
                 let asked = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(-1));
-                let mut start = Box::pin(session.start_call_tracked(&tool, arguments, &asked));
+                let mut start =
+                    Box::pin(session.start_call_tracked(&tool, arguments, meta, &asked));
                 let pending = tokio::select! {
                     biased;
                     r = &mut start => r?,

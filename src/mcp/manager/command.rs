@@ -113,7 +113,14 @@ impl Task {
                 server,
                 tool,
                 arguments,
-            } => self.call(tag, server, tool, arguments),
+            } => self.call(tag, server, tool, arguments, None),
+            Command::CallWithMeta {
+                tag,
+                server,
+                tool,
+                arguments,
+                meta,
+            } => self.call(tag, server, tool, arguments, Some(meta)),
             // A call's or a request's.
             Command::Cancel { tag } => {
                 if let Some((_, tx)) = self.calls.remove(&tag) {

@@ -96,6 +96,17 @@ pub enum Command {
         tool: String,
         arguments: Value,
     },
+    /// [`Command::Call`] whose request carries `meta` in its `params._meta`
+    /// (`mcpdeck serve` passes on an agent's: a W3C `traceparent`, its own
+    /// keys). The session adds its own keys beside them (`progressToken`,
+    /// the stateless era's `io.modelcontextprotocol/…`), which win.
+    CallWithMeta {
+        tag: u64,
+        server: String,
+        tool: String,
+        arguments: Value,
+        meta: serde_json::Map<String, Value>,
+    },
     Cancel {
         tag: u64,
     },

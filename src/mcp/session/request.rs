@@ -635,11 +635,15 @@ impl Session {
         &self,
         name: &str,
         arguments: Value,
+        meta: Option<Map<String, Value>>,
         id: &Arc<AtomicI64>,
     ) -> Result<PendingRequest, RequestError> {
         self.send_request_tracked(
             "tools/call",
-            Some(json!({"name": name, "arguments": arguments})),
+            Some(with_meta(
+                json!({"name": name, "arguments": arguments}),
+                meta,
+            )),
             Progress::OwnId,
             Some(id),
         )
@@ -819,6 +823,15 @@ pub fn envelope(params: Option<Value>, version: &str) -> Value {
 }
 
 /// [`envelope`] with the client capabilities to declare.
+/// `params` with `meta` as its `_meta` (nothing when `meta` is `None` or
+/// empty).
+pub(super) fn with_meta(mut params: Value, meta: Option<Map<String, Value>>) -> Value {
+    if let (Some(meta), Some(obj)) = (meta.filter(|m| !m.is_empty()), params.as_object_mut()) {
+        obj.insert("_meta".into(), Value::Object(meta));
+    }
+    params
+}
+
 pub fn envelope_with(params: Option<Value>, version: &str, capabilities: Value) -> Value {
     let mut params = match params {
         Some(Value::Object(m)) => m,

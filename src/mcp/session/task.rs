@@ -22,6 +22,7 @@ impl Session {
         &self,
         name: &str,
         arguments: Value,
+        meta: Option<serde_json::Map<String, Value>>,
         mut cancel: oneshot::Receiver<()>,
         status: impl Fn(TaskStatus),
     ) -> Result<CallResult, RequestError> {
@@ -34,9 +35,10 @@ impl Session {
             let pending = self
                 .start_request(
                     "tools/call",
-                    Some(
+                    Some(super::request::with_meta(
                         json!({"name": name, "arguments": arguments, "task": {"ttl": TASK_TTL_MS}}),
-                    ),
+                        meta,
+                    )),
                     true,
                 )
                 .await?;
