@@ -721,3 +721,38 @@ fn via_serve_needs_a_config_file() {
         "{stderr}"
     );
 }
+
+#[test]
+fn deny_patterns_and_allow_lists_are_carried_only_as_exact_names() {
+    let env = Env::new();
+    fs::write(
+        env.dir.path().join("config.toml"),
+        "[servers.fs]\ncommand = \"node\"\ndeny_tools = [\"delete_*\", \"move_file\"]\nallow_tools = [\"read_*\"]\n\n[servers.git]\ncommand = \"git-mcp\"\nallow_tools = [\"status\", \"log\"]\n",
+    )
+    .unwrap();
+    let run = env.run(&["export", "--to", "claude-code"]);
+    json_of(&run);
+    assert!(run.stderr.contains("mcp__fs__move_file"), "{}", run.stderr);
+    assert!(!run.stderr.contains("mcp__fs__delete_"), "{}", run.stderr);
+    for said in [
+        "the deny_tools patterns \"delete_*\" are not carried (export with --via-serve",
+        "allow_tools (read_*) is not carried",
+        "allow_tools (status, log) is not carried",
+    ] {
+        assert!(run.stderr.contains(said), "{said:?} in {}", run.stderr);
+    }
+    // Gemini has an allow list of exact names.
+    let run = env.run(&["export", "--to", "gemini"]);
+    let v = json_of(&run);
+    assert_eq!(v["mcpServers"]["fs"]["excludeTools"], json!(["move_file"]));
+    assert!(v["mcpServers"]["fs"].get("includeTools").is_none());
+    assert_eq!(
+        v["mcpServers"]["git"]["includeTools"],
+        json!(["status", "log"])
+    );
+    assert!(
+        run.stderr.contains("allow_tools (read_*) is not carried"),
+        "{}",
+        run.stderr
+    );
+}

@@ -182,6 +182,7 @@ fn via_serve(config: &Config, chosen: Vec<export::Source>) -> Result<Vec<export:
             },
             enabled: true,
             deny_tools: Vec::new(),
+            allow_tools: Vec::new(),
             timeout: s.timeout,
             name: s.name,
         })

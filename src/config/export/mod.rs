@@ -206,8 +206,38 @@ fn entry(client: Client, server: &Source, named: bool, out: &mut Rendered) -> Op
             _ => e.insert("enabled".into(), json!(false)),
         };
     }
-    if !server.deny_tools.is_empty() {
-        let tools = json!(server.deny_tools);
+    // Every client's list takes exact names: patterns stay behind, with a
+    // warning (`--via-serve` has mcpdeck enforce them).
+    let is_pattern = |t: &&String| t.contains('*') || t.contains('?');
+    let patterns: Vec<&String> = server.deny_tools.iter().filter(is_pattern).collect();
+    if !patterns.is_empty() {
+        out.warnings.push(format!(
+            "{name}: {title}'s tool lists take exact names: the deny_tools patterns {} are not carried (export with --via-serve to have mcpdeck enforce them)",
+            patterns.iter().map(|p| format!("{p:?}")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let exact: Vec<&String> = server
+        .deny_tools
+        .iter()
+        .filter(|t| !is_pattern(t))
+        .collect();
+    if !server.allow_tools.is_empty() {
+        let exact_allow: Vec<&String> = server
+            .allow_tools
+            .iter()
+            .filter(|t| !is_pattern(t))
+            .collect();
+        if client == Client::Gemini && exact_allow.len() == server.allow_tools.len() {
+            e.insert("includeTools".into(), json!(exact_allow));
+        } else {
+            out.warnings.push(format!(
+                "{name}: allow_tools ({}) is not carried to {title} (export with --via-serve to have mcpdeck enforce it)",
+                server.allow_tools.join(", ")
+            ));
+        }
+    }
+    if !exact.is_empty() {
+        let tools = json!(exact);
         match client {
             Client::Windsurf => {
                 e.insert("disabledTools".into(), tools);
@@ -219,14 +249,17 @@ fn entry(client: Client, server: &Source, named: bool, out: &mut Rendered) -> Op
                 e.insert("excludeTools".into(), tools);
             }
             Client::ClaudeCode => out.deny_rules.extend(
-                server
-                    .deny_tools
+                exact
                     .iter()
                     .map(|tool| format!("mcp__{}__{}", claude_name(name), claude_name(tool))),
             ),
             _ => out.warnings.push(format!(
                 "{name}: {title} has no per-tool deny list: deny_tools ({}) is not carried",
-                server.deny_tools.join(", ")
+                exact
+                    .iter()
+                    .map(|t| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
         }
     }
@@ -347,6 +380,7 @@ mod tests {
             name: name.into(),
             enabled: true,
             deny_tools: vec![],
+            allow_tools: vec![],
             timeout: None,
             transport: SourceTransport::Stdio {
                 command: Text::literal("node"),

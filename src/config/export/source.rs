@@ -106,6 +106,7 @@ pub struct Source {
     pub name: String,
     pub enabled: bool,
     pub deny_tools: Vec<String>,
+    pub allow_tools: Vec<String>,
     pub timeout: Option<Duration>,
     pub transport: SourceTransport,
 }
@@ -220,6 +221,7 @@ fn source(server: &ServerConfig, raw: Option<&dyn TableLike>) -> Source {
         name: server.name.clone(),
         enabled: server.enabled,
         deny_tools: server.deny_tools.clone(),
+        allow_tools: server.allow_tools.clone(),
         timeout: server.timeout,
         transport,
     }
