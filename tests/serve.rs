@@ -1214,3 +1214,71 @@ anyio.run(main, sys.argv[1], sys.argv[2])
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("--allow-remote"), "{}", run.stderr);
 }
+
+#[test]
+fn task_augmented_calls_pass_through_with_their_task_ids_mapped() {
+    // Aggregated (two servers): the task id the agent sees is SERVER__ID.
+    let (_dir, config) = config_dir(&(everything("ev") + &demo("d", "initialize", "")));
+    let mut agent = Agent::start(&config, &["ev", "d"]);
+    let init = agent.initialize("2025-11-25", json!({}));
+    assert_eq!(
+        init["capabilities"]["tasks"]["requests"]["tools"]["call"],
+        json!({}),
+        "{init}"
+    );
+    assert!(
+        init["capabilities"]["tasks"].get("list").is_none(),
+        "tasks/list is not offered for several servers: {init}"
+    );
+    let created = agent.request(
+        "tools/call",
+        json!({"name": "ev__simulate-research-query", "arguments": {"topic": "serve"},
+               "task": {"ttl": 60000}}),
+    );
+    let task = created["task"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_string();
+    assert!(task.starts_with("ev__"), "{created}");
+    let got = agent.request("tasks/get", json!({"taskId": task}));
+    assert_eq!(got["taskId"], json!(task), "{got}");
+    assert!(
+        ["working", "completed"].contains(&got["status"].as_str().unwrap_or("")),
+        "{got}"
+    );
+    // tasks/result waits for the end, and is the tool's result.
+    let result = agent.request("tasks/result", json!({"taskId": task}));
+    assert!(result["content"].to_string().contains("serve"), "{result}");
+    let err = agent.request_error("tasks/get", json!({"taskId": "ev__nope"}));
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("unknown task"),
+        "{err}"
+    );
+    let err = agent.request_error("tasks/list", json!({}));
+    assert_eq!(err["code"], -32601, "{err}");
+    agent.finish();
+
+    // Transparent (one server): the server's own ids, and tasks/list.
+    let (_dir, config) = config_dir(&everything("ev"));
+    let mut agent = Agent::start(&config, &["ev"]);
+    let init = agent.initialize("2025-11-25", json!({}));
+    assert_eq!(init["capabilities"]["tasks"]["list"], json!({}), "{init}");
+    let created = agent.request(
+        "tools/call",
+        json!({"name": "simulate-research-query", "arguments": {"topic": "one"},
+               "task": {"ttl": 60000}}),
+    );
+    let task = created["task"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_string();
+    assert!(!task.starts_with("ev__"), "{created}");
+    let list = agent.request("tasks/list", json!({}));
+    assert!(list.to_string().contains(&task), "{list}");
+    let cancelled = agent.request("tasks/cancel", json!({"taskId": task}));
+    assert_eq!(cancelled["taskId"], json!(task), "{cancelled}");
+    agent.finish();
+}

@@ -44,6 +44,10 @@ enum Reply {
     Plain,
     /// `resources/read`: the contents' URIs mapped.
     Read,
+    /// A task-augmented `tools/call`, `tasks/get`, `tasks/result`,
+    /// `tasks/cancel`, `tasks/list`: the task ids mapped (aggregated:
+    /// `SERVER__ID`), and a new task remembered.
+    Task,
 }
 
 /// An agent request waiting for upstream.
@@ -128,6 +132,9 @@ struct Serve {
     views_changed: bool,
     /// The control socket (`mcpdeck serves`, the TUI's attach).
     control: Control,
+    /// Tasks created through serve: the agent's task id → (server, the
+    /// server's task id).
+    tasks: HashMap<String, (String, String)>,
 }
 
 pub(super) async fn run(
@@ -220,6 +227,7 @@ pub(super) async fn run(
         pin_file,
         views_changed: false,
         control,
+        tasks: HashMap::new(),
     };
     let result = serve.run_loop(events, in_rx).await;
     serve.manager.shutdown().await;
@@ -559,6 +567,10 @@ impl Serve {
                 self.subscribe(&id, &method, p, stateless)
             }
             "completion/complete" => self.complete(&id, p, stateless),
+            "tasks/get" | "tasks/result" | "tasks/cancel" => {
+                self.task_request(&id, &method, p, stateless)
+            }
+            "tasks/list" => self.task_list(&id, p, stateless),
             "logging/setLevel" => self.set_level(&id, p, stateless),
             "subscriptions/listen" => self.listen(&id, p),
             _ => self.fail(
@@ -729,6 +741,15 @@ impl Serve {
                 .log_call(&server, &tool, Some("error: not connected".into()));
             return self.fail(id, e);
         }
+        // A task-augmented call (2025-11-25 tasks): passed on as it is; the
+        // agent polls tasks/get and tasks/result through serve.
+        if params.is_some_and(|p| p.get("task").is_some()) {
+            self.state
+                .log_call(&server, &tool, Some("task created".into()));
+            let mut p = upstream_params(params);
+            p["name"] = json!(tool);
+            return self.forward(id, stateless, server, "tools/call", p, Reply::Task);
+        }
         let arguments = params
             .and_then(|p| p.get("arguments"))
             .cloned()
@@ -767,6 +788,105 @@ impl Serve {
             arguments,
             meta,
         });
+    }
+
+    /// `tasks/get`, `tasks/result`, `tasks/cancel`: to the server whose task
+    /// it is, with its own task id.
+    fn task_request(&mut self, id: &Value, method: &str, params: Option<&Value>, stateless: bool) {
+        let Some(task) = params.and_then(|p| p.get("taskId")).and_then(Value::as_str) else {
+            return self.fail(
+                id,
+                error(
+                    codes::INVALID_PARAMS,
+                    format!("{method} needs params.taskId"),
+                    None,
+                ),
+            );
+        };
+        let Some((server, theirs)) = self.tasks.get(task).cloned() else {
+            return self.fail(
+                id,
+                error(
+                    codes::INVALID_PARAMS,
+                    format!("unknown task {task:?} (not created through this mcpdeck serve)"),
+                    None,
+                ),
+            );
+        };
+        if let Err(e) = self
+            .state
+            .server(&server)
+            .ok_or_else(|| {
+                error(
+                    codes::INVALID_PARAMS,
+                    format!("server {server:?} is no longer served"),
+                    None,
+                )
+            })
+            .and_then(|u| self.check_up(u))
+        {
+            return self.fail(id, e);
+        }
+        let mut p = upstream_params(params);
+        p["taskId"] = json!(theirs);
+        self.forward(id, stateless, server, method, p, Reply::Task);
+    }
+
+    /// `tasks/list`: the one server's list (its ids are the agent's); with
+    /// several servers, each one's tasks would need their own cursor, so
+    /// the agent is told to ask for its tasks one by one.
+    fn task_list(&mut self, id: &Value, params: Option<&Value>, stateless: bool) {
+        let Some(server) = self.state.only().map(str::to_string) else {
+            return self.fail(
+                id,
+                error(
+                    codes::METHOD_NOT_FOUND,
+                    "tasks/list is offered when one server is served; ask tasks/get for each task",
+                    None,
+                ),
+            );
+        };
+        if let Some(u) = self.state.server(&server)
+            && let Err(e) = self.check_up(u)
+        {
+            return self.fail(id, e);
+        }
+        let p = upstream_params(params);
+        self.forward(id, stateless, server, "tasks/list", p, Reply::Task);
+    }
+
+    /// Map the task ids in an upstream answer (or notification) of
+    /// `server` to the agent's, remembering new ones.
+    pub(super) fn map_tasks(&mut self, server: &str, v: &mut Value) {
+        let naming = self.state.naming;
+        let map = |task: &mut Value, tasks: &mut HashMap<String, (String, String)>| {
+            if let Some(theirs) = task
+                .get("taskId")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+            {
+                let ours = naming.name(server, &theirs);
+                task["taskId"] = json!(ours);
+                tasks.insert(ours, (server.to_string(), theirs));
+            }
+        };
+        if let Some(task) = v.get_mut("task") {
+            map(task, &mut self.tasks);
+        }
+        if v.get("taskId").is_some() {
+            map(v, &mut self.tasks);
+        }
+        if let Some(list) = v.get_mut("tasks").and_then(Value::as_array_mut) {
+            for task in list {
+                map(task, &mut self.tasks);
+            }
+        }
+        if let Some(related) = v
+            .get_mut("_meta")
+            .and_then(|m| m.get_mut("io.modelcontextprotocol/related-task"))
+        {
+            map(related, &mut self.tasks);
+        }
     }
 
     /// Send a request upstream and remember whom to answer.

@@ -266,8 +266,20 @@ impl ServeState {
                     "logging" | "completions" => {
                         caps.insert(key.clone(), json!({}));
                     }
-                    // Tasks and experimental features are not passed
-                    // through (mcpdeck runs a task-only tool to its end).
+                    // Task-augmented calls pass through (tasks/get, result
+                    // and cancel go to the task's server); tasks/list only
+                    // when one server is served.
+                    "tasks" => {
+                        let mut tasks = json!({"requests": {"tools": {"call": {}}}});
+                        if value.get("cancel").is_some() {
+                            tasks["cancel"] = json!({});
+                        }
+                        if self.only().is_some() && value.get("list").is_some() {
+                            tasks["list"] = json!({});
+                        }
+                        caps.insert(key.clone(), tasks);
+                    }
+                    // Experimental features are not passed through.
                     _ => {}
                 }
             }

@@ -179,6 +179,9 @@ impl Serve {
         let outcome = match result {
             Ok(mut v) => {
                 let (ttl, scope) = strip_envelope(&mut v);
+                if matches!(p.reply, Reply::Task) {
+                    self.map_tasks(server, &mut v);
+                }
                 if matches!(p.reply, Reply::Read) {
                     let naming = self.state.naming;
                     if let Some(contents) = v.get_mut("contents").and_then(Value::as_array_mut) {
@@ -236,6 +239,11 @@ impl Serve {
                         }
                     }
                 }
+            }
+            "notifications/tasks/status" => {
+                let Some(mut params) = params else { return };
+                self.map_tasks(server, &mut params);
+                self.notify(method, Some(params));
             }
             "notifications/message" => {
                 let Some(mut params) = params else { return };
