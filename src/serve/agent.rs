@@ -759,22 +759,7 @@ impl Serve {
             .and_then(|m| m.get("progressToken"))
             .cloned();
         let log = self.state.log_call(&server, &tool, None);
-        let tag = self.tag();
-        self.tags.insert(id_key(id), tag);
-        self.pending.insert(
-            tag,
-            Pending {
-                id: id.clone(),
-                stateless,
-                server: server.clone(),
-                reply: Reply::Call { log },
-                progress,
-                upstream_token: None,
-                inputs: Vec::new(),
-                queued: Vec::new(),
-                finished: None,
-            },
-        );
+        let tag = self.wait_upstream(id, stateless, &server, Reply::Call { log }, progress);
         // The agent's own `_meta` goes on (a W3C traceparent, its keys);
         // the progressToken and the era's keys are the session's.
         let meta = match upstream_params(params).get("_meta") {
@@ -889,6 +874,35 @@ impl Serve {
         }
     }
 
+    /// A new tag for the agent's request `id`, remembered with what its
+    /// answer becomes.
+    fn wait_upstream(
+        &mut self,
+        id: &Value,
+        stateless: bool,
+        server: &str,
+        reply: Reply,
+        progress: Option<Value>,
+    ) -> u64 {
+        let tag = self.tag();
+        self.tags.insert(id_key(id), tag);
+        self.pending.insert(
+            tag,
+            Pending {
+                id: id.clone(),
+                stateless,
+                server: server.to_string(),
+                reply,
+                progress,
+                upstream_token: None,
+                inputs: Vec::new(),
+                queued: Vec::new(),
+                finished: None,
+            },
+        );
+        tag
+    }
+
     /// Send a request upstream and remember whom to answer.
     fn forward(
         &mut self,
@@ -899,22 +913,7 @@ impl Serve {
         params: Value,
         reply: Reply,
     ) {
-        let tag = self.tag();
-        self.tags.insert(id_key(id), tag);
-        self.pending.insert(
-            tag,
-            Pending {
-                id: id.clone(),
-                stateless,
-                server: server.clone(),
-                reply,
-                progress: None,
-                upstream_token: None,
-                inputs: Vec::new(),
-                queued: Vec::new(),
-                finished: None,
-            },
-        );
+        let tag = self.wait_upstream(id, stateless, &server, reply, None);
         self.manager.send(Command::Request {
             tag,
             server,

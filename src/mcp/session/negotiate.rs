@@ -159,14 +159,7 @@ impl Session {
             crate::text::fmt_utc(r.at),
             r.found
         );
-        let mut init = match self
-            .start_request(
-                "initialize",
-                Some(initialize_params(&offer, &self.inner.client)),
-                false,
-            )
-            .await
-        {
+        let mut init = match self.start_initialize(&offer).await {
             Ok(init) => init,
             Err(e @ RequestError::Closed { .. }) => {
                 return Err(Redetect(format!(
@@ -357,14 +350,7 @@ impl Session {
             fmt_duration(spec.probe_timeout)
         );
         let offer = INITIALIZE_VERSIONS[0].to_string();
-        let init = match self
-            .start_request(
-                "initialize",
-                Some(initialize_params(&offer, &self.inner.client)),
-                false,
-            )
-            .await
-        {
+        let init = match self.start_initialize(&offer).await {
             Ok(init) => init,
             // It exited on the probe just as the probe timed out.
             Err(e @ RequestError::Closed { .. }) => {
@@ -470,6 +456,20 @@ impl Session {
             connect_time: started.elapsed(),
             transport: self.inner.transport.kind(),
         })
+    }
+
+    /// Send `initialize` offering `version` (its answer is awaited by the
+    /// caller).
+    pub(super) async fn start_initialize(
+        &self,
+        version: &str,
+    ) -> Result<PendingRequest, RequestError> {
+        self.start_request(
+            "initialize",
+            Some(initialize_params(version, &self.inner.client)),
+            false,
+        )
+        .await
     }
 
     /// The initialize handshake. `pinned` offers exactly that version.
@@ -586,13 +586,7 @@ impl Session {
             .map(|n| n.version)
             .unwrap_or_else(|| INITIALIZE_VERSIONS[0].to_string());
         // Not through `request`: that would wait here again (recursion).
-        let pending = self
-            .start_request(
-                "initialize",
-                Some(initialize_params(&version, &self.inner.client)),
-                false,
-            )
-            .await?;
+        let pending = self.start_initialize(&version).await?;
         let limit = self.inner.request_timeout;
         let v = match tokio::time::timeout(limit, pending.rx).await {
             Ok(r) => r.unwrap_or_else(|_| Err(self.closed_error()))?,
