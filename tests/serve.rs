@@ -1282,3 +1282,54 @@ fn task_augmented_calls_pass_through_with_their_task_ids_mapped() {
     assert_eq!(cancelled["taskId"], json!(task), "{cancelled}");
     agent.finish();
 }
+
+#[test]
+fn two_http_agents_with_the_same_request_ids_get_their_own_answers() {
+    let (_dir, config) = config_dir(&demo("d", "initialize", ""));
+    let (agent, at) = start_http(&config, &["d"], &[]);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}"#;
+    for _ in 0..2 {
+        let (status, body) = http_post(&at, &[], init);
+        assert!(status.contains("200"), "{status} {body}");
+    }
+    // Agent A: a slow call with id 7, still running when agent B asks
+    // for the tool list with id 7 too.
+    let a_at = at.clone();
+    let slow = std::thread::spawn(move || {
+        http_post(
+            &a_at,
+            &[],
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow_task","arguments":{"steps":4,"delay_ms":250}}}"#,
+        )
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, body) = http_post(
+        &at,
+        &[],
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#,
+    );
+    assert!(status.contains("200"), "{status}");
+    let list = sse_or_json(&body, 7);
+    assert!(
+        list["result"]["tools"].is_array(),
+        "B got A's answer: {body}"
+    );
+    let (status, body) = slow.join().expect("agent A");
+    assert!(status.contains("200"), "{status}");
+    let call = sse_or_json(&body, 7);
+    assert!(
+        call["result"]["content"].is_array(),
+        "A got B's answer: {body}"
+    );
+    assert!(call["result"].get("tools").is_none(), "{body}");
+    drop(agent); // SIGTERM: over HTTP, stdin is not the agent
+}
+
+/// The answer with `id` in an HTTP body (JSON, or an SSE stream).
+fn sse_or_json(body: &str, id: i64) -> Value {
+    std::iter::once(body)
+        .chain(body.lines().filter_map(|l| l.strip_prefix("data: ")))
+        .filter_map(|t| serde_json::from_str::<Value>(t.trim()).ok())
+        .find(|v| v["id"] == json!(id) && v.get("method").is_none())
+        .unwrap_or_else(|| panic!("no answer {id} in {body}"))
+}

@@ -1,5 +1,5 @@
 //! `serve --http ADDR`: the agent's side over Streamable HTTP at `/mcp`,
-//! for one agent at a time (the same state as on stdio).
+//! with the same state as on stdio.
 //!
 //! - POST a request: the answer is a JSON body, or an SSE stream when the
 //!   client accepts one (then the notifications and requests for the agent
@@ -9,6 +9,11 @@
 //! - GET (with `Accept: text/event-stream`): a stream of what mcpdeck sends
 //!   the agent on its own (list changes, log messages, server requests).
 //! - DELETE: 200 (there is nothing to forget).
+//!
+//! Several agents may use one serve at a time: each POSTed request is
+//! given an id of serve's own (`mcpdeck-http-N`) on its way in, and its
+//! answer gets the agent's id back, so two agents' requests with the same
+//! id never meet; `notifications/cancelled` is mapped the same way.
 //!
 //! Safety: the address must be loopback unless `--allow-remote`, which
 //! needs `Authorization: Bearer TOKEN` on every request (the token from
@@ -58,6 +63,11 @@ struct Guard {
     token: Option<String>,
     remote: bool,
     session: String,
+    /// Serve's own ids for the agents' requests.
+    next_id: std::sync::atomic::AtomicU64,
+    /// The agent's id (its JSON text) → serve's id, for
+    /// `notifications/cancelled` (the latest request with that id).
+    ids: std::sync::Mutex<HashMap<String, Value>>,
 }
 
 /// Bind `addr` and serve; the task ends only when aborted.
@@ -107,6 +117,8 @@ pub(super) async fn start(
         token,
         remote: allow_remote,
         session: random_hex(16)?,
+        next_id: std::sync::atomic::AtomicU64::new(0),
+        ids: std::sync::Mutex::new(HashMap::new()),
     });
     let (route_tx, route_rx) = mpsc::unbounded_channel();
     Ok(tokio::spawn(async move {
@@ -395,7 +407,7 @@ async fn connection(
     }
     body.truncate(length);
     let text = String::from_utf8_lossy(&body).replace(['\n', '\r'], " ");
-    let frame: Value = match serde_json::from_str(&text) {
+    let mut frame: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
             let body = rpc_error(-32700, &format!("not JSON: {e}"));
@@ -409,17 +421,53 @@ async fn connection(
             return None;
         }
     };
-    let request_id = frame
+    let agents_id = frame
         .get("id")
         .filter(|_| frame.get("method").is_some())
-        .map(Value::to_string);
-    let Some(id) = request_id else {
-        // A notification or a response: taken.
+        .cloned();
+    let Some(agents_id) = agents_id else {
+        // A notification or a response: taken (a cancellation names the
+        // request by serve's id).
+        let mut text = text;
+        if frame.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
+            && let Some(asked) = frame.pointer("/params/requestId").map(Value::to_string)
+            && let Some(ours) = guard
+                .ids
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&asked)
+                .cloned()
+        {
+            frame["params"]["requestId"] = ours;
+            text = frame.to_string();
+        }
         lines.send(Ok(text)).ok()?;
         respond(&mut stream, "202 Accepted", &[], "").await;
         return Some(());
     };
     let initialize = frame.get("method").and_then(Value::as_str) == Some("initialize");
+    // Serve's own id for it, so that agents' ids never meet.
+    let n = guard
+        .next_id
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let ours = Value::String(format!("mcpdeck-http-{n}"));
+    frame["id"] = ours.clone();
+    let text = frame.to_string();
+    let id = ours.to_string();
+    let agents_key = agents_id.to_string();
+    {
+        let mut ids = guard.ids.lock().unwrap_or_else(|p| p.into_inner());
+        if ids.len() > 10_000 {
+            ids.clear(); // a cancellation of a request that old is moot
+        }
+        ids.insert(agents_key.clone(), ours.clone());
+    }
+    let forget = |guard: &Guard| {
+        let mut ids = guard.ids.lock().unwrap_or_else(|p| p.into_inner());
+        if ids.get(&agents_key) == Some(&ours) {
+            ids.remove(&agents_key);
+        }
+    };
     let (tx, mut rx) = mpsc::unbounded_channel();
     routes
         .send(Route::Wait {
@@ -445,9 +493,17 @@ async fn connection(
         tokio::select! {
             line = rx.recv() => {
                 let line = line?;
-                let frame: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+                let mut frame: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
                 let done = frame.get("method").is_none()
                     && frame.get("id").map(Value::to_string).as_deref() == Some(id.as_str());
+                // The answer goes back under the agent's own id.
+                let line = if done {
+                    forget(guard);
+                    frame["id"] = agents_id.clone();
+                    frame.to_string()
+                } else {
+                    line
+                };
                 if sse {
                     let event = format!("event: message\ndata: {line}\n\n");
                     write.write_all(event.as_bytes()).await.ok()?;
@@ -474,6 +530,7 @@ async fn connection(
                 if matches!(n, Ok(0) | Err(_)) {
                     // The client went away: the request is cancelled.
                     let _ = routes.send(Route::Gone(id.clone()));
+                    forget(guard);
                     let cancel = serde_json::json!({
                         "jsonrpc": "2.0",
                         "method": "notifications/cancelled",
