@@ -183,6 +183,9 @@ struct LineState {
     finished: bool,
 }
 
+/// How long the writer lets lines gather after the first of a batch.
+const GATHER: Duration = Duration::from_millis(2);
+
 /// Every line writer, flushed (with a bounded wait) at exit.
 static WRITERS: Mutex<Vec<Arc<LineWriter>>> = Mutex::new(Vec::new());
 
@@ -242,10 +245,17 @@ impl LineWriter {
             st.bytes += note.len();
             st.lines.push_back(note);
         }
+        // The writer waits only on an empty queue: a line added to a
+        // queue that has lines is taken with them, without a wake-up (each
+        // notify is a system call, and a wake-up per line costs a context
+        // switch on a busy CPU).
+        let was_empty = st.lines.is_empty();
         st.bytes += line.len();
         st.lines.push_back(line);
         drop(st);
-        self.wake.notify_one();
+        if was_empty {
+            self.wake.notify_one();
+        }
     }
 
     fn write_loop(&self, mut out: Box<dyn std::io::Write + Send>) {
@@ -255,6 +265,14 @@ impl LineWriter {
                 let mut st = self.lock();
                 while st.lines.is_empty() && !st.closed {
                     st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner());
+                }
+                if !st.closed {
+                    // Let the lines of a busy moment gather: one write for
+                    // many (a recording of thousands of calls a second
+                    // would otherwise be a write and a wake-up per frame).
+                    drop(st);
+                    std::thread::sleep(GATHER);
+                    st = self.lock();
                 }
                 st.bytes = 0;
                 let mut lines = std::mem::take(&mut st.lines);

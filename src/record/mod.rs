@@ -131,26 +131,79 @@ pub fn header(servers: &[Value], started: SystemTime) -> Value {
 /// One frame as a line (with its newline). `t` is seconds since the
 /// recording started.
 pub fn frame_line(t: f64, at: SystemTime, server: &str, dir: Direction, raw: &str) -> Vec<u8> {
+    use std::io::Write as _;
+    // Written once into one buffer: this runs on the runtime's thread for
+    // every frame while recording (see benches/core.rs).
     let dir = match dir {
         Direction::Out => "send",
         Direction::In => "recv",
     };
-    let server = serde_json::to_string(server).unwrap_or_else(|_| "\"?\"".into());
     let trimmed = raw.trim();
-    let body = match serde_json::from_str::<&serde_json::value::RawValue>(trimmed) {
+    let mut line = Vec::with_capacity(trimmed.len() + 96 + server.len());
+    let _ = write!(line, "{{\"t\":{t:.6},\"ts\":\"");
+    push_rfc3339_millis(&mut line, at);
+    line.extend_from_slice(b"\",\"server\":");
+    if serde_json::to_writer(&mut line, server).is_err() {
+        line.extend_from_slice(b"\"?\"");
+    }
+    let _ = write!(line, ",\"dir\":\"{dir}\",");
+    match serde_json::from_str::<&serde_json::value::RawValue>(trimmed) {
         // Valid JSON on one line goes in as it is (no re-encoding).
-        Ok(_) if !trimmed.contains(['\n', '\r']) => format!("\"frame\":{trimmed}"),
+        Ok(_) if !trimmed.bytes().any(|b| b == b'\n' || b == b'\r') => {
+            line.extend_from_slice(b"\"frame\":");
+            line.extend_from_slice(trimmed.as_bytes());
+        }
         Ok(_) => match serde_json::from_str::<Value>(trimmed) {
-            Ok(v) => format!("\"frame\":{v}"),
-            Err(_) => format!("\"raw\":{}", json!(raw)),
+            Ok(v) => {
+                line.extend_from_slice(b"\"frame\":");
+                let _ = serde_json::to_writer(&mut line, &v);
+            }
+            Err(_) => {
+                line.extend_from_slice(b"\"raw\":");
+                let _ = serde_json::to_writer(&mut line, raw);
+            }
         },
-        Err(_) => format!("\"raw\":{}", json!(raw)),
-    };
-    format!(
-        "{{\"t\":{t:.6},\"ts\":\"{}\",\"server\":{server},\"dir\":\"{dir}\",{body}}}\n",
-        rfc3339_millis(at)
-    )
-    .into_bytes()
+        Err(_) => {
+            line.extend_from_slice(b"\"raw\":");
+            let _ = serde_json::to_writer(&mut line, raw);
+        }
+    }
+    line.extend_from_slice(b"}\n");
+    line
+}
+
+/// [`rfc3339_millis`] appended to `out`, the date and time worked out
+/// once a second (a thread's last second is kept).
+fn push_rfc3339_millis(out: &mut Vec<u8>, t: SystemTime) {
+    use std::cell::RefCell;
+    thread_local! {
+        static LAST: RefCell<(u64, [u8; 19])> = const { RefCell::new((u64::MAX, [0; 19])) };
+    }
+    let since = t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let (secs, millis) = (since.as_secs(), since.subsec_millis());
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != secs {
+            let (y, mo, d, h, mi, s) = crate::text::civil_utc(secs);
+            let text = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}");
+            if let Ok(bytes) = <[u8; 19]>::try_from(text.as_bytes()) {
+                *last = (secs, bytes);
+            } else {
+                // A year past 9999: written out, not kept.
+                out.extend_from_slice(text.as_bytes());
+                out.extend_from_slice(format!(".{millis:03}Z").as_bytes());
+                return;
+            }
+        }
+        out.extend_from_slice(&last.1);
+        out.extend_from_slice(&[
+            b'.',
+            b'0' + (millis / 100) as u8,
+            b'0' + (millis / 10 % 10) as u8,
+            b'0' + (millis % 10) as u8,
+            b'Z',
+        ]);
+    });
 }
 
 /// One ended HTTP exchange as a line: URL and secret headers masked, and
@@ -734,6 +787,24 @@ pub fn exchange_tap(e: &Exchange) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kept_second_gives_the_same_time_as_rfc3339_millis() {
+        for ms in [
+            0u64,
+            999,
+            1_000,
+            1_001,
+            86_399_999,
+            1_764_000_000_123,
+            1_764_000_000_987,
+        ] {
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+            let mut out = Vec::new();
+            push_rfc3339_millis(&mut out, t);
+            assert_eq!(String::from_utf8(out).unwrap(), rfc3339_millis(t), "{ms}");
+        }
+    }
 
     #[test]
     fn frame_lines_keep_json_and_quote_the_rest() {
