@@ -56,6 +56,21 @@ fn main() {
     let (rounds, calls) = if full { (15, 2_000) } else { (1, 200) };
     let runs = if full { 7 } else { 1 };
     let exe = std::env::current_exe().expect("current exe");
+    // One CPU for everything (the bench, its servers, mcpdeck): the rates
+    // then compare the work each client does, not where the scheduler
+    // happened to put the client and the server (on these 2-CPU machines
+    // the same binary's Session row ranged from 9% to 75% unpinned).
+    let pinned = if std::env::var("MCPDECK_BENCH_CPUS").as_deref() == Ok("all") {
+        None
+    } else {
+        pin_to_one_cpu()
+    };
+    match pinned {
+        Some(cpu) => println!(
+            "pinned to CPU {cpu} with everything it starts (MCPDECK_BENCH_CPUS=all runs unpinned)\n"
+        ),
+        None => println!("not pinned: the rates depend on where the scheduler puts each process\n"),
+    }
     // Only the `mcpdeck tools` figure (section 3).
     if std::env::var("MCPDECK_BENCH_ONLY").as_deref() == Ok("tools") {
         match everything_js() {
@@ -799,4 +814,21 @@ fn mcpdeck_tools_run(bin: &Path, js: &Path, memory: &Path) -> (Duration, Duratio
     let v: Value = serde_json::from_slice(&out).expect("mcpdeck tools --json printed JSON");
     assert!(v["tools"].is_array(), "no tools in {v}");
     (to_eof, to_exit)
+}
+
+/// Pin this process (and so every process it starts) to the first CPU it
+/// may run on; that CPU, or `None` when it cannot be done.
+fn pin_to_one_cpu() -> Option<usize> {
+    // SAFETY: `set` is a plain bitmask owned here, and its size is passed.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return None;
+        }
+        let cpu = (0..libc::CPU_SETSIZE as usize).find(|&c| libc::CPU_ISSET(c, &set))?;
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut one);
+        (libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) == 0)
+            .then_some(cpu)
+    }
 }

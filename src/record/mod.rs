@@ -140,20 +140,32 @@ pub fn frame_line(t: f64, at: SystemTime, server: &str, dir: Direction, raw: &st
     };
     let trimmed = raw.trim();
     let mut line = Vec::with_capacity(trimmed.len() + 96 + server.len());
-    let _ = write!(line, "{{\"t\":{t:.6},\"ts\":\"");
+    // `t` with 6 decimals, in integers (float formatting costs more).
+    let micros = (t.max(0.0) * 1e6).round() as u64;
+    let _ = write!(
+        line,
+        "{{\"t\":{}.{:06},\"ts\":\"",
+        micros / 1_000_000,
+        micros % 1_000_000
+    );
     push_rfc3339_millis(&mut line, at);
     line.extend_from_slice(b"\",\"server\":");
     if serde_json::to_writer(&mut line, server).is_err() {
         line.extend_from_slice(b"\"?\"");
     }
     let _ = write!(line, ",\"dir\":\"{dir}\",");
-    match serde_json::from_str::<&serde_json::value::RawValue>(trimmed) {
+    let one_line = !trimmed.bytes().any(|b| b == b'\n' || b == b'\r');
+    // What mcpdeck sends is its own serde output: JSON on one line, not
+    // checked again. What it receives is whatever the server wrote.
+    let valid = (dir == "send" && one_line && trimmed.starts_with('{'))
+        || serde_json::from_str::<&serde_json::value::RawValue>(trimmed).is_ok();
+    match valid.then_some(()).ok_or(()) {
         // Valid JSON on one line goes in as it is (no re-encoding).
-        Ok(_) if !trimmed.bytes().any(|b| b == b'\n' || b == b'\r') => {
+        Ok(()) if one_line => {
             line.extend_from_slice(b"\"frame\":");
             line.extend_from_slice(trimmed.as_bytes());
         }
-        Ok(_) => match serde_json::from_str::<Value>(trimmed) {
+        Ok(()) => match serde_json::from_str::<Value>(trimmed) {
             Ok(v) => {
                 line.extend_from_slice(b"\"frame\":");
                 let _ = serde_json::to_writer(&mut line, &v);
