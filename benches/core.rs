@@ -56,21 +56,6 @@ fn main() {
     let (rounds, calls) = if full { (15, 2_000) } else { (1, 200) };
     let runs = if full { 7 } else { 1 };
     let exe = std::env::current_exe().expect("current exe");
-    // One CPU for everything (the bench, its servers, mcpdeck): the rates
-    // then compare the work each client does, not where the scheduler
-    // happened to put the client and the server (on these 2-CPU machines
-    // the same binary's Session row ranged from 9% to 75% unpinned).
-    let pinned = if std::env::var("MCPDECK_BENCH_CPUS").as_deref() == Ok("all") {
-        None
-    } else {
-        pin_to_one_cpu()
-    };
-    match pinned {
-        Some(cpu) => println!(
-            "pinned to CPU {cpu} with everything it starts (MCPDECK_BENCH_CPUS=all runs unpinned)\n"
-        ),
-        None => println!("not pinned: the rates depend on where the scheduler puts each process\n"),
-    }
     // Only the `mcpdeck tools` figure (section 3).
     if std::env::var("MCPDECK_BENCH_ONLY").as_deref() == Ok("tools") {
         match everything_js() {
@@ -78,6 +63,24 @@ fn main() {
             None => println!("server-everything is not installed (run scripts/test.sh first)"),
         }
         return;
+    }
+    // Sections 1 and 2 on one CPU (the bench, its echo servers, the
+    // runtimes): the rates then compare the work each client does, not
+    // where the scheduler happened to put the client and the server (on
+    // these 2-CPU machines the same binary's Session row ranged from 9% to
+    // 75% unpinned). Section 3 runs on every CPU again: node's start is
+    // what it measures, and the raw client and mcpdeck alike get the CPUs
+    // a user's machine gives them.
+    let pinned = if std::env::var("MCPDECK_BENCH_CPUS").as_deref() == Ok("all") {
+        None
+    } else {
+        pin_to_one_cpu()
+    };
+    match &pinned {
+        Some((cpu, _)) => println!(
+            "sections 1 and 2 pinned to CPU {cpu} with everything they start (MCPDECK_BENCH_CPUS=all runs them unpinned)\n"
+        ),
+        None => println!("not pinned: the rates depend on where the scheduler puts each process\n"),
     }
     if full {
         println!(
@@ -243,6 +246,9 @@ fn main() {
     println!();
     instructions_per_call(&exe, if full { 2_000 } else { 200 });
     println!();
+    if let Some((_, all)) = &pinned {
+        unpin(all);
+    }
 
     match everything_js() {
         Some(js) => tools_overhead(&js, runs, full),
@@ -816,10 +822,11 @@ fn mcpdeck_tools_run(bin: &Path, js: &Path, memory: &Path) -> (Duration, Duratio
     (to_eof, to_exit)
 }
 
-/// Pin this process (and so every process it starts) to the first CPU it
-/// may run on; that CPU, or `None` when it cannot be done.
-fn pin_to_one_cpu() -> Option<usize> {
-    // SAFETY: `set` is a plain bitmask owned here, and its size is passed.
+/// Pin this thread (and so the threads and processes it starts from now
+/// on) to the first CPU it may run on: that CPU and the CPUs it had, or
+/// `None` when it cannot be done.
+fn pin_to_one_cpu() -> Option<(usize, libc::cpu_set_t)> {
+    // SAFETY: the sets are plain bitmasks owned here, and their size is passed.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
@@ -829,6 +836,15 @@ fn pin_to_one_cpu() -> Option<usize> {
         let mut one: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut one);
         (libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) == 0)
-            .then_some(cpu)
+            .then_some((cpu, set))
+    }
+}
+
+/// Give this thread back the CPUs `all` (what it starts from now on runs
+/// anywhere again).
+fn unpin(all: &libc::cpu_set_t) {
+    // SAFETY: `all` is a bitmask from sched_getaffinity, its size passed.
+    unsafe {
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), all);
     }
 }
