@@ -100,6 +100,19 @@ impl Waker {
     pub fn new(files: &[&Path]) -> Waker {
         let mut tick = tokio::time::interval(PERIOD);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // A symlinked file (a dotfiles manager's) changes where it points:
+        // its target's folder is watched too.
+        let targets: Vec<PathBuf> = files
+            .iter()
+            .filter_map(|f| std::fs::canonicalize(f).ok())
+            .filter(|t| !files.contains(&t.as_path()))
+            .collect();
+        let files: Vec<&Path> = files
+            .iter()
+            .copied()
+            .chain(targets.iter().map(PathBuf::as_path))
+            .collect();
+        let files = files.as_slice();
         let names = files
             .iter()
             .filter_map(|f| f.file_name().map(OsString::from))
@@ -197,6 +210,7 @@ mod inotify {
                     _ => Path::new("."),
                 })
                 .collect();
+            dirs.sort();
             dirs.dedup();
             for dir in dirs {
                 let c = CString::new(dir.as_os_str().as_bytes())
@@ -318,5 +332,28 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(5), waker.wait(false))
             .await
             .expect("woken by the replace");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_symlinked_files_target_is_watched_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let dotfiles = dir.path().join("dotfiles");
+        let config = dir.path().join("config");
+        std::fs::create_dir_all(&dotfiles).unwrap();
+        std::fs::create_dir_all(&config).unwrap();
+        let target = dotfiles.join("mcpdeck.toml");
+        std::fs::write(&target, "a").unwrap();
+        let link = config.join("config.toml");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let mut waker = Waker::new(&[&link]);
+        let mut watched = Watched::new(link.clone());
+        // The target edited in place, in its own folder.
+        std::fs::write(&target, "abc").unwrap();
+        tokio::time::timeout(Duration::from_secs(5), waker.wait(false))
+            .await
+            .expect("woken by the target's change");
+        assert!(!watched.changed(), "settling");
+        assert!(watched.changed(), "the change is seen through the link");
     }
 }
