@@ -515,6 +515,14 @@ fn count_calls(client: &str, n: usize) {
             single.block_on(manager_rate(&manager, &mut events, 0, n));
             single.block_on(manager.shutdown());
         }
+        "manager-record" => {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let path = dir.path().join("rec.jsonl");
+            let (manager, mut events) = single.block_on(start_manager_recording(&exe, &path));
+            single.block_on(manager_rate(&manager, &mut events, 0, n));
+            single.block_on(manager.shutdown());
+            mcpdeck::startup::flush_writers(Duration::from_secs(5));
+        }
         "manager-spans" => {
             let sink = otlp_sink();
             mcpdeck::telemetry::init(&mcpdeck::config::TelemetryConfig {
@@ -528,7 +536,9 @@ fn count_calls(client: &str, n: usize) {
             mcpdeck::telemetry::shutdown();
         }
         other => {
-            panic!("--count: unknown client {other:?} (raw, session, manager or manager-spans)")
+            panic!(
+                "--count: unknown client {other:?} (raw, session, manager, manager-record or manager-spans)"
+            )
         }
     }
 }
@@ -585,6 +595,10 @@ fn instructions_per_call(exe: &Path, extra: usize) {
         ("raw", "raw newline-JSON client"),
         ("session", "mcpdeck Session::call_tool, current-thread"),
         ("manager", "mcpdeck Manager, current-thread"),
+        (
+            "manager-record",
+            "mcpdeck Manager with --record (all threads)",
+        ),
         ("manager-spans", "mcpdeck Manager, spans on (all threads)"),
     ] {
         let n = if client == "raw" {

@@ -81,6 +81,7 @@ fn exchange(log: &FrameLog, server: &str, id: i64, method: &str, ms: u64, respon
             method: Some(method.clone()),
             id: Some(Id::Num(id)),
             latency: None,
+            json: false,
         },
     );
     log.record(
@@ -91,6 +92,7 @@ fn exchange(log: &FrameLog, server: &str, id: i64, method: &str, ms: u64, respon
             method: Some(method),
             id: Some(Id::Num(id)),
             latency: Some(Duration::from_millis(ms)),
+            json: false,
         },
     );
 }

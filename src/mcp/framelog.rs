@@ -47,6 +47,8 @@ pub struct Frame {
     pub id: Option<Id>,
     /// For a response: time since its request was sent.
     pub latency: Option<Duration>,
+    /// See [`FrameMeta::json`].
+    pub json: bool,
 }
 
 impl Frame {
@@ -61,6 +63,9 @@ pub struct FrameMeta {
     pub method: Option<Arc<str>>,
     pub id: Option<Id>,
     pub latency: Option<Duration>,
+    /// The text is known to be valid JSON (the session parsed it, or made
+    /// it): a recording takes it as it is, without checking it again.
+    pub json: bool,
 }
 
 /// A callback that sees every frame whole (before any cut), e.g. `--trace`.
@@ -211,6 +216,7 @@ impl FrameLog {
             method: meta.method,
             id: meta.id,
             latency: meta.latency,
+            json: meta.json,
         };
         let frame = {
             let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());

@@ -131,33 +131,47 @@ pub fn header(servers: &[Value], started: SystemTime) -> Value {
 /// One frame as a line (with its newline). `t` is seconds since the
 /// recording started.
 pub fn frame_line(t: f64, at: SystemTime, server: &str, dir: Direction, raw: &str) -> Vec<u8> {
-    use std::io::Write as _;
-    // Written once into one buffer: this runs on the runtime's thread for
-    // every frame while recording (see benches/core.rs).
-    let dir = match dir {
-        Direction::Out => "send",
-        Direction::In => "recv",
-    };
+    frame_line_of(t, at, server, dir, raw, false)
+}
+
+/// [`frame_line`] for a frame whose text is `known_json` (the session
+/// parsed or made it: not checked again).
+pub fn frame_line_of(
+    t: f64,
+    at: SystemTime,
+    server: &str,
+    dir: Direction,
+    raw: &str,
+    known_json: bool,
+) -> Vec<u8> {
+    // Written once into one buffer, without the formatting machinery: this
+    // runs on the runtime's thread for every frame while recording (see
+    // benches/core.rs, which counts its instructions).
+    let sent = dir == Direction::Out;
     let trimmed = raw.trim();
     let mut line = Vec::with_capacity(trimmed.len() + 96 + server.len());
-    // `t` with 6 decimals, in integers (float formatting costs more).
+    // `t` with 6 decimals, from integers.
     let micros = (t.max(0.0) * 1e6).round() as u64;
-    let _ = write!(
-        line,
-        "{{\"t\":{}.{:06},\"ts\":\"",
-        micros / 1_000_000,
-        micros % 1_000_000
-    );
+    line.extend_from_slice(b"{\"t\":");
+    push_decimal(&mut line, micros / 1_000_000, 1);
+    line.push(b'.');
+    push_decimal(&mut line, micros % 1_000_000, 6);
+    line.extend_from_slice(b",\"ts\":\"");
     push_rfc3339_millis(&mut line, at);
     line.extend_from_slice(b"\",\"server\":");
     if serde_json::to_writer(&mut line, server).is_err() {
         line.extend_from_slice(b"\"?\"");
     }
-    let _ = write!(line, ",\"dir\":\"{dir}\",");
-    let one_line = !trimmed.bytes().any(|b| b == b'\n' || b == b'\r');
+    line.extend_from_slice(if sent {
+        b",\"dir\":\"send\","
+    } else {
+        b",\"dir\":\"recv\","
+    });
+    let bytes = trimmed.as_bytes();
+    let one_line = !bytes.contains(&b'\n') && !bytes.contains(&b'\r');
     // What mcpdeck sends is its own serde output: JSON on one line, not
     // checked again. What it receives is whatever the server wrote.
-    let valid = (dir == "send" && one_line && trimmed.starts_with('{'))
+    let valid = ((known_json || sent) && trimmed.starts_with(['{', '[']))
         || serde_json::from_str::<&serde_json::value::RawValue>(trimmed).is_ok();
     match valid.then_some(()).ok_or(()) {
         // Valid JSON on one line goes in as it is (no re-encoding).
@@ -182,6 +196,25 @@ pub fn frame_line(t: f64, at: SystemTime, server: &str, dir: Direction, raw: &st
     }
     line.extend_from_slice(b"}\n");
     line
+}
+
+/// `n` in decimal, at least `width` digits (zeros in front).
+fn push_decimal(out: &mut Vec<u8>, n: u64, width: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for _ in (digits.len() - i)..width {
+        out.push(b'0');
+    }
+    out.extend_from_slice(&digits[i..]);
 }
 
 /// [`rfc3339_millis`] appended to `out`, the date and time worked out
@@ -408,8 +441,14 @@ impl Recorder {
             s.attach(&[]);
         }
         let t = s.start.elapsed().as_secs_f64();
-        s.out
-            .write(frame_line(t, frame.at, &frame.server, frame.dir, raw));
+        s.out.write(frame_line_of(
+            t,
+            frame.at,
+            &frame.server,
+            frame.dir,
+            raw,
+            frame.json,
+        ));
     }
 
     /// Record an ended HTTP exchange (the net log's tap).
@@ -799,6 +838,25 @@ pub fn exchange_tap(e: &Exchange) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimals_are_written_with_their_zeros() {
+        for (n, width, want) in [
+            (0, 1, "0"),
+            (7, 6, "000007"),
+            (123456, 6, "123456"),
+            (u64::MAX, 1, "18446744073709551615"),
+            (42, 1, "42"),
+        ] {
+            let mut out = Vec::new();
+            push_decimal(&mut out, n, width);
+            assert_eq!(String::from_utf8(out).unwrap(), want);
+        }
+        // `t` as before: six decimals.
+        let at = std::time::UNIX_EPOCH;
+        let l = String::from_utf8(frame_line(12.000_034, at, "s", Direction::In, "{}")).unwrap();
+        assert!(l.starts_with("{\"t\":12.000034,"), "{l}");
+    }
 
     #[test]
     fn the_kept_second_gives_the_same_time_as_rfc3339_millis() {

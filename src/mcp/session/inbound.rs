@@ -61,6 +61,7 @@ impl Inner {
                             method: entry.as_ref().map(|e| e.method.clone()),
                             id: Some(Id::Num(id)),
                             latency: entry.as_ref().map(|e| e.sent.elapsed()),
+                            json: false,
                         },
                     );
                 }
@@ -116,6 +117,7 @@ impl Inner {
                         method: Some(entry.method.clone()),
                         id: Some(Id::Num(n)),
                         latency: Some(entry.sent.elapsed()),
+                        json: false,
                     },
                 );
                 self.finding(Finding::frame(
@@ -217,6 +219,9 @@ impl Inner {
     pub(super) async fn handle_line(self: &Arc<Self>, owned: String) {
         let line = owned.as_str();
         let parsed = jsonrpc::parse_frame(line);
+        // Parsed whole, with nothing to say: the line is valid JSON.
+        let known_json =
+            !parsed.messages.is_empty() && parsed.unusable.is_empty() && parsed.findings.is_empty();
         // Match responses first so the frame record carries method and latency.
         let mut meta = FrameMeta::default();
         let mut deliveries = Vec::new();
@@ -245,6 +250,7 @@ impl Inner {
                         method: Some(entry.method.clone()),
                         id: Some(Id::Num(n)),
                         latency: Some(entry.sent.elapsed()),
+                        json: false,
                     };
                     failures.push((entry, message));
                 }
@@ -280,6 +286,7 @@ impl Inner {
                                 method: Some(entry.method.clone()),
                                 id: Some(Id::Num(n)),
                                 latency: Some(entry.sent.elapsed()),
+                                json: false,
                             };
                         }
                         deliveries.push((entry, outcome));
@@ -325,6 +332,7 @@ impl Inner {
             }
         }
         let size = line.len();
+        meta.json = known_json;
         self.frames
             .record_owned(&self.name, Direction::In, owned, meta);
         for f in parsed.findings {
@@ -370,6 +378,7 @@ impl Inner {
             method: Some(Arc::from(method)),
             id: Some(id.clone()),
             latency: None,
+            json: false,
         };
         if let Some(asker) = self.client.ask.clone().filter(|_| self.client.asks(method)) {
             // A person answers: the reader goes on meanwhile.

@@ -296,6 +296,7 @@ impl Session {
             method: Some(method.clone()),
             id: Some(Id::Num(id)),
             latency: None,
+            json: true,
         };
         // Whoever waits here may give up (a cancel during a long write):
         // a write that does not finish at once goes on in a task of its
@@ -380,6 +381,7 @@ impl Session {
                 let note = jsonrpc::notification("notifications/cancelled", Some(&params));
                 let meta = FrameMeta {
                     method: Some(Arc::from("notifications/cancelled")),
+                    json: true,
                     ..Default::default()
                 };
                 let _ = inner.write_line(note, meta).await;
@@ -417,6 +419,7 @@ impl Session {
         let line = jsonrpc::notification(method, params.as_ref());
         let meta = FrameMeta {
             method: Some(Arc::from(method)),
+            json: true,
             ..Default::default()
         };
         match self.inner.send_line(line, meta).await {
