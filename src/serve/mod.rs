@@ -11,9 +11,12 @@
 //! - `names`: the names the agent sees (one server transparent, several
 //!   aggregated);
 //! - `state`: what is served (servers, lists, policy, pins, call log);
-//! - `agent`: the loop and the agent's frames; `agent/upstream`: the
-//!   manager's events turned into frames for the agent, and the watched
-//!   files applied;
+//! - `agent`: the loop and the agent's own protocol (initialize,
+//!   discover, lists, listen, its answers and retries); `agent/forward`:
+//!   what goes to a server (names resolved, policy checked, calls, tasks,
+//!   prompts, resources, completion); `agent/upstream`: the manager's
+//!   events turned into frames for the agent, and the watched files
+//!   applied;
 //! - `watch`: the config file (and pin file) watched for changes;
 //! - `control`: the control socket (status, a live watch, deny/allow/
 //!   enable/disable), and finding the running serves.
