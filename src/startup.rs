@@ -3,7 +3,6 @@
 //! signals that stop every server, and the registry of server processes
 //! that makes sure none outlives mcpdeck.
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -161,6 +160,10 @@ pub fn run<F: Future<Output = i32>>(work: F) -> i32 {
 /// still taken when the queue is empty).
 const LINE_QUEUE_BYTES: usize = 4 << 20;
 
+/// The most capacity the writing thread keeps in its spare buffer
+/// between batches.
+const SPARE_KEPT: usize = 1 << 20;
+
 /// Lines written by a thread of its own, so that whoever writes a line
 /// never waits for the reader of the output (stderr piped into a paused
 /// program, a FIFO, a stuck disk). The queue holds at most
@@ -174,8 +177,11 @@ pub struct LineWriter {
 }
 
 struct LineState {
-    lines: VecDeque<Vec<u8>>,
-    bytes: usize,
+    /// The queued lines, end to end: a line is made in place
+    /// ([`LineWriter::write_with`]), and the writing thread swaps the whole
+    /// buffer for its emptied spare, so that a line costs no allocation and
+    /// no copy beyond its own making.
+    buf: Vec<u8>,
     /// Lines dropped since the last one queued.
     dropped: usize,
     closed: bool,
@@ -199,8 +205,7 @@ impl LineWriter {
     ) -> Arc<LineWriter> {
         let writer = Arc::new(LineWriter {
             state: Mutex::new(LineState {
-                lines: VecDeque::new(),
-                bytes: 0,
+                buf: Vec::new(),
                 dropped: 0,
                 closed: false,
                 finished: false,
@@ -232,38 +237,50 @@ impl LineWriter {
 
     /// Queue a line (with its newline); never waits.
     pub fn write(&self, line: Vec<u8>) {
+        self.write_with(|buf| buf.extend_from_slice(&line));
+    }
+
+    /// Queue the line (with its newline) that `make` appends to the
+    /// buffer it is given; never waits for the output. The line is made
+    /// in the queue itself (under its lock, which the writing thread holds
+    /// only to swap buffers), so a busy tap allocates nothing.
+    pub fn write_with(&self, make: impl FnOnce(&mut Vec<u8>)) {
         let mut st = self.lock();
         if st.closed {
             return;
         }
-        if !st.lines.is_empty() && st.bytes + line.len() > LINE_QUEUE_BYTES {
+        let before = st.buf.len();
+        let dropped = st.dropped;
+        if dropped > 0 {
+            let note = self.note(dropped);
+            st.buf.extend_from_slice(&note);
+        }
+        let start = st.buf.len();
+        make(&mut st.buf);
+        // A line that does not fit is dropped and counted (a single longer
+        // line is still taken when nothing else is queued).
+        if before > 0 && before + (st.buf.len() - start) > LINE_QUEUE_BYTES {
+            st.buf.truncate(before);
             st.dropped += 1;
             return;
         }
-        if st.dropped > 0 {
-            let note = self.note(std::mem::take(&mut st.dropped));
-            st.bytes += note.len();
-            st.lines.push_back(note);
-        }
+        st.dropped = 0;
+        drop(st);
         // The writer waits only on an empty queue: a line added to a
         // queue that has lines is taken with them, without a wake-up (each
         // notify is a system call, and a wake-up per line costs a context
         // switch on a busy CPU).
-        let was_empty = st.lines.is_empty();
-        st.bytes += line.len();
-        st.lines.push_back(line);
-        drop(st);
-        if was_empty {
+        if before == 0 {
             self.wake.notify_one();
         }
     }
 
     fn write_loop(&self, mut out: Box<dyn std::io::Write + Send>) {
-        let mut batch = Vec::new();
+        let mut spare = Vec::new();
         loop {
-            let (lines, closed) = {
+            let closed = {
                 let mut st = self.lock();
-                while st.lines.is_empty() && !st.closed {
+                while st.buf.is_empty() && !st.closed {
                     st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner());
                 }
                 if !st.closed {
@@ -274,19 +291,20 @@ impl LineWriter {
                     std::thread::sleep(GATHER);
                     st = self.lock();
                 }
-                st.bytes = 0;
-                let mut lines = std::mem::take(&mut st.lines);
                 if st.closed && st.dropped > 0 {
-                    lines.push_back(self.note(std::mem::take(&mut st.dropped)));
+                    let note = self.note(std::mem::take(&mut st.dropped));
+                    st.buf.extend_from_slice(&note);
                 }
-                (lines, st.closed)
+                std::mem::swap(&mut st.buf, &mut spare);
+                st.closed
             };
-            batch.clear();
-            for l in lines {
-                batch.extend_from_slice(&l);
-            }
             // An output that fails is given up on: the lines go nowhere.
-            let _ = out.write_all(&batch).and_then(|()| out.flush());
+            let _ = out.write_all(&spare).and_then(|()| out.flush());
+            spare.clear();
+            // A burst's buffer is not kept for good.
+            if spare.capacity() > SPARE_KEPT {
+                spare = Vec::new();
+            }
             if closed {
                 break;
             }
@@ -435,7 +453,7 @@ mod tests {
         );
         w.write(b"first\n".to_vec());
         // The thread took it and is stuck writing it.
-        while !w.lock().lines.is_empty() {
+        while !w.lock().buf.is_empty() {
             std::thread::yield_now();
         }
         let mib = vec![b'x'; 1 << 20];
@@ -444,11 +462,11 @@ mod tests {
         }
         w.write(b"small, but no room\n".to_vec());
         // Four fit; three did not, and nothing waited.
-        assert_eq!(w.lock().lines.len(), 4);
+        assert_eq!(w.lock().buf.len(), 4 << 20);
         assert_eq!(w.lock().dropped, 3);
         open.send(()).expect("the gate");
         // Once there is room, the next line comes after the note.
-        while !w.lock().lines.is_empty() {
+        while !w.lock().buf.is_empty() {
             std::thread::yield_now();
         }
         w.write(b"last\n".to_vec());

@@ -144,31 +144,61 @@ pub fn frame_line_of(
     raw: &str,
     known_json: bool,
 ) -> Vec<u8> {
-    // Written once into one buffer, without the formatting machinery: this
+    let mut line = Vec::new();
+    push_frame_line(&mut line, t, at, &json_string(server), dir, raw, known_json);
+    line
+}
+
+/// `s` as a JSON string, quotes included.
+fn json_string(s: &str) -> Vec<u8> {
+    serde_json::to_vec(s).unwrap_or_else(|_| b"\"?\"".to_vec())
+}
+
+/// [`frame_line_of`] appended to `line`, the server's name given already
+/// as a JSON string (a recorder keeps it from frame to frame).
+fn push_frame_line(
+    line: &mut Vec<u8>,
+    t: f64,
+    at: SystemTime,
+    server_json: &[u8],
+    dir: Direction,
+    raw: &str,
+    known_json: bool,
+) {
+    // Written once into the buffer, without the formatting machinery: this
     // runs on the runtime's thread for every frame while recording (see
     // benches/core.rs, which counts its instructions).
     let sent = dir == Direction::Out;
     let trimmed = raw.trim();
-    let mut line = Vec::with_capacity(trimmed.len() + 96 + server.len());
+    line.reserve(trimmed.len() + 96 + server_json.len());
+    // `{"t":S.UUUUUU,"ts":"YYYY-MM-DDTHH:MM:SS.mmmZ","server":`, made on
+    // the stack and added in one go.
+    let mut head = [0u8; 96];
+    let mut n = 0;
+    let mut put = |bytes: &[u8]| {
+        head[n..n + bytes.len()].copy_from_slice(bytes);
+        n += bytes.len();
+    };
+    put(b"{\"t\":");
     // `t` with 6 decimals, from integers.
     let micros = (t.max(0.0) * 1e6).round() as u64;
-    line.extend_from_slice(b"{\"t\":");
-    push_decimal(&mut line, micros / 1_000_000, 1);
-    line.push(b'.');
-    push_decimal(&mut line, micros % 1_000_000, 6);
-    line.extend_from_slice(b",\"ts\":\"");
-    push_rfc3339_millis(&mut line, at);
-    line.extend_from_slice(b"\",\"server\":");
-    if serde_json::to_writer(&mut line, server).is_err() {
-        line.extend_from_slice(b"\"?\"");
-    }
+    let mut digits = [0u8; 20];
+    put(decimal(&mut digits, micros / 1_000_000, 1));
+    put(b".");
+    put(decimal(&mut digits, micros % 1_000_000, 6));
+    put(b",\"ts\":\"");
+    let mut ts = [0u8; 40];
+    put(rfc3339_millis_into(&mut ts, at));
+    put(b"\",\"server\":");
+    line.extend_from_slice(&head[..n]);
+    line.extend_from_slice(server_json);
     line.extend_from_slice(if sent {
         b",\"dir\":\"send\","
     } else {
         b",\"dir\":\"recv\","
     });
     let bytes = trimmed.as_bytes();
-    let one_line = !bytes.contains(&b'\n') && !bytes.contains(&b'\r');
+    let one_line = memchr::memchr2(b'\n', b'\r', bytes).is_none();
     // What mcpdeck sends is its own serde output: JSON on one line, not
     // checked again. What it receives is whatever the server wrote.
     let valid = ((known_json || sent) && trimmed.starts_with(['{', '[']))
@@ -177,30 +207,29 @@ pub fn frame_line_of(
         // Valid JSON on one line goes in as it is (no re-encoding).
         Ok(()) if one_line => {
             line.extend_from_slice(b"\"frame\":");
-            line.extend_from_slice(trimmed.as_bytes());
+            line.extend_from_slice(bytes);
         }
         Ok(()) => match serde_json::from_str::<Value>(trimmed) {
             Ok(v) => {
                 line.extend_from_slice(b"\"frame\":");
-                let _ = serde_json::to_writer(&mut line, &v);
+                let _ = serde_json::to_writer(&mut *line, &v);
             }
             Err(_) => {
                 line.extend_from_slice(b"\"raw\":");
-                let _ = serde_json::to_writer(&mut line, raw);
+                let _ = serde_json::to_writer(&mut *line, raw);
             }
         },
         Err(_) => {
             line.extend_from_slice(b"\"raw\":");
-            let _ = serde_json::to_writer(&mut line, raw);
+            let _ = serde_json::to_writer(&mut *line, raw);
         }
     }
     line.extend_from_slice(b"}\n");
-    line
 }
 
-/// `n` in decimal, at least `width` digits (zeros in front).
-fn push_decimal(out: &mut Vec<u8>, n: u64, width: usize) {
-    let mut digits = [0u8; 20];
+/// `n` in decimal, at least `width` digits (zeros in front), written at
+/// the end of `digits`.
+fn decimal(digits: &mut [u8; 20], n: u64, width: usize) -> &[u8] {
     let mut i = digits.len();
     let mut n = n;
     loop {
@@ -211,44 +240,49 @@ fn push_decimal(out: &mut Vec<u8>, n: u64, width: usize) {
             break;
         }
     }
-    for _ in (digits.len() - i)..width {
-        out.push(b'0');
+    while digits.len() - i < width.min(digits.len()) {
+        i -= 1;
+        digits[i] = b'0';
     }
-    out.extend_from_slice(&digits[i..]);
+    &digits[i..]
 }
 
-/// [`rfc3339_millis`] appended to `out`, the date and time worked out
+/// [`rfc3339_millis`] written into `buf`, the date and time worked out
 /// once a second (a thread's last second is kept).
-fn push_rfc3339_millis(out: &mut Vec<u8>, t: SystemTime) {
-    use std::cell::RefCell;
+fn rfc3339_millis_into(buf: &mut [u8; 40], t: SystemTime) -> &[u8] {
+    use std::cell::Cell;
     thread_local! {
-        static LAST: RefCell<(u64, [u8; 19])> = const { RefCell::new((u64::MAX, [0; 19])) };
+        static LAST: Cell<(u64, [u8; 19])> = const { Cell::new((u64::MAX, [0; 19])) };
     }
     let since = t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let (secs, millis) = (since.as_secs(), since.subsec_millis());
-    LAST.with(|last| {
-        let mut last = last.borrow_mut();
-        if last.0 != secs {
-            let (y, mo, d, h, mi, s) = crate::text::civil_utc(secs);
-            let text = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}");
-            if let Ok(bytes) = <[u8; 19]>::try_from(text.as_bytes()) {
-                *last = (secs, bytes);
-            } else {
+    let (kept, mut date) = LAST.get();
+    if kept != secs {
+        let (y, mo, d, h, mi, s) = crate::text::civil_utc(secs);
+        let text = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}");
+        match <[u8; 19]>::try_from(text.as_bytes()) {
+            Ok(bytes) => {
+                date = bytes;
+                LAST.set((secs, bytes));
+            }
+            Err(_) => {
                 // A year past 9999: written out, not kept.
-                out.extend_from_slice(text.as_bytes());
-                out.extend_from_slice(format!(".{millis:03}Z").as_bytes());
-                return;
+                let text = format!("{text}.{millis:03}Z");
+                let n = text.len().min(buf.len());
+                buf[..n].copy_from_slice(&text.as_bytes()[..n]);
+                return &buf[..n];
             }
         }
-        out.extend_from_slice(&last.1);
-        out.extend_from_slice(&[
-            b'.',
-            b'0' + (millis / 100) as u8,
-            b'0' + (millis / 10 % 10) as u8,
-            b'0' + (millis % 10) as u8,
-            b'Z',
-        ]);
-    });
+    }
+    buf[..19].copy_from_slice(&date);
+    buf[19..24].copy_from_slice(&[
+        b'.',
+        b'0' + (millis / 100) as u8,
+        b'0' + (millis / 10 % 10) as u8,
+        b'0' + (millis % 10) as u8,
+        b'Z',
+    ]);
+    &buf[..24]
 }
 
 /// One ended HTTP exchange as a line: URL and secret headers masked, and
@@ -304,6 +338,8 @@ struct Sink {
     started: SystemTime,
     /// The servers named so far; `None` until the header is written.
     servers: Option<Vec<String>>,
+    /// The last frame's server, and its name as a JSON string.
+    last_server: Option<(Arc<str>, Vec<u8>)>,
 }
 
 impl Sink {
@@ -396,6 +432,7 @@ impl Recorder {
             start: Instant::now(),
             started: SystemTime::now(),
             servers: None,
+            last_server: None,
         });
         self.failed.store(false, Ordering::Relaxed);
         self.active.store(true, Ordering::Relaxed);
@@ -441,14 +478,18 @@ impl Recorder {
             s.attach(&[]);
         }
         let t = s.start.elapsed().as_secs_f64();
-        s.out.write(frame_line_of(
-            t,
-            frame.at,
-            &frame.server,
-            frame.dir,
-            raw,
-            frame.json,
-        ));
+        let server_json = match &s.last_server {
+            Some((name, json)) if Arc::ptr_eq(name, &frame.server) || **name == *frame.server => {
+                json
+            }
+            _ => {
+                let json = json_string(&frame.server);
+                &s.last_server.insert((frame.server.clone(), json)).1
+            }
+        };
+        s.out.write_with(|line| {
+            push_frame_line(line, t, frame.at, server_json, frame.dir, raw, frame.json)
+        });
     }
 
     /// Record an ended HTTP exchange (the net log's tap).
@@ -848,9 +889,8 @@ mod tests {
             (u64::MAX, 1, "18446744073709551615"),
             (42, 1, "42"),
         ] {
-            let mut out = Vec::new();
-            push_decimal(&mut out, n, width);
-            assert_eq!(String::from_utf8(out).unwrap(), want);
+            let mut digits = [0u8; 20];
+            assert_eq!(decimal(&mut digits, n, width), want.as_bytes());
         }
         // `t` as before: six decimals.
         let at = std::time::UNIX_EPOCH;
@@ -868,11 +908,17 @@ mod tests {
             86_399_999,
             1_764_000_000_123,
             1_764_000_000_987,
+            // A year past 9999.
+            400_000_000_000_123,
         ] {
             let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
-            let mut out = Vec::new();
-            push_rfc3339_millis(&mut out, t);
-            assert_eq!(String::from_utf8(out).unwrap(), rfc3339_millis(t), "{ms}");
+            let mut buf = [0u8; 40];
+            let text = rfc3339_millis_into(&mut buf, t);
+            assert_eq!(
+                std::str::from_utf8(text).unwrap(),
+                rfc3339_millis(t),
+                "{ms}"
+            );
         }
     }
 
