@@ -98,15 +98,8 @@ impl Agent {
 impl Drop for Agent {
     fn drop(&mut self) {
         drop(self.stdin.take());
-        let deadline = Instant::now() + limit(10);
-        while let Ok(None) = self.child.try_wait() {
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.wait();
+        // Its input closed, serve stops by itself.
+        common::reap(&mut self.child, false);
     }
 }
 

@@ -496,3 +496,175 @@ fn open_shows_a_recorded_calls_result_on_enter() {
     t.keys("\x1b");
     t.quit();
 }
+
+/// A session with the server's own requests (server-everything asks for
+/// roots after `initialized`, and elicits during a call), recorded through
+/// the TUI's manager and its log's save, then replayed to a raw client:
+/// the replay asks the same, waits for the answers, tells on stderr an
+/// answer that differs, and gives the recorded results.
+#[tokio::test]
+async fn the_servers_own_requests_are_replayed_and_answered() {
+    use mcpdeck::config::{ServerConfig, Settings};
+    use mcpdeck::mcp::FrameLog;
+    use mcpdeck::mcp::manager::{Command, Event, Manager, ServerStatus};
+    use mcpdeck::mcp::transport::stdio::Children;
+    use serde_json::json;
+    use std::io::{BufRead, Write};
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    mkdir(&root);
+    let settings = Settings {
+        roots: vec![root.clone()],
+        request_timeout: limit(30),
+        ..Settings::default()
+    };
+    let server = ServerConfig::stdio("se", "node", &[everything_js().to_str().unwrap(), "stdio"]);
+    let frames = Arc::new(FrameLog::new(10_000));
+    let (m, mut rx) = Manager::start_full(
+        settings,
+        vec![server.clone()],
+        frames.clone(),
+        Children::new(),
+        true,
+    );
+    let deadline = tokio::time::Instant::now() + limit(60);
+    let mut next = async || {
+        tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("in time")
+            .expect("events")
+    };
+    loop {
+        if let Event::Status {
+            status: ServerStatus::Connected,
+            ..
+        } = next().await
+        {
+            break;
+        }
+    }
+    m.send(Command::Call {
+        tag: 1,
+        server: "se".into(),
+        tool: "trigger-elicitation-request".into(),
+        arguments: json!({}),
+    });
+    let mut elicited = None;
+    let live = loop {
+        match next().await {
+            Event::ServerRequest {
+                id, method, params, ..
+            } if method == "elicitation/create" => {
+                let content = mcpdeck::schema::skeleton(&params["requestedSchema"]);
+                let answer = json!({"action": "accept", "content": content});
+                elicited = Some(answer.clone());
+                m.send(Command::AnswerServerRequest {
+                    id,
+                    result: Ok(answer),
+                });
+            }
+            Event::CallFinished { tag: 1, result, .. } => break result.expect("the call").raw,
+            _ => {}
+        }
+    };
+    let elicited = elicited.expect("server-everything elicited during the call");
+    m.shutdown().await;
+    let snapshot = frames.snapshot();
+    let methods: Vec<&str> = snapshot
+        .iter()
+        .filter_map(|f| f.method.as_deref())
+        .collect();
+    assert!(
+        methods.contains(&"roots/list") && methods.contains(&"elicitation/create"),
+        "{methods:?}"
+    );
+    let file = dir.path().join("asks.jsonl");
+    std::fs::write(
+        &file,
+        mcpdeck::record::recording_bytes(&snapshot, &[], std::slice::from_ref(&server)),
+    )
+    .unwrap();
+
+    // A raw client against the replay.
+    let child = std::process::Command::new(mcpdeck_bin())
+        .args(["replay", file.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = common::Reaped(child);
+    let mut stdin = child.0.stdin.take().unwrap();
+    let (tx, lines) = std::sync::mpsc::channel::<Value>();
+    let stdout = child.0.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let line = line.unwrap();
+            let _ = tx.send(serde_json::from_str(&line).unwrap());
+        }
+    });
+    // Owns stdin: dropping it closes the replay's input.
+    let mut send = move |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let next_message = || lines.recv_timeout(limit(30)).expect("the replay answers");
+    send(
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","clientInfo":{"name":"raw","version":"0"},
+        "capabilities":{"roots":{"listChanged":true},"elicitation":{"form":{}}}}}),
+    );
+    let init = loop {
+        let v = next_message();
+        if v["id"] == 1 {
+            break v;
+        }
+    };
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "mcp-servers/everything",
+        "{init}"
+    );
+    send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"trigger-elicitation-request","arguments":{}}}));
+    // The server asked for roots about 350 ms after `initialized`: during
+    // the call or after it, as the recording has it.
+    let (mut reply, mut asked_roots) = (None, false);
+    while reply.is_none() || !asked_roots {
+        let v = next_message();
+        let id = v["id"].clone();
+        match v["method"].as_str() {
+            Some("roots/list") => {
+                assert!(id.as_str().is_some_and(|i| i.starts_with("replay-")), "{v}");
+                asked_roots = true;
+                // Not the recorded roots: told on stderr, and the replay goes on.
+                send(
+                    json!({"jsonrpc":"2.0","id":id,"result":{"roots":[{"uri":"file:///elsewhere"}]}}),
+                );
+            }
+            Some("elicitation/create") => {
+                assert!(reply.is_none(), "the elicitation comes before the answer");
+                send(json!({"jsonrpc":"2.0","id":id,"result":elicited}));
+            }
+            Some(_) => {}
+            None if id == 2 => reply = Some(v),
+            None => {}
+        }
+    }
+    let reply = reply.unwrap_or_default();
+    assert_eq!(reply["result"], live, "{reply}");
+    drop(send);
+    let status = child.0.wait().unwrap();
+    reader.join().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.0.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the client answered roots/list")
+            && stderr.contains("file:///elsewhere")
+            && !stderr.contains("elicitation/create"),
+        "{stderr}"
+    );
+}

@@ -172,20 +172,7 @@ impl Serve {
 impl Drop for Serve {
     fn drop(&mut self) {
         drop(self.stdin.take());
-        if let Ok(None) = self.child.try_wait() {
-            let _ = Command::new("kill")
-                .args(["-TERM", &self.child.id().to_string()])
-                .status();
-            let deadline = Instant::now() + limit(10);
-            while let Ok(None) = self.child.try_wait() {
-                if Instant::now() > deadline {
-                    let _ = self.child.kill();
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = self.child.wait();
-        }
+        common::reap(&mut self.child, true);
     }
 }
 

@@ -24,6 +24,10 @@ pub struct ReplayArgs {
     /// The recorded server to play (needed when the file holds several)
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
+    /// Keep the recorded delays: each message at its recorded time after
+    /// the client's message it follows (requests answered concurrently)
+    #[arg(long)]
+    pub timing: bool,
 }
 
 #[derive(Args, Debug)]
@@ -80,7 +84,10 @@ pub async fn replay(a: &ReplayArgs) -> Outcome {
     let io = |e: std::io::Error| Failure::new(Exit::Connect, format!("replay: stdio failed: {e}"));
     let input = tokio::fs::File::from_std(dup(&std::io::stdin()).map_err(io)?);
     let output = tokio::fs::File::from_std(dup(&std::io::stdout()).map_err(io)?);
-    replay::serve(script, input, output).await.map_err(io)?;
+    let options = replay::Options { timing: a.timing };
+    replay::serve(script, input, output, options)
+        .await
+        .map_err(io)?;
     Ok(Exit::Ok)
 }
 

@@ -93,6 +93,36 @@ pub fn limit(secs: u64) -> Duration {
     Duration::from_secs_f64(secs as f64 * scale)
 }
 
+/// Stop a child a test started, and reap it: SIGTERM first when `term`
+/// (a serve then stops and reaps its own servers), SIGKILL after 10 s.
+pub fn reap(child: &mut std::process::Child, term: bool) {
+    if let Ok(None) = child.try_wait() {
+        if term {
+            let _ = Command::new("kill")
+                .args(["-TERM", &child.id().to_string()])
+                .status();
+        }
+        let deadline = Instant::now() + limit(10);
+        while let Ok(None) = child.try_wait() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = child.wait();
+}
+
+/// A child that is stopped and reaped however the test ends ([`reap`]).
+pub struct Reaped(pub std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        reap(&mut self.0, true);
+    }
+}
+
 pub struct Run {
     pub code: i32,
     pub stdout: String,
