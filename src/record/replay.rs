@@ -459,7 +459,9 @@ pub struct Options {
 /// and where the client's answer goes.
 type Outgoing = (Value, oneshot::Sender<Value>);
 
-type Playing = Pin<Box<dyn Future<Output = ()> + Send>>;
+/// An answer being played; it ends with the caller's id (as a key of
+/// `stoppers`), if the message had one.
+type Playing = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
 
 /// Play `steps` for a message read at `start`: each step at its time
 /// (with `timing`), each of the server's requests answered before the
@@ -558,7 +560,11 @@ where
                     }
                 }
             }
-            Some(()) = playing.next(), if !playing.is_empty() => {}
+            Some(done) = playing.next(), if !playing.is_empty() => {
+                if let Some(key) = done {
+                    stoppers.remove(&key);
+                }
+            }
             line = lines.next_line(), if reading => {
                 let line = line?;
                 if line.is_none() {
@@ -619,11 +625,13 @@ where
                         out_tx.clone(),
                         ask_tx.clone(),
                     ));
-                    if let Some(id) = id {
-                        stoppers.insert(id.to_string(), stop);
+                    let key = id.map(Value::to_string);
+                    if let Some(key) = &key {
+                        stoppers.insert(key.clone(), stop);
                     }
                     playing.push(Box::pin(async move {
                         let _ = run.await;
+                        key
                     }));
                 }
             }
@@ -642,7 +650,6 @@ where
             output.write_all(&bytes).await?;
             output.flush().await?;
         }
-        stoppers.retain(|_, stop| !stop.is_aborted());
         if !reading && playing.is_empty() {
             // The last answers were sent through the channel.
             let mut rest = Vec::new();
