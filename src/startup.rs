@@ -256,7 +256,13 @@ impl LineWriter {
             st.buf.extend_from_slice(&note);
         }
         let start = st.buf.len();
-        make(&mut st.buf);
+        // A `make` that panics leaves no half line behind.
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| make(&mut st.buf)));
+        if let Err(panic) = made {
+            st.buf.truncate(before);
+            drop(st);
+            std::panic::resume_unwind(panic);
+        }
         // A line that does not fit is dropped and counted (a single longer
         // line is still taken when nothing else is queued).
         if before > 0 && before + (st.buf.len() - start) > LINE_QUEUE_BYTES {

@@ -45,7 +45,7 @@ use futures_util::future::{AbortHandle, abortable};
 use futures_util::stream::FuturesUnordered;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::{Dir, Recording};
@@ -156,8 +156,33 @@ impl Script {
             by_method: HashMap::new(),
             notes: HashMap::new(),
         };
-        // Open requests: (recorded id, answer index, when it was sent).
-        let mut open: Vec<(Value, usize, f64)> = Vec::new();
+        let entries: Vec<&super::Entry> =
+            rec.entries.iter().filter(|e| e.server == server).collect();
+        // Which requests (by their place in `entries`) got an answer: one
+        // that never did (cancelled, or the recording ended) is not taken
+        // as the request the server's other messages went with.
+        let mut answered = vec![false; entries.len()];
+        let mut asked_at: HashMap<String, usize> = HashMap::new();
+        for (n, e) in entries.iter().enumerate() {
+            let Some(f) = &e.frame else { continue };
+            let Some(id) = f.get("id").filter(|i| !i.is_null()) else {
+                continue;
+            };
+            match (e.dir, f.get("method").is_some()) {
+                (Dir::Send, true) => {
+                    asked_at.insert(id.to_string(), n);
+                }
+                (Dir::Recv, false) => {
+                    if let Some(at) = asked_at.remove(&id.to_string()) {
+                        answered[at] = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Open requests: (recorded id, answer index, when it was sent,
+        // whether it is answered in the end).
+        let mut open: Vec<(Value, usize, f64, bool)> = Vec::new();
         let mut answers: Vec<Answer> = Vec::new();
         let mut slots: Vec<(String, usize)> = Vec::new();
         let mut last: Option<Turn> = None;
@@ -165,20 +190,16 @@ impl Script {
         // filled in at the end (`asked[n]`).
         let mut ask_ids: HashMap<String, usize> = HashMap::new();
         let mut asked: Vec<Option<Value>> = Vec::new();
-        for e in rec.entries.iter().filter(|e| e.server == server) {
+        for (n, e) in entries.iter().enumerate() {
             let Some(f) = &e.frame else { continue };
             let method = f.get("method").and_then(Value::as_str);
             let id = f.get("id").filter(|i| !i.is_null());
             // A message of the server's own, placed in the turn it goes with.
             let mut place = |step: Step, token: Option<&Value>| {
-                let owner = match token {
-                    Some(t) => open
-                        .iter()
-                        .find(|o| answers[o.1].token.as_ref() == Some(t))
-                        .or(open.first()),
-                    None => open.first(),
-                };
-                if let Some(&(_, i, t0)) = owner {
+                let with_token = token
+                    .and_then(|t| open.iter().find(|o| answers[o.1].token.as_ref() == Some(t)));
+                let owner = with_token.or_else(|| open.iter().find(|o| o.3));
+                if let Some(&(_, i, t0, _)) = owner {
                     answers[i].before.push(Timed {
                         at: (e.t - t0).max(0.0),
                         step,
@@ -228,10 +249,16 @@ impl Script {
                         ..Answer::default()
                     });
                     slots.push((m.to_string(), at));
-                    open.push((id.clone(), answers.len() - 1, e.t));
+                    open.push((id.clone(), answers.len() - 1, e.t, answered[n]));
                     last = Some(Turn::Request(answers.len() - 1, e.t));
                 }
                 (Dir::Send, Some(m), None) => {
+                    // A request the client gave up on is no longer open.
+                    if m == "notifications/cancelled"
+                        && let Some(id) = f.pointer("/params/requestId")
+                    {
+                        open.retain(|o| &o.0 != id);
+                    }
                     let turns = script.notes.entry(m.to_string()).or_default();
                     turns.turns.push(Vec::new());
                     last = Some(Turn::Note(m.to_string(), turns.turns.len() - 1, e.t));
@@ -264,7 +291,7 @@ impl Script {
                 }
                 (Dir::Recv, None, Some(id)) => {
                     if let Some(pos) = open.iter().position(|o| &o.0 == id) {
-                        let (_, i, t0) = open.remove(pos);
+                        let (_, i, t0, _) = open.remove(pos);
                         answers[i].reply = Some(((e.t - t0).max(0.0), outcome(f)));
                     }
                 }
@@ -455,27 +482,67 @@ pub struct Options {
     pub timing: bool,
 }
 
-/// A request of the server's on its way out: the frame (without an id)
-/// and where the client's answer goes.
-type Outgoing = (Value, oneshot::Sender<Value>);
+/// A request of the server's on its way out.
+struct Outgoing {
+    /// The frame, without an id.
+    frame: Value,
+    /// Where the client's answer goes.
+    reply: oneshot::Sender<Value>,
+    /// The answer it is part of (the caller's id, as a key of `stoppers`).
+    owner: Option<String>,
+}
 
-/// An answer being played; it ends with the caller's id (as a key of
-/// `stoppers`), if the message had one.
-type Playing = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
+/// An answer being played; it ends with its key in `stoppers`, if the
+/// message had an id.
+type Playing = Pin<Box<dyn Future<Output = Option<(String, u64)>> + Send>>;
 
-/// Play `steps` for a message read at `start`: each step at its time
-/// (with `timing`), each of the server's requests answered before the
-/// next step.
-async fn play(
+/// How one answer is played (see [`play`]).
+struct Playback {
     steps: Vec<Timed>,
+    /// The step that is the answer itself; with `timing`, what comes
+    /// after it (or everything, for a notification) is dropped once the
+    /// input ends.
+    reply: Option<usize>,
     start: Instant,
     timing: bool,
+    owner: Option<String>,
+}
+
+/// The instant `at` seconds after `start`, if it is one (a recording's
+/// times are outside data: a huge or odd `t` gives none).
+fn due(start: Instant, at: f64) -> Option<Instant> {
+    Duration::try_from_secs_f64(at)
+        .ok()
+        .and_then(|d| start.checked_add(d))
+}
+
+/// Play an answer: each step at its time (with `timing`), each of the
+/// server's requests answered before the next step.
+async fn play(
+    p: Playback,
     out: mpsc::UnboundedSender<Value>,
     asks: mpsc::UnboundedSender<Outgoing>,
+    mut ended: watch::Receiver<bool>,
 ) {
-    for t in steps {
-        if timing && t.at > 0.0 {
-            tokio::time::sleep_until(start + Duration::from_secs_f64(t.at)).await;
+    for (i, t) in p.steps.into_iter().enumerate() {
+        // With `timing`, what is due after the answer is not waited for
+        // once the input has ended.
+        let optional = p.timing && p.reply.is_none_or(|r| i > r);
+        if optional && *ended.borrow() {
+            return;
+        }
+        if p.timing
+            && t.at > 0.0
+            && let Some(when) = due(p.start, t.at)
+        {
+            if optional {
+                tokio::select! {
+                    () = tokio::time::sleep_until(when) => {}
+                    _ = ended.wait_for(|e| *e) => return,
+                }
+            } else {
+                tokio::time::sleep_until(when).await;
+            }
         }
         match t.step {
             Step::Send(v) => {
@@ -487,14 +554,16 @@ async fn play(
                 line,
                 answered,
             } => {
-                let (tx, rx) = oneshot::channel();
-                if asks
-                    .send((ask_frame(&method, params.as_ref()), tx))
-                    .is_err()
-                {
+                let (reply, rx) = oneshot::channel();
+                let ask = Outgoing {
+                    frame: ask_frame(&method, params.as_ref()),
+                    reply,
+                    owner: p.owner.clone(),
+                };
+                if asks.send(ask).is_err() {
                     return;
                 }
-                // No answer (the client went away): go on.
+                // No answer (not sent, or the input ended): go on.
                 let Ok(reply) = rx.await else { continue };
                 let now = outcome(&reply);
                 if let Some(recorded) = answered
@@ -512,8 +581,8 @@ async fn play(
 }
 
 /// Serve `script` over `input`/`output` until `input` ends and every
-/// answer begun has gone. A line that is not JSON gets a parse error (id
-/// null).
+/// answer begun has gone (what the recording has after an answer is not
+/// waited for then). A line that is not JSON gets a parse error (id null).
 pub async fn serve<R, W>(
     mut script: Script,
     input: R,
@@ -524,14 +593,19 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut lines = BufReader::new(input).lines();
+    let mut input = BufReader::new(input);
+    let mut line: Vec<u8> = Vec::new();
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
     let (ask_tx, mut ask_rx) = mpsc::unbounded_channel::<Outgoing>();
+    let (ended_tx, ended_rx) = watch::channel(false);
     let mut playing: FuturesUnordered<Playing> = FuturesUnordered::new();
-    // Answers being played, by the caller's id (for cancellation).
-    let mut stoppers: HashMap<String, AbortHandle> = HashMap::new();
-    // The server's requests awaiting the client, by their replay id.
-    let mut waiting: HashMap<String, oneshot::Sender<Value>> = HashMap::new();
+    // Answers being played, by the caller's id (for cancellation), each
+    // with its number (a finished one takes only its own entry away).
+    let mut stoppers: HashMap<String, (u64, AbortHandle)> = HashMap::new();
+    let mut plays = 0u64;
+    // The server's requests awaiting the client, by their replay id, with
+    // the answer each belongs to.
+    let mut waiting: HashMap<String, (oneshot::Sender<Value>, Option<String>)> = HashMap::new();
     let mut asked = 0u64;
     // What the client declared in `initialize` (None: not seen).
     let mut declared: Option<Value> = None;
@@ -541,45 +615,52 @@ where
         tokio::select! {
             biased;
             Some(v) = out_rx.recv() => batch.push(v),
-            Some((mut request, reply)) = ask_rx.recv() => {
-                let method = request.get("method").and_then(Value::as_str).unwrap_or("").to_string();
+            Some(ask) = ask_rx.recv() => {
+                let Outgoing { mut frame, reply, owner } = ask;
+                let method = frame.get("method").and_then(Value::as_str).unwrap_or("").to_string();
                 let missing = capability_for(&method).filter(|cap| {
                     declared.as_ref().is_some_and(|d| d.get(*cap).is_none())
                 });
-                match missing {
-                    Some(cap) => {
-                        // Dropping `reply` lets the answer go on.
-                        eprintln!("replay: {method} not sent: the client did not declare the {cap} capability");
-                    }
-                    None => {
-                        asked += 1;
-                        let id = format!("replay-{asked}");
-                        request["id"] = json!(id);
-                        waiting.insert(json!(id).to_string(), reply);
-                        batch.push(request);
-                    }
+                // Dropping `reply` lets the answer go on without one.
+                if let Some(cap) = missing {
+                    eprintln!("replay: {method} not sent: the client did not declare the {cap} capability");
+                } else if reading {
+                    asked += 1;
+                    let id = format!("replay-{asked}");
+                    frame["id"] = json!(id);
+                    waiting.insert(json!(id).to_string(), (reply, owner));
+                    batch.push(frame);
                 }
             }
             Some(done) = playing.next(), if !playing.is_empty() => {
-                if let Some(key) = done {
+                if let Some((key, n)) = done
+                    && stoppers.get(&key).is_some_and(|s| s.0 == n)
+                {
                     stoppers.remove(&key);
                 }
             }
-            line = lines.next_line(), if reading => {
-                let line = line?;
-                if line.is_none() {
+            read = input.read_until(b'\n', &mut line), if reading => {
+                if read? == 0 {
                     reading = false;
+                    let _ = ended_tx.send(true);
                     // Nobody will answer the server's requests now.
                     waiting.clear();
                 }
-                let line = line.unwrap_or_default();
-                let messages = match serde_json::from_str::<Value>(&line) {
-                    _ if line.trim().is_empty() => Vec::new(),
-                    Ok(Value::Array(b)) => b,
-                    Ok(msg) => vec![msg],
+                let text = std::mem::take(&mut line);
+                let messages = match std::str::from_utf8(&text) {
+                    Ok(t) if t.trim().is_empty() => Vec::new(),
+                    Ok(t) => match serde_json::from_str::<Value>(t) {
+                        Ok(Value::Array(b)) => b,
+                        Ok(msg) => vec![msg],
+                        Err(e) => {
+                            batch.push(json!({"jsonrpc": "2.0", "id": null,
+                                "error": {"code": -32700, "message": format!("replay: not JSON: {e}")}}));
+                            Vec::new()
+                        }
+                    },
                     Err(e) => {
                         batch.push(json!({"jsonrpc": "2.0", "id": null,
-                            "error": {"code": -32700, "message": format!("replay: not JSON: {e}")}}));
+                            "error": {"code": -32700, "message": format!("replay: a line that is not UTF-8: {e}")}}));
                         Vec::new()
                     }
                 };
@@ -589,7 +670,7 @@ where
                     let id = msg.get("id").filter(|i| !i.is_null());
                     match (method, id) {
                         (None, Some(id)) => {
-                            if let Some(reply) = waiting.remove(&id.to_string()) {
+                            if let Some((reply, _)) = waiting.remove(&id.to_string()) {
                                 let _ = reply.send(msg.clone());
                             }
                             continue;
@@ -598,11 +679,21 @@ where
                             declared = Some(msg.pointer("/params/capabilities").cloned().unwrap_or(json!({})));
                         }
                         (Some("notifications/cancelled"), None) => {
-                            if let Some(stop) = msg
-                                .pointer("/params/requestId")
-                                .and_then(|r| stoppers.remove(&r.to_string()))
-                            {
+                            let key = msg.pointer("/params/requestId").map(Value::to_string);
+                            if let Some((_, stop)) = key.as_ref().and_then(|k| stoppers.remove(k)) {
                                 stop.abort();
+                                // Its requests to the client are void too.
+                                let void: Vec<String> = waiting
+                                    .iter()
+                                    .filter(|(_, w)| w.1 == key)
+                                    .map(|(id, _)| id.clone())
+                                    .collect();
+                                for ask in void {
+                                    waiting.remove(&ask);
+                                    let ask: Value = serde_json::from_str(&ask).unwrap_or(Value::Null);
+                                    batch.push(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                        "params": {"requestId": ask, "reason": "the request it served was cancelled"}}));
+                                }
                             }
                         }
                         _ => {}
@@ -618,20 +709,28 @@ where
                         }));
                         continue;
                     }
-                    let (run, stop) = abortable(play(
-                        steps,
-                        start,
-                        options.timing,
-                        out_tx.clone(),
-                        ask_tx.clone(),
-                    ));
                     let key = id.map(Value::to_string);
-                    if let Some(key) = &key {
-                        stoppers.insert(key.clone(), stop);
+                    let reply = id.and_then(|id| {
+                        steps.iter().position(|t| {
+                            matches!(&t.step, Step::Send(v) if v.get("method").is_none() && v.get("id") == Some(id))
+                        })
+                    });
+                    let playback = Playback {
+                        steps,
+                        reply,
+                        start,
+                        timing: options.timing,
+                        owner: key.clone(),
+                    };
+                    let (run, stop) = abortable(play(playback, out_tx.clone(), ask_tx.clone(), ended_rx.clone()));
+                    plays += 1;
+                    let entry = key.map(|k| (k, plays));
+                    if let Some((k, n)) = &entry {
+                        stoppers.insert(k.clone(), (*n, stop));
                     }
                     playing.push(Box::pin(async move {
                         let _ = run.await;
-                        key
+                        entry
                     }));
                 }
             }
@@ -927,5 +1026,79 @@ mod play_tests {
         assert_eq!(next(&mut from).await["method"], "notifications/message");
         assert!(from.next_line().await.unwrap().is_none());
         task.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_input_ending_before_an_ask_ends_the_replay() {
+        let script = Script::new(&rec(ASKING), "s");
+        let (mut to, mut from, task) = pipes(script, Options { timing: true });
+        send(
+            &mut to,
+            json!({"jsonrpc":"2.0","id":1,"method":"initialize",
+            "params":{"capabilities":{"roots":{}}}}),
+        )
+        .await;
+        send(
+            &mut to,
+            json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        )
+        .await;
+        to.shutdown().await.unwrap();
+        // The roots/list due 10 ms after `initialized` is not waited for.
+        tokio::time::timeout(Duration::from_secs(10), task)
+            .await
+            .expect("the replay ends")
+            .unwrap()
+            .unwrap();
+        assert_eq!(next(&mut from).await["id"], 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn odd_recorded_times_do_not_stop_the_replay() {
+        let recording = rec(
+            r#"{"t":0,"server":"s","dir":"send","frame":{"jsonrpc":"2.0","id":1,"method":"ping"}}
+{"t":1e300,"server":"s","dir":"recv","frame":{"jsonrpc":"2.0","id":1,"result":{}}}
+"#,
+        );
+        let (mut to, mut from, task) =
+            pipes(Script::new(&recording, "s"), Options { timing: true });
+        send(&mut to, json!({"jsonrpc":"2.0","id":"p","method":"ping"})).await;
+        assert_eq!(next(&mut from).await["id"], "p");
+        // Not UTF-8: a parse error, and the replay goes on.
+        to.write_all(b"\xff\xfe\n").await.unwrap();
+        let err = next(&mut from).await;
+        assert_eq!(err["error"]["code"], -32700, "{err}");
+        to.shutdown().await.unwrap();
+        task.await.unwrap().unwrap();
+    }
+
+    #[test]
+    fn a_request_never_answered_does_not_take_what_came_later() {
+        let recording = rec(
+            r#"{"t":0,"server":"s","dir":"send","frame":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}}
+{"t":1,"server":"s","dir":"send","frame":{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}}
+{"t":2,"server":"s","dir":"send","frame":{"jsonrpc":"2.0","id":2,"method":"tools/list"}}
+{"t":2.1,"server":"s","dir":"recv","frame":{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"listing"}}}
+{"t":2.2,"server":"s","dir":"recv","frame":{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}}
+{"t":3,"server":"s","dir":"send","frame":{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lost"}}}
+{"t":4,"server":"s","dir":"send","frame":{"jsonrpc":"2.0","id":4,"method":"prompts/list"}}
+{"t":4.1,"server":"s","dir":"recv","frame":{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}}
+{"t":4.2,"server":"s","dir":"recv","frame":{"jsonrpc":"2.0","id":4,"result":{"prompts":[]}}}
+"#,
+        );
+        let mut s = Script::new(&recording, "s");
+        let list = s.answer(&json!({"jsonrpc":"2.0","id":7,"method":"tools/list"}));
+        assert_eq!(list.len(), 2, "{list:?}");
+        assert_eq!(list[0]["method"], "notifications/message");
+        // Request 3 was never answered (and not cancelled): the
+        // list_changed went with the prompts/list that was.
+        let prompts = s.answer(&json!({"jsonrpc":"2.0","id":8,"method":"prompts/list"}));
+        assert_eq!(prompts.len(), 2, "{prompts:?}");
+        assert_eq!(prompts[0]["method"], "notifications/tools/list_changed");
+        let slow = s.answer(
+            &json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow"}}),
+        );
+        assert_eq!(slow.len(), 1, "{slow:?}");
+        assert_eq!(slow[0]["error"]["code"], -32603);
     }
 }
