@@ -125,7 +125,9 @@ impl Task {
                     });
                 }
                 // One ping right away, so the server's latency is known.
-                if let Some(pinger) = self.slot(&server).and_then(|s| s.session.clone()) {
+                if self.ping_on_connect
+                    && let Some(pinger) = self.slot(&server).and_then(|s| s.session.clone())
+                {
                     let events = self.events.clone();
                     let name = server.clone();
                     self.tasks.spawn(async move {

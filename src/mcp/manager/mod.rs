@@ -119,6 +119,7 @@ impl Manager {
         let (tx, rx) = mpsc::unbounded_channel();
         let (ev_tx, ev_rx) = queue::channel();
         let asks: Asks = Arc::new(std::sync::Mutex::new((0, HashMap::new())));
+        let ping_on_connect = matches!(answers, Answers::Person);
         let client = match answers {
             Answers::Person => {
                 let (events, asks) = (ev_tx.clone(), asks.clone());
@@ -172,6 +173,7 @@ impl Manager {
             early_list_changed: HashSet::new(),
             lists,
             client,
+            ping_on_connect,
             asks,
         };
         tokio::spawn(task.run(servers, rx, msg_rx));

@@ -87,6 +87,10 @@ pub(super) struct Task {
     pub(super) lists: crate::mcp::session::ListSet,
     /// How server requests are answered (declared capabilities).
     pub(super) client: ClientPolicy,
+    /// Ping a server once it connects, so its latency is known (the
+    /// TUI's and serve's managers, which answer as a person would; a
+    /// one-shot command has no use for it).
+    pub(super) ping_on_connect: bool,
     /// Server requests waiting for the UI's answer.
     pub(super) asks: Asks,
 }
