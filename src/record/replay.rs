@@ -901,16 +901,32 @@ mod play_tests {
         serde_json::from_str(&line).unwrap()
     }
 
+    /// Send `initialize` (id 1) declaring `capabilities`.
+    async fn initialize(to: &mut ToServer, capabilities: Value) {
+        let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize",
+            "params":{"capabilities":capabilities}});
+        send(to, init).await;
+    }
+
+    /// Call the recorded `ask` tool as request `id`: the server's
+    /// elicitation comes first.
+    async fn call_ask(to: &mut ToServer, from: &mut FromServer, id: u64) -> Value {
+        send(
+            to,
+            json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
+            "params":{"name":"ask","arguments":{}}}),
+        )
+        .await;
+        let ask = next(from).await;
+        assert_eq!(ask["method"], "elicitation/create");
+        ask
+    }
+
     #[tokio::test(start_paused = true)]
     async fn asks_wait_for_the_client_and_timing_keeps_the_recorded_delays() {
         let script = Script::new(&rec(ASKING), "s");
         let (mut to, mut from, task) = pipes(script, Options { timing: true });
-        send(
-            &mut to,
-            json!({"jsonrpc":"2.0","id":1,"method":"initialize",
-            "params":{"capabilities":{"roots":{},"elicitation":{}}}}),
-        )
-        .await;
+        initialize(&mut to, json!({"roots":{},"elicitation":{}})).await;
         assert_eq!(next(&mut from).await["id"], 1);
         send(
             &mut to,
@@ -926,14 +942,7 @@ mod play_tests {
         )
         .await;
         let start = Instant::now();
-        send(
-            &mut to,
-            json!({"jsonrpc":"2.0","id":7,"method":"tools/call",
-            "params":{"name":"ask","arguments":{}}}),
-        )
-        .await;
-        let ask = next(&mut from).await;
-        assert_eq!(ask["method"], "elicitation/create");
+        let ask = call_ask(&mut to, &mut from, 7).await;
         assert_eq!(ask["params"]["message"], "name?");
         // Recorded 0.1 s after the call (virtual time: exact).
         assert_eq!(start.elapsed(), Duration::from_millis(100));
@@ -964,12 +973,7 @@ mod play_tests {
         let script = Script::new(&rec(ASKING), "s");
         let (mut to, mut from, task) = pipes(script, Options { timing: true });
         // No roots capability: the roots/list after initialized is not sent.
-        send(
-            &mut to,
-            json!({"jsonrpc":"2.0","id":1,"method":"initialize",
-            "params":{"capabilities":{}}}),
-        )
-        .await;
+        initialize(&mut to, json!({})).await;
         assert_eq!(next(&mut from).await["id"], 1);
         send(
             &mut to,
@@ -1002,24 +1006,12 @@ mod play_tests {
     async fn without_timing_answers_come_at_once_and_in_order() {
         let script = Script::new(&rec(ASKING), "s");
         let (mut to, mut from, task) = pipes(script, Options::default());
-        send(
-            &mut to,
-            json!({"jsonrpc":"2.0","id":1,"method":"initialize",
-            "params":{"capabilities":{"elicitation":{}}}}),
-        )
-        .await;
+        initialize(&mut to, json!({"elicitation":{}})).await;
         send(&mut to, json!({"jsonrpc":"2.0","id":2,"method":"ping"})).await;
         assert_eq!(next(&mut from).await["id"], 1);
         assert_eq!(next(&mut from).await["id"], 2);
         // At the input's end the answers begun still go out.
-        send(
-            &mut to,
-            json!({"jsonrpc":"2.0","id":3,"method":"tools/call",
-            "params":{"name":"ask","arguments":{}}}),
-        )
-        .await;
-        let ask = next(&mut from).await;
-        assert_eq!(ask["method"], "elicitation/create");
+        call_ask(&mut to, &mut from, 3).await;
         to.shutdown().await.unwrap();
         let reply = next(&mut from).await;
         assert_eq!(reply["id"], 3);
@@ -1032,12 +1024,7 @@ mod play_tests {
     async fn the_input_ending_before_an_ask_ends_the_replay() {
         let script = Script::new(&rec(ASKING), "s");
         let (mut to, mut from, task) = pipes(script, Options { timing: true });
-        send(
-            &mut to,
-            json!({"jsonrpc":"2.0","id":1,"method":"initialize",
-            "params":{"capabilities":{"roots":{}}}}),
-        )
-        .await;
+        initialize(&mut to, json!({"roots":{}})).await;
         send(
             &mut to,
             json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
