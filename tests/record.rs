@@ -398,7 +398,8 @@ fn the_tui_records_with_a_key_saves_its_log_and_opens_a_recording() {
     t.keys("W");
     t.wait_for("● REC", 10);
     t.keys("p"); // a ping while recording
-    t.wait_for("ping", 10);
+    t.wait_for("demo: ping ", 10);
+    assert!(!t.screen().contains("ping failed"), "{}", t.screen());
     t.keys("W");
     t.wait_for("recording paused", 10);
     assert!(!t.screen().contains("● REC"), "{}", t.screen());
@@ -420,9 +421,11 @@ fn the_tui_records_with_a_key_saves_its_log_and_opens_a_recording() {
     };
     let rec = lines(&find("mcpdeck-rec-"));
     assert_eq!(rec[0]["servers"][0]["name"], "demo", "{:?}", rec[0]);
+    // The demo server speaks the stateless era, which removed `ping`:
+    // `p` sends `server/discover` instead.
     assert!(
         rec.iter()
-            .any(|l| l["dir"] == "send" && l["frame"]["method"] == "ping"),
+            .any(|l| l["dir"] == "send" && l["frame"]["method"] == "server/discover"),
         "{rec:?}"
     );
     assert!(

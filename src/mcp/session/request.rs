@@ -497,8 +497,18 @@ impl Session {
     /// Ping the server; the round trip time.
     pub async fn ping(&self) -> Result<Duration, RequestError> {
         let started = Instant::now();
-        self.request("ping", None).await?;
+        self.request(self.ping_method(), None).await?;
         Ok(started.elapsed())
+    }
+
+    /// What [`Session::ping`] sends: `ping`, or in the stateless era,
+    /// which removed it, `server/discover` (the era's cheapest request,
+    /// which every server answers).
+    pub fn ping_method(&self) -> &'static str {
+        match self.negotiated() {
+            Some(n) if n.era == Era::Stateless => "server/discover",
+            _ => "ping",
+        }
     }
 
     /// Ask the server for log messages at `level` and above: `logging/setLevel`
