@@ -313,6 +313,15 @@ impl Serve {
         }
     }
 
+    /// [`Self::resolve_uri`] for the `uri` of a request's params.
+    fn resolve_uri_of(&self, params: Option<&Value>) -> Result<(String, String), Value> {
+        let uri = params
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        self.resolve_uri(uri)
+    }
+
     /// The server and own URI of an agent's URI, or the error to answer.
     pub(super) fn resolve_uri(&self, uri: &str) -> Result<(String, String), Value> {
         let unknown = || {
@@ -340,11 +349,7 @@ impl Serve {
         stateless: bool,
         reply: Reply,
     ) {
-        let uri = params
-            .and_then(|p| p.get("uri"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        match self.resolve_uri(uri) {
+        match self.resolve_uri_of(params) {
             Ok((server, own)) => {
                 let mut p = upstream_params(params);
                 p["uri"] = json!(own);
@@ -361,11 +366,7 @@ impl Serve {
         params: Option<&Value>,
         stateless: bool,
     ) {
-        let uri = params
-            .and_then(|p| p.get("uri"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        match self.resolve_uri(uri) {
+        match self.resolve_uri_of(params) {
             Ok((server, own)) => {
                 let on = method == "resources/subscribe";
                 self.subs
