@@ -455,53 +455,62 @@ impl Drop for RequestSpan {
 /// `params._meta` (an agent's, passed on by `mcpdeck serve`), else none (a
 /// new trace). The request then carries this span's context instead, so
 /// the server's spans are children of mcpdeck's, and mcpdeck's of the
-/// agent's.
+/// agent's. Read by the SDK's own W3C propagator.
 fn parent_context(params: Option<&Value>) -> Context {
-    use opentelemetry::trace::{
-        SpanContext, SpanId, TraceContextExt as _, TraceFlags, TraceId, TraceState,
-    };
-    let meta = params.and_then(|p| p.get("_meta"));
-    let Some(parent) = meta
-        .and_then(|m| m.get("traceparent"))
-        .and_then(Value::as_str)
-    else {
-        return Context::new();
-    };
-    let parts: Vec<&str> = parent.trim().split('-').collect();
-    let [version, trace, span, flags] = parts[..] else {
-        return Context::new();
-    };
-    let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
-    if !hex(version, 2) || version == "ff" || !hex(trace, 32) || !hex(span, 16) || !hex(flags, 2) {
-        return Context::new();
+    use opentelemetry::propagation::TextMapPropagator as _;
+    match params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+    {
+        Some(meta) => opentelemetry_sdk::propagation::TraceContextPropagator::new()
+            .extract_with_context(&Context::new(), &MetaCarrier(meta)),
+        None => Context::new(),
     }
-    let (Ok(trace_id), Ok(span_id), Ok(flags)) = (
-        TraceId::from_hex(trace),
-        SpanId::from_hex(span),
-        u8::from_str_radix(flags, 16),
-    ) else {
-        return Context::new();
-    };
-    if trace_id == TraceId::INVALID || span_id == SpanId::INVALID {
-        return Context::new();
+}
+
+/// A request's `_meta` as the carrier of a trace context.
+struct MetaCarrier<'a>(&'a serde_json::Map<String, Value>);
+
+impl opentelemetry::propagation::Extractor for MetaCarrier<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(Value::as_str)
     }
-    let state = meta
-        .and_then(|m| m.get("tracestate"))
-        .and_then(Value::as_str)
-        .and_then(|s| s.parse::<TraceState>().ok())
-        .unwrap_or_default();
-    Context::new().with_remote_span_context(SpanContext::new(
-        trace_id,
-        span_id,
-        TraceFlags::new(flags),
-        true,
-        state,
-    ))
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(String::as_str).collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_valid_trace_context_in_meta_is_joined_and_others_are_not() {
+        use opentelemetry::trace::TraceContextExt as _;
+        let joined = |tp: &str| {
+            let params = serde_json::json!({"_meta": {"traceparent": tp, "tracestate": "a=1"}});
+            let cx = parent_context(Some(&params));
+            let span = cx.span();
+            let sc = span.span_context();
+            sc.is_valid()
+                .then(|| (sc.trace_id().to_string(), sc.trace_state().header()))
+        };
+        assert_eq!(
+            joined("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+            Some(("0af7651916cd43dd8448eb211c80319c".into(), "a=1".into()))
+        );
+        for bad in [
+            "garbage",
+            "00-00000000000000000000000000000000-b7ad6b7169203331-01",
+            "00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01",
+            "ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01",
+        ] {
+            assert_eq!(joined(bad), None, "{bad}");
+        }
+        assert!(!parent_context(None).span().span_context().is_valid());
+    }
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let map: HashMap<String, String> = pairs

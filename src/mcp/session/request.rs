@@ -835,7 +835,6 @@ pub fn envelope(params: Option<Value>, version: &str) -> Value {
     envelope_with(params, version, json!({}))
 }
 
-/// [`envelope`] with the client capabilities to declare.
 /// `params` with `meta` as its `_meta` (nothing when `meta` is `None` or
 /// empty).
 pub(super) fn with_meta(mut params: Value, meta: Option<Map<String, Value>>) -> Value {
@@ -845,6 +844,7 @@ pub(super) fn with_meta(mut params: Value, meta: Option<Map<String, Value>>) -> 
     params
 }
 
+/// [`envelope`] with the client capabilities to declare.
 pub fn envelope_with(params: Option<Value>, version: &str, capabilities: Value) -> Value {
     let mut params = match params {
         Some(Value::Object(m)) => m,
