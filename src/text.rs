@@ -287,6 +287,12 @@ pub fn unix_secs(t: std::time::SystemTime) -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// A Unix time's clock time as `15:04:05 UTC`.
+pub fn fmt_utc_time(secs: u64) -> String {
+    let (_, _, _, h, m, s) = civil_utc(secs);
+    format!("{h:02}:{m:02}:{s:02} UTC")
+}
+
 /// A Unix time as `2026-11-24 15:04 UTC`.
 pub fn fmt_utc(secs: u64) -> String {
     let (year, month, day, h, m, _) = civil_utc(secs);

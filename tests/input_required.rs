@@ -12,7 +12,8 @@ use std::time::Duration;
 use mcpdeck::mcp::framelog::Direction;
 use mcpdeck::mcp::jsonrpc::RpcError;
 use mcpdeck::mcp::session::{
-    Asker, ClientPolicy, EventSink, Pin, ServerRequest, Session, SessionSpec, TransportSpec,
+    Asker, ClientPolicy, EventSink, Pin, ServerRequest, Session, SessionSpec, SharedRoots,
+    TransportSpec,
 };
 use mcpdeck::mcp::transport::StdioSpec;
 use mcpdeck::mcp::{Era, FrameLog};
@@ -64,11 +65,33 @@ fn tool_calls(frames: &FrameLog) -> Vec<Value> {
         .collect()
 }
 
+/// A configured root: the repository's folder.
+fn repo_root() -> SharedRoots {
+    SharedRoots::new(&[std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))])
+}
+
+/// No roots configured: the server is told there are none (never the
+/// current directory).
+#[tokio::test]
+async fn stateless_input_required_without_roots_offers_none() {
+    let (text, _, frames) = whoami(&[], ClientPolicy::automatic(SharedRoots::new(&[]))).await;
+    assert_eq!(text, "hello Ada (36); roots []");
+    let calls = tool_calls(&frames);
+    let retry = &calls[calls.len() - 1]["params"];
+    let answers = retry["inputResponses"].as_object().expect("inputResponses");
+    assert!(
+        answers
+            .values()
+            .any(|a| a["roots"].as_array().is_some_and(Vec::is_empty)),
+        "{retry:#}"
+    );
+}
+
 #[tokio::test]
 async fn stateless_input_required_with_the_automatic_policy() {
-    let (text, era, frames) = whoami(&[], ClientPolicy::automatic()).await;
+    let (text, era, frames) = whoami(&[], ClientPolicy::automatic(repo_root())).await;
     assert_eq!(era, Era::Stateless);
-    let cwd = url::Url::from_directory_path(std::env::current_dir().unwrap()).unwrap();
+    let cwd = url::Url::from_directory_path(env!("CARGO_MANIFEST_DIR")).unwrap();
     assert_eq!(text, format!("hello Ada (36); roots ['{cwd}']"));
     let calls = tool_calls(&frames);
     assert!(calls.len() >= 2, "{calls:#?}");
@@ -101,7 +124,7 @@ fn person() -> (ClientPolicy, Arc<Mutex<Vec<ServerRequest>>>) {
         ));
         rx
     }));
-    let mut policy = ClientPolicy::automatic();
+    let mut policy = ClientPolicy::automatic(repo_root());
     policy.elicitation_defaults = false;
     policy.ask = Some(ask);
     (policy, seen)
@@ -157,7 +180,7 @@ async fn a_declined_input_request_fails_the_call_clearly() {
         let _ = tx.send(Err(RpcError::new(-1, "the user declined")));
         rx
     }));
-    let mut policy = ClientPolicy::automatic();
+    let mut policy = ClientPolicy::automatic(repo_root());
     policy.ask = Some(ask);
     let frames = Arc::new(FrameLog::new(1000));
     let sink: EventSink = Arc::new(|_| {});
@@ -227,7 +250,7 @@ async fn server_everything_sampling_answered_by_a_person() {
         })));
         rx
     }));
-    let mut policy = ClientPolicy::automatic();
+    let mut policy = ClientPolicy::automatic(repo_root());
     policy.elicitation_defaults = false;
     policy.ask = Some(ask);
     let (s, _rx) = everything(policy).await;
@@ -306,7 +329,7 @@ async fn a_slow_person_does_not_time_the_call_out() {
         });
         rx
     }));
-    let mut policy = ClientPolicy::automatic();
+    let mut policy = ClientPolicy::automatic(repo_root());
     policy.elicitation_defaults = false;
     policy.ask = Some(ask);
     for extra in [&[][..], &["--legacy-only"][..]] {

@@ -30,6 +30,9 @@ pub struct Cli {
     /// Write mcpdeck's own log to FILE (level from RUST_LOG, default info); never to the screen
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+    /// Offer these directories (and only these) to every server as roots, for this run, instead of the config's `roots` [default: the config's; none when it has none]
+    #[arg(long, global = true, value_name = "DIR", num_args = 1.., action = clap::ArgAction::Append)]
+    pub roots: Option<Vec<PathBuf>>,
     #[command(subcommand)]
     pub command: Option<Cmd>,
 }

@@ -7,6 +7,19 @@ use super::exit::{Exit, Failure};
 use crate::config::{self, Config};
 
 pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
+    // `--roots DIR…`: this run offers these directories and nothing else.
+    if let Some(dirs) = &cli.roots {
+        if let Some(bad) = dirs.iter().find(|d| !d.is_dir()) {
+            return Err(Failure::new(
+                Exit::Usage,
+                format!(
+                    "--roots: {} is not a directory; give existing directories (the list ends at the next flag: put --roots after the command's arguments, or repeat it once per directory)",
+                    bad.display()
+                ),
+            ));
+        }
+        config::set_roots_flag(Some(dirs.clone()));
+    }
     // The config commands and import read the file themselves (a broken
     // file is what `config check` and `config edit` are for; import writes
     // `${VAR}`s that need not be set).
@@ -14,7 +27,9 @@ pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
         return config;
     }
     if cli.demo {
-        return Ok(crate::demo::demo_config());
+        let mut demo = crate::demo::demo_config();
+        config::apply_roots_flag(&mut demo);
+        return Ok(demo);
     }
     let Some(path) = config::resolve_path(cli.config.as_deref()) else {
         return Ok(Config::empty(None));

@@ -84,7 +84,50 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
         path: path.to_path_buf(),
         source,
     })?;
-    load_str(&text, Some(path), &|name| std::env::var(name).ok())
+    let mut config = load_str(&text, Some(path), &|name| std::env::var(name).ok())?;
+    apply_roots_flag(&mut config);
+    Ok(config)
+}
+
+/// The roots given on the command line (`--roots DIR…`), for this run.
+static ROOTS_FLAG: std::sync::RwLock<Option<Vec<PathBuf>>> = std::sync::RwLock::new(None);
+
+/// Set the roots of `--roots DIR…` for the rest of this process: every
+/// configuration [`load`]ed from now on (a reload too) offers these and
+/// nothing else, to every server (they win over `[settings] roots` and a
+/// server's own `roots`). Relative directories are taken from the current
+/// directory, as a shell user means them.
+pub fn set_roots_flag(dirs: Option<Vec<PathBuf>>) {
+    let dirs = dirs.map(|dirs| {
+        let cwd = std::env::current_dir().ok();
+        dirs.into_iter()
+            .map(|d| match &cwd {
+                Some(cwd) if d.is_relative() => cwd.join(d),
+                _ => d,
+            })
+            .collect()
+    });
+    *ROOTS_FLAG.write().unwrap_or_else(|p| p.into_inner()) = dirs;
+}
+
+/// Whether `--roots` was given (see [`set_roots_flag`]).
+pub fn roots_flag_set() -> bool {
+    ROOTS_FLAG
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .is_some()
+}
+
+/// Apply `--roots` (see [`set_roots_flag`]) to a configuration that was
+/// not read by [`load`] (the demo's, an empty one).
+pub fn apply_roots_flag(config: &mut Config) {
+    let flag = ROOTS_FLAG.read().unwrap_or_else(|p| p.into_inner());
+    if let Some(dirs) = flag.as_ref() {
+        config.settings.roots = dirs.clone();
+        for server in &mut config.servers {
+            server.roots = None;
+        }
+    }
 }
 
 /// Like [`load`], but a file that does not exist yields an empty
@@ -93,7 +136,9 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
 pub fn load_or_empty(path: &Path) -> Result<Config, ConfigError> {
     match load(path) {
         Err(ConfigError::Read { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
-            Ok(Config::empty(Some(path.to_path_buf())))
+            let mut config = Config::empty(Some(path.to_path_buf()));
+            apply_roots_flag(&mut config);
+            Ok(config)
         }
         other => other,
     }
@@ -219,6 +264,7 @@ mod tests {
                 protocol: ProtocolPin::Auto,
                 timeout: Some(Duration::from_secs(30)),
                 lint: Default::default(),
+                roots: None,
             }
         );
         assert_eq!(
@@ -242,6 +288,7 @@ mod tests {
                 protocol: ProtocolPin::Stateless,
                 timeout: Some(Duration::from_millis(2500)),
                 lint: Default::default(),
+                roots: None,
             }
         );
         let legacy = &config.servers[2];
@@ -317,6 +364,52 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("true or false"), "{err}");
+    }
+
+    #[test]
+    fn roots_per_server_relative_to_the_file_and_never_the_cwd() {
+        let env = env_from(&[("PROJ", "/work/p")]);
+        let text = "[settings]\nroots = [\"shared\"]\n\n[servers.a]\ncommand = \"x\"\nroots = [\"${PROJ}\", \"sub\"]\n\n[servers.b]\ncommand = \"x\"\nroots = []\n\n[servers.c]\ncommand = \"x\"\n";
+        let config = load_str(text, Some(Path::new("/etc/deck/config.toml")), &env).unwrap();
+        let roots = |name: &str| {
+            config
+                .server(name)
+                .unwrap()
+                .roots(&config.settings)
+                .to_vec()
+        };
+        assert_eq!(
+            roots("a"),
+            [PathBuf::from("/work/p"), PathBuf::from("/etc/deck/sub")]
+        );
+        assert!(roots("b").is_empty());
+        assert_eq!(roots("c"), [PathBuf::from("/etc/deck/shared")]);
+        // None configured: none offered (not the current directory).
+        let bare = load_str("[servers.c]\ncommand = \"x\"\n", None, &env).unwrap();
+        assert!(bare.servers[0].roots(&bare.settings).is_empty());
+        // An entry that expands to nothing is an error, not the file's folder.
+        let err = load_str(
+            "[servers.a]\ncommand = \"x\"\nroots = [\"${EMPTY:-}\"]\n",
+            None,
+            &env,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("`roots` has an empty entry"), "{err}");
+        assert!(err.contains(":3:"), "{err}");
+    }
+
+    #[test]
+    fn wide_roots_are_the_whole_disk_and_home() {
+        let home = Path::new("/home/me");
+        let wide = |p: &str| ServerConfig::wide_root(Path::new(p), Some(home));
+        assert_eq!(wide("/"), Some("the whole disk"));
+        assert_eq!(wide("/home/me"), Some("your whole home directory"));
+        assert_eq!(wide("/home/me/"), Some("your whole home directory"));
+        assert_eq!(wide("/home/me/./"), Some("your whole home directory"));
+        assert_eq!(wide("/home/me/proj"), None);
+        assert_eq!(wide("/home"), None);
+        assert_eq!(ServerConfig::wide_root(Path::new("/home/me"), None), None);
     }
 
     #[test]

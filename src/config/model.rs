@@ -4,7 +4,7 @@
 //! can diff an old and a new [`Config`]: a server whose [`ServerConfig`] is
 //! unchanged can keep running.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The whole configuration file, validated and with `${VAR}` references
@@ -88,7 +88,8 @@ pub struct Settings {
     /// one is dropped, and the request it answers fails at once.
     pub max_message_size: usize,
     /// The directories offered to servers as roots (`roots/list`); empty
-    /// means mcpdeck's current directory.
+    /// offers none (the `roots` capability is still declared, with an
+    /// empty list: see docs/configuration.md). Never the current directory.
     pub roots: Vec<PathBuf>,
     /// The command that opens a login URL (the URL is appended); `None`:
     /// `$MCPDECK_BROWSER`, else `$BROWSER`, else the platform's opener.
@@ -172,6 +173,9 @@ pub struct ServerConfig {
     pub timeout: Option<Duration>,
     /// What `mcpdeck lint` lets pass (`[servers.NAME.lint]`).
     pub lint: LintConfig,
+    /// The directories offered to this server as roots, instead of
+    /// [`Settings::roots`] (`roots = [...]` in its table; `[]` offers none).
+    pub roots: Option<Vec<PathBuf>>,
 }
 
 /// `[servers.NAME.lint]`: rules silenced for a server or one of its
@@ -226,7 +230,34 @@ impl ServerConfig {
             protocol: ProtocolPin::Auto,
             timeout: None,
             lint: LintConfig::default(),
+            roots: None,
         }
+    }
+
+    /// Why a root is wider than one means to give: `/` is the whole disk,
+    /// `home` (the user's home directory) everything of theirs.
+    pub fn wide_root(dir: &Path, home: Option<&Path>) -> Option<&'static str> {
+        let parts = |p: &Path| -> Vec<std::ffi::OsString> {
+            p.components()
+                .filter(|c| !matches!(c, std::path::Component::CurDir))
+                .map(|c| c.as_os_str().to_owned())
+                .collect()
+        };
+        let dir = parts(dir);
+        if dir.len() == 1 && dir[0] == "/" {
+            return Some("the whole disk");
+        }
+        match home {
+            Some(home) if parts(home) == dir => Some("your whole home directory"),
+            _ => None,
+        }
+    }
+
+    /// The directories offered to this server as roots: its own `roots`,
+    /// else the global ones. Never anything the user did not write (or
+    /// give with `--roots`): no roots configured means none offered.
+    pub fn roots<'a>(&'a self, settings: &'a Settings) -> &'a [PathBuf] {
+        self.roots.as_deref().unwrap_or(&settings.roots)
     }
 
     /// The request timeout for this server: its own `timeout`, or the global

@@ -324,6 +324,10 @@ pub async fn run_with(
     state.frames = Some(manager.frames().clone());
     state.theme = theme;
     state.settings = config.settings.clone();
+    state.home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(std::path::PathBuf::from);
+    state.roots_flag = crate::config::roots_flag_set();
     state.pins = crate::trust::pin::PinStore::load_default().map_err(|e| e.to_string());
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;

@@ -242,8 +242,23 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
             )
             && f.latency.is_none()
         {
+            let roots = server.roots(&config.settings);
+            let given;
             let how = match m {
-                "roots/list" => "answered with the current directory",
+                "roots/list" if roots.is_empty() => {
+                    "answered with no roots (none configured: [settings] roots, the server's roots, or --roots)"
+                }
+                "roots/list" => {
+                    given = format!(
+                        "answered with the configured roots: {}",
+                        roots
+                            .iter()
+                            .map(|d| sanitize::one_line(&d.display().to_string()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                    given.as_str()
+                }
                 "elicitation/create" => "accepted with the schema's defaults (URL mode declined)",
                 "sampling/createMessage" => "declined (smoke offers no sampling)",
                 _ => "answered",

@@ -409,6 +409,7 @@ impl Draft {
             protocol: Default::default(),
             timeout: self.timeout,
             lint: Default::default(),
+            roots: None,
         })
     }
 }

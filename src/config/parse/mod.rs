@@ -73,6 +73,7 @@ pub(crate) const SERVER_KEYS: &[&str] = &[
     "timeout",
     "oauth",
     "lint",
+    "roots",
 ];
 
 /// Parses and validates `text`. `path` is only used in messages and stored in
@@ -216,6 +217,7 @@ struct ServerFields {
     timeout: Option<Duration>,
     oauth: Option<Field<OAuthConfig>>,
     lint: Option<LintConfig>,
+    roots: Option<Vec<PathBuf>>,
 }
 
 pub(super) struct Parser<'a> {
@@ -438,20 +440,7 @@ impl Parser<'_> {
                 "max_message_size" => {
                     settings.max_message_size = self.count(key, value, "bytes")?
                 }
-                "roots" => {
-                    let mut roots = Vec::new();
-                    for raw in self.string_array("", key, value)? {
-                        let p = PathBuf::from(self.expand("", "roots", &raw)?);
-                        // Relative to the config file's folder.
-                        roots.push(match self.path.and_then(Path::parent) {
-                            Some(dir) if p.is_relative() && !dir.as_os_str().is_empty() => {
-                                dir.join(p)
-                            }
-                            _ => p,
-                        });
-                    }
-                    settings.roots = roots;
-                }
+                "roots" => settings.roots = self.roots("", value)?,
                 "browser" => {
                     let command = self.string("", key, value)?;
                     let command = self.expand("", key, &command)?;
@@ -532,7 +521,30 @@ impl Parser<'_> {
             protocol: fields.protocol.unwrap_or_default(),
             timeout: fields.timeout,
             lint: fields.lint.unwrap_or_default(),
+            roots: fields.roots,
         })
+    }
+
+    /// A `roots` list: directories, `${VAR}` expanded, a relative one taken
+    /// from the config file's folder (never from mcpdeck's working
+    /// directory, which is wherever it was started).
+    fn roots(&self, ctx: &str, value: (&Item, Option<Range<usize>>)) -> Result<Vec<PathBuf>> {
+        let mut roots = Vec::new();
+        for raw in self.string_array(ctx, "roots", value)? {
+            let text = self.expand(ctx, "roots", &raw)?;
+            if text.trim().is_empty() {
+                return Err(self.error(
+                    raw.span.clone(),
+                    format!("{ctx}`roots` has an empty entry; name a directory, or remove it"),
+                ));
+            }
+            let p = PathBuf::from(text);
+            roots.push(match self.path.and_then(Path::parent) {
+                Some(dir) if p.is_relative() && !dir.as_os_str().is_empty() => dir.join(p),
+                _ => p,
+            });
+        }
+        Ok(roots)
     }
 
     /// Type-checks every key of a server table.
@@ -627,6 +639,7 @@ impl Parser<'_> {
                     fields.oauth = Some(Field::new(self.oauth(name, value)?, &key_span));
                 }
                 "lint" => fields.lint = Some(self.lint(name, value)?),
+                "roots" => fields.roots = Some(self.roots(ctx, value)?),
                 _ => return Err(self.unknown_server_key(name, key, key_span)),
             }
         }

@@ -68,6 +68,10 @@ impl Task {
                 let changed = self.client.roots.as_ref().is_some_and(|r| r.set(&dirs));
                 if changed {
                     for slot in &self.slots {
+                        // A server with roots of its own keeps them.
+                        if slot.config.roots.is_some() {
+                            continue;
+                        }
                         let Some(session) = slot.session.clone() else {
                             continue;
                         };

@@ -32,6 +32,11 @@ impl Task {
         let attempt = async move {
             let mut spec = session_spec(&config, &settings, Some(children))?;
             spec.client = client;
+            // A server's own `roots` replace the shared ones (a change of
+            // them changes its config, which reconnects it).
+            if let (Some(own), Some(_)) = (&config.roots, &spec.client.roots) {
+                spec.client.roots = Some(crate::mcp::session::SharedRoots::new(own));
+            }
             let session = Session::connect(&spec, frames, sink).await?;
             let listed =
                 tokio::time::timeout(settings.connect_timeout, session.list_some(want)).await;
@@ -109,6 +114,15 @@ impl Task {
                     return;
                 };
                 slot.negotiated = session.negotiated();
+                // The whole explanation (the TUI's detail shows one line).
+                if let Some(n) = &slot.negotiated {
+                    tracing::info!(
+                        "{server}: {} ({}), detected by: {}",
+                        n.era,
+                        n.version,
+                        n.detection
+                    );
+                }
                 // The stateless era sends list changes only on a
                 // subscriptions/listen stream: open it.
                 let listener = slot

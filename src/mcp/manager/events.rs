@@ -37,6 +37,11 @@ impl Task {
                     server: ev.server.to_string(),
                     line,
                 }),
+                SessionEvent::RootsAsked { offered } => self.emit(Event::RootsAsked {
+                    server: ev.server.to_string(),
+                    offered,
+                    at: std::time::SystemTime::now(),
+                }),
                 SessionEvent::Notification { method, params } => {
                     // A list changed while the lists were being fetched:
                     // fetch again once the session is in place.
@@ -64,6 +69,11 @@ impl Task {
                 finding,
             }),
             SessionEvent::Stderr(line) => self.emit(Event::Stderr { server, line }),
+            SessionEvent::RootsAsked { offered } => self.emit(Event::RootsAsked {
+                server,
+                offered,
+                at: std::time::SystemTime::now(),
+            }),
             SessionEvent::Notification { method, params } => {
                 if is_list_changed(&method) {
                     self.relist(&server);
@@ -79,7 +89,10 @@ impl Task {
                 requested,
                 stderr_tail,
             } => {
-                self.slots[idx].session = None;
+                // Closed properly (an HTTP session's streams end with it).
+                if let Some(gone) = self.slots[idx].session.take() {
+                    self.close_later(gone);
+                }
                 self.slots[idx].relisting = false;
                 if !requested {
                     self.set_status(
@@ -173,6 +186,8 @@ impl super::queue::Queued for Msg {
                 Event::coalesce_key(method, params.as_ref()),
             ),
             SessionEvent::Stderr(_) => (Kind::Stderr, None),
+            // A storm of roots/list is one "last asked" (per session).
+            SessionEvent::RootsAsked { .. } => (Kind::Notification, Some("roots asked".into())),
             SessionEvent::Finding(_) => (Kind::Finding, None),
             SessionEvent::Closed { .. } => return Class::Critical,
         };

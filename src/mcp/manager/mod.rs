@@ -120,6 +120,10 @@ impl Manager {
         let (ev_tx, ev_rx) = queue::channel();
         let asks: Asks = Arc::new(std::sync::Mutex::new((0, HashMap::new())));
         let ping_on_connect = matches!(answers, Answers::Person);
+        // Every manager, the one-shot commands' as the TUI's, offers the
+        // configured roots and nothing else (an empty list when there are
+        // none); a server's own `roots` replace them for that server.
+        let roots = SharedRoots::new(&settings.roots);
         let client = match answers {
             Answers::Person => {
                 let (events, asks) = (ev_tx.clone(), asks.clone());
@@ -140,14 +144,16 @@ impl Manager {
                     });
                     rx
                 }));
-                let mut policy = ClientPolicy::automatic();
-                policy.roots = Some(SharedRoots::new(&settings.roots));
+                let mut policy = ClientPolicy::automatic(roots);
                 policy.elicitation_defaults = false;
                 policy.ask = Some(ask);
                 policy
             }
-            Answers::Automatically => ClientPolicy::automatic(),
-            Answers::Nothing => ClientPolicy::default(),
+            Answers::Automatically => ClientPolicy::automatic(roots),
+            Answers::Nothing => ClientPolicy {
+                roots: Some(roots),
+                ..ClientPolicy::default()
+            },
         };
         // The sessions' readers call the sink: it never waits, and a storm
         // of notifications is coalesced or dropped (and counted) there.

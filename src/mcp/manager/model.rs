@@ -129,11 +129,12 @@ pub enum Command {
 /// elicitation, roots).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Answers {
-    /// Declare none of the client capabilities (the headless commands).
+    /// Declare only `roots` (the configured ones; an empty list when there
+    /// are none), no sampling or elicitation (the headless commands).
     Nothing,
-    /// The safe automatic policies of `mcpdeck smoke`: roots is the current
-    /// directory, elicitation is accepted with the requested defaults (URL
-    /// mode declined), sampling is declined.
+    /// The safe automatic policies of `mcpdeck smoke`: the configured
+    /// roots, elicitation accepted with the requested defaults (URL mode
+    /// declined), sampling declined.
     Automatically,
     /// A person answers: sampling and elicitation requests become
     /// [`Event::ServerRequest`], answered with
@@ -233,6 +234,13 @@ pub enum Event {
     Stderr {
         server: String,
         line: String,
+    },
+    /// The server asked for its roots and was given `offered` of them.
+    RootsAsked {
+        server: String,
+        offered: usize,
+        /// When (the manager's clock).
+        at: std::time::SystemTime,
     },
     Notification {
         server: String,

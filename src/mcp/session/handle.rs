@@ -10,6 +10,7 @@ use tokio::sync::{Notify, oneshot};
 
 use crate::mcp::finding::{Finding, Severity};
 use crate::mcp::framelog::{Direction, FrameLog, FrameMeta};
+use crate::mcp::jsonrpc::RpcError;
 use crate::mcp::transport::http::HttpTransport;
 use crate::mcp::transport::{StderrBuffer, Transport};
 use crate::mcp::types::Era;
@@ -301,6 +302,21 @@ impl Inner {
             server: self.name.clone(),
             event,
         });
+    }
+
+    /// Tell the manager the server was given its roots (the detail shows
+    /// when it last asked).
+    pub(super) fn roots_asked(&self, method: &str, outcome: &Result<Value, RpcError>) {
+        if method != "roots/list" {
+            return;
+        }
+        if let Ok(answer) = outcome {
+            let offered = answer
+                .get("roots")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            self.emit(SessionEvent::RootsAsked { offered });
+        }
     }
 
     pub(super) fn finding(&self, f: Finding) {

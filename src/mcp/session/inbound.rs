@@ -65,8 +65,32 @@ impl Inner {
                         },
                     );
                 }
+                let unreachable = failure.unreachable;
+                let description = failure.message.clone();
                 if let Some(e) = entry {
                     e.settle(Err(RequestError::Http(Box::new(failure))));
+                }
+                // The HTTP server of an established session cannot be
+                // reached any more: the session is over (its status says
+                // why; a reconnect starts a new one). While connecting,
+                // the connect's own error says it.
+                let established = self
+                    .wire
+                    .read()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_some();
+                let closed = self
+                    .closed
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_some();
+                if unreachable && established && !closed {
+                    Box::pin(self.handle_inbound(Inbound::Closed {
+                        description: format!("the server is unreachable: {description}"),
+                        requested: false,
+                        stderr_tail: Vec::new(),
+                    }))
+                    .await;
                 }
             }
             Inbound::Closed {
@@ -408,6 +432,7 @@ impl Inner {
             "ping" => Ok(json!({})),
             _ => self.client.answer(method, params.as_ref()),
         };
+        self.roots_asked(method, &outcome);
         let line = jsonrpc::response(&id, outcome);
         let inner = self.clone();
         tokio::spawn(async move {

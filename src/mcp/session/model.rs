@@ -67,6 +67,11 @@ pub enum SessionEvent {
     },
     Finding(Finding),
     Stderr(String),
+    /// The server asked for the roots (`roots/list`, or a stateless
+    /// request's `input_required`) and was answered with `offered` roots.
+    RootsAsked {
+        offered: usize,
+    },
     /// The connection is gone (the server exited, or we closed it).
     Closed {
         description: String,

@@ -21,7 +21,9 @@ impl PartialEq for SharedRoots {
 }
 
 impl SharedRoots {
-    /// Roots from directories; none means the current directory.
+    /// Roots from directories; none offers an empty list (never the
+    /// current directory: a root the user did not choose is a widening of
+    /// what a server such as server-filesystem may reach).
     pub fn new(dirs: &[std::path::PathBuf]) -> Self {
         SharedRoots(Arc::new(RwLock::new(roots_of(dirs))))
     }
@@ -42,16 +44,8 @@ impl SharedRoots {
     }
 }
 
-/// `{"uri": "file:///…/", "name": …}` for each directory (the current
-/// directory when there are none).
+/// `{"uri": "file:///…/", "name": …}` for each directory; none for none.
 pub(super) fn roots_of(dirs: &[std::path::PathBuf]) -> Vec<Value> {
-    let cwd;
-    let dirs: Vec<&std::path::Path> = if dirs.is_empty() {
-        cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
-        vec![cwd.as_path()]
-    } else {
-        dirs.iter().map(|d| d.as_path()).collect()
-    };
     dirs.iter()
         .map(|d| {
             let uri = url::Url::from_directory_path(d)
@@ -114,12 +108,13 @@ pub struct ClientPolicy {
 }
 
 impl ClientPolicy {
-    /// The automatic policies of `mcpdeck smoke`: roots is the current
-    /// directory, elicitation is accepted with defaults, sampling is declined.
-    pub fn automatic() -> Self {
+    /// The automatic policies of `mcpdeck smoke`: roots are `roots` (the
+    /// configured ones; none offers an empty list), elicitation is accepted
+    /// with defaults, sampling is declined.
+    pub fn automatic(roots: SharedRoots) -> Self {
         ClientPolicy {
             ask: None,
-            roots: Some(SharedRoots::new(&[])),
+            roots: Some(roots),
             elicitation_defaults: true,
         }
     }
@@ -187,5 +182,35 @@ impl ClientPolicy {
                 format!("mcpdeck does not support {method}"),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_roots_configured_is_an_empty_list_never_the_current_directory() {
+        for policy in [
+            ClientPolicy::automatic(SharedRoots::new(&[])),
+            ClientPolicy {
+                roots: Some(SharedRoots::new(&[])),
+                ..ClientPolicy::default()
+            },
+        ] {
+            assert_eq!(policy.capabilities()["roots"], json!({"listChanged": true}));
+            assert_eq!(
+                policy.answer("roots/list", None).unwrap(),
+                json!({"roots": []})
+            );
+        }
+        let roots = SharedRoots::new(&[std::path::PathBuf::from("/srv/a b")]);
+        assert_eq!(
+            roots.get(),
+            vec![json!({"uri": "file:///srv/a%20b/", "name": "a b"})]
+        );
+        assert!(roots.set(&[]));
+        assert!(roots.get().is_empty());
+        assert!(!roots.set(&[]));
     }
 }

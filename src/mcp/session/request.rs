@@ -478,7 +478,9 @@ impl Session {
             } else if asked == "ping" {
                 Ok(json!({}))
             } else {
-                self.inner.client.answer(asked, params.as_ref())
+                let outcome = self.inner.client.answer(asked, params.as_ref());
+                self.inner.roots_asked(asked, &outcome);
+                outcome
             };
             match outcome {
                 Ok(answer) => {

@@ -25,6 +25,9 @@ pub struct HttpFailure {
     pub not_a_response: bool,
     /// Why the OAuth engine could not authorize the request.
     pub auth: Option<Box<AuthError>>,
+    /// The server could not be reached at all (the connection was refused
+    /// or could not be made): a session's server is gone.
+    pub unreachable: bool,
 }
 
 impl HttpFailure {
@@ -38,6 +41,7 @@ impl HttpFailure {
             url: None,
             not_a_response: false,
             auth: None,
+            unreachable: false,
         }
     }
 

@@ -87,6 +87,17 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             },
         ),
         Event::Stderr { server, line } => on_stderr(s, server, line),
+        Event::RootsAsked {
+            server,
+            offered,
+            at,
+        } => match s.servers.iter_mut().find(|v| v.name == server) {
+            Some(v) => {
+                v.roots_asked = Some((at, offered));
+                true
+            }
+            None => false,
+        },
         Event::Notification {
             server,
             method,
@@ -333,7 +344,15 @@ fn on_call_finished(
         .find(|v| v.name == server)
         .and_then(|v| v.lists.tools.iter().find(|t| t.name == tool))
         .and_then(|t| t.output_schema.clone());
-    if let Some(i) = find(s, &server) {
+    // A round trip is the server's latency only when it answered (a
+    // result, or a JSON-RPC error): a cancelled, timed-out or failed call
+    // measures nothing of the server.
+    let answered = match &result {
+        Ok(_) => true,
+        Err(crate::mcp::manager::CallError::Request(e)) => e.rpc().is_some(),
+        Err(_) => false,
+    };
+    if answered && let Some(i) = find(s, &server) {
         s.servers[i].last_latency = Some(elapsed);
     }
     if let Err(e) = &result

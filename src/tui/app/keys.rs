@@ -339,6 +339,21 @@ fn focus_move(s: &mut State, a: Action) -> bool {
             };
             true
         }
+        // Shift-Tab from the servers pane goes into the selected server's
+        // detail (to scroll its stderr, notifications, latency table), and
+        // back out of it to the servers.
+        Action::PrevPane if s.focus == Pane::Servers && s.selected_server().is_some() => {
+            if !s.detail_server {
+                s.detail_scroll = 0;
+            }
+            s.detail_server = true;
+            s.focus = Pane::Detail;
+            true
+        }
+        Action::PrevPane if s.focus == Pane::Detail && s.detail_server => {
+            s.focus = Pane::Servers;
+            true
+        }
         Action::NextPane | Action::PrevPane => {
             s.focus = s.focus.step(a == Action::NextPane);
             true

@@ -51,6 +51,8 @@ pub struct ServerView {
     pub auth: Option<crate::mcp::auth::TokenInfo>,
     /// Lint findings and changes since pinned.
     pub trust: super::trust::Trust,
+    /// When the server last asked for its roots, and how many it was given.
+    pub roots_asked: Option<(std::time::SystemTime, usize)>,
 }
 
 /// An HTTP server's settings as the UI may show them. Secrets are masked
@@ -128,6 +130,7 @@ impl ServerView {
             subs: crate::tui::browse::Subs::default(),
             auth: None,
             trust: super::trust::Trust::new(config),
+            roots_asked: None,
         }
     }
 

@@ -40,8 +40,11 @@ pub(super) fn on_mouse(s: &mut State, m: MouseEvent, fx: &mut Vec<Effect>) -> bo
     .find(|(r, _)| r.contains(at));
     match m.kind {
         MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
-            if let Some((_, p)) = pane {
+            if let Some((_, p)) = pane
+                && s.focus != p
+            {
                 s.focus = p;
+                s.focused();
             }
             move_by(
                 s,
@@ -55,6 +58,9 @@ pub(super) fn on_mouse(s: &mut State, m: MouseEvent, fx: &mut Vec<Effect>) -> bo
         MouseEventKind::Down(crossterm::event::MouseButton::Left) => {
             let Some((rect, p)) = pane else { return false };
             s.focus = p;
+            // The detail follows: a click on the servers pane shows the
+            // server's, on a tool the tool's.
+            s.focused();
             // The row under the pointer, inside the border.
             let row = m.row.saturating_sub(rect.y + 1) as usize;
             let height = rect.height.saturating_sub(2) as usize;

@@ -110,6 +110,10 @@ pub struct State {
     pub serves: crate::tui::attach::ServesList,
     /// The serve attached to, if any.
     pub attached: Option<crate::tui::attach::Attached>,
+    /// The user's home directory (a root that is it gets a warning badge).
+    pub home: Option<PathBuf>,
+    /// The roots come from `--roots` rather than the config.
+    pub roots_flag: bool,
     next_tag: u64,
 }
 
@@ -165,6 +169,8 @@ impl State {
             settings: crate::config::Settings::default(),
             serves: Default::default(),
             attached: None,
+            home: None,
+            roots_flag: false,
             next_tag: 1,
         };
         s.refilter();
@@ -342,6 +348,22 @@ impl State {
             None => last,
             Some(seq) => list.iter().position(|e| e.seq >= seq).unwrap_or(last),
         })
+    }
+
+    /// The roots offered to a server: its own `roots`, else the global
+    /// ones (`--roots` replaced both when it was given).
+    pub fn server_roots<'a>(&'a self, v: &'a ServerView) -> &'a [PathBuf] {
+        match &v.trust.config {
+            Some(c) => c.roots(&self.settings),
+            None => &self.settings.roots,
+        }
+    }
+
+    /// A server is offered a root that is `/` or the home directory.
+    pub fn wide_roots(&self, v: &ServerView) -> bool {
+        self.server_roots(v)
+            .iter()
+            .any(|d| crate::config::ServerConfig::wide_root(d, self.home.as_deref()).is_some())
     }
 
     pub fn selected_server(&self) -> Option<&ServerView> {

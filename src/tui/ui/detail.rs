@@ -69,7 +69,12 @@ fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
             w => w.saturating_sub(2) as usize,
         };
         let stats = s.latency.server_rows(&v.name);
-        server_lines(v, &s.keymap, &stats, width, &mut lines);
+        let roots = Roots {
+            dirs: s.server_roots(v),
+            home: s.home.as_deref(),
+            flag: s.roots_flag,
+        };
+        server_lines(v, &s.keymap, &stats, &roots, width, &mut lines);
     } else if let Some((_, t)) = s.selected_tool() {
         title = format!("Tool · {}", clean(&t.name));
         if let Some(x) = &t.title {
@@ -252,10 +257,60 @@ fn trust_summary(
     }
 }
 
+/// The roots offered to a server, for its detail.
+pub(super) struct Roots<'a> {
+    pub dirs: &'a [std::path::PathBuf],
+    /// The user's home directory (a root that is it gets a warning).
+    pub home: Option<&'a std::path::Path>,
+    /// They come from `--roots` (not the config).
+    pub flag: bool,
+}
+
+/// The roots lines: what is offered (a root that is `/` or the home
+/// directory with a warning badge), and when the server last asked.
+fn roots_lines(v: &ServerView, roots: &Roots, lines: &mut Vec<Line<'static>>) {
+    if roots.dirs.is_empty() {
+        lines.push(Line::from(vec![
+            Span::raw("roots: "),
+            Span::styled("none offered (none configured)", Role::Muted.style()),
+        ]));
+    } else {
+        let from = if roots.flag { " (--roots)" } else { "" };
+        let mut spans = vec![Span::raw(format!("roots{from}: "))];
+        for (i, dir) in roots.dirs.iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::raw(", "));
+            }
+            spans.push(Span::raw(clean(&dir.display().to_string())));
+            if let Some(why) = crate::config::ServerConfig::wide_root(dir, roots.home) {
+                spans.push(Span::raw(" "));
+                spans.push(Span::styled(
+                    format!("⚠ {why}"),
+                    Role::Warn.style().add_modifier(Modifier::BOLD),
+                ));
+            }
+        }
+        lines.push(Line::from(spans));
+    }
+    // A server that never connected had nothing to ask.
+    if v.roots_asked.is_none() && v.status != ServerStatus::Connected {
+        return;
+    }
+    let asked = match v.roots_asked {
+        Some((at, n)) => format!(
+            "roots last asked: {} ({n} given)",
+            crate::text::fmt_utc_time(crate::text::unix_secs(at))
+        ),
+        None => "roots last asked: never".into(),
+    };
+    lines.push(Line::styled(asked, Role::Muted.style()));
+}
+
 pub(super) fn server_lines(
     v: &ServerView,
     keys: &crate::tui::keymap::Keymap,
     stats: &[crate::record::stats::Row],
+    roots: &Roots,
     width: usize,
     lines: &mut Vec<Line<'static>>,
 ) {
@@ -283,6 +338,31 @@ pub(super) fn server_lines(
         ));
     } else {
         lines.push(Line::raw(format!("status: {}", v.status.label())));
+    }
+    // Why it failed comes first, where it is seen at any height.
+    if let ServerStatus::Failed(reason) = &v.status {
+        let stderr_tail = reason.stderr_tail();
+        lines.push(Line::styled(
+            format!("error: {}", clean(&reason.to_string())),
+            Role::Error.style(),
+        ));
+        // The line that says what went wrong is most often the last one
+        // (a traceback's exception): it comes first, where it is seen.
+        if let Some(last) = stderr_tail.iter().rev().find(|l| !l.trim().is_empty()) {
+            let label = if stderr_tail.len() == 1 {
+                "stderr"
+            } else {
+                "last stderr line"
+            };
+            lines.push(Line::styled(
+                format!("{label}: {}", clean(last.trim_end())),
+                Role::Error.style().add_modifier(Modifier::BOLD),
+            ));
+        }
+        lines.push(Line::styled(
+            format!("press {} to connect again", keys.label(Action::Reconnect)),
+            Role::Accent.style(),
+        ));
     }
     if let Some(h) = &v.http {
         // With `auto`, the connection tells which one answered.
@@ -349,8 +429,14 @@ pub(super) fn server_lines(
             clean(&n.server_info.name),
             clean(&n.server_info.version)
         )));
-        lines.push(Line::raw(format!("detected by: {}", clean(&n.detection))));
+        // One line: the whole sentence is in mcpdeck's log (and `mcpdeck
+        // info` prints it).
+        lines.push(Line::raw(cut(
+            &format!("detected by: {}", clean(&n.detection)),
+            width,
+        )));
     }
+    roots_lines(v, roots, lines);
     let mut latency = Vec::new();
     if let Some(d) = v.ping {
         latency.push(format!("ping {}", crate::text::fmt_duration(d)));
@@ -366,23 +452,6 @@ pub(super) fn server_lines(
     }
     if let ServerStatus::Failed(reason) = &v.status {
         let stderr_tail = reason.stderr_tail();
-        lines.push(Line::styled(
-            format!("error: {}", clean(&reason.to_string())),
-            Role::Error.style(),
-        ));
-        // The line that says what went wrong is most often the last one
-        // (a traceback's exception): it comes first, where it is seen.
-        if let Some(last) = stderr_tail.iter().rev().find(|l| !l.trim().is_empty()) {
-            let label = if stderr_tail.len() == 1 {
-                "stderr"
-            } else {
-                "last stderr line"
-            };
-            lines.push(Line::styled(
-                format!("{label}: {}", clean(last.trim_end())),
-                Role::Error.style().add_modifier(Modifier::BOLD),
-            ));
-        }
         if stderr_tail.len() > 1 {
             lines.push(Line::styled(
                 format!(

@@ -50,11 +50,16 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
                 .map(|d| format!(" {}ms", d.as_millis()))
                 .unwrap_or_default();
             let insecure = v.http.as_ref().is_some_and(|h| h.insecure);
+            // Offered `/` or the home directory as a root.
+            let wide = s.wide_roots(v);
             // What must be seen whole: the badge, the tool count and the
             // latency (and the insecure mark); then the name, cut with `…`
             // if it must; the version goes first when room is short.
-            let fixed =
-                2 + tools.chars().count() + latency.chars().count() + if insecure { 11 } else { 0 };
+            let fixed = 2
+                + tools.chars().count()
+                + latency.chars().count()
+                + if insecure { 11 } else { 0 }
+                + if wide { 7 } else { 0 };
             let name = clean(&v.name);
             let name_w = name.chars().count();
             let era = format!(" {}", clean(&era));
@@ -73,6 +78,13 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
             if insecure {
                 spans.push(Span::raw(" "));
                 spans.push(insecure_badge());
+            }
+            if wide {
+                spans.push(Span::raw(" "));
+                spans.push(Span::styled(
+                    "⚠ root",
+                    Role::Warn.style().add_modifier(Modifier::BOLD),
+                ));
             }
             spans.push(Span::styled(
                 format!("{era}{tools}{latency}"),

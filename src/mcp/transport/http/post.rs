@@ -195,7 +195,9 @@ impl Shared {
             Err(e) => {
                 let message = describe_send_error("POST", self.url.as_str(), &e);
                 ex.fail(message.clone());
-                self.fail(out.id, HttpFailure::new(None, message)).await;
+                let mut failure = HttpFailure::new(None, message);
+                failure.unreachable = e.is_connect();
+                self.fail(out.id, failure).await;
                 None
             }
         }
@@ -242,7 +244,11 @@ impl Shared {
             .unwrap_or_default();
         ex.finish();
         let code = status.as_u16();
-        let session_expired = code == 404 && sent_session.is_some();
+        // 404 is the spec's answer to a session the server no longer
+        // knows; some servers (the TypeScript SDK's examples) answer 400
+        // "No valid session ID" instead: the same loss.
+        let session_expired =
+            sent_session.is_some() && (code == 404 || (code == 400 && lost_session_text(&text)));
         // A JSON-RPC error that answers this very request is a real answer
         // (stateless servers send modern errors with HTTP 4xx), except a
         // 404 to a session, which always means a new session is needed.
@@ -449,5 +455,37 @@ impl Shared {
                 answers
             }
         }
+    }
+}
+
+/// A 400 body that says the session is not known (the TypeScript SDK's
+/// "Bad Request: No valid session ID provided", and the like).
+fn lost_session_text(body: &str) -> bool {
+    let lower = body.to_ascii_lowercase();
+    lower.contains("session")
+        && [
+            "no valid",
+            "invalid",
+            "not found",
+            "unknown",
+            "expired",
+            "missing",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
+#[cfg(test)]
+mod lost_session_tests {
+    use super::lost_session_text;
+
+    #[test]
+    fn a_400_that_names_a_lost_session() {
+        assert!(lost_session_text(
+            r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#
+        ));
+        assert!(lost_session_text("Session not found"));
+        assert!(!lost_session_text(r#"{"error":"invalid params"}"#));
+        assert!(!lost_session_text("Bad Request"));
     }
 }
