@@ -3587,3 +3587,81 @@ fn the_import_screen_ticks_previews_and_imports() {
     assert_eq!(s.mode, Mode::Normal);
     assert!(fx.iter().all(|e| !matches!(e, Effect::Import(_))));
 }
+
+/// A connected server's detail longer than its pane: Shift-Tab from the
+/// servers pane focuses it, the moves (PgDn, End, Home) scroll it, Shift-Tab
+/// goes back; a click on a server row focuses the servers pane and shows
+/// that server; the wheel over the detail scrolls the server's detail and
+/// does not switch it to a tool.
+#[test]
+fn a_connected_servers_long_detail_is_focused_and_scrolled() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(80, 24), &mut fx);
+    for i in 0..60 {
+        update(
+            &mut s,
+            Msg::Manager(Event::Stderr {
+                server: "demo".into(),
+                line: format!("stderr line {i}"),
+            }),
+            &mut fx,
+        );
+    }
+    // The tools pane had the focus: the detail is the tool's.
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert!(screen(&s, 80, 24).contains("Tool · echo"));
+    // A click on the first server row: the servers pane and its detail.
+    let mouse = |kind, x, y| {
+        Msg::Mouse(MouseEvent {
+            kind,
+            column: x,
+            row: y,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    update(
+        &mut s,
+        mouse(MouseEventKind::Down(MouseButton::Left), 3, 1),
+        &mut fx,
+    );
+    assert_eq!((s.focus, s.server_sel), (Pane::Servers, 0));
+    assert!(screen(&s, 80, 24).contains("Server · demo"));
+    // Shift-Tab: into the server's detail.
+    update(&mut s, key(KeyCode::BackTab), &mut fx);
+    assert_eq!(s.focus, Pane::Detail);
+    let top = screen(&s, 80, 24);
+    assert!(top.contains("Server · demo · 1–"), "{top}");
+    update(&mut s, key(KeyCode::PageDown), &mut fx);
+    assert!(s.detail_scroll > 0);
+    update(&mut s, key(KeyCode::End), &mut fx);
+    let end = screen(&s, 80, 24);
+    assert!(end.contains("stderr line 0"), "the oldest line is last: {end}");
+    assert!(end.contains("Server · demo"), "{end}");
+    update(&mut s, key(KeyCode::Home), &mut fx);
+    assert_eq!(s.detail_scroll, 0);
+    update(&mut s, key(KeyCode::BackTab), &mut fx);
+    assert_eq!(s.focus, Pane::Servers);
+    // From the tools pane (a tool's detail), a click on the server, then
+    // the wheel over the detail: it scrolls the server's detail.
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert!(screen(&s, 80, 24).contains("Tool · echo"));
+    update(
+        &mut s,
+        mouse(MouseEventKind::Down(MouseButton::Left), 3, 1),
+        &mut fx,
+    );
+    let (x, y) = (s.areas.detail.x + 3, s.areas.detail.y + 3);
+    update(&mut s, mouse(MouseEventKind::ScrollDown, x, y), &mut fx);
+    assert_eq!((s.focus, s.detail_scroll), (Pane::Detail, 3));
+    assert!(screen(&s, 80, 24).contains("Server · demo"));
+    // The help says where Shift-Tab goes.
+    let help = s.keymap.help();
+    assert!(
+        help.iter()
+            .flat_map(|(_, rows)| rows)
+            .any(|(_, what)| what.contains("the server's detail")),
+        "{help:?}"
+    );
+}
