@@ -366,7 +366,11 @@ impl Drop for HttpServer {
 
 /// server-everything over HTTP (`streamableHttp` or `sse`), on 127.0.0.1.
 pub fn everything_http(mode: &str) -> HttpServer {
-    let port = free_port();
+    everything_http_on(mode, free_port())
+}
+
+/// [`everything_http`] on a given port (to start it again where it was).
+pub fn everything_http_on(mode: &str, port: u16) -> HttpServer {
     let mut cmd = Command::new("node");
     cmd.arg("--require")
         .arg(server_script("loopback.cjs"))
