@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use serde_json::json;
-use toml_edit::{DocumentMut, Item, Value};
+use toml_edit::{DocumentMut, Item};
 
 use super::args::{Cli, Cmd};
 use super::exit::{Exit, Failure, Outcome, did_you_mean};
@@ -437,7 +437,7 @@ pub fn edit_enabled(path: &Path, server: &str, enabled: bool) -> Result<Edited, 
     let word = if enabled { "enabled" } else { "disabled" };
     let changed = found.enabled != enabled;
     if changed {
-        if enabled && looks_added(editor.baseline(), server, "enabled") {
+        if enabled && editor.looks_added(server, "enabled") {
             editor.assume_added(server, "enabled");
         }
         editor.set_enabled(server, enabled).map_err(edit_failure)?;
@@ -499,7 +499,7 @@ pub fn edit_allow(path: &Path, server: &str, tool: &str) -> Result<Edited, Failu
     let changed = found.denies_exactly(tool);
     if changed {
         let emptied = found.deny_tools.iter().all(|t| t == tool);
-        if emptied && looks_added(editor.baseline(), server, "deny_tools") {
+        if emptied && editor.looks_added(server, "deny_tools") {
             editor.assume_added(server, "deny_tools");
         }
         editor.allow_tool(server, tool).map_err(edit_failure)?;
@@ -584,48 +584,6 @@ pub fn allow(config: &Config, a: &ToolArgs) -> Outcome {
         json: a.json,
     }
     .print(|| done.message.clone())
-}
-
-/// Whether `key` of `server` in `text` looks added by mcpdeck: no comment
-/// on or above it, and only such toggle keys after it in its table (see the
-/// module documentation).
-fn looks_added(text: &str, server: &str, key: &str) -> bool {
-    let Ok(document) = text.parse::<DocumentMut>() else {
-        return false;
-    };
-    let Some(table) = document
-        .get("servers")
-        .and_then(Item::as_table_like)
-        .and_then(|servers| servers.get(server))
-        .and_then(Item::as_table_like)
-    else {
-        return false;
-    };
-    let has_comment = |decor: &toml_edit::Decor| {
-        [decor.prefix(), decor.suffix()]
-            .into_iter()
-            .flatten()
-            .any(|raw| raw.as_str().is_some_and(|s| s.contains('#')))
-    };
-    let mut seen = false;
-    for (name, item) in table.iter() {
-        seen |= name == key;
-        if !seen || matches!(item, Item::Table(_)) {
-            continue;
-        }
-        let Some(value) = item.as_value() else {
-            return false;
-        };
-        let key_comment = table
-            .get_key_value(name)
-            .is_some_and(|(k, _)| has_comment(k.leaf_decor()));
-        let toggle = matches!(name, "enabled" | "deny_tools")
-            && matches!(value, Value::Boolean(_) | Value::Array(_));
-        if !toggle || key_comment || has_comment(value.decor()) {
-            return false;
-        }
-    }
-    seen
 }
 
 // ----- config path, check, edit -----

@@ -33,6 +33,7 @@ mod lint;
 mod model;
 mod oauth;
 mod parse;
+pub mod watch;
 
 use std::ffi::OsString;
 use std::fs;

@@ -234,6 +234,23 @@ impl ServerConfig {
         }
     }
 
+    /// Whether `other` reaches the server the same way and with the same
+    /// session settings: only its policy (`deny_tools`, `allow_tools`,
+    /// `lint`) may differ, which applies without reconnecting.
+    pub fn same_connection(&self, other: &ServerConfig) -> bool {
+        ServerConfig {
+            deny_tools: Vec::new(),
+            allow_tools: Vec::new(),
+            lint: LintConfig::default(),
+            ..self.clone()
+        } == ServerConfig {
+            deny_tools: Vec::new(),
+            allow_tools: Vec::new(),
+            lint: LintConfig::default(),
+            ..other.clone()
+        }
+    }
+
     /// Why a root is wider than one means to give: `/` is the whole disk,
     /// `home` (the user's home directory) everything of theirs.
     pub fn wide_root(dir: &Path, home: Option<&Path>) -> Option<&'static str> {

@@ -27,7 +27,7 @@ mod upstream;
 use super::control::Control;
 use super::names::Naming;
 use super::state::{ServeState, Upstream, Visible};
-use super::watch::{Waker, Watched};
+use crate::config::watch::{Waker, Watched};
 use super::{ServeArgs, ServeError};
 
 /// How mcpdeck's `requestState` starts (then the upstream request's tag).

@@ -29,7 +29,6 @@ pub mod control;
 mod http;
 pub mod names;
 pub mod state;
-mod watch;
 
 use std::path::PathBuf;
 

@@ -113,8 +113,15 @@ pub async fn run_loop<H: Host, C: Core>(
     // The running serves found, and the news of the one attached to.
     let (serve_tx, mut serve_rx) = tokio::sync::mpsc::unbounded_channel::<Msg>();
     let mut attached: Option<crate::tui::attach::conn::Handle> = None;
+    // The config file is watched (as serve watches it): an edit made
+    // elsewhere (`mcpdeck deny`, an editor) applies at once.
+    let mut watch = config.path.clone().map(|p| {
+        let waker = crate::config::watch::Waker::new(&[p.as_path()]);
+        (crate::config::watch::Watched::new(p), waker)
+    });
     let mut dirty = true;
     loop {
+        let settling = watch.as_ref().is_some_and(|(w, _)| w.settling());
         // While the spinner ticks, its ticks refresh the logs too.
         let follows = state.follows().filter(|_| !state.busy());
         if follows.is_none() {
@@ -140,6 +147,21 @@ pub async fn run_loop<H: Host, C: Core>(
             Some(found) = found_rx.recv() => Msg::ImportsFound(found),
             Some(msg) = serve_rx.recv() => msg,
             _ = tick.tick(), if state.busy() => Msg::Tick,
+            _ = wait_config(&mut watch, settling), if watch.is_some() => {
+                let changed = watch.as_mut().is_some_and(|(w, _)| w.changed());
+                if !changed {
+                    continue;
+                }
+                match reload_changed(&mut config, core, &mut editor) {
+                    Some(msgs) => {
+                        for m in msgs {
+                            dirty |= app::update(&mut state, m, &mut effects);
+                        }
+                        Msg::Tick
+                    }
+                    None => continue,
+                }
+            }
             Ok(()) = changed(&mut frames_changed), if follows == Some(Follow::Frames) && !refresh_pending => {
                 refresh_pending = true;
                 continue;
@@ -182,16 +204,22 @@ pub async fn run_loop<H: Host, C: Core>(
                 Effect::AddServer(server) => {
                     let name = server.name.clone();
                     let r = write(&config, &mut editor, |ed| ed.add_server(&server));
-                    match r.and_then(|()| reload(&config, core, &mut editor)) {
+                    match r.and_then(|()| reload(&mut config, core, &mut editor)) {
                         Ok(servers) => {
-                            config.servers = servers.clone();
+                            back.push(Msg::Settings(Box::new(config.settings.clone())));
                             back.push(Msg::Reloaded(Ok(servers)));
                             back.push(Msg::Written(Ok(format!("{name} added to the config"))));
                         }
                         Err(e) => back.push(Msg::Written(Err(e))),
                     }
                 }
-                Effect::Reload => back.push(Msg::Reloaded(reload(&config, core, &mut editor))),
+                Effect::Reload => {
+                    let r = reload(&mut config, core, &mut editor);
+                    if r.is_ok() {
+                        back.push(Msg::Settings(Box::new(config.settings.clone())));
+                    }
+                    back.push(Msg::Reloaded(r));
+                }
                 Effect::FindImports => {
                     // Reading files (up to 10 MB each) never holds up a frame.
                     let (path, tx) = (config.path.clone(), found_tx.clone());
@@ -203,9 +231,9 @@ pub async fn run_loop<H: Host, C: Core>(
                     let n = items.len();
                     let path = config.path.clone();
                     let r = write(&config, &mut editor, |ed| import_into(ed, items));
-                    match r.and_then(|()| reload(&config, core, &mut editor)) {
+                    match r.and_then(|()| reload(&mut config, core, &mut editor)) {
                         Ok(servers) => {
-                            config.servers = servers.clone();
+                            back.push(Msg::Settings(Box::new(config.settings.clone())));
                             back.push(Msg::Reloaded(Ok(servers)));
                             back.push(Msg::Written(Ok(format!(
                                 "imported {n} server{} into {}; saved",
@@ -274,7 +302,19 @@ pub async fn run_loop<H: Host, C: Core>(
                     enabled,
                     note,
                 } => {
-                    let r = write(&config, &mut editor, |ed| ed.set_enabled(&server, enabled));
+                    let r = write(&config, &mut editor, |ed| {
+                        // Added by another run (the CLI): back at the
+                        // default, the key goes, as this run's own would.
+                        if enabled && ed.looks_added(&server, "enabled") {
+                            ed.assume_added(&server, "enabled");
+                        }
+                        ed.set_enabled(&server, enabled)
+                    });
+                    if r.is_ok()
+                        && let Some(c) = config.servers.iter_mut().find(|c| c.name == server)
+                    {
+                        c.enabled = enabled;
+                    }
                     if r.is_ok() || config.path.is_none() {
                         // The file first: the manager follows once it is written.
                         core.send(Command::SetEnabled(server.clone(), enabled));
@@ -294,8 +334,16 @@ pub async fn run_loop<H: Host, C: Core>(
                     note,
                 } => {
                     let r = write(&config, &mut editor, |ed| {
+                        if tools.is_empty() && ed.looks_added(&server, "deny_tools") {
+                            ed.assume_added(&server, "deny_tools");
+                        }
                         ed.set_deny_tools(&server, &tools)
                     });
+                    if r.is_ok()
+                        && let Some(c) = config.servers.iter_mut().find(|c| c.name == server)
+                    {
+                        c.deny_tools = tools.clone();
+                    }
                     if r.is_ok() || config.path.is_none() {
                         core.send(Command::SetDenyList(server.clone(), tools.clone()));
                     } else {
@@ -435,9 +483,61 @@ fn save_new(dir: &std::path::Path, name: &str, bytes: &[u8]) -> std::io::Result<
     ))
 }
 
+/// The next change to the watched config file (never, without one).
+async fn wait_config(
+    watch: &mut Option<(crate::config::watch::Watched, crate::config::watch::Waker)>,
+    settling: bool,
+) {
+    match watch {
+        Some((_, waker)) => waker.wait(settling).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The config file changed on disk: what it now says is applied (the
+/// servers, their deny lists, the roots), as `R` would, and said on the
+/// status bar. Nothing when it says what this run already has (its own
+/// write). A file that does not load keeps what runs, with a message that
+/// says why.
+fn reload_changed(
+    config: &mut Config,
+    core: &impl Core,
+    editor: &mut Option<ConfigEditor>,
+) -> Option<Vec<Msg>> {
+    let path = config.path.clone()?;
+    let fresh = match crate::config::load(&path) {
+        Ok(fresh) => fresh,
+        Err(e) => {
+            return Some(vec![Msg::Note(format!(
+                "the config file changed but was not applied (what runs stays): {}",
+                e.summary()
+            ))]);
+        }
+    };
+    // Edits from now on start from the file as it is.
+    if let Some(ed) = editor.as_mut() {
+        let _ = ed.reload();
+    }
+    if fresh.servers == config.servers && fresh.settings == config.settings {
+        return None;
+    }
+    core.send(Command::SetServers(fresh.servers.clone()));
+    core.send(Command::SetRoots(fresh.settings.roots.clone()));
+    config.servers = fresh.servers.clone();
+    config.settings = fresh.settings.clone();
+    Some(vec![
+        Msg::Settings(Box::new(fresh.settings)),
+        Msg::Reloaded(Ok(fresh.servers)),
+        Msg::Note(format!(
+            "the config file changed on disk: applied ({})",
+            path.display()
+        )),
+    ])
+}
+
 /// Read the config file again and hand its servers to the manager.
 fn reload(
-    config: &Config,
+    config: &mut Config,
     core: &impl Core,
     editor: &mut Option<ConfigEditor>,
 ) -> Result<Vec<crate::config::ServerConfig>, String> {
@@ -445,6 +545,8 @@ fn reload(
         return Err("no config file".into());
     };
     let fresh = crate::config::load(path).map_err(|e| e.summary())?;
+    config.servers = fresh.servers.clone();
+    config.settings = fresh.settings.clone();
     core.send(Command::SetServers(fresh.servers.clone()));
     // A change of roots is announced to the servers (roots list_changed).
     core.send(Command::SetRoots(fresh.settings.roots.clone()));

@@ -167,6 +167,22 @@ impl Task {
         for config in servers {
             match old.iter().position(|s| s.config.name == config.name) {
                 Some(i) if old[i].config == config => self.slots.push(old.remove(i)),
+                // Only its policy changed (deny_tools, allow_tools, lint):
+                // applied in place, the connection and a call in flight
+                // kept.
+                Some(i) if old[i].config.same_connection(&config) => {
+                    let mut slot = old.remove(i);
+                    let deny = (slot.config.deny_tools != config.deny_tools)
+                        .then(|| config.deny_tools.clone());
+                    slot.config = config;
+                    if let Some(tools) = deny {
+                        self.emit(Event::DenyList {
+                            server: slot.config.name.clone(),
+                            tools,
+                        });
+                    }
+                    self.slots.push(slot);
+                }
                 Some(i) => {
                     dropped.push(old.remove(i));
                     to_connect.push(config.name.clone());

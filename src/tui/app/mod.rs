@@ -133,6 +133,8 @@ pub enum Msg {
     EditorReturned(Result<String, String>),
     /// The config file was read again (Err: why not).
     Reloaded(Result<Vec<ServerConfig>, String>),
+    /// The config's `[settings]` as read again (before its `Reloaded`).
+    Settings(Box<crate::config::Settings>),
     /// A message for the status bar from the driver (an opener failed).
     Note(String),
     /// What the driver found in other clients' files (Err: why not).
@@ -226,6 +228,10 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
         }
         // Into the form when it can show the text, else the JSON.
         Msg::EditorReturned(Ok(text)) => editor::returned(s, text),
+        Msg::Settings(settings) => {
+            s.settings = *settings;
+            true
+        }
         Msg::Reloaded(Err(e)) => {
             s.status = Some(format!("not reloaded: {e}"));
             true

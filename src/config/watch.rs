@@ -1,6 +1,7 @@
-//! The config file (and, with `--pinned`, the pin file), watched for
-//! changes. On Linux the kernel says when something happens to them
-//! (inotify on their folders: an idle serve does not wake up at all);
+//! The config file (and, with `serve --pinned`, the pin file), watched for
+//! changes by `serve` and the TUI. On Linux the kernel says when something
+//! happens to them (inotify on their folders: an idle mcpdeck does not wake
+//! up at all);
 //! elsewhere, or when inotify cannot be had, each is checked four times a
 //! second (one `stat`). A file replaced atomically (editors, mcpdeck's own
 //! writer) is a new inode, a changed one a new mtime or size: either
@@ -121,7 +122,7 @@ impl Waker {
             #[cfg(target_os = "linux")]
             inotify: inotify::Inotify::watch(files)
                 .map_err(|e| {
-                    tracing::info!("serve: no inotify ({e}); the config is polled");
+                    tracing::info!("no inotify ({e}); the config is polled");
                 })
                 .ok(),
             names,
@@ -157,7 +158,7 @@ impl Waker {
                     Ok(true) => return,
                     Ok(false) => continue,
                     Err(e) => {
-                        tracing::warn!("serve: inotify failed ({e}); polling the config instead");
+                        tracing::warn!("inotify failed ({e}); polling the config instead");
                         break;
                     }
                 }
