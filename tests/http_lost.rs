@@ -78,7 +78,12 @@ async fn echo_seeing(
     next(rx, |ev| match ev {
         Event::CallFinished { tag: t, result, .. } if t == tag => Some(
             result
-                .map(|r| r.raw["content"][0]["text"].as_str().unwrap_or("").to_string())
+                .map(|r| {
+                    r.raw["content"][0]["text"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string()
+                })
                 .map_err(|e| e.to_string()),
         ),
         Event::Finding { finding, .. } => {

@@ -3637,7 +3637,10 @@ fn a_connected_servers_long_detail_is_focused_and_scrolled() {
     assert!(s.detail_scroll > 0);
     update(&mut s, key(KeyCode::End), &mut fx);
     let end = screen(&s, 80, 24);
-    assert!(end.contains("stderr line 0"), "the oldest line is last: {end}");
+    assert!(
+        end.contains("stderr line 0"),
+        "the oldest line is last: {end}"
+    );
     assert!(end.contains("Server · demo"), "{end}");
     update(&mut s, key(KeyCode::Home), &mut fx);
     assert_eq!(s.detail_scroll, 0);
@@ -3664,4 +3667,19 @@ fn a_connected_servers_long_detail_is_focused_and_scrolled() {
             .any(|(_, what)| what.contains("the server's detail")),
         "{help:?}"
     );
+}
+
+/// A status message too long for the bar (a write conflict) is shown whole,
+/// wrapped over the bottom of the panes.
+#[test]
+fn a_long_status_message_is_read_whole() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(60, 20), &mut fx);
+    let msg = "not saved: /home/me/.config/mcpdeck/config.toml changed on disk since it was read, and the change touches deny_tools of everything; press R to read it again, then repeat the edit";
+    update(&mut s, Msg::Written(Err(msg.into())), &mut fx);
+    let out = screen(&s, 60, 20);
+    let flat: String = out.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("then repeat the edit"), "{out}");
+    assert!(flat.contains("touches deny_tools of everything"), "{out}");
 }

@@ -27,8 +27,8 @@ mod upstream;
 use super::control::Control;
 use super::names::Naming;
 use super::state::{ServeState, Upstream, Visible};
-use crate::config::watch::{Waker, Watched};
 use super::{ServeArgs, ServeError};
+use crate::config::watch::{Waker, Watched};
 
 /// How mcpdeck's `requestState` starts (then the upstream request's tag).
 const STATE_PREFIX: &str = "mcpdeck/";

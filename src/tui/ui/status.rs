@@ -164,7 +164,36 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         spans.push(Span::styled(text, Role::Error.style()));
     }
     if let Some(msg) = waiting.as_ref().or(s.status.as_ref()) {
-        let msg = fit_end(&clean(msg), room);
+        let msg = clean(msg);
+        let used = left.chars().count();
+        if used + msg.chars().count() > room && area.y > 0 {
+            // Too long for one line: the whole message, wrapped, over the
+            // bottom of the panes (until the next message, or its time),
+            // so a conflict or an error is read whole.
+            let lines = wrap_words(&msg, (width.max(8)).saturating_sub(used).max(8));
+            let rows = (lines.len() as u16).min(area.y).min(6);
+            let top = area.y + 1 - rows;
+            let over = Rect::new(area.x, top, area.width, rows);
+            f.render_widget(ratatui::widgets::Clear, over);
+            let text: Vec<Line> = lines
+                .into_iter()
+                .take(rows as usize)
+                .enumerate()
+                .map(|(i, l)| {
+                    let pad = if i == 0 {
+                        left.clone()
+                    } else {
+                        " ".repeat(used)
+                    };
+                    let mut row = vec![Span::raw(pad)];
+                    row.push(Span::styled(l, Role::Warn.style()));
+                    Line::from(row)
+                })
+                .collect();
+            f.render_widget(Paragraph::new(text), over);
+            return;
+        }
+        let msg = fit_end(&msg, room);
         left.push_str(&msg);
         spans.push(Span::styled(msg, Role::Warn.style()));
     }
@@ -189,4 +218,47 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         spans.push(Span::styled(help, Role::Accent.style()));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `text` in lines of at most `width` columns, broken between words where
+/// it can be (a word longer than a line is cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let (lw, ww) = (line.chars().count(), word.chars().count());
+        if lw > 0 && lw + 1 + ww > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let head: String = line.chars().take(width).collect();
+            let rest: String = line.chars().skip(width).collect();
+            lines.push(head);
+            line = rest;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_words;
+
+    #[test]
+    fn long_messages_wrap_between_words() {
+        assert_eq!(
+            wrap_words("not saved: the file changed on disk", 12),
+            ["not saved:", "the file", "changed on", "disk"]
+        );
+        assert_eq!(wrap_words("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap_words("", 4), [""]);
+    }
 }
