@@ -68,7 +68,9 @@ fn run(args: Cli) -> i32 {
         }
         if cli::wants_tui(&args, &config) {
             return match tui::launch(&config).await {
-                Ok(()) => 0,
+                Ok(tui::run::Ended::Quit) => 0,
+                // Ctrl-C, as terminal programs do (128 + SIGINT).
+                Ok(tui::run::Ended::Interrupted) => cli::Exit::Interrupted as i32,
                 Err(e) => {
                     eprintln!("mcpdeck: {e}");
                     let code = match e {

@@ -445,3 +445,25 @@ fn the_end_of_a_5000_character_result_line_is_reached() {
     assert!(s.contains("abcdefghij"), "{s}");
     t.quit();
 }
+
+/// Ctrl-C quits at once and exits 130 (128 + SIGINT), as terminal programs
+/// do; `q` exits 0.
+#[test]
+fn ctrl_c_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = common::mcpdeck_bin().display().to_string();
+    let cfg = format!("[servers.demo]\ncommand = {exe:?}\nargs = [\"demo-server\"]\n");
+    let path = write_file(dir.path(), "config.toml", &cfg);
+    let mut t = Tui::start(&path.display().to_string());
+    t.wait_for("Tools · demo (", 30);
+    t.keys("\x03");
+    let deadline = Instant::now() + limit(15);
+    let status = loop {
+        if let Ok(Some(status)) = t.child.try_wait() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "mcpdeck did not quit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.exit_code(), 130, "{status:?}");
+}

@@ -385,8 +385,9 @@ fn quit_asks_while_a_call_is_in_flight_and_ctrl_c_always_quits() {
     // Esc cancels the call in flight.
     update(&mut s, key(KeyCode::Esc), &mut fx);
     assert!(matches!(fx[0], Effect::Manager(Command::Cancel { .. })));
+    // Ctrl-C quits at once (the process then exits 130).
     update(&mut s, ctrl('c'), &mut fx);
-    assert!(matches!(fx.last(), Some(Effect::Quit)));
+    assert!(matches!(fx.last(), Some(Effect::Interrupt)));
 }
 
 #[test]
@@ -1930,7 +1931,7 @@ fn requests_queue_oldest_first_and_keys_do_not_reach_the_panes() {
     );
     let mut fx = Vec::new();
     update(&mut s, ctrl('c'), &mut fx);
-    assert!(matches!(fx[..], [Effect::Quit]));
+    assert!(matches!(fx[..], [Effect::Interrupt]));
 }
 
 // ---- The resources and prompts views ----

@@ -399,7 +399,7 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::Record,
         name: "record",
-        help: "record every frame to mcpdeck-TIME.jsonl (on / off; --record FILE names it)",
+        help: "record every frame to mcpdeck-rec-TIME.jsonl (on / off; --record FILE names it)",
         group: Group::View,
         keys: &["W"],
     },

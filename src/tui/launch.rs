@@ -20,7 +20,7 @@ pub enum LaunchError {
 }
 
 /// The interactive TUI on the configured (or demo) servers.
-pub async fn launch(config: &Config) -> Result<(), LaunchError> {
+pub async fn launch(config: &Config) -> Result<super::run::Ended, LaunchError> {
     let file = config
         .path
         .as_ref()
@@ -147,5 +147,5 @@ pub async fn open_recording(
     let result =
         super::terminal::run_with(config, keymap, theme, manager.clone(), rx, Some(note)).await;
     manager.shutdown().await;
-    result.map_err(LaunchError::Terminal)
+    result.map(|_| ()).map_err(LaunchError::Terminal)
 }

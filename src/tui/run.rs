@@ -80,6 +80,15 @@ fn other(e: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::other(e.to_string())
 }
 
+/// How the TUI ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// Quit (`q`), or the input ended.
+    Quit,
+    /// Ctrl-C: the process exits 130, as terminal programs do.
+    Interrupted,
+}
+
 /// Run the loop until the user quits (or the input ends).
 pub async fn run_loop<H: Host, C: Core>(
     terminal: &mut Terminal<H::Backend>,
@@ -88,8 +97,9 @@ pub async fn run_loop<H: Host, C: Core>(
     mut config: Config,
     mut state: State,
     mut events: EventReceiver,
-) -> std::io::Result<()> {
+) -> std::io::Result<Ended> {
     let mut effects = Vec::new();
+    let mut ended = Ended::Quit;
     if let Ok(size) = terminal.size() {
         app::update(
             &mut state,
@@ -190,6 +200,10 @@ pub async fn run_loop<H: Host, C: Core>(
             let mut back = Vec::new();
             match e {
                 Effect::Quit => quit = true,
+                Effect::Interrupt => {
+                    quit = true;
+                    ended = Ended::Interrupted;
+                }
                 Effect::ExternalEditor(text) => {
                     let result = host.edit_externally(&text).await?;
                     // The terminal was someone else's: draw it all again, at
@@ -365,7 +379,7 @@ pub async fn run_loop<H: Host, C: Core>(
             break;
         }
     }
-    Ok(())
+    Ok(ended)
 }
 
 /// Keep `pins` in the pin file: read again (pins another run saved

@@ -298,7 +298,7 @@ pub async fn run(
     theme: super::theme::Theme,
     manager: Manager,
     events: EventReceiver,
-) -> std::io::Result<()> {
+) -> std::io::Result<super::run::Ended> {
     run_with(config, keymap, theme, manager, events, None).await
 }
 
@@ -311,7 +311,7 @@ pub async fn run_with(
     manager: Manager,
     events: EventReceiver,
     opened: Option<String>,
-) -> std::io::Result<()> {
+) -> std::io::Result<super::run::Ended> {
     let mut state = super::app::State::new(&config.servers, keymap, config.path.clone());
     if let Some(note) = opened {
         // The recorded servers are listed; none runs.

@@ -23,7 +23,7 @@ pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
 fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     let action = s.keymap.action(&k);
     if action == Some(Action::ForceQuit) {
-        fx.push(Effect::Quit);
+        fx.push(Effect::Interrupt);
         return true;
     }
     // A server's request is answered before anything else.
@@ -308,9 +308,23 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         Action::Login => super::login::login(s, fx),
         Action::Logout => super::login::logout(s, fx),
         Action::Serves => crate::tui::attach::open_list(s, fx),
-        // Send and the external editor belong to the editor.
+        // Send, the JSON switch, the external editor and the list keys
+        // belong to the argument editor; the answers to a server's request.
         _ => {
-            s.status = Some(format!("`{}` is not available yet", a.name()));
+            let keys = s.keymap.label(a);
+            let what = a.help();
+            s.status = Some(match a {
+                Action::Send
+                | Action::ExternalEditor
+                | Action::ToggleJson
+                | Action::ResetArgs
+                | Action::AddItem
+                | Action::RemoveItem => format!(
+                    "{keys} ({what}) works in the argument editor: pick a tool and press {}",
+                    s.keymap.label(Action::Open)
+                ),
+                _ => format!("{keys} ({what}) does nothing here"),
+            });
             true
         }
     }
@@ -365,6 +379,19 @@ fn focus_move(s: &mut State, a: Action) -> bool {
 /// Keys on the selected server.
 fn server_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
     match a {
+        // An empty tools pane has no tool to toggle: Space there never
+        // disables the server.
+        Action::ToggleServer if s.focus == Pane::Tools && s.selected_tool().is_none() => {
+            let whose = s
+                .selected_server()
+                .map(|v| format!(" of {}", crate::sanitize::one_line(&v.name)))
+                .unwrap_or_default();
+            s.status = Some(format!(
+                "no tool to toggle: the tools pane{whose} is empty ({} in the servers pane enables or disables the server)",
+                s.keymap.label(Action::ToggleServer)
+            ));
+            true
+        }
         Action::ToggleServer => match s.focused_item() {
             // Space toggles what the focused pane has selected: a server
             // in the servers pane, a tool (deny / allow) in the tools pane.

@@ -100,6 +100,8 @@ pub enum Effect {
     /// Send an edit to the serve attached to (`{"op":"deny",…}`).
     ServeOp(serde_json::Value),
     Quit,
+    /// Ctrl-C: quit at once, and exit 130.
+    Interrupt,
 }
 
 /// The most OSC 52 carries reliably (terminals cap it around here).
