@@ -157,6 +157,20 @@ fn escaped_byte(bytes: &[u8], i: usize) -> Option<u8> {
 
 /// Split a command line into words: spaces separate, quotes group, and a
 /// backslash escapes the next character.
+/// A word as a POSIX shell reads it back: as it is when it holds nothing
+/// the shell treats specially, else in single quotes.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c) || !c.is_ascii());
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 pub fn split_command(line: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut word = String::new();
@@ -313,6 +327,20 @@ pub fn json_error_detail(e: &serde_json::Error) -> String {
         what.to_string()
     } else {
         format!("{what} at line {} column {}", e.line(), e.column())
+    }
+}
+
+#[cfg(test)]
+mod shell_word_tests {
+    use super::shell_word;
+
+    #[test]
+    fn words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word("/usr/bin/node"), "/usr/bin/node");
+        assert_eq!(shell_word("--api-key=••••••"), "--api-key=••••••");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
     }
 }
 

@@ -3684,3 +3684,152 @@ fn a_long_status_message_is_read_whole() {
     assert!(flat.contains("then repeat the edit"), "{out}");
     assert!(flat.contains("touches deny_tools of everything"), "{out}");
 }
+
+/// A pending server's detail says for how long and at which step (from
+/// its frames); a failed one what was run (secrets masked, env values never
+/// shown) and where.
+#[test]
+fn a_pending_server_shows_its_wait_and_step_and_a_failed_one_what_was_run() {
+    use mcpdeck::mcp::FrameLog;
+    use mcpdeck::mcp::framelog::{Direction, FrameMeta};
+    use mcpdeck::mcp::jsonrpc::Id;
+    let mut broken = ServerConfig::stdio(
+        "broken",
+        "node",
+        &["my server.js", "--token", "s3cret", "--api-key=k3y"],
+    );
+    if let mcpdeck::config::TransportConfig::Stdio { env, cwd, .. } = &mut broken.transport {
+        env.push(("API_KEY".into(), "v@lue".into()));
+        *cwd = Some("/srv/app".into());
+    }
+    let configs = vec![ServerConfig::stdio("slow", "x", &[]), broken];
+    let mut s = State::new(&configs, Keymap::default(), None);
+    let log = Arc::new(FrameLog::new(100));
+    s.frames = Some(log.clone());
+    let mut fx = Vec::new();
+    let t0 = std::time::Instant::now();
+    update(&mut s, Msg::Clock(t0), &mut fx);
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "slow".into(),
+            status: ServerStatus::Pending,
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    update(&mut s, Msg::Clock(t0 + Duration::from_secs(3)), &mut fx);
+    let out = screen(&s, 100, 24);
+    assert!(
+        out.contains("status: pending · 3 s · starting the process"),
+        "{out}"
+    );
+    log.record(
+        &Arc::from("slow"),
+        Direction::Out,
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+        FrameMeta {
+            method: Some(Arc::from("initialize")),
+            id: Some(Id::Num(1)),
+            ..FrameMeta::default()
+        },
+    );
+    update(&mut s, Msg::Clock(t0 + Duration::from_secs(4)), &mut fx);
+    let out = screen(&s, 100, 24);
+    assert!(
+        out.contains("status: pending · 4 s · initialize sent, waiting for its answer"),
+        "{out}"
+    );
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "broken".into(),
+            status: ServerStatus::Failed(ConnectError::Spawn {
+                message: "node exited at once".into(),
+            }),
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    let out = screen(&s, 120, 30);
+    assert!(
+        out.contains("ran: node 'my server.js' --token •••••• --api-key=••••••"),
+        "{out}"
+    );
+    assert!(out.contains("in: /srv/app"), "{out}");
+    assert!(out.contains("env: API_KEY (values not shown)"), "{out}");
+    assert!(
+        !out.contains("s3cret") && !out.contains("k3y") && !out.contains("v@lue"),
+        "{out}"
+    );
+}
+
+/// A 401 without a challenge suggests an API key header; a login that finds
+/// no OAuth on a server that answers without credentials says it needs
+/// none, and on a 401 one that it wants an API key.
+#[test]
+fn no_oauth_says_api_key_or_no_login_needed() {
+    use mcpdeck::mcp::auth::{AuthError, AuthErrorKind};
+    let configs = vec![
+        ServerConfig::http("locked", "https://locked.example.com/mcp"),
+        ServerConfig::http("open", "https://open.example.com/mcp"),
+    ];
+    let mut s = State::new(&configs, Keymap::default(), None);
+    let mut fx = Vec::new();
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "locked".into(),
+            status: ServerStatus::NeedsAuth(ConnectError::Open(Box::new(HttpFailure::new(
+                Some(401),
+                "POST https://locked.example.com/mcp answered 401 Unauthorized to initialize"
+                    .into(),
+            )))),
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    let out = screen(&s, 120, 30);
+    assert!(
+        out.contains("no WWW-Authenticate challenge: the server may want an API key"),
+        "{out}"
+    );
+    assert!(out.contains("headers = { Authorization ="), "{out}");
+    assert!(out.contains("try an OAuth login anyway"), "{out}");
+    let no_registration = || {
+        Err(AuthError::new(
+            AuthErrorKind::Registration,
+            "dynamic client registration failed (HTTP 404)",
+        ))
+    };
+    update(
+        &mut s,
+        Msg::Manager(Event::LoginFinished {
+            server: "locked".into(),
+            result: no_registration(),
+        }),
+        &mut fx,
+    );
+    let status = s.status.clone().unwrap_or_default();
+    assert!(status.contains("most likely wants an API key"), "{status}");
+    update(
+        &mut s,
+        Msg::Manager(Event::Status {
+            server: "open".into(),
+            status: ServerStatus::Connected,
+            negotiated: Some(Box::new(negotiated("open", Era::Initialize, "2025-11-25"))),
+        }),
+        &mut fx,
+    );
+    update(
+        &mut s,
+        Msg::Manager(Event::LoginFinished {
+            server: "open".into(),
+            result: no_registration(),
+        }),
+        &mut fx,
+    );
+    let status = s.status.clone().unwrap_or_default();
+    assert!(status.contains("open needs no login"), "{status}");
+}

@@ -94,7 +94,7 @@ pub fn server_entry(s: &ServerConfig) -> Value {
 
 /// Command arguments with the values of secret-looking flags masked
 /// (`--token X`, `--api-key=X`).
-fn masked_args(args: &[String]) -> Vec<String> {
+pub fn masked_args(args: &[String]) -> Vec<String> {
     const MASK: &str = "••••••";
     let secret = |flag: &str| {
         let name = flag.trim_start_matches('-');

@@ -189,7 +189,7 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::PrevPane,
         name: "prev_pane",
-        help: "previous pane; from the servers, the server's detail (to scroll it)",
+        help: "previous pane (from the servers: the server's detail)",
         group: Group::Move,
         keys: &["shift-tab"],
     },

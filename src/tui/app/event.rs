@@ -127,6 +127,10 @@ fn on_status(
 ) -> bool {
     if let Some(i) = find(s, &server) {
         let v = &mut s.servers[i];
+        if status == ServerStatus::Pending {
+            v.pending_since = s.clock;
+            v.connect_step = None;
+        }
         v.status = status;
         if let Some(n) = negotiated {
             v.negotiated = Some(*n);

@@ -26,9 +26,31 @@ pub(super) fn feed(s: &mut State) -> bool {
         return false;
     };
     s.latency_next = newest.seq.saturating_add(1);
-    let selected = s.servers.get(s.server_sel).map(|v| v.name.as_str());
+    let selected = s.servers.get(s.server_sel).map(|v| v.name.clone());
+    let selected = selected.as_deref();
     let mut shown = false;
     for f in &frames {
+        // A server still connecting: the step its frames show.
+        if let Some(method) = &f.method
+            && let Some(v) = s.servers.iter_mut().find(|v| *v.name == *f.server)
+            && v.status == crate::mcp::manager::ServerStatus::Pending
+        {
+            v.connect_step = Some(match (f.dir, f.latency) {
+                (Direction::Out, _) if f.id.is_some() => {
+                    format!("{method} sent, waiting for its answer")
+                }
+                (Direction::In, Some(_)) => format!("{method} answered"),
+                _ => format!(
+                    "{method} {}",
+                    if f.dir == Direction::Out {
+                        "sent"
+                    } else {
+                        "received"
+                    }
+                ),
+            });
+            shown |= selected == Some(&*f.server);
+        }
         if f.dir != Direction::In {
             continue;
         }

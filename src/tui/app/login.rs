@@ -178,7 +178,10 @@ pub(super) fn on_login_finished(
             if e.kind == AuthErrorKind::Cancelled && !open {
                 return false;
             }
-            s.status = Some(format!("{server}: login failed: {}", e.message));
+            s.status = Some(match no_oauth(s, &server, &e) {
+                Some(why) => why,
+                None => format!("{server}: login failed: {}", e.message),
+            });
             if let Some(view) = s.login.as_mut().filter(|v| v.server == server) {
                 // The error's trace repeats what the screen has shown, and
                 // may add what came after.
@@ -233,5 +236,36 @@ pub(super) fn on_auth_info(s: &mut State, server: String, info: Option<TokenInfo
 pub(super) fn note_call_failure(s: &mut State, server: &str, error: &AuthError) {
     if error.kind == AuthErrorKind::NeedsLogin {
         s.step_up = Some((server.to_string(), error.scopes.clone()));
+    }
+}
+
+/// Why a login that found no OAuth could not be: the server answers
+/// without credentials (it needs no login), or it asked for them without a
+/// challenge or metadata (it most likely wants an API key). `None` when
+/// the server does offer OAuth (the login failed for another reason).
+fn no_oauth(s: &State, server: &str, e: &AuthError) -> Option<String> {
+    if !matches!(
+        e.kind,
+        AuthErrorKind::Discovery | AuthErrorKind::Registration
+    ) {
+        return None;
+    }
+    let metadata = e.trace.steps.iter().any(|step| {
+        step.url.contains("/.well-known/oauth-protected-resource")
+            && step.status.is_some_and(|c| (200..300).contains(&c))
+    });
+    if metadata {
+        return None;
+    }
+    let v = s.servers.iter().find(|v| v.name == server)?;
+    let name = crate::sanitize::one_line(server);
+    match &v.status {
+        crate::mcp::manager::ServerStatus::Connected => Some(format!(
+            "{name} needs no login: it answers without credentials and publishes no OAuth metadata (no WWW-Authenticate challenge, no /.well-known/oauth-protected-resource)"
+        )),
+        crate::mcp::manager::ServerStatus::NeedsAuth(_) => Some(format!(
+            "{name} offers no OAuth (no challenge, no /.well-known/oauth-protected-resource): it most likely wants an API key; set headers = {{ Authorization = \"Bearer ${{TOKEN}}\" }} (or the header its docs name) under [servers.{name}] in the config"
+        )),
+        _ => None,
     }
 }

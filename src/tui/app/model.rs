@@ -53,6 +53,10 @@ pub struct ServerView {
     pub trust: super::trust::Trust,
     /// When the server last asked for its roots, and how many it was given.
     pub roots_asked: Option<(std::time::SystemTime, usize)>,
+    /// While pending: since when (the driver's clock), and the last step
+    /// the frames show (`initialize sent`).
+    pub pending_since: Option<std::time::Instant>,
+    pub connect_step: Option<String>,
 }
 
 /// An HTTP server's settings as the UI may show them. Secrets are masked
@@ -131,6 +135,8 @@ impl ServerView {
             auth: None,
             trust: super::trust::Trust::new(config),
             roots_asked: None,
+            pending_since: None,
+            connect_step: None,
         }
     }
 

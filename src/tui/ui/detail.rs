@@ -74,7 +74,7 @@ fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
             home: s.home.as_deref(),
             flag: s.roots_flag,
         };
-        server_lines(v, &s.keymap, &stats, &roots, width, &mut lines);
+        server_lines(v, &s.keymap, &stats, &roots, s.clock, width, &mut lines);
     } else if let Some((_, t)) = s.selected_tool() {
         title = format!("Tool · {}", clean(&t.name));
         if let Some(x) = &t.title {
@@ -311,6 +311,7 @@ pub(super) fn server_lines(
     keys: &crate::tui::keymap::Keymap,
     stats: &[crate::record::stats::Row],
     roots: &Roots,
+    clock: Option<std::time::Instant>,
     width: usize,
     lines: &mut Vec<Line<'static>>,
 ) {
@@ -329,13 +330,53 @@ pub(super) fn server_lines(
             format!("reason: {}", clean(&why)),
             Role::Warn.style(),
         ));
+        // A 401 with no challenge: more likely an API key than OAuth.
+        let challenged = reason
+            .http()
+            .is_some_and(|f| !f.www_authenticate.is_empty() || f.auth.is_some());
+        if !challenged {
+            lines.push(Line::styled(
+                format!(
+                    "no WWW-Authenticate challenge: the server may want an API key; set it in the config, [servers.{}] headers = {{ Authorization = \"Bearer ${{TOKEN}}\" }} (or the header its docs name)",
+                    clean(&v.name)
+                ),
+                Role::Warn.style(),
+            ));
+        }
         lines.push(Line::styled(
             format!(
-                "press {} to log in (OAuth: a browser opens; the login screen shows each step)",
-                keys.label(Action::Login)
+                "press {} to {} (OAuth: a browser opens; the login screen shows each step)",
+                keys.label(Action::Login),
+                if challenged {
+                    "log in"
+                } else {
+                    "try an OAuth login anyway"
+                }
             ),
             Role::Accent.style(),
         ));
+    } else if v.status == ServerStatus::Pending {
+        // How long, and what it is doing (from its frames).
+        let waited = match (clock, v.pending_since) {
+            (Some(now), Some(since)) => {
+                format!(
+                    " · {}",
+                    crate::text::fmt_duration(now.saturating_duration_since(since))
+                )
+            }
+            _ => String::new(),
+        };
+        let step = v.connect_step.clone().unwrap_or_else(|| {
+            if v.http.is_some() {
+                "connecting".into()
+            } else {
+                "starting the process".into()
+            }
+        });
+        lines.push(Line::raw(format!(
+            "status: pending{waited} · {}",
+            clean(&step)
+        )));
     } else {
         lines.push(Line::raw(format!("status: {}", v.status.label())));
     }
@@ -363,6 +404,35 @@ pub(super) fn server_lines(
             format!("press {} to connect again", keys.label(Action::Reconnect)),
             Role::Accent.style(),
         ));
+        // What was run, to try it by hand (secrets masked, env values
+        // never shown).
+        if let Some(crate::config::TransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        }) = v.trust.config.as_ref().map(|c| &c.transport)
+        {
+            let mut words = vec![crate::text::shell_word(command)];
+            words.extend(
+                crate::record::masked_args(args)
+                    .iter()
+                    .map(|a| crate::text::shell_word(a)),
+            );
+            lines.push(Line::raw(format!("ran: {}", clean(&words.join(" ")))));
+            let dir = match cwd {
+                Some(d) => d.display().to_string(),
+                None => "mcpdeck's own working directory".into(),
+            };
+            lines.push(Line::raw(format!("in: {}", clean(&dir))));
+            if !env.is_empty() {
+                let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+                lines.push(Line::raw(format!(
+                    "env: {} (values not shown)",
+                    clean(&names.join(", "))
+                )));
+            }
+        }
     }
     if let Some(h) = &v.http {
         // With `auto`, the connection tells which one answered.
