@@ -6,12 +6,26 @@ use std::time::Duration;
 
 /// A duration for a person: `850 ms`, `2 s`, `1.5 s`.
 pub fn fmt_duration(d: Duration) -> String {
-    if d.as_millis() < 1000 {
-        format!("{} ms", d.as_millis())
-    } else if d.subsec_millis() == 0 {
+    // One style everywhere (the servers pane, the detail, the latency
+    // table, the log): a number, a space, a unit; at most seven columns.
+    let us = d.as_micros();
+    let secs = d.as_secs_f64();
+    if us < 9_950 {
+        format!("{:.1} ms", us as f64 / 1e3)
+    } else if us < 999_500 {
+        format!("{:.0} ms", us as f64 / 1e3)
+    } else if d.subsec_millis() == 0 && d.as_secs() < 1000 {
         format!("{} s", d.as_secs())
+    } else if secs < 99.95 {
+        format!("{secs:.1} s")
+    } else if secs < 999.5 {
+        format!("{secs:.0} s")
+    } else if secs / 60.0 < 99.5 {
+        format!("{:.0} min", secs / 60.0)
+    } else if secs / 3_600.0 < 9_999.5 {
+        format!("{:.0} h", secs / 3_600.0)
     } else {
-        format!("{:.1} s", d.as_secs_f64())
+        "long".into()
     }
 }
 
@@ -265,6 +279,27 @@ mod tests {
         assert_eq!(fmt_duration(Duration::from_millis(850)), "850 ms");
         assert_eq!(fmt_duration(Duration::from_secs(2)), "2 s");
         assert_eq!(fmt_duration(Duration::from_millis(1500)), "1.5 s");
+        let us = Duration::from_micros;
+        for (v, want) in [
+            (0, "0.0 ms"),
+            (716, "0.7 ms"),
+            (3_000, "3.0 ms"),
+            (9_949, "9.9 ms"),
+            (9_950, "10 ms"),
+            (999_499, "999 ms"),
+            (999_500, "1.0 s"),
+            (7_583_000, "7.6 s"),
+            (120_000_000, "120 s"),
+            (999_499_999, "999 s"),
+            (999_500_000, "17 min"),
+            (5_940_000_000, "99 min"),
+            (5_970_000_000, "2 h"),
+            (u64::MAX, "long"),
+        ] {
+            let got = fmt_duration(us(v));
+            assert_eq!(got, want, "{v} µs");
+            assert!(got.chars().count() <= 7, "{got}");
+        }
     }
 
     #[test]

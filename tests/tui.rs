@@ -1457,7 +1457,7 @@ fn ping_log_level_log_messages_and_a_tool_diff() {
     assert!(status.contains(&format!("-{removed}")), "{status}");
     assert!(status.contains(&format!("~{changed}")), "{status}");
     let out = screen(&s, 120, 40);
-    assert!(out.contains("latency: ping 3 ms"), "{out}");
+    assert!(out.contains("latency: ping 3.0 ms"), "{out}");
     assert!(out.contains("log level: debug and above"), "{out}");
     assert!(out.contains("[error] db: disk full"), "{out}");
     insta::assert_snapshot!("ping_log_and_diff", out);
@@ -3324,7 +3324,7 @@ fn narrow_panes_keep_badges_latency_and_labels() {
         &mut fx,
     );
     let out = screen(&s, 60, 20);
-    assert!(out.contains(" 2ms"), "{out}");
+    assert!(out.contains(" 2.0 ms"), "{out}");
     // A cut tool name ends with … and keeps its badge.
     assert!(
         out.contains("… destructive")

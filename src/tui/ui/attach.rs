@@ -282,7 +282,8 @@ fn render_calls(s: &State, f: &mut Frame, area: Rect) {
             let time = time.get(11..19).unwrap_or_default().to_string();
             let elapsed = c
                 .elapsed_ms
-                .map(|ms| format!("{ms:.1}ms"))
+                .and_then(|ms| std::time::Duration::try_from_secs_f64(ms / 1e3).ok())
+                .map(crate::text::fmt_duration)
                 .unwrap_or_else(|| "…".into());
             let role = match c.outcome.as_str() {
                 "ok" => Role::Ok,

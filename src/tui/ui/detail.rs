@@ -580,9 +580,9 @@ pub(super) fn server_lines(
     }
 }
 
-/// The columns of numbers in the latency table: count, p50, p95, p99,
-/// max (five columns each) and errors (three).
-const NUMBERS: usize = 33;
+/// The columns of numbers in the latency table: count (five), p50, p95,
+/// p99, max (seven each) and errors (three), with a space between each.
+const NUMBERS: usize = 41;
 
 /// The latency table of a server: a row per method with count, p50, p95,
 /// p99, max and errors (JSON-RPC errors and `isError` results), sized to
@@ -616,8 +616,14 @@ fn latency_table(
     let room = width.saturating_sub(NUMBERS + 1);
     let beside = room >= 8;
     let mw = longest.min(room);
+    // Too narrow for every column even on a line of its own: p99 goes.
+    let narrow = width < NUMBERS + 1;
     let numbers = |n: &str, p50: &str, p95: &str, p99: &str, max: &str, err: &str| {
-        format!("{n:>5} {p50:>5} {p95:>5} {p99:>5} {max:>5} {err:>3}")
+        if narrow {
+            format!("{n:>5} {p50:>7} {p95:>7} {max:>7} {err:>3}")
+        } else {
+            format!("{n:>5} {p50:>7} {p95:>7} {p99:>7} {max:>7} {err:>3}")
+        }
     };
     let head = numbers("n", "p50", "p95", "p99", "max", "err");
     lines.push(Line::styled(
@@ -686,37 +692,10 @@ fn compact(n: u64) -> String {
     }
 }
 
-/// A latency in at most five columns, to two or three digits: `850µs`,
-/// `3.2ms`, `120ms`, `1.5s`, `42s`, `12m`, `3h`.
+/// A latency in the table: the one style of [`crate::text::fmt_duration`]
+/// (at most seven columns).
 fn short(d: std::time::Duration) -> String {
-    let us = d.as_micros();
-    if us < 1_000 {
-        return format!("{us}µs");
-    }
-    let ms = us as f64 / 1e3;
-    if ms < 9.95 {
-        return format!("{ms:.1}ms");
-    }
-    if ms < 999.5 {
-        return format!("{ms:.0}ms");
-    }
-    let secs = ms / 1e3;
-    if secs < 9.95 {
-        return format!("{secs:.1}s");
-    }
-    if secs < 999.5 {
-        return format!("{secs:.0}s");
-    }
-    let mins = secs / 60.0;
-    if mins < 99.5 {
-        return format!("{mins:.0}m");
-    }
-    let hours = mins / 60.0;
-    if hours < 9_999.5 {
-        format!("{hours:.0}h")
-    } else {
-        "long".into()
-    }
+    crate::text::fmt_duration(d)
 }
 
 pub(super) fn schema_lines(schema: &serde_json::Value, lines: &mut Vec<Line<'static>>) {
@@ -779,27 +758,10 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn latencies_and_counts_fit_five_columns() {
+    fn latencies_and_counts_fit_their_columns() {
         let us = Duration::from_micros;
-        let cases = [
-            (0, "0µs"),
-            (999, "999µs"),
-            (1_000, "1.0ms"),
-            (9_949, "9.9ms"),
-            (9_950, "10ms"),
-            (999_499, "999ms"),
-            (999_500, "1.0s"),
-            (9_950_000, "10s"),
-            (999_499_999, "999s"),
-            (999_500_000, "17m"),
-            (5_940_000_000, "99m"),
-            (5_970_000_000, "2h"),
-            (u64::MAX, "long"),
-        ];
-        for (v, want) in cases {
-            let got = short(us(v));
-            assert_eq!(got, want, "{v} µs");
-            assert!(got.chars().count() <= 5, "{got}");
+        for v in [0, 716, 9_950, 999_500, 999_500_000, u64::MAX] {
+            assert!(short(us(v)).chars().count() <= 7, "{v}");
         }
         for (n, want) in [
             (7, "7"),

@@ -28,7 +28,7 @@ const LEGEND: &[(&str, &str)] = &[
         "the protocol version agreed with the server (the era)",
     ),
     ("11t", "the server has 11 tools"),
-    ("12ms", "the last call's round trip (else the last ping's)"),
+    ("12 ms", "the last call's round trip (else the last ping's)"),
     (
         "⚠ insecure",
         "TLS certificates are not verified for this server",

@@ -56,7 +56,7 @@ pub(super) fn render_log(s: &State, f: &mut Frame, area: Rect) {
                 .unwrap_or_default();
             let latency = fr
                 .latency
-                .map(|d| format!(" {:.1}ms", d.as_secs_f64() * 1e3))
+                .map(|d| format!(" {}", crate::text::fmt_duration(d)))
                 .unwrap_or_default();
             let mut spans = vec![
                 Span::styled(

@@ -150,6 +150,16 @@ pub(super) fn popup(f: &mut Frame, area: Rect, width: u16, title: &str, lines: V
 }
 
 /// `text` cut to `width` characters, with `…` when cut (no padding).
+/// A list's count for its title: `14`, or where the selection is when
+/// the list is longer than its pane (`5/14`).
+pub(super) fn position(selected: usize, len: usize, rows: usize) -> String {
+    if len > rows && len > 0 {
+        format!("{}/{len}", selected.min(len - 1) + 1)
+    } else {
+        len.to_string()
+    }
+}
+
 pub(super) fn fit_end(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         text.to_string()

@@ -47,7 +47,7 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
             let latency = v
                 .last_latency
                 .or(v.ping)
-                .map(|d| format!(" {}ms", d.as_millis()))
+                .map(|d| format!(" {}", crate::text::fmt_duration(d)))
                 .unwrap_or_default();
             let insecure = v.http.as_ref().is_some_and(|h| h.insecure);
             // Offered `/` or the home directory as a root.
@@ -96,7 +96,14 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
     let mut state = ListState::default().with_selected(Some(s.server_sel));
     let list = List::new(items)
         .block(block(
-            format!("Servers ({})", s.servers.len()),
+            format!(
+                "Servers ({})",
+                position(
+                    s.server_sel,
+                    s.servers.len(),
+                    area.height.saturating_sub(2) as usize
+                )
+            ),
             s.focus == Pane::Servers,
         ))
         .highlight_style(Role::Selected.style());

@@ -87,11 +87,19 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
                     let title = fit_end(&format!(" {}", clean(title)), room - pw - nw);
                     spans.push(Span::styled(title, Role::Muted.style()));
                 }
-            } else if nw < room && pw > 0 {
-                // The server's prefix gives way before the tool's name.
-                let keep = room - nw;
-                spans.push(Span::styled(fit_end(&prefix, keep), Role::Muted.style()));
-                spans.push(Span::styled(name, name_style));
+            } else if pw > 0 {
+                // Both cut: the server keeps a part of the room (a list of
+                // every server's tools must say whose each is), the
+                // tool's name the rest.
+                let server = clean(&v.name);
+                let keep = (room / 3).max(4).min(pw).min(room.saturating_sub(3));
+                let server = fit_end(&server, keep.saturating_sub(2).max(1));
+                let sw = server.chars().count() + 2;
+                spans.push(Span::styled(format!("{server}__"), Role::Muted.style()));
+                spans.push(Span::styled(
+                    fit_end(&name, room.saturating_sub(sw).max(1)),
+                    name_style,
+                ));
             } else {
                 spans.push(Span::styled(fit_end(&name, room.max(1)), name_style));
             }
@@ -114,10 +122,12 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
     } else {
         format!(" /{}", clean(&s.filter))
     };
+    // More than fit: where the selection is (`12/340`).
+    let count = position(s.tool_sel, s.visible.len(), height);
     let title = if scope.is_empty() {
-        format!("Tools ({}){filter}", s.visible.len())
+        format!("Tools ({count}){filter}")
     } else {
-        format!("Tools · {scope} ({}){filter}", s.visible.len())
+        format!("Tools · {scope} ({count}){filter}")
     };
     let list = List::new(items)
         .block(block(title, s.focus == Pane::Tools))
