@@ -1887,13 +1887,20 @@ fn keys_typed_as_a_request_comes_or_goes_never_reach_another_screen() {
     assert_eq!(s.mode, Mode::AddServer);
     update(&mut s, key(KeyCode::Esc), &mut fx);
     // A request the person answers with a key is their own doing: what
-    // they type next goes to the screen behind, at once.
+    // they type next goes to the screen behind; only keys already on
+    // their way as it closed (the same burst as Ctrl-D) are dropped.
     let mut s = state();
     update(&mut s, Msg::Clock(t0), &mut fx);
     ask(&mut s, 2, "other", "elicitation/create", form_params());
-    at(&mut s, ms(1000), key(KeyCode::Esc), &mut fx);
+    at(&mut s, ms(1000), ctrl('d'), &mut fx);
     assert!(!s.asks.is_open());
-    at(&mut s, ms(1010), key(KeyCode::Char('?')), &mut fx);
+    at(&mut s, ms(1005), key(KeyCode::Char('a')), &mut fx);
+    assert_eq!(s.mode, Mode::Normal, "not Add a server");
+    assert_eq!(
+        s.status.as_deref(),
+        Some("1 key typed as the request closed was not used")
+    );
+    at(&mut s, ms(1120), key(KeyCode::Char('?')), &mut fx);
     assert_eq!(s.mode, Mode::Help);
 }
 

@@ -14,10 +14,14 @@
 //! dropped, the status bar says how many, and the first key after a
 //! pause goes where it is aimed.
 //!
-//! A screen the person opens or closes with a key of their own (Enter,
-//! Esc, Ctrl-S, a confirmed Ctrl-D) is not guarded: they know what comes
-//! next, and what they type next is meant for it; inside a form letters
-//! only ever type, so no letter closes one.
+//! A request the person answers with a key of their own (Esc, Ctrl-S, a
+//! confirmed Ctrl-D) is their doing: they know what comes next, and a key
+//! typed after it is meant for the screen behind. Only the keys already
+//! on their way as it closed, within [`QUEUED`] of it (typed before it
+//! could be seen to close: `Ctrl-D` and `a` in one burst), are dropped.
+//! Inside a form letters only ever type, so no letter closes one. Other
+//! screens (the argument editor, a view's form) open and close only at
+//! the person's keys, and are not guarded.
 
 use std::time::{Duration, Instant};
 
@@ -29,11 +33,18 @@ use crate::tui::keymap::Action;
 /// The pause that ends a burst of typing aimed at the screen before.
 pub const GUARD: Duration = Duration::from_millis(300);
 
+/// After the person's own answer: keys closer to it than this were on
+/// their way already (queued, pasted, repeated), not typed at what shows
+/// next.
+pub const QUEUED: Duration = Duration::from_millis(50);
+
 /// Keys are being dropped: since when (the change, then each key
-/// dropped), how many, and why (for the status bar).
+/// dropped), the pause that ends it, how many, and why (for the status
+/// bar).
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyGuard {
     last: Instant,
+    pause: Duration,
     dropped: usize,
     why: String,
 }
@@ -52,7 +63,7 @@ pub(super) fn swallow(s: &mut State, k: &KeyEvent) -> bool {
     if s.keymap.action(k) == Some(Action::ForceQuit) {
         return false;
     }
-    if now.saturating_duration_since(g.last) >= GUARD {
+    if now.saturating_duration_since(g.last) >= g.pause {
         s.key_guard = None;
         return false;
     }
@@ -70,17 +81,18 @@ pub(super) fn swallow(s: &mut State, k: &KeyEvent) -> bool {
     true
 }
 
-/// After a message: when the request screen changed other than by the
-/// person closing it with a key, keys are dropped until a pause.
+/// After a message: when the request screen changed, keys are dropped
+/// until a pause ([`QUEUED`] after the person's own answer, else
+/// [`GUARD`]).
 pub(super) fn watch(s: &mut State, before: Option<u64>, by_key: bool) {
     let now = screen_of(s);
     if now == before {
         return;
     }
-    let why = match (now, by_key) {
+    let (why, pause) = match (now, by_key) {
         // The person answered and nothing waits: their own doing.
-        (None, true) => return,
-        (None, false) => "the request went away".to_string(),
+        (None, true) => ("the request closed".to_string(), QUEUED),
+        (None, false) => ("the request went away".to_string(), GUARD),
         (Some(_), _) => {
             let server = s
                 .asks
@@ -88,11 +100,12 @@ pub(super) fn watch(s: &mut State, before: Option<u64>, by_key: bool) {
                 .front()
                 .map(|a| crate::sanitize::one_line(&a.server))
                 .unwrap_or_default();
-            format!("{server}'s request appeared")
+            (format!("{server}'s request appeared"), GUARD)
         }
     };
     s.key_guard = s.clock.map(|last| KeyGuard {
         last,
+        pause,
         dropped: 0,
         why,
     });
