@@ -196,7 +196,12 @@ fn zod_bounds_choices_and_descriptions_read_as_a_person_expects() {
     // Zod's int() bounds are Number.MAX_SAFE_INTEGER: no bound to show.
     assert!(s.contains("whole number, ≥ 1"), "{s}");
     assert!(!s.contains("9007199254740991"), "{s}");
+    // Ctrl-U clears what was typed.
+    t.keys("39");
+    t.wait_for("▸ count*   39", 10);
+    t.keys("\x15");
     t.keys("3");
+    t.wait_for("▸ count*   3 ", 10);
     t.keys("\t");
     // The focused choice shows its choices, and its description whole.
     let s = t.wait_for("debug   info   warning", 10);
@@ -223,5 +228,48 @@ fn zod_bounds_choices_and_descriptions_read_as_a_person_expects() {
         s.contains(r#"picked {"count":3,"level":"error","offset":-5}"#),
         "{s}"
     );
+    t.quit();
+}
+
+#[test]
+fn the_warning_goes_once_the_editor_made_the_last_arguments_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    // An "editor" that writes arguments the form can show.
+    let editor = write_file(
+        dir.path(),
+        "editor.sh",
+        "#!/bin/sh\nprintf '{\\n  \"city\": \"Oslo\"\\n}\\n' > \"$1\"\n",
+    );
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut t = Tui::start_with(
+        &demo_config(dir.path()),
+        &[("VISUAL", editor.to_str().unwrap())],
+    );
+    t.wait_for("demo 2026-07-28", 30);
+    t.keys("\t");
+    t.keys(DOWN);
+    t.keys(DOWN);
+    t.wait_for("Tool · get_weather", 10);
+    t.keys("\r");
+    t.wait_for("Arguments · get_weather on demo", 10);
+    // Arguments the form cannot show, kept as the draft by Esc.
+    t.keys(CTRL_T);
+    t.keys(CTRL_A);
+    t.keys(r#"{"city": 5}"#);
+    t.wait_for("is not of type", 10);
+    t.keys("\x1b");
+    t.keys("\r");
+    t.wait_for("your last arguments do not fit the form", 10);
+    // $EDITOR fixes them: into the form, and the warning goes.
+    t.keys("\x05");
+    let s = t.wait_for("Oslo", 10);
+    let s = if s.contains(" form ") {
+        s
+    } else {
+        t.wait_for(" form ", 10)
+    };
+    assert!(!s.contains("do not fit"), "{s}");
+    assert!(s.contains("city*") && s.contains("Oslo"), "{s}");
+    t.keys("\x1b");
     t.quit();
 }
