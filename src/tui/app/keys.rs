@@ -219,6 +219,8 @@ pub(super) fn add_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool 
             s.mode = Mode::Normal;
             return true;
         }
+        // As in every form: clear the field.
+        Some(Action::ClearField) => field.clear(),
         Some(Action::NextPane | Action::PrevPane | Action::Up | Action::Down) => {
             form.field = 1 - form.field
         }
