@@ -23,6 +23,11 @@ const DOWN: &str = "\x1b[B";
 const END: &str = "\x1b[F";
 const LEFT: &str = "\x1b[D";
 const CTRL_S: &str = "\x13";
+const CTRL_D: &str = "\x04";
+
+/// A little more than the pause after a request appears during which
+/// keys are dropped (`app::guard::GUARD`).
+const GUARD: Duration = Duration::from_millis(500);
 
 #[test]
 fn call_echo_on_server_everything_with_edited_arguments() {
@@ -240,8 +245,11 @@ fn an_elicitation_form_is_filled_in_and_accepted() {
     t.keys("\r");
     t.wait_for("Arguments · trigger-elicitation-request on everything", 10);
     t.keys(CTRL_S);
-    // The form, prefilled with the schema's defaults.
+    // The form, prefilled with the schema's defaults. (Keys typed within
+    // 0.3 s of a request appearing were meant for the screen before it:
+    // a person reads it first.)
     let s = t.wait_for("everything asks for input", 30);
+    std::thread::sleep(GUARD);
     assert!(
         s.contains("Please provide inputs for the following fields"),
         "{s}"
@@ -277,6 +285,67 @@ fn an_elicitation_form_is_filled_in_and_accepted() {
         assert!(s.contains(want), "{want:?} not on screen:\n{s}");
     }
     assert!(!s.contains("asks for input"), "the form is gone: {s}");
+    t.quit();
+}
+
+#[test]
+fn letters_never_decline_an_elicitation_and_ctrl_d_asks_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        everything_js().display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let mut t = Tui::start(&path);
+    t.wait_for("2025-11-25", 30);
+    t.keys("\t");
+    t.keys("/");
+    t.keys("trigger-elicitation-request");
+    t.keys("\r");
+    t.wait_for("Tools · everything (1)", 10);
+    t.keys("\r");
+    t.wait_for("Arguments · trigger-elicitation-request on everything", 10);
+    t.keys(CTRL_S);
+    t.wait_for("everything asks for input", 30);
+    std::thread::sleep(GUARD);
+    // The integer's default 42 is selected: 7 replaces it (not 427).
+    for _ in 0..6 {
+        t.keys("\t");
+    }
+    t.wait_for("▸ Integer", 10);
+    t.keys("7");
+    let s = t.wait_for("field 7 of", 10);
+    let row = s.lines().find(|l| l.contains("▸ Integer")).unwrap_or("");
+    assert!(row.contains(" 7 ") && !row.contains("427"), "{row}\n{s}");
+    // The focused field's description is whole (it is cut elsewhere).
+    assert!(s.contains("whole number, 1 to 100"), "{s}");
+    // On a choice, the issue's keys: every choice shows; `d` is no
+    // decline and `a` opens nothing; letters pick choices.
+    t.keys("\t");
+    t.keys("\t");
+    let s = t.wait_for("Monica   Rachel", 10);
+    assert!(s.contains("▸ Untitled Single"), "{s}");
+    t.keys("dave@example.org");
+    std::thread::sleep(GUARD);
+    let s = t.screen();
+    assert!(s.contains("everything asks for input"), "{s}");
+    assert!(!s.contains("Add a server"), "{s}");
+    // Ctrl-D asks before throwing what was typed away; n goes back.
+    t.keys(CTRL_D);
+    t.wait_for("decline and throw away what you typed?", 10);
+    t.keys("n");
+    t.wait_for("kept: the form is as you left it", 10);
+    t.keys(CTRL_D);
+    t.wait_for("decline and throw away what you typed?", 10);
+    // `y` declines; the `a` typed in the same burst never reaches the
+    // main screen (where it would open "Add a server").
+    t.keys("ya");
+    let s = t.wait_for("User declined to provide the requested information", 30);
+    assert!(!s.contains("asks for input"), "the form is gone: {s}");
+    let s = t.wait_for("typed as the request closed was not used", 10);
+    assert!(!s.contains("Add a server"), "{s}");
     t.quit();
 }
 

@@ -696,9 +696,9 @@ fn the_empty_state_and_adding_a_server() {
     assert!(s.add.error.as_deref().unwrap().contains("letters, digits"));
     assert!(fx.is_empty());
     assert_eq!(s.add.field, 0, "the cursor went back to the name");
-    for _ in 0.."my server".len() {
-        update(&mut s, key(KeyCode::Backspace), &mut fx);
-    }
+    // Ctrl-U clears the field, as in every form.
+    update(&mut s, ctrl('u'), &mut fx);
+    assert_eq!(s.add.name, "");
     for c in "mine".chars() {
         update(&mut s, key(KeyCode::Char(c)), &mut fx);
     }
@@ -1656,32 +1656,288 @@ fn an_invalid_form_cannot_be_accepted() {
     assert_eq!(a[0].1.as_ref().unwrap()["content"]["name"], json!("Al"));
 }
 
+/// The request form on screen, when one is shown.
+fn ask_form(s: &State) -> &mcpdeck::tui::ask::Form {
+    match s.asks.screen.as_ref() {
+        Some((_, mcpdeck::tui::ask::AskScreen::Form(f))) => f,
+        _ => panic!("no request form is shown"),
+    }
+}
+
+fn declined(id: u64) -> Vec<(u64, Result<Value, mcpdeck::mcp::jsonrpc::RpcError>)> {
+    vec![(id, Ok(json!({"action": "decline"})))]
+}
+
 #[test]
-fn a_form_can_be_declined_or_cancelled_and_d_types_in_a_text_field() {
+fn letters_type_in_a_form_and_declining_asks_before_throwing_typing_away() {
     let mut s = state();
     ask(&mut s, 1, "demo", "elicitation/create", form_params());
     let mut fx = Vec::new();
     // In a text field, d is a letter.
     update(&mut s, key(KeyCode::Char('d')), &mut fx);
-    assert!(answers(&fx).is_empty());
-    // On a yes/no field, d declines.
+    assert_eq!(ask_form(&s).fields[0].line().unwrap().text, "d");
+    // On a yes/no and on a choice, letters are never commands either: the
+    // issue's `dave@example.org` declined at `d`, and `a` then opened
+    // "Add a server" with the rest typed into it.
     for _ in 0..3 {
         update(&mut s, key(KeyCode::Tab), &mut fx);
     }
-    update(&mut s, key(KeyCode::Char('d')), &mut fx);
-    assert_eq!(answers(&fx), vec![(1, Ok(json!({"action": "decline"})))]);
-    // Ctrl-D declines from a text field.
+    type_text(&mut s, "dave@example.org", &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    type_text(&mut s, "dave@example.org", &mut fx);
+    assert!(answers(&fx).is_empty(), "{fx:?}");
+    assert!(s.asks.is_open());
+    assert_eq!(s.mode, Mode::Normal, "no other screen took the keys");
+    // On the choice, `b` picks Blue.
+    type_text(&mut s, "b", &mut fx);
+    assert_eq!(ask_form(&s).fields[4].value(), Ok(Some(json!("b"))));
+    // Ctrl-D asks first, since something was typed; any other key goes
+    // back to the form, and is not typed.
+    update(&mut s, ctrl('d'), &mut fx);
+    assert!(answers(&fx).is_empty());
+    let out = screen(&s, 100, 30);
+    assert!(
+        out.contains("decline and throw away what you typed?"),
+        "{out}"
+    );
+    assert!(out.contains("y or Ctrl-D: yes, throw it away"), "{out}");
+    update(&mut s, key(KeyCode::Char('g')), &mut fx);
+    assert!(answers(&fx).is_empty());
+    assert_eq!(ask_form(&s).confirm, None);
+    assert_eq!(ask_form(&s).fields[4].value(), Ok(Some(json!("b"))));
+    // y (or Ctrl-D again) throws it away.
+    update(&mut s, ctrl('d'), &mut fx);
+    update(&mut s, key(KeyCode::Char('y')), &mut fx);
+    assert_eq!(answers(&fx), declined(1));
+    assert!(!s.asks.is_open());
+    // Nothing typed: Ctrl-D declines at once.
     ask(&mut s, 2, "demo", "elicitation/create", form_params());
     let mut fx = Vec::new();
     update(&mut s, ctrl('d'), &mut fx);
-    assert_eq!(answers(&fx), vec![(2, Ok(json!({"action": "decline"})))]);
-    // Esc cancels.
+    assert_eq!(answers(&fx), declined(2));
+    // Esc cancels; after typing it asks too, and Esc again cancels.
     ask(&mut s, 3, "demo", "elicitation/create", form_params());
+    let mut fx = Vec::new();
+    type_text(&mut s, "Al", &mut fx);
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(answers(&fx).is_empty());
+    assert!(screen(&s, 100, 30).contains("cancel and throw away what you typed?"));
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(answers(&fx), vec![(3, Ok(json!({"action": "cancel"})))]);
+    ask(&mut s, 4, "demo", "elicitation/create", form_params());
     let mut fx = Vec::new();
     update(&mut s, shift_tab(), &mut fx);
     update(&mut s, key(KeyCode::Esc), &mut fx);
-    assert_eq!(answers(&fx), vec![(3, Ok(json!({"action": "cancel"})))]);
+    assert_eq!(answers(&fx), vec![(4, Ok(json!({"action": "cancel"})))]);
     assert!(!s.asks.is_open());
+}
+
+#[test]
+fn a_form_has_buttons_that_tab_reaches() {
+    let mut s = state();
+    ask(&mut s, 1, "demo", "elicitation/create", form_params());
+    let out = screen(&s, 100, 30);
+    assert!(
+        out.contains("[ Accept ]   [ Decline ]   [ Cancel ]"),
+        "{out}"
+    );
+    let mut fx = Vec::new();
+    // Past the last of the 8 fields: the buttons; ← → move between them.
+    for _ in 0..8 {
+        update(&mut s, key(KeyCode::Tab), &mut fx);
+    }
+    assert!(screen(&s, 100, 30).contains("▸[ Accept ]"));
+    update(&mut s, key(KeyCode::Right), &mut fx);
+    assert!(screen(&s, 100, 30).contains("▸[ Decline ]"));
+    // Nothing typed: Enter on Decline declines at once.
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(answers(&fx), declined(1));
+    // Typed: the button asks first too.
+    ask(&mut s, 2, "demo", "elicitation/create", form_params());
+    let mut fx = Vec::new();
+    type_text(&mut s, "Ada", &mut fx);
+    // (End and ← edit the text field; Page Down leaves it.)
+    update(&mut s, key(KeyCode::PageDown), &mut fx);
+    update(&mut s, key(KeyCode::PageDown), &mut fx);
+    update(&mut s, key(KeyCode::Right), &mut fx);
+    update(&mut s, key(KeyCode::Right), &mut fx);
+    update(&mut s, key(KeyCode::Left), &mut fx);
+    assert!(screen(&s, 100, 30).contains("▸[ Decline ]"));
+    update(&mut s, key(KeyCode::Char(' ')), &mut fx);
+    assert!(answers(&fx).is_empty());
+    update(&mut s, key(KeyCode::Char('y')), &mut fx);
+    assert_eq!(answers(&fx), declined(2));
+    // Accept sends, as Ctrl-S does.
+    ask(&mut s, 3, "demo", "elicitation/create", form_params());
+    let mut fx = Vec::new();
+    type_text(&mut s, "Ada", &mut fx);
+    update(&mut s, key(KeyCode::PageDown), &mut fx);
+    update(&mut s, key(KeyCode::PageDown), &mut fx);
+    update(&mut s, key(KeyCode::Left), &mut fx);
+    update(&mut s, key(KeyCode::Left), &mut fx);
+    assert!(screen(&s, 100, 30).contains("▸[ Accept ]"));
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let a = answers(&fx);
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].1.as_ref().unwrap()["action"], "accept");
+    assert_eq!(a[0].1.as_ref().unwrap()["content"]["name"], "Ada");
+}
+
+#[test]
+fn a_form_shows_choices_whole_descriptions_and_selected_defaults() {
+    let mut s = state();
+    let mut params = form_params();
+    params["requestedSchema"]["properties"]["name"]["description"] = json!(
+        "Your full, legal name as it is written in your passport, with every middle name and any accents, so that the bank can match it whole"
+    );
+    params["requestedSchema"]["properties"]["age"]["maximum"] = json!(9007199254740991_u64);
+    ask(&mut s, 1, "demo", "elicitation/create", params);
+    // The focused field's description, whole; the age's bound is "≥ 0".
+    let out = screen(&s, 80, 30);
+    // The words inside the request's frame (columns 3 to 76 at 80 wide).
+    let words: String = out
+        .lines()
+        .map(|l| l.chars().skip(3).take(74).collect::<String>())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("any accents, so that the bank can match it whole"),
+        "{out}"
+    );
+    assert!(out.contains("whole number, ≥ 0"), "{out}");
+    assert!(!out.contains("9007199254740991"), "{out}");
+    let mut fx = Vec::new();
+    // Off the field: one row, cut.
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let out = screen(&s, 80, 30);
+    assert!(!out.contains("match it whole"), "{out}");
+    // The age's default 30 is selected: the first key replaces it.
+    type_text(&mut s, "4", &mut fx);
+    assert_eq!(ask_form(&s).fields[1].value(), Ok(Some(json!(4))));
+    // A focused choice shows every choice.
+    for _ in 0..3 {
+        update(&mut s, key(KeyCode::Tab), &mut fx);
+    }
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Red   Green   Blue"), "{out}");
+    // Ctrl-U clears a field.
+    update(&mut s, ctrl('u'), &mut fx);
+    assert_eq!(ask_form(&s).fields[4].value(), Ok(None));
+}
+
+#[test]
+fn keys_typed_as_a_request_comes_or_goes_never_reach_another_screen() {
+    use std::time::Instant;
+    let ms = Duration::from_millis;
+    let mut s = state();
+    let mut fx = Vec::new();
+    let t0 = Instant::now();
+    let at = |s: &mut State, t: Duration, m: Msg, fx: &mut Vec<Effect>| {
+        update(s, Msg::Clock(t0 + t), fx);
+        update(s, m, fx);
+    };
+    // A request appears while the person types on the main screen: what
+    // they type as it appears, and right after, was not meant for it.
+    update(&mut s, Msg::Clock(t0), &mut fx);
+    ask(&mut s, 1, "demo", "elicitation/create", form_params());
+    at(&mut s, ms(100), key(KeyCode::Char('a')), &mut fx);
+    at(&mut s, ms(350), key(KeyCode::Enter), &mut fx);
+    assert_eq!(ask_form(&s).fields[0].line().unwrap().text, "");
+    assert_eq!(ask_form(&s).focus, 0, "Enter did not move on");
+    assert_eq!(
+        s.status.as_deref(),
+        Some("2 keys typed as demo's request appeared were not used")
+    );
+    // After a pause, keys go to it.
+    at(&mut s, ms(700), key(KeyCode::Char('D')), &mut fx);
+    at(&mut s, ms(800), key(KeyCode::Char('a')), &mut fx);
+    assert_eq!(ask_form(&s).fields[0].line().unwrap().text, "Da");
+    // The server goes away while the person types into its form: the
+    // rest of the burst goes nowhere (not `a` for "Add a server").
+    at(
+        &mut s,
+        ms(900),
+        Msg::Manager(Event::Status {
+            server: "demo".into(),
+            status: ServerStatus::Disconnected,
+            negotiated: None,
+        }),
+        &mut fx,
+    );
+    assert!(!s.asks.is_open());
+    at(&mut s, ms(1000), key(KeyCode::Char('v')), &mut fx);
+    at(&mut s, ms(1200), key(KeyCode::Char('a')), &mut fx);
+    at(&mut s, ms(1400), key(KeyCode::Char('d')), &mut fx);
+    assert_eq!(s.mode, Mode::Normal, "no screen took the keys");
+    assert!(
+        s.status
+            .as_deref()
+            .is_some_and(|t| t.starts_with("3 keys typed as the request went away")),
+        "{:?}",
+        s.status
+    );
+    // Ctrl-C always goes through.
+    let mut quit = Vec::new();
+    at(&mut s, ms(1500), ctrl('c'), &mut quit);
+    assert!(quit.iter().any(|e| matches!(e, Effect::Interrupt)));
+    // A pause, then `a` is meant: it opens "Add a server".
+    at(&mut s, ms(2000), key(KeyCode::Char('a')), &mut fx);
+    assert_eq!(s.mode, Mode::AddServer);
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    // A request the person answers with a key is their own doing: what
+    // they type next goes to the screen behind; only keys already on
+    // their way as it closed (the same burst as Ctrl-D) are dropped.
+    let mut s = state();
+    update(&mut s, Msg::Clock(t0), &mut fx);
+    ask(&mut s, 2, "other", "elicitation/create", form_params());
+    at(&mut s, ms(1000), ctrl('d'), &mut fx);
+    assert!(!s.asks.is_open());
+    at(&mut s, ms(1005), key(KeyCode::Char('a')), &mut fx);
+    assert_eq!(s.mode, Mode::Normal, "not Add a server");
+    assert_eq!(
+        s.status.as_deref(),
+        Some("1 key typed as the request closed was not used")
+    );
+    at(&mut s, ms(1120), key(KeyCode::Char('?')), &mut fx);
+    assert_eq!(s.mode, Mode::Help);
+}
+
+#[test]
+fn a_typed_sampling_reply_is_not_thrown_away_without_asking() {
+    let mut s = state();
+    ask(
+        &mut s,
+        9,
+        "demo",
+        "sampling/createMessage",
+        sampling_params(),
+    );
+    let mut fx = Vec::new();
+    type_text(&mut s, "Paris", &mut fx);
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(answers(&fx).is_empty());
+    assert!(
+        screen(&s, 100, 30).contains("decline and throw away your reply"),
+        "the question is in the status bar"
+    );
+    // Any other key goes back to the reply, untouched.
+    update(&mut s, key(KeyCode::Char('x')), &mut fx);
+    assert!(answers(&fx).is_empty());
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(
+        answers(&fx),
+        vec![(
+            9,
+            Err(mcpdeck::mcp::jsonrpc::RpcError::new(
+                -1,
+                "the user declined the sampling request"
+            ))
+        )]
+    );
 }
 
 #[test]

@@ -111,10 +111,14 @@ fn negotiated() -> Negotiated {
 }
 
 fn state() -> State {
+    state_with(tool_list())
+}
+
+fn state_with(list: Vec<Value>) -> State {
     let configs = vec![ServerConfig::stdio("demo", "x", &[])];
     let mut s = State::new(&configs, Keymap::default(), None);
     let mut findings = Vec::new();
-    let tools: Vec<Tool> = tool_list()
+    let tools: Vec<Tool> = list
         .iter()
         .filter_map(|t| Tool::parse(t, &mut findings))
         .collect();
@@ -201,6 +205,25 @@ fn screen(s: &State, w: u16, h: u16) -> String {
     out
 }
 
+/// Whether the first place `text` shows on screen is drawn reversed (the
+/// selection's look); `None`: not on screen.
+fn styled(s: &State, w: u16, h: u16, text: &str) -> Option<bool> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| mcpdeck::tui::ui::render(s, f)).unwrap();
+    let buf = t.backend().buffer().clone();
+    for y in 0..buf.area.height {
+        let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+        if let Some(byte) = line.find(text) {
+            let x = (line[..byte].chars().count() + text.chars().count() / 2) as u16;
+            let reversed = buf[(x, y)]
+                .modifier
+                .contains(ratatui::style::Modifier::REVERSED);
+            return Some(reversed);
+        }
+    }
+    None
+}
+
 fn json_of(s: &State) -> Value {
     let text = s.editor.as_ref().unwrap().text.lines().join("\n");
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
@@ -278,8 +301,14 @@ fn an_enum_is_a_choice_that_cycles_and_sends_the_one_picked() {
     // An optional choice passes by "none" (then the default is not sent).
     assert_eq!(seen, [Some(json!("metric")), Some(json!("imperial")), None]);
     press(&mut s, key(KeyCode::Left));
+    // Every choice shows, the one taken highlighted.
     let out = screen(&s, 80, 24);
-    assert!(out.contains("‹ imperial › 2/2"), "{out}");
+    assert!(
+        out.contains("(default: metric)   metric   imperial"),
+        "{out}"
+    );
+    assert_eq!(styled(&s, 80, 24, "imperial"), Some(true));
+    assert_eq!(styled(&s, 80, 24, " metric "), Some(false));
     let fx = press(&mut s, ctrl('s'));
     assert_eq!(
         sent(&fx),
@@ -453,17 +482,220 @@ fn the_form_and_the_json_stay_in_sync() {
         press(&mut s, ctrl('t'));
         assert!(s.editor.as_ref().unwrap().in_form);
     }
-    // A field that cannot be read keeps the form.
+}
+
+#[test]
+fn ctrl_t_switches_an_invalid_form_and_lists_its_problems() {
     let mut s = state();
     open(&mut s, "add");
-    type_text(&mut s, "x");
+    // /a cannot be read, /b is an empty required number: still switches.
+    type_text(&mut s, "40.5x");
     press(&mut s, ctrl('t'));
-    assert!(s.editor.as_ref().unwrap().in_form);
-    assert!(
-        status(&s).contains("fix /a: not a number first"),
-        "{}",
-        status(&s)
+    let e = s.editor.as_ref().unwrap();
+    assert!(!e.in_form, "the switch always works");
+    assert_eq!(json_of(&s), json!({"a": "40.5x"}), "what the form holds");
+    assert_eq!(
+        status(&s),
+        "the JSON holds the form as it is, with its problems (listed under it)"
     );
+    let problems = &s.editor.as_ref().unwrap().problems;
+    assert!(
+        problems.iter().any(|p| p.starts_with("/a:"))
+            && problems.iter().any(|p| p.contains("\"b\" is a required")),
+        "{problems:?}"
+    );
+    let out = screen(&s, 120, 40);
+    assert!(out.contains("\"a\": \"40.5x\""), "{out}");
+    assert!(
+        out.contains("✗ /a:") && out.contains("\"b\" is a required"),
+        "{out}"
+    );
+    // And back: the text typed comes back into the number field, flagged.
+    press(&mut s, ctrl('t'));
+    assert!(s.editor.as_ref().unwrap().in_form, "{}", status(&s));
+    assert_eq!(form(&s).error_at("/a"), Some("not a number"));
+    assert_eq!(form(&s).draft()["a"], "40.5x");
+    // A valid form still switches without a word.
+    let mut s = state();
+    open(&mut s, "get_weather");
+    type_text(&mut s, "Oslo");
+    press(&mut s, ctrl('t'));
+    assert_eq!(status(&s), "");
+}
+
+#[test]
+fn the_json_editor_selects_all_and_clears_so_a_paste_replaces_it() {
+    let mut s = state();
+    open(&mut s, "add");
+    press(&mut s, ctrl('t'));
+    // Select all, then a paste (keys, as a terminal without bracketed
+    // paste sends them): it replaces the JSON, newlines and all.
+    press(&mut s, ctrl('a'));
+    for c in "{\n\"a\": 1,\n\"b\": 2}".chars() {
+        let msg = if c == '\n' {
+            key(KeyCode::Enter)
+        } else {
+            key(KeyCode::Char(c))
+        };
+        press(&mut s, msg);
+    }
+    assert_eq!(json_of(&s), json!({"a": 1, "b": 2}));
+    assert!(s.editor.as_ref().unwrap().problems.is_empty());
+    // Clear empties it (as one edit); undo brings it back.
+    press(&mut s, ctrl('u'));
+    let e = s.editor.as_ref().unwrap();
+    assert_eq!(e.text.lines().join(""), "");
+    assert!(
+        e.problems[0].starts_with("not valid JSON"),
+        "{:?}",
+        e.problems
+    );
+    press(&mut s, ctrl('z'));
+    assert_eq!(json_of(&s), json!({"a": 1, "b": 2}));
+    let fx = press(&mut s, ctrl('s'));
+    assert_eq!(sent(&fx), Some(json!({"a": 1, "b": 2})));
+    // The status bar names the keys.
+    open(&mut s, "add");
+    press(&mut s, ctrl('t'));
+    let bar = screen(&s, 120, 40).lines().last().unwrap_or("").to_string();
+    assert!(bar.contains("Ctrl-A select all"), "{bar}");
+}
+
+#[test]
+fn letters_pick_choices_and_never_act_as_commands_in_the_form() {
+    let mut s = state();
+    open(&mut s, "get_weather");
+    press(&mut s, key(KeyCode::Tab));
+    assert_eq!(focus(&s), "/units");
+    // i: imperial; j and q are not "down" and "quit" here.
+    press(&mut s, key(KeyCode::Char('i')));
+    assert_eq!(form(&s).draft()["units"], "imperial");
+    press(&mut s, key(KeyCode::Char('m')));
+    assert_eq!(form(&s).draft()["units"], "metric");
+    for c in ['j', 'q', 'd', '?'] {
+        let fx = press(&mut s, key(KeyCode::Char(c)));
+        assert!(fx.is_empty(), "{c}");
+        assert_eq!(s.mode, Mode::Editor, "{c}");
+        assert_eq!(focus(&s), "/units", "{c}");
+        assert_eq!(form(&s).draft()["units"], "metric", "{c}");
+    }
+    // A yes/no takes y and n.
+    open(&mut s, "deploy");
+    while focus(&s) != "/dry_run" {
+        press(&mut s, key(KeyCode::Down));
+    }
+    press(&mut s, key(KeyCode::Char('y')));
+    assert_eq!(form(&s).draft()["dry_run"], true);
+    press(&mut s, key(KeyCode::Char('n')));
+    assert_eq!(form(&s).draft()["dry_run"], false);
+    // Ctrl-U clears it (not set), as it clears any field.
+    press(&mut s, ctrl('u'));
+    assert!(form(&s).draft().get("dry_run").is_none());
+}
+
+/// A tool whose required fields start with their defaults.
+fn defaults_tool() -> Value {
+    let zod = 9007199254740991_u64;
+    json!({"name": "tune", "description": "Defaults and Zod bounds.",
+           "inputSchema": {"type": "object", "properties": {
+               "level": {"type": "number", "default": 42, "description": "How loud"},
+               "count": {"type": "integer", "minimum": 1, "maximum": zod},
+               "name": {"type": "string", "default": "hello"}},
+               "required": ["level", "count", "name"]}})
+}
+
+#[test]
+fn a_prefilled_default_is_replaced_by_the_first_key_and_ctrl_u_clears() {
+    let mut s = state_with(vec![defaults_tool()]);
+    open(&mut s, "tune");
+    assert_eq!(form(&s).draft()["level"], 42);
+    // The default shows selected.
+    assert_eq!(styled(&s, 80, 24, "42"), Some(true));
+    type_text(&mut s, "4.5");
+    assert_eq!(form(&s).draft()["level"], 4.5, "not 424.5");
+    assert_eq!(styled(&s, 80, 24, "4.5"), Some(false));
+    // Ctrl-U clears a field; Ctrl-A selects what is in it.
+    press(&mut s, key(KeyCode::Tab));
+    press(&mut s, key(KeyCode::Tab));
+    press(&mut s, ctrl('u'));
+    assert_eq!(form(&s).draft()["name"], "");
+    type_text(&mut s, "abc");
+    press(&mut s, ctrl('a'));
+    type_text(&mut s, "xyz");
+    assert_eq!(form(&s).draft()["name"], "xyz");
+    // Zod's int() bounds: "≥ 1", not "1 to 9007199254740991".
+    let out = screen(&s, 120, 40);
+    assert!(out.contains("whole number, ≥ 1"), "{out}");
+    assert!(!out.contains("9007199254740991"), "{out}");
+}
+
+#[test]
+fn a_focused_fields_description_is_shown_whole() {
+    let mut s = state();
+    open(&mut s, "deploy");
+    let whole = "The service to deploy; a long description that goes on and on so that it cannot fit on one row of a small terminal";
+    // The words of the form's pane, from the column of its `▸` on.
+    let pane_words = |out: &str| {
+        let col = out
+            .lines()
+            .find_map(|l| l.chars().position(|c| c == '▸'))
+            .unwrap_or(0);
+        out.lines()
+            .map(|l| l.chars().skip(col).collect::<String>())
+            .map(|l| l.trim_end_matches('│').to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // Focused: every word of it, wrapped under the field, at any size.
+    for (w, h) in [(60, 20), (80, 24), (120, 40)] {
+        let out = screen(&s, w, h);
+        assert!(pane_words(&out).contains(whole), "{w}x{h}:\n{out}");
+    }
+    // Not focused: one row, cut.
+    press(&mut s, key(KeyCode::Tab));
+    let out = screen(&s, 60, 20);
+    assert!(out.contains("The service to deploy; a long"), "{out}");
+    assert!(!out.contains("small terminal"), "{out}");
+}
+
+#[test]
+fn the_note_goes_once_the_external_editor_made_the_arguments_fit() {
+    let mut s = state();
+    s.last_args.insert(
+        ("demo".into(), "get_weather".into()),
+        "{\"city\": 5}".into(),
+    );
+    open(&mut s, "get_weather");
+    let e = s.editor.as_ref().unwrap();
+    assert!(!e.in_form);
+    assert!(
+        e.note
+            .as_deref()
+            .is_some_and(|n| n.starts_with("your last arguments do not fit the form")),
+        "{:?}",
+        e.note
+    );
+    press(&mut s, ctrl('e'));
+    press(
+        &mut s,
+        Msg::EditorReturned(Ok("{\"city\": \"Oslo\"}\n".into())),
+    );
+    let e = s.editor.as_ref().unwrap();
+    assert_eq!(e.note, None, "fixed: no warning left");
+    assert!(e.in_form, "and into the form, which can show them now");
+    assert_eq!(form(&s).draft()["city"], "Oslo");
+    assert!(!screen(&s, 80, 24).contains("do not fit"));
+    // JSON chosen by hand stays JSON after $EDITOR.
+    press(&mut s, ctrl('t'));
+    press(
+        &mut s,
+        Msg::EditorReturned(Ok("{\"city\": \"Rome\"}".into())),
+    );
+    assert!(!s.editor.as_ref().unwrap().in_form);
+    assert_eq!(json_of(&s), json!({"city": "Rome"}));
 }
 
 #[test]

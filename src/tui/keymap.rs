@@ -63,6 +63,13 @@ pub enum Action {
     AddItem,
     /// The argument form: remove the list item around the focus.
     RemoveItem,
+    /// Forms and the JSON editor: select the focused field's text, or the
+    /// whole JSON (what is typed or pasted next replaces it).
+    SelectAll,
+    /// Forms and the JSON editor: empty the focused field, or the JSON.
+    ClearField,
+    /// The JSON editor: undo the last edit.
+    Undo,
     AddServer,
     /// Import servers from other clients' files (Claude, VS Code, Cursor, …).
     Import,
@@ -278,6 +285,27 @@ const SPECS: &[Spec] = &[
         keys: &["ctrl-d"],
     },
     Spec {
+        action: Action::SelectAll,
+        name: "select_all",
+        help: "select the field's text, or all the JSON: what you type or paste replaces it",
+        group: Group::Tools,
+        keys: &["ctrl-a"],
+    },
+    Spec {
+        action: Action::ClearField,
+        name: "clear",
+        help: "clear the focused field (any form), or all the JSON",
+        group: Group::Tools,
+        keys: &["ctrl-u"],
+    },
+    Spec {
+        action: Action::Undo,
+        name: "undo",
+        help: "undo the last edit in the JSON",
+        group: Group::Tools,
+        keys: &["ctrl-z"],
+    },
+    Spec {
         action: Action::ToggleServer,
         name: "toggle_server",
         help: "on / off: the selected server (servers pane) or tool (tools pane: deny / allow)",
@@ -413,14 +441,14 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::Accept,
         name: "accept",
-        help: "done (URL); next field (form)",
+        help: "done (URL); next field, or the focused button (form)",
         group: Group::Ask,
         keys: &["enter"],
     },
     Spec {
         action: Action::Decline,
         name: "decline",
-        help: "decline the request (Esc cancels it)",
+        help: "decline the request; in a form only Ctrl-D, which asks first if you typed something (Esc cancels the request)",
         group: Group::Ask,
         keys: &["d", "ctrl-d"],
     },
@@ -434,7 +462,7 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::Toggle,
         name: "toggle",
-        help: "flip yes/no, tick an option",
+        help: "flip yes/no, tick an option, press a button",
         group: Group::Ask,
         keys: &["space"],
     },
@@ -455,7 +483,7 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::Confirm,
         name: "confirm",
-        help: "yes, in a confirmation (quit while a call is in flight)",
+        help: "yes, in a confirmation (quit while a call is in flight; throw away what you typed in a request)",
         group: Group::App,
         keys: &["y", "Y"],
     },
@@ -906,6 +934,9 @@ fn short_help(a: Action) -> &'static str {
         Action::Record => "record",
         Action::Serves => "serves",
         Action::ExternalEditor => "$EDITOR",
+        Action::SelectAll => "select all",
+        Action::ClearField => "clear",
+        Action::Undo => "undo",
         Action::AddServer => "add",
         Action::Accept => "accept",
         Action::Decline => "decline",
@@ -993,6 +1024,25 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), SPECS.len());
+    }
+
+    #[test]
+    fn form_editing_keys_are_chords_and_work_on_request_screens_too() {
+        let m = Keymap::default();
+        let ctrl = |c| ev(KeyCode::Char(c), KeyModifiers::CONTROL);
+        for (c, want) in [
+            ('a', Action::SelectAll),
+            ('u', Action::ClearField),
+            ('z', Action::Undo),
+        ] {
+            assert_eq!(m.action(&ctrl(c)), Some(want));
+            assert_eq!(m.ask_action(&ctrl(c)), Some(want), "falls through");
+            assert!(m.keys(want).iter().all(|k| !k.is_typed()));
+        }
+        assert_eq!(
+            m.hint_with(&[(Action::ClearField, "clear")], true),
+            "Ctrl-U clear"
+        );
     }
 
     #[test]

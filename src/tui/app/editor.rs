@@ -5,7 +5,7 @@
 //! each made from the other; another resets to the last sent arguments,
 //! then the skeleton, then back to the draft.
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui_textarea::{CursorMove, TextArea};
 use serde_json::Value;
 
@@ -76,6 +76,10 @@ pub(super) fn editor_key(
 
 fn form_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
     let ask = s.keymap.ask_action(&k);
+    let (clear_key, remove_key) = (
+        s.keymap.label(Action::ClearField),
+        s.keymap.label(Action::RemoveItem),
+    );
     let Some(e) = s.editor.as_mut() else {
         return false;
     };
@@ -86,9 +90,26 @@ fn form_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
     let mut said = None;
     let edited = if form.typing() && LineEdit::edits(&k) {
         form.edit(&k)
+    } else if ask != Some(Action::Toggle)
+        && is_typing(&k)
+        && let KeyCode::Char(c) = k.code
+    {
+        // Inside a form letters are never commands: on a choice they
+        // pick the next option starting with them, on a yes/no `y` / `n`.
+        form.jump(c)
     } else {
         let before = form.fields.clone();
         match (action, ask) {
+            (Some(Action::ClearField), _) => {
+                if form.clear_focused().is_err() {
+                    said = Some(format!(
+                        "{clear_key} clears a field; a list's items are removed one at a time ({remove_key})"
+                    ));
+                }
+            }
+            (Some(Action::SelectAll), _) => {
+                form.select_focused();
+            }
             (Some(Action::AddItem), _) => {
                 said = Some(form.add_item().unwrap_or_else(|e| e));
             }
@@ -148,18 +169,30 @@ fn json_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
         return false;
     };
     // Tab goes to the next value rather than inserting spaces.
-    match action {
-        Some(Action::NextPane) if !is_typing(&k) => {
+    let command = if is_typing(&k) { None } else { action };
+    let edited = match command {
+        Some(Action::NextPane) => {
             goto_slot(&mut e.text, true);
             return true;
         }
-        Some(Action::PrevPane) if !is_typing(&k) => {
+        Some(Action::PrevPane) => {
             goto_slot(&mut e.text, false);
             return true;
         }
-        _ => {}
-    }
-    if e.text.input(k) {
+        // Select all: what is typed or pasted next replaces the JSON.
+        Some(Action::SelectAll) => {
+            e.text.select_all();
+            return true;
+        }
+        // Clear, as one edit (undo brings it back).
+        Some(Action::ClearField) => {
+            e.text.select_all();
+            e.text.delete_char()
+        }
+        Some(Action::Undo) => e.text.undo(),
+        _ => e.text.input(k),
+    };
+    if edited {
         e.problems = problems(&e.text.lines().join("\n"), e.schema.as_ref());
         if ended(e) {
             s.status = None;
@@ -367,23 +400,23 @@ fn switch_view(s: &mut State) {
     let Some(e) = s.editor.as_mut() else { return };
     let status = match &mut e.form {
         Err(why) => Some(format!("{}; edit the JSON", no_form(why))),
-        Ok(form) if e.in_form => match form.value() {
-            Ok(m) => {
-                e.text = json_area(&argform::json_text(&Value::Object(m)));
-                e.in_form = false;
-                e.note = None;
-                e.reset = None;
-                None
-            }
-            Err(errs) => {
-                form.focus_first_problem();
-                let (path, msg) = errs.first().cloned().unwrap_or_default();
-                Some(format!(
-                    "fix {}: {msg} first (the JSON is made from the form)",
-                    argform::shown_path(&path)
-                ))
-            }
-        },
+        // Always: the JSON is made from what the form holds, a field that
+        // cannot be read kept as the text typed (a string), so an invalid
+        // form switches too; its problems are listed under the JSON.
+        Ok(form) if e.in_form => {
+            let text = argform::json_text(&Value::Object(form.draft()));
+            let n = form.problems.len();
+            e.text = json_area(&text);
+            e.in_form = false;
+            e.note = None;
+            e.reset = None;
+            (n > 0).then(|| {
+                format!(
+                    "the JSON holds the form as it is, with its problem{} (listed under it)",
+                    if n == 1 { "" } else { "s" }
+                )
+            })
+        }
         Ok(form) => match load_text(form, &e.text.lines().join("\n")) {
             Ok(()) => {
                 e.in_form = true;
@@ -474,7 +507,11 @@ pub(super) fn returned(s: &mut State, text: String) -> bool {
         return true;
     };
     let text = text.trim_end();
-    if e.in_form {
+    // Into the form when it was shown, or when only a note ("your last
+    // arguments do not fit the form") kept the JSON: the note goes once
+    // the text fits, or says why it still does not. JSON chosen by hand
+    // stays JSON.
+    if e.in_form || e.note.is_some() {
         show_text(e, text, "the edited arguments");
     } else {
         e.text = json_area(text);

@@ -219,6 +219,8 @@ pub(super) fn add_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool 
             s.mode = Mode::Normal;
             return true;
         }
+        // As in every form: clear the field.
+        Some(Action::ClearField) => field.clear(),
         Some(Action::NextPane | Action::PrevPane | Action::Up | Action::Down) => {
             form.field = 1 - form.field
         }
@@ -319,8 +321,11 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
                 | Action::ToggleJson
                 | Action::ResetArgs
                 | Action::AddItem
-                | Action::RemoveItem => format!(
-                    "{keys} ({what}) works in the argument editor: pick a tool and press {}",
+                | Action::RemoveItem
+                | Action::SelectAll
+                | Action::ClearField
+                | Action::Undo => format!(
+                    "{keys} ({what}) works in the argument editor and forms: pick a tool and press {}",
                     s.keymap.label(Action::Open)
                 ),
                 _ => format!("{keys} ({what}) does nothing here"),

@@ -5,6 +5,7 @@
 
 mod editor;
 mod event;
+pub mod guard;
 mod import;
 mod keys;
 mod latency;
@@ -156,7 +157,17 @@ pub const STATUS_TTL: std::time::Duration = std::time::Duration::from_secs(8);
 /// Apply one message. Returns true when the screen must be redrawn.
 pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
     let before = s.status.clone();
-    let mut redraw = apply(s, msg, fx);
+    let screen = guard::screen_of(s);
+    let by_key = matches!(msg, Msg::Key(_));
+    let mut redraw = match &msg {
+        // Typed as a request screen came or went: for the screen before.
+        Msg::Key(k) if guard::swallow(s, k) => true,
+        _ => {
+            let redraw = apply(s, msg, fx);
+            guard::watch(s, screen, by_key);
+            redraw
+        }
+    };
     // The responses recorded meanwhile, into the latency statistics.
     redraw |= latency::feed(s);
     // A new message starts its time; an old one expires (on the next

@@ -60,6 +60,9 @@ pub struct State {
     pub import: Option<ImportView>,
     /// Enter waits for a server's tools (it was still connecting).
     pub pending_open: Option<PendingOpen>,
+    /// Keys typed as a request screen came or went on its own are being
+    /// dropped (see `app::guard`).
+    pub key_guard: Option<super::guard::KeyGuard>,
     pub keymap: Keymap,
     /// A one-line message for the status bar (errors of writes, hints).
     pub status: Option<String>,
@@ -139,6 +142,7 @@ impl State {
             detail_server: true,
             focus_before_result: None,
             pending_open: None,
+            key_guard: None,
             import: None,
             keymap,
             status: None,

@@ -264,8 +264,12 @@ impl<'a> Builder<'a> {
         };
         // A field that is always sent starts with its default; any other
         // shows it as a placeholder.
-        if present && let Some(d) = node.default.clone() {
-            let _ = node.load(&d, path);
+        // Selected, so the first key typed replaces it.
+        if present
+            && let Some(d) = node.default.clone()
+            && node.load(&d, path).is_ok()
+        {
+            node.select_lines();
         }
         Ok(node)
     }
@@ -462,7 +466,8 @@ fn kind_word(n: &Node) -> &'static str {
     }
 }
 
-/// `1 to 100`, `at least 3`, `> 0` (exclusive bounds with numbers).
+/// `1 to 100`, `≥ 1`, `> 0` (exclusive bounds with numbers); counts in
+/// words (`at least 3`). Zod's `Number.MAX_SAFE_INTEGER` bounds are none.
 fn range(m: &Obj, lo: &str, hi: &str, numbers: bool) -> Option<String> {
     let f = |k: &str| m.get(k).and_then(Value::as_f64);
     let (mut min, mut max) = (f(lo).map(|v| (v, false)), f(hi).map(|v| (v, false)));
@@ -479,27 +484,7 @@ fn range(m: &Obj, lo: &str, hi: &str, numbers: bool) -> Option<String> {
             max = max.map(|(v, _)| (v, true));
         }
     }
-    let lower = |(v, ex): (f64, bool)| {
-        if ex {
-            format!("> {}", fmt_num(v))
-        } else {
-            format!("at least {}", fmt_num(v))
-        }
-    };
-    let upper = |(v, ex): (f64, bool)| {
-        if ex {
-            format!("< {}", fmt_num(v))
-        } else {
-            format!("at most {}", fmt_num(v))
-        }
-    };
-    match (min, max) {
-        (Some((a, false)), Some((b, false))) => Some(format!("{} to {}", fmt_num(a), fmt_num(b))),
-        (Some(a), Some(b)) => Some(format!("{}, {}", lower(a), upper(b))),
-        (Some(a), None) => Some(lower(a)),
-        (None, Some(b)) => Some(upper(b)),
-        (None, None) => None,
-    }
+    crate::tui::ask::bounds_ex(min, max, !numbers)
 }
 
 /// The first declared type that is not null, else one guessed from the

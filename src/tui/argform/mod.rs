@@ -181,6 +181,17 @@ impl Node {
         }
     }
 
+    /// Select what its lines hold (a prefilled default): the first key
+    /// typed replaces it.
+    pub(crate) fn select_lines(&mut self) {
+        if let Some(line) = self.line_mut() {
+            line.select_all();
+        }
+        if let Some(children) = self.children_mut() {
+            children.iter_mut().for_each(Node::select_lines);
+        }
+    }
+
     /// Empty it: no text, no choice, no items.
     fn clear(&mut self) {
         match &mut self.kind {
@@ -224,6 +235,15 @@ impl Node {
             }
             (Kind::Number { line, .. }, Value::Number(n)) => {
                 *line = LineEdit::new(n.to_string());
+                Ok(())
+            }
+            // What the form wrote for a number it could not read (`4x`):
+            // back as the text typed, still flagged. A string that is a
+            // number (`"12"`) is a real mismatch, and stays in the JSON.
+            (Kind::Number { line, integer }, Value::String(t))
+                if !t.trim().is_empty() && number(t.trim(), *integer).is_err() =>
+            {
+                *line = LineEdit::new(t.clone());
                 Ok(())
             }
             (Kind::Bool(b), Value::Bool(x)) => {
@@ -629,6 +649,64 @@ impl ArgForm {
             self.revalidate();
         }
         done
+    }
+
+    /// A letter on a field that is not typed into: the next choice whose
+    /// label starts with it, or yes / no (`y`, `n`). False when it does
+    /// nothing.
+    pub fn jump(&mut self, c: char) -> bool {
+        let at = self.focus.clone();
+        let Some(n) = self.node_mut(&at) else {
+            return false;
+        };
+        let done = match &mut n.kind {
+            Kind::Choice { options, sel } => match crate::tui::ask::jump_to(options, *sel, c) {
+                Some(i) if *sel != Some(i) => {
+                    *sel = Some(i);
+                    true
+                }
+                _ => false,
+            },
+            Kind::Bool(b) => match crate::tui::ask::yes_no(c) {
+                Some(v) if *b != Some(v) => {
+                    *b = Some(v);
+                    true
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        if done {
+            self.revalidate();
+        }
+        done
+    }
+
+    /// Empty the focused field: no text, yes/no not set, no choice. A
+    /// list keeps its items (they are removed one by one). `Err` says why
+    /// nothing was cleared.
+    pub fn clear_focused(&mut self) -> Result<(), String> {
+        let at = self.focus.clone();
+        let Some(n) = self.node_mut(&at) else {
+            return Err("no field has the focus".into());
+        };
+        if matches!(n.kind, Kind::Array { .. } | Kind::Object { .. }) {
+            return Err("a list is emptied item by item".into());
+        }
+        if n.is_empty() {
+            return Ok(());
+        }
+        n.clear();
+        self.revalidate();
+        Ok(())
+    }
+
+    /// Select the focused field's text (the next key typed replaces it).
+    pub fn select_focused(&mut self) -> bool {
+        let at = self.focus.clone();
+        self.node_mut(&at)
+            .and_then(Node::line_mut)
+            .is_some_and(LineEdit::select_all)
     }
 
     /// ←/→: the previous/next choice (an optional one passes by "none"),

@@ -59,7 +59,7 @@ fn refs_all_of_and_nullable_alternatives_become_fields() {
     let count = &form.fields[4];
     assert!(count.required && count.nullable);
     assert!(matches!(count.kind, Kind::Number { integer: true, .. }));
-    assert_eq!(count.hint, "whole number, at least 1");
+    assert_eq!(count.hint, "whole number, ≥ 1");
     // A required nullable number left empty sends null; an optional
     // object left empty is left out; a required text sends "".
     let v = form.value().unwrap();
@@ -302,4 +302,133 @@ fn defaults_are_placeholders_unless_the_field_is_always_sent() {
         json!({"req": {"port": 80}})
     );
     assert_eq!(f.fields[2].default, Some(json!("b")));
+}
+
+fn press(form: &mut ArgForm, code: KeyCode) -> bool {
+    form.edit(&KeyEvent::new_with_kind(
+        code,
+        KeyModifiers::NONE,
+        KeyEventKind::Press,
+    ))
+}
+
+#[test]
+fn zod_bounds_are_no_bounds_and_the_rest_read_as_symbols() {
+    // What Zod writes for int(), int().min(1), positive(), max(10).
+    let max = 9007199254740991_u64;
+    let schema = json!({"type": "object", "properties": {
+        "any": {"type": "integer", "minimum": -(max as i64), "maximum": max},
+        "one_up": {"type": "integer", "minimum": 1, "maximum": max},
+        "pos": {"type": "number", "exclusiveMinimum": 0, "maximum": max},
+        "ten": {"type": "integer", "minimum": -(max as i64), "maximum": 10},
+        "both": {"type": "integer", "minimum": 1, "maximum": 10},
+        "huge": {"type": "integer", "minimum": 0, "maximum": u64::MAX},
+        "i64": {"type": "integer", "minimum": i64::MIN, "maximum": 5},
+        "name": {"type": "string", "minLength": 2, "maxLength": max},
+        "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1}}});
+    let f = ArgForm::new(&schema).unwrap();
+    let hints: Vec<&str> = f.fields.iter().map(|n| n.hint.as_str()).collect();
+    assert_eq!(
+        hints,
+        [
+            "whole number",
+            "whole number, ≥ 1",
+            "number, > 0",
+            "whole number, ≤ 10",
+            "whole number, 1 to 10",
+            "whole number, ≥ 0",
+            "whole number, ≤ 5",
+            "at least 2 characters",
+            "list of text, at least 1 items",
+        ]
+    );
+    assert!(hints.iter().all(|h| !h.contains("9007199254740991")));
+}
+
+#[test]
+fn a_default_is_selected_and_the_first_key_replaces_it() {
+    let schema = json!({"type": "object", "properties": {
+        "n": {"type": "number", "default": 42},
+        "s": {"type": "string", "default": "hello"}},
+        "required": ["n", "s"]});
+    let mut f = ArgForm::new(&schema).unwrap();
+    assert!(f.focused().and_then(Node::line).is_some_and(|l| l.selected));
+    typed(&mut f, "4.5");
+    assert_eq!(f.draft()["n"], json!(4.5), "not 424.5");
+    // Once typed into, the text is the person's: keys append.
+    typed(&mut f, "1");
+    assert_eq!(f.draft()["n"], json!(4.51));
+    // Backspace on a selected default clears it; an arrow keeps it.
+    f.move_focus(1);
+    assert!(press(&mut f, KeyCode::Backspace));
+    assert_eq!(f.draft().get("s"), Some(&json!("")));
+    f.reset();
+    f.move_focus(1);
+    press(&mut f, KeyCode::End);
+    typed(&mut f, "!");
+    assert_eq!(f.draft()["s"], json!("hello!"));
+    // Select-all (Ctrl-A) selects what was typed; clear (Ctrl-U) empties.
+    assert!(f.select_focused());
+    typed(&mut f, "bye");
+    assert_eq!(f.draft()["s"], json!("bye"));
+    f.clear_focused().unwrap();
+    assert_eq!(f.draft()["s"], json!(""));
+    // Loaded arguments (the last sent) are not a default: not selected.
+    f.load(&json!({"n": 7, "s": "x"})).unwrap();
+    f.focus = vec![0];
+    typed(&mut f, "8");
+    assert_eq!(f.draft()["n"], json!(78));
+}
+
+#[test]
+fn letters_pick_choices_and_answer_yes_no_and_ctrl_u_clears_any_field() {
+    let schema = json!({"type": "object", "properties": {
+        "level": {"enum": ["debug", "info", "warning", "error", "emergency"]},
+        "on": {"type": "boolean"},
+        "tags": {"type": "array", "items": {"type": "string"}}},
+        "required": ["level"]});
+    let mut f = ArgForm::new(&schema).unwrap();
+    let level = |f: &ArgForm| f.draft().get("level").cloned();
+    assert!(f.jump('e'));
+    assert_eq!(level(&f), Some(json!("error")));
+    assert!(f.jump('E'), "case aside; the next starting with e");
+    assert_eq!(level(&f), Some(json!("emergency")));
+    assert!(f.jump('e'), "and round again");
+    assert_eq!(level(&f), Some(json!("error")));
+    assert!(!f.jump('z'), "no choice starts with z: nothing changes");
+    assert_eq!(level(&f), Some(json!("error")));
+    f.clear_focused().unwrap();
+    assert_eq!(level(&f), None);
+    assert_eq!(f.error_at("/level"), Some("required: choose one"));
+    f.move_focus(1);
+    assert!(f.jump('y'));
+    assert_eq!(f.draft()["on"], json!(true));
+    assert!(f.jump('n'));
+    assert_eq!(f.draft()["on"], json!(false));
+    assert!(!f.jump('q'));
+    // A list is emptied item by item, not by clear.
+    f.move_focus(1);
+    f.add_item().unwrap();
+    f.focus = vec![2];
+    assert!(f.clear_focused().is_err());
+}
+
+#[test]
+fn a_number_that_cannot_be_read_goes_to_the_json_and_back() {
+    let schema = json!({"type": "object", "properties": {
+        "a": {"type": "number"}, "i": {"type": "integer"}}, "required": ["a"]});
+    let mut f = ArgForm::new(&schema).unwrap();
+    typed(&mut f, "40.5x");
+    f.move_focus(1);
+    typed(&mut f, "1.5");
+    let draft = Value::Object(f.draft());
+    assert_eq!(draft, json!({"a": "40.5x", "i": "1.5"}));
+    let mut back = ArgForm::new(&schema).unwrap();
+    back.load(&draft).unwrap();
+    assert_eq!(Value::Object(back.draft()), draft);
+    assert_eq!(back.error_at("/a"), Some("not a number"));
+    assert_eq!(back.error_at("/i"), Some("not a whole number"));
+    // A number sent as a string is a real mismatch: the form refuses it.
+    let e = back.load(&json!({"a": "12"})).unwrap_err();
+    assert!(e.contains("/a: \"12\" where the form has a number"), "{e}");
 }

@@ -9,8 +9,36 @@ use serde_json::{Map, Number, Value};
 pub struct Form {
     pub message: String,
     pub fields: Vec<Field>,
-    /// The field with the cursor.
+    /// The field with the cursor; past the fields, one of [`BUTTONS`].
     pub focus: usize,
+    /// The answers as the form opened (defaults): what "typed something"
+    /// is measured against.
+    opened: Vec<Value>,
+    /// Declining or cancelling would throw typed answers away: the form
+    /// asks first, and this is what it asks about.
+    pub confirm: Option<Leave>,
+}
+
+/// The buttons under an elicitation form, in order (Tab reaches them
+/// after the last field).
+pub const BUTTONS: [Leave; 3] = [Leave::Accept, Leave::Decline, Leave::Cancel];
+
+/// The three ways out of an elicitation form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leave {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+impl Leave {
+    pub fn label(self) -> &'static str {
+        match self {
+            Leave::Accept => "Accept",
+            Leave::Decline => "Decline",
+            Leave::Cancel => "Cancel",
+        }
+    }
 }
 
 /// One property of the `requestedSchema`.
@@ -29,6 +57,10 @@ pub struct Field {
 pub struct LineEdit {
     pub text: String,
     pub cursor: usize,
+    /// The whole text is selected (a prefilled default, or select-all):
+    /// the next character typed replaces it, Backspace or Delete clears
+    /// it, an arrow keeps it and moves the cursor.
+    pub selected: bool,
 }
 
 /// One option of a choice: the value sent and the label shown.
@@ -84,6 +116,45 @@ pub(crate) fn text_of(v: Option<&Value>) -> Option<String> {
         .filter(|t| !t.is_empty())
 }
 
+/// JavaScript's `Number.MAX_SAFE_INTEGER`: Zod writes it (and its
+/// negative) as the bounds of every `int()`; i64 and u64 extremes are
+/// beyond it. A bound this far out bounds nothing a person types.
+const NO_BOUND: f64 = 9_007_199_254_740_991.0;
+
+/// Inclusive bounds in a few words: numbers as `1 to 10`, `≥ 1`, `≤ 10`;
+/// counts (`words`: lengths, items) as `at least 2`, `at most 5`. A
+/// bound at `Number.MAX_SAFE_INTEGER` or beyond is no bound.
+pub fn bounds(min: Option<f64>, max: Option<f64>, words: bool) -> Option<String> {
+    bounds_ex(min.map(|v| (v, false)), max.map(|v| (v, false)), words)
+}
+
+/// [`bounds`] with exclusive ones (`(value, exclusive)`): `> 0`, `< 1`.
+pub fn bounds_ex(
+    min: Option<(f64, bool)>,
+    max: Option<(f64, bool)>,
+    words: bool,
+) -> Option<String> {
+    let real = |b: Option<(f64, bool)>| b.filter(|(v, _)| v.is_finite() && v.abs() < NO_BOUND);
+    let (min, max) = (real(min), real(max));
+    let lower = |(v, ex): (f64, bool)| match (ex, words) {
+        (true, _) => format!("> {}", fmt_num(v)),
+        (false, true) => format!("at least {}", fmt_num(v)),
+        (false, false) => format!("≥ {}", fmt_num(v)),
+    };
+    let upper = |(v, ex): (f64, bool)| match (ex, words) {
+        (true, _) => format!("< {}", fmt_num(v)),
+        (false, true) => format!("at most {}", fmt_num(v)),
+        (false, false) => format!("≤ {}", fmt_num(v)),
+    };
+    match (min, max) {
+        (Some((a, false)), Some((b, false))) => Some(format!("{} to {}", fmt_num(a), fmt_num(b))),
+        (Some(a), Some(b)) => Some(format!("{}, {}", lower(a), upper(b))),
+        (Some(a), None) => Some(lower(a)),
+        (None, Some(b)) => Some(upper(b)),
+        (None, None) => None,
+    }
+}
+
 /// A number as a person writes it: `42`, `3.14`.
 pub fn fmt_num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
@@ -111,7 +182,33 @@ impl LineEdit {
 
     pub fn new(text: String) -> LineEdit {
         let cursor = text.chars().count();
-        LineEdit { text, cursor }
+        LineEdit {
+            text,
+            cursor,
+            selected: false,
+        }
+    }
+
+    /// A line prefilled with a default: selected, so the first character
+    /// typed replaces it (`42` then `4.5` is `4.5`, not `424.5`).
+    pub fn prefilled(text: String) -> LineEdit {
+        let mut line = LineEdit::new(text);
+        line.select_all();
+        line
+    }
+
+    /// Select the whole text (nothing to select in an empty line).
+    pub fn select_all(&mut self) -> bool {
+        self.selected = !self.text.is_empty();
+        self.cursor = self.text.chars().count();
+        self.selected
+    }
+
+    /// Empty the line; false when it was empty already.
+    pub fn clear(&mut self) -> bool {
+        let changed = !self.text.is_empty();
+        *self = LineEdit::default();
+        changed
     }
 
     pub(super) fn byte(&self, at: usize) -> usize {
@@ -123,6 +220,29 @@ impl LineEdit {
 
     /// Apply a text-entry key; false when the key is not one.
     pub fn key(&mut self, k: &KeyEvent) -> bool {
+        if self.selected {
+            self.selected = false;
+            match k.code {
+                // Typing replaces the selection; deleting deletes it.
+                KeyCode::Char(_) if is_typing(k) => {
+                    self.text.clear();
+                    self.cursor = 0;
+                }
+                KeyCode::Backspace | KeyCode::Delete => {
+                    self.clear();
+                    return true;
+                }
+                KeyCode::Left | KeyCode::Home => {
+                    self.cursor = 0;
+                    return true;
+                }
+                KeyCode::Right | KeyCode::End => return true,
+                _ => {
+                    self.selected = true;
+                    return false;
+                }
+            }
+        }
         let len = self.text.chars().count();
         match k.code {
             KeyCode::Char(c) if is_typing(k) => {
@@ -208,6 +328,32 @@ pub(crate) fn options(schema: &Value) -> Option<Vec<Choice>> {
     None
 }
 
+/// Type-ahead in a choice: the next option after `from` (wrapping) whose
+/// label starts with `c`, case aside; `None` when no label does.
+pub(crate) fn jump_to(options: &[Choice], from: Option<usize>, c: char) -> Option<usize> {
+    let n = options.len();
+    let starts = |o: &Choice| {
+        o.label
+            .trim_start()
+            .chars()
+            .next()
+            .is_some_and(|f| f.to_lowercase().eq(c.to_lowercase()))
+    };
+    let start = from.map_or(0, |i| i + 1);
+    (0..n)
+        .map(|k| (start + k) % n)
+        .find(|&i| starts(&options[i]))
+}
+
+/// Type-ahead in a yes/no: `y` is yes, `n` is no.
+pub(crate) fn yes_no(c: char) -> Option<bool> {
+    match c.to_ascii_lowercase() {
+        'y' => Some(true),
+        'n' => Some(false),
+        _ => None,
+    }
+}
+
 pub(crate) fn label_of(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -258,7 +404,7 @@ impl Field {
         } else {
             match ty {
                 Some("string") => Input::Text {
-                    line: LineEdit::new(
+                    line: LineEdit::prefilled(
                         default
                             .and_then(Value::as_str)
                             .unwrap_or_default()
@@ -269,7 +415,7 @@ impl Field {
                     max_len: u("maxLength"),
                 },
                 Some(t @ ("number" | "integer")) => Input::Number {
-                    line: LineEdit::new(
+                    line: LineEdit::prefilled(
                         default
                             .and_then(|d| d.as_number())
                             .map(Number::to_string)
@@ -444,6 +590,65 @@ impl Field {
         Ok(value)
     }
 
+    /// The answer as it stands, raw (the text typed, the choice made),
+    /// to tell whether anything was typed.
+    fn answer(&self) -> Value {
+        match &self.input {
+            Input::Text { line, .. } | Input::Number { line, .. } | Input::Json { line, .. } => {
+                Value::String(line.text.clone())
+            }
+            Input::Bool(b) => b.map_or(Value::Null, Value::Bool),
+            Input::One { sel, .. } => sel.map_or(Value::Null, Value::from),
+            Input::Many { picked, .. } => Value::from(picked.clone()),
+        }
+    }
+
+    /// Empty it: no text, no answer, no choice, nothing ticked. False
+    /// when it was empty.
+    pub(super) fn clear(&mut self) -> bool {
+        match &mut self.input {
+            Input::Text { line, .. } | Input::Number { line, .. } | Input::Json { line, .. } => {
+                line.clear()
+            }
+            Input::Bool(b) => b.take().is_some(),
+            Input::One { sel, .. } => sel.take().is_some(),
+            Input::Many { picked, .. } => {
+                let any = picked.iter().any(|p| *p);
+                picked.iter_mut().for_each(|p| *p = false);
+                any
+            }
+        }
+    }
+
+    /// A letter on a field not typed into: the next choice (or option)
+    /// starting with it, or yes / no. False when it does nothing.
+    pub(super) fn jump(&mut self, c: char) -> bool {
+        match &mut self.input {
+            Input::One { options, sel } => match jump_to(options, *sel, c) {
+                Some(i) if *sel != Some(i) => {
+                    *sel = Some(i);
+                    true
+                }
+                _ => false,
+            },
+            Input::Many { options, at, .. } => match jump_to(options, Some(*at), c) {
+                Some(i) if *at != i => {
+                    *at = i;
+                    true
+                }
+                _ => false,
+            },
+            Input::Bool(b) => match yes_no(c) {
+                Some(v) if *b != Some(v) => {
+                    *b = Some(v);
+                    true
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// What is wrong with the field as it stands.
     pub fn error(&self) -> Option<String> {
         self.value().err()
@@ -515,7 +720,7 @@ impl Field {
 
 pub(super) fn json_input(default: Option<&Value>, ty: Option<&str>) -> Input {
     Input::Json {
-        line: LineEdit::new(default.map(|d| d.to_string()).unwrap_or_default()),
+        line: LineEdit::prefilled(default.map(|d| d.to_string()).unwrap_or_default()),
         ty: ty.map(str::to_string),
     }
 }
@@ -634,7 +839,7 @@ impl Form {
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        let fields = schema
+        let fields: Vec<Field> = schema
             .and_then(|s| s.get("properties"))
             .and_then(Value::as_object)
             .map(|props| {
@@ -646,11 +851,29 @@ impl Form {
                     .collect()
             })
             .unwrap_or_default();
+        let opened = fields.iter().map(Field::answer).collect();
         Form {
             message: text_of(params.get("message")).unwrap_or_default(),
             fields,
             focus: 0,
+            opened,
+            confirm: None,
         }
+    }
+
+    /// Whether any answer differs from what the form opened with.
+    pub fn changed(&self) -> bool {
+        self.fields
+            .iter()
+            .map(Field::answer)
+            .ne(self.opened.iter().cloned())
+    }
+
+    /// The button with the focus, if the focus is past the fields.
+    pub fn button(&self) -> Option<Leave> {
+        self.focus
+            .checked_sub(self.fields.len())
+            .and_then(|i| BUTTONS.get(i).copied())
     }
 
     /// The `content` to accept with, or how many fields are wrong.
@@ -667,10 +890,11 @@ impl Form {
         self.focused().is_some_and(Field::is_text)
     }
 
+    /// Over the fields, then the buttons (clamped).
     pub(super) fn move_focus(&mut self, by: isize) {
-        let n = self.fields.len();
-        if n > 0 {
-            self.focus = (self.focus as isize + by).clamp(0, n as isize - 1) as usize;
-        }
+        let n = self.fields.len() + BUTTONS.len();
+        self.focus = (self.focus as isize)
+            .saturating_add(by)
+            .clamp(0, n as isize - 1) as usize;
     }
 }

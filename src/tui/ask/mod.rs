@@ -13,7 +13,7 @@ mod screens;
 
 use std::collections::VecDeque;
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent};
 use serde_json::{Value, json};
 
 pub use form::*;
@@ -140,9 +140,9 @@ impl Asks {
         let action = keymap.ask_action(&k);
         match self.screen.as_ref().map(|(_, screen)| screen) {
             None => Step::ignored(),
-            Some(AskScreen::Form(_)) => self.form_key(k, action, fx),
+            Some(AskScreen::Form(_)) => self.form_key(k, action, keymap, fx),
             Some(AskScreen::Url(_)) => self.url_key(action, fx),
-            Some(AskScreen::Sampling(_)) => self.sampling_key(k, action, fx),
+            Some(AskScreen::Sampling(_)) => self.sampling_key(k, action, keymap, fx),
             Some(AskScreen::Other { .. }) => match action {
                 Some(Action::Decline) => self.decline_other(fx),
                 Some(Action::Back) if self.elicitation() => {
@@ -166,50 +166,77 @@ impl Asks {
         self.answer(result, fx, "declined")
     }
 
-    fn form_key(&mut self, k: KeyEvent, action: Option<Action>, fx: &mut Vec<Effect>) -> Step {
+    fn form_key(
+        &mut self,
+        k: KeyEvent,
+        action: Option<Action>,
+        keymap: &Keymap,
+        fx: &mut Vec<Effect>,
+    ) -> Step {
         let Some((_, AskScreen::Form(f))) = self.screen.as_mut() else {
             return Step::ignored();
         };
+        // The question "throw away what you typed?": yes (or the same key
+        // again) answers; any other key goes back to the form, unchanged.
+        if let Some(leave) = f.confirm.take() {
+            let again = !is_typing(&k)
+                && matches!(
+                    (leave, action),
+                    (Leave::Decline, Some(Action::Decline)) | (Leave::Cancel, Some(Action::Back))
+                );
+            if again || keymap.confirm_action(&k) == Some(Action::Confirm) {
+                return self.leave_form(leave, fx);
+            }
+            return Step::say("kept: the form is as you left it".into());
+        }
         // Text entry first: in a text field, a character is a character and
-        // the editing keys edit (so `d` types a d; Ctrl-D declines).
+        // the editing keys edit.
         if LineEdit::edits(&k)
             && let Some(line) = f.fields.get_mut(f.focus).and_then(Field::line_mut)
         {
             line.key(&k);
             return Step::drawn();
         }
+        // Nor is a letter ever a command elsewhere in the form (`d` once
+        // declined from a choice, and what was typed next reached the
+        // main screen): on a choice it picks the next option starting with
+        // it, on a yes/no `y` or `n`. Declining is Ctrl-D or the button.
+        if action != Some(Action::Toggle)
+            && is_typing(&k)
+            && let KeyCode::Char(c) = k.code
+        {
+            let moved = f.fields.get_mut(f.focus).is_some_and(|x| x.jump(c));
+            return if moved {
+                Step::drawn()
+            } else {
+                Step::ignored()
+            };
+        }
         let Some(a) = action else {
             return Step::ignored();
         };
+        let fields = f.fields.len();
         match a {
-            Action::Send => match f.content() {
-                Ok(content) => {
-                    return self.answer(
-                        Ok(json!({ "action": "accept", "content": content })),
-                        fx,
-                        "accepted",
-                    );
-                }
-                Err(bad) => {
-                    // Go to the first field that needs attention.
-                    if let Some(i) = f.fields.iter().position(|x| x.error().is_some()) {
-                        f.focus = i;
-                    }
-                    return Step::say(format!(
-                        "not sent: {bad} field{} need{} attention",
-                        if bad == 1 { "" } else { "s" },
-                        if bad == 1 { "s" } else { "" }
-                    ));
-                }
-            },
-            Action::Decline => return self.answer(Ok(action_value("decline")), fx, "declined"),
-            Action::Back => return self.answer(Ok(action_value("cancel")), fx, "cancelled"),
+            Action::Send => return self.ask_leave(Leave::Accept, fx),
+            Action::Decline => return self.ask_leave(Leave::Decline, fx),
+            Action::Back => return self.ask_leave(Leave::Cancel, fx),
+            Action::Accept | Action::Toggle if f.button().is_some() => {
+                let b = f.button().unwrap_or(Leave::Accept);
+                return self.ask_leave(b, fx);
+            }
             Action::Down | Action::NextPane | Action::Accept => f.move_focus(1),
             Action::Up | Action::PrevPane => f.move_focus(-1),
             Action::PageDown => f.move_focus(5),
             Action::PageUp => f.move_focus(-5),
             Action::Home => f.focus = 0,
             Action::End => f.move_focus(isize::MAX / 2),
+            // Between the buttons, ← and → move.
+            Action::Left | Action::Right if f.button().is_some() => {
+                let by = if a == Action::Right { 1 } else { -1 };
+                f.focus = (f.focus as isize + by)
+                    .clamp(fields as isize, (fields + BUTTONS.len()) as isize - 1)
+                    as usize;
+            }
             Action::Toggle => {
                 if let Some(field) = f.fields.get_mut(f.focus) {
                     field.toggle();
@@ -220,9 +247,60 @@ impl Asks {
                     field.cycle(if a == Action::Right { 1 } else { -1 });
                 }
             }
+            Action::ClearField => {
+                if let Some(field) = f.fields.get_mut(f.focus) {
+                    field.clear();
+                }
+            }
+            Action::SelectAll => {
+                if let Some(line) = f.fields.get_mut(f.focus).and_then(Field::line_mut) {
+                    line.select_all();
+                }
+            }
             _ => return Step::ignored(),
         }
         Step::drawn()
+    }
+
+    /// A way out of the form: accept (when it is valid), or decline or
+    /// cancel, asking first when that would throw typed answers away.
+    fn ask_leave(&mut self, leave: Leave, fx: &mut Vec<Effect>) -> Step {
+        let Some((_, AskScreen::Form(f))) = self.screen.as_mut() else {
+            return Step::ignored();
+        };
+        if leave != Leave::Accept && f.changed() {
+            f.confirm = Some(leave);
+            return Step::drawn();
+        }
+        self.leave_form(leave, fx)
+    }
+
+    fn leave_form(&mut self, leave: Leave, fx: &mut Vec<Effect>) -> Step {
+        let Some((_, AskScreen::Form(f))) = self.screen.as_mut() else {
+            return Step::ignored();
+        };
+        match leave {
+            Leave::Decline => self.answer(Ok(action_value("decline")), fx, "declined"),
+            Leave::Cancel => self.answer(Ok(action_value("cancel")), fx, "cancelled"),
+            Leave::Accept => match f.content() {
+                Ok(content) => self.answer(
+                    Ok(json!({ "action": "accept", "content": content })),
+                    fx,
+                    "accepted",
+                ),
+                Err(bad) => {
+                    // Go to the first field that needs attention.
+                    if let Some(i) = f.fields.iter().position(|x| x.error().is_some()) {
+                        f.focus = i;
+                    }
+                    Step::say(format!(
+                        "not sent: {bad} field{} need{} attention",
+                        if bad == 1 { "" } else { "s" },
+                        if bad == 1 { "s" } else { "" }
+                    ))
+                }
+            },
+        }
     }
 
     fn url_key(&mut self, action: Option<Action>, fx: &mut Vec<Effect>) -> Step {
@@ -261,11 +339,35 @@ impl Asks {
         }
     }
 
-    fn sampling_key(&mut self, k: KeyEvent, action: Option<Action>, fx: &mut Vec<Effect>) -> Step {
+    fn sampling_key(
+        &mut self,
+        k: KeyEvent,
+        action: Option<Action>,
+        keymap: &Keymap,
+        fx: &mut Vec<Effect>,
+    ) -> Step {
         let Some((_, AskScreen::Sampling(x))) = self.screen.as_mut() else {
             return Step::ignored();
         };
         let declined = || Err(RpcError::new(-1, SAMPLING_DECLINED));
+        // "Throw away your reply?": yes, or the same key again, declines.
+        if x.confirm {
+            x.confirm = false;
+            let again = !is_typing(&k) && matches!(action, Some(Action::Decline | Action::Back));
+            if again || keymap.confirm_action(&k) == Some(Action::Confirm) {
+                return self.answer(declined(), fx, "declined");
+            }
+            return Step::say("kept: your reply is as you left it".into());
+        }
+        let leaving = match action {
+            Some(Action::Back) => true,
+            Some(Action::Decline) => !(x.in_reply && is_typing(&k)),
+            _ => false,
+        };
+        if leaving && !x.reply_text().trim().is_empty() {
+            x.confirm = true;
+            return Step::drawn();
+        }
         // The request scrolls from anywhere with the page keys.
         let rows = x.request.len();
         match action {
@@ -450,5 +552,98 @@ mod tests {
         l.key(&k(KeyCode::End));
         l.key(&k(KeyCode::Backspace));
         assert_eq!(l.text, "nx");
+    }
+
+    #[test]
+    fn a_prefilled_default_is_selected_and_replaced_by_the_first_key() {
+        let k = |c| KeyEvent::new(c, KeyModifiers::NONE);
+        let mut f = Field::new("n", &json!({"type": "number", "default": 42}), true);
+        for c in "4.5".chars() {
+            f.line_mut().map(|l| l.key(&k(KeyCode::Char(c))));
+        }
+        assert_eq!(f.value(), Ok(Some(json!(4.5))), "not 424.5");
+        // Backspace clears a selected default; → keeps it, the cursor at
+        // its end; ← puts it at the start.
+        let mut l = LineEdit::prefilled("hello".into());
+        assert!(l.selected);
+        l.key(&k(KeyCode::Backspace));
+        assert_eq!((l.text.as_str(), l.selected), ("", false));
+        let mut l = LineEdit::prefilled("hello".into());
+        l.key(&k(KeyCode::Right));
+        l.key(&k(KeyCode::Char('!')));
+        assert_eq!(l.text, "hello!");
+        let mut l = LineEdit::prefilled("hello".into());
+        l.key(&k(KeyCode::Home));
+        l.key(&k(KeyCode::Char('>')));
+        assert_eq!(l.text, ">hello");
+        // Select-all again, and clear.
+        assert!(l.select_all());
+        l.key(&k(KeyCode::Char('x')));
+        assert_eq!(l.text, "x");
+        assert!(l.clear() && l.text.is_empty() && !l.clear());
+        assert!(!LineEdit::prefilled(String::new()).selected);
+    }
+
+    #[test]
+    fn letters_pick_choices_and_the_form_knows_what_was_typed() {
+        let mut f = Form::new(&form_params());
+        assert!(!f.changed(), "the defaults are not typed answers");
+        let level = 1;
+        assert!(f.fields[level].jump('e'));
+        assert_eq!(f.fields[level].value(), Ok(Some(json!("error"))));
+        assert!(f.fields[level].jump('e'));
+        assert_eq!(f.fields[level].value(), Ok(Some(json!("emergency"))));
+        assert!(!f.fields[level].jump('x'), "no choice starts with x");
+        assert!(f.changed());
+        // Back as it opened: nothing typed.
+        f.fields[level].clear();
+        assert!(!f.changed());
+        // Multiple choice: a letter moves the cursor to the option; a
+        // yes/no takes y and n.
+        assert!(f.fields[2].jump('c'));
+        assert!(matches!(f.fields[2].input, Input::Many { at: 2, .. }));
+        assert!(f.fields[3].jump('n'));
+        assert_eq!(f.fields[3].value(), Ok(Some(json!(false))));
+        assert!(f.fields[3].clear());
+        assert_eq!(f.fields[3].value(), Ok(None));
+        // Tab goes on past the fields to the buttons, and stops there.
+        f.focus = 0;
+        f.move_focus(4);
+        assert_eq!(f.button(), Some(Leave::Accept));
+        f.move_focus(10);
+        assert_eq!(f.button(), Some(Leave::Cancel));
+        assert!(f.focused().is_none());
+    }
+
+    fn form_params() -> Value {
+        json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
+            "name": {"type": "string", "default": "Ada"},
+            "level": {"type": "string", "enum": ["debug", "info", "error", "emergency"]},
+            "tags": {"type": "array", "items": {"enum": ["a", "b", "c"]}},
+            "on": {"type": "boolean", "default": true}}}})
+    }
+
+    #[test]
+    fn bounds_read_as_symbols_and_zod_extremes_are_none() {
+        let zod = 9007199254740991.0;
+        assert_eq!(bounds(Some(1.0), Some(zod), false).as_deref(), Some("≥ 1"));
+        assert_eq!(
+            bounds(Some(-zod), Some(10.0), false).as_deref(),
+            Some("≤ 10")
+        );
+        assert_eq!(
+            bounds(Some(1.0), Some(10.0), false).as_deref(),
+            Some("1 to 10")
+        );
+        assert_eq!(bounds(Some(-zod), Some(zod), false), None);
+        assert_eq!(
+            bounds(Some(i64::MIN as f64), Some(u64::MAX as f64), false),
+            None
+        );
+        assert_eq!(bounds(Some(2.0), None, true).as_deref(), Some("at least 2"));
+        assert_eq!(
+            bounds_ex(Some((0.0, true)), Some((1.0, false)), false).as_deref(),
+            Some("> 0, ≤ 1")
+        );
     }
 }

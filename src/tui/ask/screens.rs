@@ -57,6 +57,8 @@ pub struct Sampling {
     pub reply: TextArea<'static>,
     /// Keys go to the reply (else they scroll the request).
     pub in_reply: bool,
+    /// Declining would throw the typed reply away: asked first.
+    pub confirm: bool,
 }
 
 impl AskScreen {
@@ -235,6 +237,7 @@ impl Sampling {
             scroll: 0,
             reply,
             in_reply: true,
+            confirm: false,
         }
     }
 

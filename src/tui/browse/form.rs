@@ -129,6 +129,27 @@ impl Browse {
         }
         let Some(a) = action else { return false };
         match a {
+            Action::ClearField => {
+                if let Some(f) = self.form.as_mut()
+                    && let Some(line) = f.fields.get_mut(focus).and_then(Field::line_mut)
+                    && line.clear()
+                {
+                    if let Some(g) = f.suggest.as_mut() {
+                        g.at = None;
+                    }
+                    self.complete(cx);
+                }
+            }
+            Action::SelectAll => {
+                if let Some(line) = self
+                    .form
+                    .as_mut()
+                    .and_then(|f| f.fields.get_mut(focus))
+                    .and_then(Field::line_mut)
+                {
+                    line.select_all();
+                }
+            }
             Action::Send => self.submit(cx),
             Action::Back => {
                 self.close_form();

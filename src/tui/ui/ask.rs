@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::{centered, clean};
+use super::{centered, clean, fit_end};
 use crate::sanitize;
 use crate::tui::app::State;
 use crate::tui::ask::{AskScreen, Field, Form, Input, LineEdit, LineKind, Sampling, UrlAsk};
@@ -106,17 +106,23 @@ fn other_lines(text: &str) -> Vec<Line<'static>> {
         .collect()
 }
 
-/// The rows a form wants: message, gap, every field, footer.
+/// The rows a form wants: message, gap, every field (the focused one's
+/// description whole), the buttons and the footer.
 fn form_rows(form: &Form, width: u16) -> u16 {
     let message = wrapped_rows(&message_lines(&form.message), width).max(1);
+    let label = label_width(form, width as usize);
     let fields: usize = form
         .fields
         .iter()
-        .map(|f| field_lines(f, false, width as usize, label_width(form, width as usize)).len())
+        .enumerate()
+        .map(|(i, f)| field_lines(f, i == form.focus, width as usize, label).len())
         .sum::<usize>()
         .max(1);
-    message + 1 + fields.min(u16::MAX as usize / 2) as u16 + 1
+    message + 1 + fields.min(u16::MAX as usize / 2) as u16 + FORM_FOOTER
 }
+
+/// Under the fields: the buttons, then the state of the form.
+const FORM_FOOTER: u16 = 2;
 
 /// The message, wrapped, at most `max` rows.
 fn message_lines(message: &str) -> Vec<Line<'static>> {
@@ -152,10 +158,11 @@ fn render_form(form: &Form, f: &mut Frame, area: Rect) {
     let msg_rows = wrapped_rows(&message, area.width)
         .min(area.height / 3)
         .max(1);
-    let [msg_area, _, fields_area, footer] = Layout::vertical([
+    let [msg_area, _, fields_area, buttons, footer] = Layout::vertical([
         Constraint::Length(msg_rows),
         Constraint::Length(1),
         Constraint::Min(1),
+        Constraint::Length(1),
         Constraint::Length(1),
     ])
     .areas(area);
@@ -165,13 +172,18 @@ fn render_form(form: &Form, f: &mut Frame, area: Rect) {
     // field shows whole.
     let width = fields_area.width as usize;
     let label = label_width(form, width);
+    let height = fields_area.height as usize;
     let blocks: Vec<Vec<Line>> = form
         .fields
         .iter()
         .enumerate()
-        .map(|(i, field)| field_lines(field, i == form.focus, width, label))
+        .map(|(i, field)| {
+            let mut block = field_lines(field, i == form.focus, width, label);
+            // A description longer than the pane is cut where it ends.
+            cut_block(&mut block, height);
+            block
+        })
         .collect();
-    let height = fields_area.height as usize;
     let mut first = 0;
     let rows_to = |from: usize, to: usize| blocks[from..=to].iter().map(Vec::len).sum::<usize>();
     if !blocks.is_empty() {
@@ -193,7 +205,22 @@ fn render_form(form: &Form, f: &mut Frame, area: Rect) {
     }
     f.render_widget(Paragraph::new(lines), fields_area);
 
+    f.render_widget(Paragraph::new(button_line(form)), buttons);
     let more_above = first > 0;
+    if let Some(leave) = form.confirm {
+        let what = match leave {
+            crate::tui::ask::Leave::Cancel => "cancel",
+            _ => "decline",
+        };
+        f.render_widget(
+            Paragraph::new(Line::styled(
+                format!("⚠ {what} and throw away what you typed?"),
+                Role::Warn.style().add_modifier(Modifier::BOLD),
+            )),
+            footer,
+        );
+        return;
+    }
     let status = match form.content() {
         Ok(_) => Line::styled("✓ ready to send", Role::Ok.style()),
         Err(n) => Line::styled(
@@ -221,6 +248,25 @@ fn render_form(form: &Form, f: &mut Frame, area: Rect) {
         muted(),
     ));
     f.render_widget(Paragraph::new(Line::from(spans)), footer);
+}
+
+/// `[ Accept ]  [ Decline ]  [ Cancel ]`, the focused one highlighted.
+fn button_line(form: &Form) -> Line<'static> {
+    let focused = form.button();
+    let mut spans = Vec::new();
+    for (i, b) in crate::tui::ask::BUTTONS.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::raw("  "));
+        }
+        let style = if focused == Some(*b) {
+            Role::Selected.style().add_modifier(Modifier::BOLD)
+        } else {
+            Style::default()
+        };
+        let marker = if focused == Some(*b) { "▸" } else { " " };
+        spans.push(Span::styled(format!("{marker}[ {} ]", b.label()), style));
+    }
+    Line::from(spans)
 }
 
 /// A field: `▸ Title*  value  ✗ error`, then its description.
@@ -267,28 +313,46 @@ pub(super) fn field_lines(
         about.push(h);
     }
     if !about.is_empty() {
-        let mut text = about.join(" · ");
-        let room = width.saturating_sub(4);
-        if text.chars().count() > room {
-            text = text
-                .chars()
-                .take(room.saturating_sub(1))
-                .collect::<String>()
-                + "…";
+        for row in about_rows(&about.join(" · "), width.saturating_sub(4), focused) {
+            lines.push(Line::styled(format!("    {row}"), muted()));
         }
-        lines.push(Line::styled(format!("    {text}"), muted()));
     }
     lines
 }
 
+/// A field's description and hint under it: one row, cut, for a field
+/// without the focus; wrapped whole for the focused one, so every
+/// description can be read by moving to its field.
+pub(super) fn about_rows(text: &str, width: usize, focused: bool) -> Vec<String> {
+    if text.is_empty() {
+        Vec::new()
+    } else if focused {
+        super::wrap_words(text, width.max(1))
+    } else {
+        vec![super::fit_end(text, width.max(1))]
+    }
+}
+
+/// A block of rows cut to `height`, its last row saying so (`…`).
+pub(super) fn cut_block(block: &mut Vec<Line<'static>>, height: usize) {
+    if block.len() > height && height > 0 {
+        block.truncate(height);
+        if let Some(last) = block.last_mut() {
+            let text: String = last.spans.iter().map(|s| s.content.as_ref()).collect();
+            let w = text.chars().count().max(2);
+            *last = Line::styled(
+                super::fit_end(&format!("{} …", text.trim_end()), w),
+                muted(),
+            );
+        }
+    }
+}
+
 /// What the field takes, in a few words: `email`, `1 to 100`, `pick up to 3`.
 fn kind_hint(field: &Field) -> Option<String> {
-    use crate::tui::ask::fmt_num;
-    let range = |min: Option<f64>, max: Option<f64>| match (min, max) {
-        (Some(a), Some(b)) => Some(format!("{} to {}", fmt_num(a), fmt_num(b))),
-        (Some(a), None) => Some(format!("at least {}", fmt_num(a))),
-        (None, Some(b)) => Some(format!("at most {}", fmt_num(b))),
-        (None, None) => None,
+    let range = |min: Option<f64>, max: Option<f64>| crate::tui::ask::bounds(min, max, false);
+    let count = |min: Option<u64>, max: Option<u64>| {
+        crate::tui::ask::bounds(min.map(|v| v as f64), max.map(|v| v as f64), true)
     };
     let parts: Vec<String> = match &field.input {
         Input::Text {
@@ -298,7 +362,7 @@ fn kind_hint(field: &Field) -> Option<String> {
             ..
         } => {
             let mut p: Vec<String> = format.iter().map(|f| clean(f)).collect();
-            if let Some(r) = range(min_len.map(|v| v as f64), max_len.map(|v| v as f64)) {
+            if let Some(r) = count(*min_len, *max_len) {
                 p.push(format!("{r} characters"));
             }
             p
@@ -315,7 +379,7 @@ fn kind_hint(field: &Field) -> Option<String> {
             max_items,
             ..
         } => {
-            let r = range(min_items.map(|v| v as f64), max_items.map(|v| v as f64));
+            let r = count(*min_items, *max_items);
             vec![format!("pick {}", r.unwrap_or_else(|| "any".into()))]
         }
         Input::Json { .. } => vec!["JSON".into()],
@@ -361,22 +425,17 @@ fn value_spans(field: &Field, focused: bool, width: usize) -> Vec<Span<'static>>
             ]
         }
         Input::One { options, sel: at } => {
+            if focused {
+                // Every choice in a row, the one taken highlighted.
+                let labels: Vec<String> = options.iter().map(|o| clean(&o.label)).collect();
+                let none = (!field.required).then_some("(none)");
+                return choice_spans(&labels, *at, none, width);
+            }
             let label = at
                 .and_then(|i| options.get(i))
                 .map(|o| clean(&o.label))
                 .unwrap_or_else(|| "(none)".into());
-            let label = fit(&label, width.saturating_sub(12));
-            let count = at.map_or(String::new(), |i| format!(" {}/{}", i + 1, options.len()));
-            if focused {
-                vec![
-                    Span::styled("‹ ", muted()),
-                    Span::styled(label, sel),
-                    Span::styled(" ›", muted()),
-                    Span::styled(count, muted()),
-                ]
-            } else {
-                vec![Span::raw(label)]
-            }
+            vec![Span::raw(fit(&label, width))]
         }
         Input::Many {
             options,
@@ -420,6 +479,88 @@ fn value_spans(field: &Field, focused: bool, width: usize) -> Vec<Span<'static>>
     }
 }
 
+/// A focused choice: its options in a row (an optional one's "none"
+/// first, when given), the one taken highlighted, scrolled to keep it in
+/// view; `‹` / `›` say there are more, and then where it is (`2/9`).
+pub(super) fn choice_spans(
+    labels: &[String],
+    at: Option<usize>,
+    none: Option<&str>,
+    width: usize,
+) -> Vec<Span<'static>> {
+    let mut items: Vec<(String, bool)> = Vec::new();
+    if let Some(n) = none {
+        items.push((n.to_string(), true));
+    }
+    items.extend(labels.iter().map(|l| (l.clone(), false)));
+    let shift = usize::from(none.is_some());
+    let chosen = match at {
+        Some(i) => Some(i + shift),
+        None if none.is_some() => Some(0),
+        None => None,
+    };
+    // Each item is ` label `, with a space between items.
+    let len = |i: usize| items[i].0.chars().count() + 2;
+    let n = items.len();
+    let total = (0..n).map(len).sum::<usize>() + n.saturating_sub(1);
+    let (first, last, avail) = if total <= width {
+        (0, n.saturating_sub(1), width)
+    } else {
+        // A window around the one taken: as many after it as fit, then
+        // before it; `‹` / `›` and `k/n` say there are more.
+        let count = chosen.map_or(0, |c| format!(" {}/{}", c + 1, n).chars().count());
+        let cost = |a: usize, b: usize| {
+            (a..=b).map(len).sum::<usize>()
+                + (b - a)
+                + usize::from(a > 0)
+                + usize::from(b + 1 < n)
+                + count
+        };
+        let anchor = chosen.unwrap_or(0).min(n.saturating_sub(1));
+        let (mut a, mut b) = (anchor, anchor);
+        while b + 1 < n && cost(a, b + 1) <= width {
+            b += 1;
+        }
+        while a > 0 && cost(a - 1, b) <= width {
+            a -= 1;
+        }
+        // Only a choice alone in the window is cut (to what the row holds).
+        let avail = if a == b {
+            width.saturating_sub(cost(a, b) - len(anchor)).max(4)
+        } else {
+            width
+        };
+        (a, b, avail)
+    };
+    let mut spans = Vec::new();
+    if first > 0 {
+        spans.push(Span::styled("‹", muted()));
+    }
+    for (i, (label, is_none)) in items.iter().enumerate().take(last + 1).skip(first) {
+        if i > first {
+            spans.push(Span::raw(" "));
+        }
+        let style = if Some(i) == chosen {
+            Role::Selected.style()
+        } else if *is_none {
+            muted()
+        } else {
+            Style::default()
+        };
+        let text = fit_end(label, avail.saturating_sub(2).max(1));
+        spans.push(Span::styled(format!(" {text} "), style));
+    }
+    if total > width {
+        if last + 1 < n {
+            spans.push(Span::styled("›", muted()));
+        }
+        if let Some(c) = chosen {
+            spans.push(Span::styled(format!(" {}/{n}", c + 1), muted()));
+        }
+    }
+    spans
+}
+
 /// `text` cut to `width` characters, with `…` when cut.
 fn fit(text: &str, width: usize) -> String {
     if text.chars().count() <= width.max(1) {
@@ -457,7 +598,13 @@ pub(super) fn text_spans(
     let end = (start + width).min(chars.len());
     let mut spans = Vec::new();
     let before: String = chars[start..line.cursor.min(chars.len())].concat();
-    spans.push(Span::styled(before, field));
+    // A selected default (the cursor is at its end): typing replaces it.
+    let before_style = if line.selected && focused {
+        Role::Selected.style()
+    } else {
+        field
+    };
+    spans.push(Span::styled(before, before_style));
     let mut used = line.cursor.saturating_sub(start);
     if focused {
         let at = chars
@@ -602,8 +749,28 @@ pub fn hint(s: &State) -> Option<String> {
     let (_, screen) = s.asks.screen.as_ref()?;
     let k = &s.keymap;
     Some(match screen {
+        AskScreen::Form(form) if form.confirm.is_some() => {
+            let again = match form.confirm {
+                Some(crate::tui::ask::Leave::Cancel) => k.key_label(Action::Back),
+                _ => k
+                    .keys(Action::Decline)
+                    .iter()
+                    .find(|x| !x.is_typed())
+                    .map(|x| x.to_string()),
+            };
+            let mut yes = k.label(Action::Confirm);
+            if let Some(a) = again {
+                yes = format!("{yes} or {a}");
+            }
+            format!("{yes}: yes, throw it away · any other key: back to the form")
+        }
+        AskScreen::Sampling(x) if x.confirm => {
+            format!(
+                "{}: decline and throw away your reply · any other key: back to it",
+                k.label(Action::Confirm)
+            )
+        }
         AskScreen::Form(form) => {
-            let typing = form.typing();
             let mut items = vec![(Action::Send, "accept"), (Action::NextPane, "next field")];
             let focused = form.focused().map(|f| &f.input);
             match focused {
@@ -613,10 +780,20 @@ pub fn hint(s: &State) -> Option<String> {
                     items.push((Action::Right, "next option"));
                     items.push((Action::Toggle, "tick"));
                 }
-                _ => {}
+                Some(_) => {}
+                None => items.push((Action::Accept, "press")),
             }
-            items.extend([(Action::Decline, "decline"), (Action::Back, "cancel")]);
-            k.hint_with(&items, typing)
+            // Letters type (or pick a choice) everywhere in a form: the
+            // way out is named by its chord (Ctrl-D, not d).
+            let leave = k.hint_with(
+                &[
+                    (Action::Decline, "decline"),
+                    (Action::Back, "cancel"),
+                    (Action::ClearField, "clear"),
+                ],
+                true,
+            );
+            format!("{} · {leave}", k.hint_with(&items, form.typing()))
         }
         AskScreen::Url(_) => k.hint_with(
             &[

@@ -621,6 +621,7 @@ pub fn hint(s: &State, kind: Kind) -> String {
                 ),
                 (Action::Down, "next field"),
                 (Action::Back, "back"),
+                (Action::ClearField, "clear"),
             ],
             form.typing(),
         );

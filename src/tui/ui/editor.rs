@@ -173,10 +173,14 @@ pub(super) fn hint(s: &State) -> String {
     match &e.form {
         Ok(form) if e.in_form => {
             let mut items = vec![(Action::Send, "send")];
-            match form.focused().map(|n| &n.kind) {
-                Some(Kind::Bool(_)) => items.push((Action::Toggle, "flip")),
-                Some(Kind::Choice { .. }) => items.push((Action::Right, "choose")),
-                Some(Kind::Array { .. }) => items.push((Action::AddItem, "add item")),
+            match form.focused() {
+                Some(n) if matches!(n.kind, Kind::Bool(_)) => items.push((Action::Toggle, "flip")),
+                Some(n) if matches!(n.kind, Kind::Choice { .. }) => {
+                    items.push((Action::Right, "choose"))
+                }
+                Some(n) if matches!(n.kind, Kind::Array { .. }) => {
+                    items.push((Action::AddItem, "add item"))
+                }
                 _ => {}
             }
             if form.in_list() {
@@ -201,6 +205,7 @@ pub(super) fn hint(s: &State) -> String {
                 (Action::ResetArgs, "reset"),
                 (Action::ExternalEditor, "$EDITOR"),
                 (Action::Back, "back"),
+                (Action::SelectAll, "select all"),
             ]);
             k.hint_with(&items, true)
         }

@@ -4,7 +4,7 @@
 //! so the focused field shows whole. Names, titles, descriptions and
 //! values go through `sanitize`: control characters show as placeholders.
 
-use crate::tui::ui::{fit_end, wrap_words};
+use crate::tui::ui::fit_end;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -16,13 +16,11 @@ use crate::tui::app::State;
 use crate::tui::argform::{ArgForm, Kind, Node, Row};
 use crate::tui::keymap::Action;
 use crate::tui::theme::Role;
-use crate::tui::ui::ask::text_spans;
+use crate::tui::ui::ask::{about_rows, choice_spans, cut_block, text_spans};
 use crate::tui::ui::clean;
 
 /// A text field is at most this wide (what is typed scrolls in it).
 const TEXT_WIDTH: usize = 40;
-/// The focused field's description wraps to at most this many rows.
-const FOCUSED_ABOUT: usize = 3;
 
 fn muted() -> Style {
     Role::Muted.style()
@@ -30,26 +28,6 @@ fn muted() -> Style {
 
 fn red() -> Style {
     Role::Error.style()
-}
-
-/// Words wrapped to `width`, at most `most` rows (the last cut with `…`).
-fn wrap(text: &str, width: usize, most: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut rows = if text.is_empty() {
-        Vec::new()
-    } else {
-        wrap_words(text, width)
-    };
-    if rows.len() > most {
-        rows.truncate(most);
-        if let Some(last) = rows.last_mut() {
-            *last = fit_end(&format!("{last} …"), width);
-            if !last.ends_with('…') {
-                last.push('…');
-            }
-        }
-    }
-    rows
 }
 
 /// A value in a few words for a placeholder.
@@ -108,7 +86,12 @@ pub(in crate::tui::ui) fn render(s: &State, form: &ArgForm, f: &mut Frame, area:
     let label_w = label_width(form, &rows, width);
     let blocks: Vec<Vec<Line>> = rows
         .iter()
-        .map(|r| row_lines(s, form, r, r.at == form.focus, width, label_w))
+        .map(|r| {
+            let mut block = row_lines(s, form, r, r.at == form.focus, width, label_w);
+            // A description longer than the pane is cut where it ends.
+            cut_block(&mut block, height);
+            block
+        })
         .collect();
     let focus = rows.iter().position(|r| r.at == form.focus).unwrap_or(0);
     let rows_to =
@@ -201,16 +184,9 @@ fn row_lines(
             red(),
         ));
     }
-    let about = about(n);
-    if !about.is_empty() {
-        let rows = if focused {
-            wrap(&about, about_w, FOCUSED_ABOUT)
-        } else {
-            vec![fit_end(&about, about_w)]
-        };
-        for r in rows {
-            lines.push(Line::styled(format!("{about_indent}{r}"), muted()));
-        }
+    // The focused field's description whole, the others' on one row.
+    for r in about_rows(&about(n), about_w, focused) {
+        lines.push(Line::styled(format!("{about_indent}{r}"), muted()));
     }
     lines
 }
@@ -286,20 +262,21 @@ fn value_spans(s: &State, n: &Node, focused: bool, width: usize) -> Vec<Span<'st
                     None => "(none)".into(),
                 },
             };
-            let count = at.map_or(String::new(), |i| format!(" {}/{}", i + 1, options.len()));
             let style = if chosen.is_some() {
                 Style::default()
             } else {
                 muted()
             };
             if focused {
-                let label = fit_end(&label, width.saturating_sub(4 + count.chars().count()));
-                vec![
-                    Span::styled("‹ ", muted()),
-                    Span::styled(label, if chosen.is_some() { sel } else { muted() }),
-                    Span::styled(" ›", muted()),
-                    Span::styled(count, muted()),
-                ]
+                // Every choice in a row, the one taken highlighted; an
+                // optional one starts with "none" (or its default).
+                let labels: Vec<String> = options.iter().map(|o| clean(&o.label)).collect();
+                let none = match &n.default {
+                    Some(d) => format!("(default: {})", shown(d)),
+                    None => "(none)".into(),
+                };
+                let none = (!n.required).then_some(none.as_str());
+                choice_spans(&labels, *at, none, width)
             } else {
                 vec![Span::styled(fit_end(&label, width), style)]
             }
