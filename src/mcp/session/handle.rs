@@ -156,6 +156,9 @@ pub(super) struct Inner {
     pub(super) closed: Mutex<Option<(String, Vec<String>)>>,
     /// Flips to true once `closed` is set.
     pub(super) closed_signal: tokio::sync::watch::Sender<bool>,
+    /// mcpdeck is closing the session: what fails from now on (an open
+    /// listen stream) is its doing, not a finding about the server.
+    pub(super) closing: std::sync::atomic::AtomicBool,
     pub(super) request_timeout: Duration,
     /// How server requests are answered.
     pub(super) client: ClientPolicy,
@@ -289,6 +292,9 @@ impl Session {
 
     /// Close stdin, then signals; returns when the server is reaped.
     pub async fn close(&self) {
+        self.inner
+            .closing
+            .store(true, std::sync::atomic::Ordering::Release);
         self.inner.transport.close().await;
         self.inner
             .fail_all("the session was closed by mcpdeck", false);

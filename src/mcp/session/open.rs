@@ -191,6 +191,7 @@ impl Session {
             events,
             closed: Mutex::new(None),
             closed_signal: tokio::sync::watch::Sender::new(false),
+            closing: std::sync::atomic::AtomicBool::new(false),
             request_timeout: spec.request_timeout,
             client: spec.client.clone(),
             legacy_fallback,

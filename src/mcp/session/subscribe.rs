@@ -146,7 +146,16 @@ impl Session {
         tokio::spawn(async move {
             let outcome = pending.rx.await;
             let Some(inner) = inner.upgrade() else { return };
+            // The session's end (mcpdeck closing it, the server exiting)
+            // ends the stream: that is no failure of the listen.
+            let ended = inner.closing.load(std::sync::atomic::Ordering::Acquire)
+                || inner
+                    .closed
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_some();
             if let Ok(Err(e)) = outcome
+                && !ended
                 && !matches!(
                     e,
                     RequestError::Cancelled { .. } | RequestError::Closed { .. }
