@@ -121,7 +121,83 @@ fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
             Role::Muted.style(),
         ));
     }
-    (title, lines)
+    let width = match s.areas.detail.width {
+        0 => 52,
+        w => w.saturating_sub(2) as usize,
+    };
+    (title, hang(lines, width))
+}
+
+/// Long indented lines (list items, findings, schema descriptions) wrapped
+/// under their own text rather than at column 0: each continuation starts
+/// at the line's indent. Lines without an indent are left to the
+/// paragraph's wrapping.
+pub(super) fn hang(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    use unicode_width::UnicodeWidthChar;
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let chars: Vec<(char, Style)> = line
+            .spans
+            .iter()
+            .flat_map(|sp| {
+                let style = line.style.patch(sp.style);
+                sp.content.chars().map(move |c| (c, style))
+            })
+            .collect();
+        let lead = chars.iter().take_while(|(c, _)| *c == ' ').count();
+        let w = |c: char| UnicodeWidthChar::width(c).unwrap_or(0);
+        let total: usize = chars.iter().map(|(c, _)| w(*c)).sum();
+        if lead == 0 || total <= width || lead + 8 > width {
+            out.push(line);
+            continue;
+        }
+        let mut start = 0;
+        let mut first = true;
+        while start < chars.len() {
+            let room = if first { width } else { width - lead };
+            // As many characters as fit; back to the last space if the
+            // rest goes on.
+            let (mut end, mut used) = (start, 0);
+            while end < chars.len() && used + w(chars[end].0) <= room {
+                used += w(chars[end].0);
+                end += 1;
+            }
+            if end < chars.len()
+                && chars[end].0 != ' '
+                && let Some(space) = (start + 1..end).rev().find(|&i| chars[i].0 == ' ')
+                && space > start + lead.min(end - start) / 2
+            {
+                end = space;
+            }
+            if end == start {
+                end = start + 1;
+            }
+            let mut spans: Vec<Span<'static>> = Vec::new();
+            if !first {
+                spans.push(Span::raw(" ".repeat(lead)));
+            }
+            let mut run = String::new();
+            let mut style = chars[start].1;
+            for &(c, st) in &chars[start..end] {
+                if st != style && !run.is_empty() {
+                    spans.push(Span::styled(std::mem::take(&mut run), style));
+                }
+                style = st;
+                run.push(c);
+            }
+            if !run.is_empty() {
+                spans.push(Span::styled(run, style));
+            }
+            out.push(Line::from(spans));
+            // The space at a break is not carried to the next row.
+            start = end;
+            while start < chars.len() && chars[start].0 == ' ' {
+                start += 1;
+            }
+            first = false;
+        }
+    }
+    out
 }
 
 /// A tool's lint findings (with their evidence, made visible) and how it
@@ -756,6 +832,40 @@ pub(super) fn level_style(notice: &str) -> Style {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn indented_lines_wrap_under_their_text() {
+        let text = |l: &Line| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        };
+        let lines = hang(
+            vec![
+                Line::raw("    the server asked for a root outside the allowed folders"),
+                Line::raw("no indent is left to the paragraph's own wrapping here"),
+            ],
+            24,
+        );
+        let rows: Vec<String> = lines.iter().map(text).collect();
+        assert_eq!(
+            rows,
+            [
+                "    the server asked for",
+                "    a root outside the",
+                "    allowed folders",
+                "no indent is left to the paragraph's own wrapping here",
+            ]
+        );
+        // A word longer than the room is cut, never lost.
+        let rows: Vec<String> = hang(vec![Line::raw("  abcdefghijklmnopqrstuvwxyz")], 12)
+            .iter()
+            .map(text)
+            .collect();
+        assert_eq!(rows.concat().replace(' ', ""), "abcdefghijklmnopqrstuvwxyz");
+        assert!(rows.iter().all(|r| r.chars().count() <= 12), "{rows:?}");
+    }
 
     #[test]
     fn latencies_and_counts_fit_their_columns() {

@@ -103,6 +103,13 @@ fn render_json(e: &Editor, f: &mut Frame, area: Rect) {
             Some(sc) => super::detail::schema_lines(sc, &mut lines),
             None => lines.push(Line::styled("  (no inputSchema)", Role::Warn.style())),
         }
+        // Wrapped under their own text (the left border takes a column).
+        let inner = if borders == Borders::LEFT || borders.contains(Borders::LEFT) {
+            rect.width.saturating_sub(1)
+        } else {
+            rect.width
+        };
+        let lines = super::detail::hang(lines, inner as usize);
         f.render_widget(
             Paragraph::new(lines).wrap(Wrap { trim: false }).block(
                 Block::default()
