@@ -3587,3 +3587,182 @@ fn the_import_screen_ticks_previews_and_imports() {
     assert_eq!(s.mode, Mode::Normal);
     assert!(fx.iter().all(|e| !matches!(e, Effect::Import(_))));
 }
+
+/// The demo's own tools, as `mcpdeck --demo tools demo --json` lists them.
+fn demo_tools() -> Vec<Tool> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
+        .args(["--demo", "tools", "demo", "--json"])
+        .env("MCPDECK_ERA_MEMORY", "off")
+        .output()
+        .expect("run mcpdeck --demo tools");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let mut findings = Vec::new();
+    let tools: Vec<Tool> = v["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| Tool::parse(t, &mut findings))
+        .collect();
+    assert!(tools.len() >= 5, "{v}");
+    tools
+}
+
+/// Servers connected with the same tools; the all-tools view rendered.
+fn connected_with(configs: &[ServerConfig], tools: &[Tool]) -> (State, String) {
+    let mut s = State::new(configs, Keymap::default(), None);
+    let mut fx = Vec::new();
+    for c in configs {
+        for ev in [
+            Event::Status {
+                server: c.name.clone(),
+                status: ServerStatus::Connected,
+                negotiated: Some(Box::new(negotiated(&c.name, Era::Stateless, "2026-07-28"))),
+            },
+            Event::Lists {
+                server: c.name.clone(),
+                lists: Arc::new(Lists {
+                    tools: tools.to_vec(),
+                    ..Lists::default()
+                }),
+            },
+        ] {
+            update(&mut s, Msg::Manager(ev), &mut fx);
+        }
+    }
+    update(&mut s, key(KeyCode::Char('t')), &mut fx);
+    // Wide and tall enough for every row whole.
+    let shown = screen(&s, 240, 3 * tools.len() as u16 + 12);
+    (s, shown)
+}
+
+/// The rows of the all-tools view: `server__tool …`.
+fn tool_rows<'a>(screen: &'a str, servers: &[&str]) -> Vec<&'a str> {
+    screen
+        .lines()
+        .filter(|l| servers.iter().any(|s| l.contains(&format!("{s}__"))))
+        .collect()
+}
+
+/// `--demo` runs one binary three ways: its servers share every tool
+/// name, and must not be linted against each other (every tool was
+/// tagged `lint`). The same servers outside the demo's group are.
+#[test]
+fn the_demos_tools_are_not_linted_against_each_other() {
+    let tools = demo_tools();
+    let demo: Vec<ServerConfig> = mcpdeck::demo::demo_config()
+        .servers
+        .into_iter()
+        .filter(|c| c.name.starts_with("demo"))
+        .collect();
+    let names: Vec<&str> = demo.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["demo", "demo-legacy", "demo-stateless"]);
+    let (s, shown) = connected_with(&demo, &tools);
+    let rows = tool_rows(&shown, &names);
+    assert_eq!(rows.len(), 3 * tools.len(), "{shown}");
+    for row in &rows {
+        assert!(
+            !row.contains(" lint") && !row.contains(" risk"),
+            "{row}\n{shown}"
+        );
+    }
+    for v in &s.servers {
+        let shadowing: Vec<_> = v
+            .trust
+            .findings
+            .iter()
+            .filter(|f| f.rule == "tool-shadowing")
+            .collect();
+        assert!(shadowing.is_empty(), "{}: {shadowing:#?}", v.name);
+    }
+
+    // Three different servers with these tools: each one is tagged, as
+    // the demo's were (a tool naming another's tool is even a risk).
+    let apart: Vec<ServerConfig> = names
+        .iter()
+        .map(|n| ServerConfig::stdio(*n, format!("/opt/{n}/server"), &[]))
+        .collect();
+    let (_, shown) = connected_with(&apart, &tools);
+    let rows = tool_rows(&shown, &names);
+    assert_eq!(rows.len(), 3 * tools.len(), "{shown}");
+    assert!(
+        rows.iter()
+            .all(|r| r.contains(" lint") || r.contains(" risk")),
+        "{shown}"
+    );
+}
+
+/// One server configured twice (an import makes that: the same package,
+/// another name): identical tools are not shadowing; a different
+/// definition is a low note, without a badge.
+#[test]
+fn the_same_server_configured_twice_is_not_shadowing() {
+    let tools = demo_tools();
+    let twice = [
+        ServerConfig::stdio("files", "npx", &["-y", "@acme/files@1.2.0", "/srv"]),
+        ServerConfig::stdio("files-imported", "npx", &["@acme/files", "/srv"]),
+    ];
+    let (s, shown) = connected_with(&twice, &tools);
+    let rows = tool_rows(&shown, &["files", "files-imported"]);
+    assert_eq!(rows.len(), 2 * tools.len(), "{shown}");
+    assert!(
+        rows.iter()
+            .all(|r| !r.contains(" lint") && !r.contains(" risk")),
+        "{shown}"
+    );
+    assert!(
+        s.servers
+            .iter()
+            .all(|v| v.trust.findings.iter().all(|f| f.rule != "tool-shadowing")),
+        "identical definitions"
+    );
+    // A newer version of one tool on the second: a low note on both.
+    let mut newer = tools.clone();
+    newer[0].description = Some("Echo a message back, now with a prefix.".into());
+    let mut st = s;
+    let mut fx = Vec::new();
+    update(
+        &mut st,
+        Msg::Manager(Event::Lists {
+            server: "files-imported".into(),
+            lists: Arc::new(Lists {
+                tools: newer,
+                ..Lists::default()
+            }),
+        }),
+        &mut fx,
+    );
+    let notes: Vec<(String, String, mcpdeck::trust::Severity)> = st
+        .servers
+        .iter()
+        .flat_map(|v| {
+            v.trust
+                .findings
+                .iter()
+                .filter(|f| f.rule == "tool-shadowing")
+                .map(|f| (v.name.clone(), f.name.clone(), f.severity))
+        })
+        .collect();
+    let first = tools[0].name.clone();
+    assert_eq!(
+        notes,
+        [
+            (
+                "files".to_string(),
+                first.clone(),
+                mcpdeck::trust::Severity::Low
+            ),
+            (
+                "files-imported".to_string(),
+                first,
+                mcpdeck::trust::Severity::Low
+            ),
+        ]
+    );
+    let shown = screen(&st, 240, 3 * tools.len() as u16 + 12);
+    assert!(!shown.contains(" lint"), "{shown}");
+}
