@@ -3766,3 +3766,79 @@ fn the_same_server_configured_twice_is_not_shadowing() {
     let shown = screen(&st, 240, 3 * tools.len() as u16 + 12);
     assert!(!shown.contains(" lint"), "{shown}");
 }
+
+/// Every badge the tools pane shows is in the help's legend, and `/`
+/// with the badge finds its row there (searching "lint" found nothing).
+#[test]
+fn every_badge_is_in_the_help_legend_and_found_by_its_search() {
+    use mcpdeck::trust::pin::{Change, ChangeKind};
+    use mcpdeck::trust::{Finding, Kind, Severity};
+    let mut s = state();
+    let finding = |name: &str, severity| Finding {
+        server: "demo".into(),
+        kind: Kind::Tool,
+        name: name.into(),
+        rule: "model-instruction",
+        severity,
+        message: "m".into(),
+        evidence: "e".into(),
+        field: "description".into(),
+    };
+    let change = |name: &str, what| Change {
+        kind: Kind::Tool,
+        name: name.into(),
+        what,
+        fields: Vec::new(),
+    };
+    let v = &mut s.servers[0];
+    v.trust.findings = vec![
+        finding("echo", Severity::High),
+        finding("get_weather", Severity::Medium),
+    ];
+    v.trust.changes = vec![
+        change("echo", ChangeKind::Changed),
+        change("get_weather", ChangeKind::Added),
+    ];
+    v.deny = vec!["delete_everything".into()];
+    let out = screen(&s, 120, 30);
+    let row = |tool: &str| {
+        out.lines()
+            .find(|l| l.contains(&format!("│{tool} ")))
+            .unwrap_or_else(|| panic!("no row for {tool}:\n{out}"))
+            .to_string()
+    };
+    // What the rows show (each badge at least once).
+    let shown = [
+        ("echo", "risk changed ro"),
+        ("get_weather", "lint new open"),
+        ("delete_everything", "destructive denied"),
+    ];
+    let mut badges = Vec::new();
+    for (tool, want) in shown {
+        assert!(row(tool).contains(want), "{tool}: {}", row(tool));
+        badges.extend(want.split(' '));
+    }
+    let mut fx = Vec::new();
+    for badge in badges {
+        update(&mut s, key(KeyCode::Char('?')), &mut fx);
+        update(&mut s, key(KeyCode::Char('/')), &mut fx);
+        for c in badge.chars() {
+            update(&mut s, key(KeyCode::Char(c)), &mut fx);
+        }
+        let found = screen(&s, 100, 40);
+        let legend = found
+            .split("What the lists show")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{badge}: no legend found:\n{found}"));
+        assert!(
+            legend.lines().any(|l| l
+                .trim_start_matches(['│', ' '])
+                .starts_with(&format!("{badge} "))),
+            "{badge}: no legend row:\n{found}"
+        );
+        // Close the search and the help.
+        update(&mut s, key(KeyCode::Esc), &mut fx);
+        update(&mut s, key(KeyCode::Esc), &mut fx);
+        assert_eq!(s.mode, Mode::Normal, "{badge}");
+    }
+}
