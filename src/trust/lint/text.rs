@@ -1044,7 +1044,16 @@ fn trigger_clauses(s: &str, ws: &[Word], words: std::ops::Range<usize>) -> Vec<(
         while end < words.end && end < i + 16 && !clause_break(s, ws, end) && !is(ws, end, MODALS) {
             end += 1;
         }
-        if (i + 1..end).any(|k| is(ws, k, USES) || is(ws, k, MESSAGES)) {
+        // "when this tool is used with…" is about the tool itself.
+        let own = (i + 1..end).any(|k| {
+            is(ws, k, &["this", "our"])
+                && is(
+                    ws,
+                    k + 1,
+                    &["tool", "function", "server", "tool's", "server's"],
+                )
+        });
+        if !own && (i + 1..end).any(|k| is(ws, k, USES) || is(ws, k, MESSAGES)) {
             out.push((i, end));
         }
     }
@@ -1093,10 +1102,11 @@ fn sentences(s: &str, ws: &[Word]) -> Vec<std::ops::Range<usize>> {
 ///   (a name like `send_email` next to "tool" or a verb of calling,
 ///   "another server", "other MCP tools"), changes something (add, set,
 ///   replace, BCC, forward…) outside the condition, and is conditional on
-///   a use ("when … is used", "every time … is sent") or obliges ("must",
-///   "always", "make sure").
+///   a use ("when … is used", "every time … is sent"; not "when this tool
+///   is used") or obliges ("must", "always", "make sure").
 /// - [`Family::Recipient`]: the sentence adds a recipient (BCC/CC, "add …
-///   as a recipient", "change the recipient", "also send", "send a copy")
+///   as a recipient", "add x@y.example to…", "change the recipient", "also
+///   send", "send a copy")
 ///   and says to whom (an address not given as an example), for which
 ///   messages ("every email"), on another tool or on a use with an
 ///   obligation; or it copies or forwards, with an address and an
@@ -1148,6 +1158,12 @@ fn intents(s: &str, ws: &[Word], dests: &[Hit]) -> (Vec<(Family, Hit)>, Vec<Hit>
                 || (is(ws, k, &["blind", "carbon"])
                     && is(ws, k + 1, &["copy", "copies", "copied", "copying"]))
                 || (is(ws, k, ADDS) && near(RECIPIENTS, 0, 8))
+                // "add x@y.example to…": an address right after.
+                || (is(ws, k, ADDS)
+                    && dest.is_some_and(|d| {
+                        d.start >= ws[k].end
+                            && ws.get(k + 1).is_some_and(|n| d.start <= n.start)
+                    }))
                 || (is(ws, k, SWAPS) && near(RECIPIENTS, 4, 4))
                 || (is(ws, k, EXTRA) && (k + 1..(k + 3).min(range.end)).any(|j| is(ws, j, SENDS)))
                 || (is(ws, k, &["copy", "copies", "duplicate"])
