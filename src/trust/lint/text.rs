@@ -1079,18 +1079,30 @@ fn example(s: &str, d: &Hit) -> bool {
     .any(|m| before.contains(m))
 }
 
-/// The word ranges of the sentences of `s` (see [`sentence`]).
+/// The word ranges of the sentences of `s`, cut where [`sentence`] cuts
+/// (`. `, `!`, `?`, a newline), in one pass.
 fn sentences(s: &str, ws: &[Word]) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < ws.len() {
-        let (_, to) = sentence(s, ws[i].start, ws[i].end);
-        let mut j = i + 1;
-        while j < ws.len() && ws[j].start < to {
-            j += 1;
+    let mut cuts = Vec::new();
+    let mut it = s.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        let next = it.peek().map(|p| p.1);
+        if matches!(c, '!' | '?' | '\n') || (c == '.' && next.is_none_or(char::is_whitespace)) {
+            cuts.push(i);
         }
-        out.push(i..j);
-        i = j;
+    }
+    let mut out = Vec::new();
+    let (mut start, mut c) = (0, 0);
+    for (k, w) in ws.iter().enumerate() {
+        while c < cuts.len() && cuts[c] < w.start {
+            if k > start {
+                out.push(start..k);
+                start = k;
+            }
+            c += 1;
+        }
+    }
+    if start < ws.len() {
+        out.push(start..ws.len());
     }
     out
 }
@@ -1121,8 +1133,13 @@ fn intents(s: &str, ws: &[Word], dests: &[Hit]) -> (Vec<(Family, Hit)>, Vec<Hit>
         end: ws[to - 1].end,
         what: s[ws[from].start..ws[to - 1].end].to_string(),
     };
+    // The destinations are in text order, and so are the sentences.
+    let mut next_dest = 0;
     for range in sentences(s, ws) {
         let (a, b) = (ws[range.start].start, ws[range.end - 1].end);
+        while dests.get(next_dest).is_some_and(|d| d.start < a) {
+            next_dest += 1;
+        }
         let any = |list: &[&str]| range.clone().any(|k| is(ws, k, list));
         let foreign = foreign_refs(s, ws, range.clone());
         let triggers = trigger_clauses(s, ws, range.clone());
@@ -1139,9 +1156,10 @@ fn intents(s: &str, ws: &[Word], dests: &[Hit]) -> (Vec<(Family, Hit)>, Vec<Hit>
             }
         }
         // A recipient added.
-        let dest: Option<&Hit> = dests
+        let dest: Option<&Hit> = dests[next_dest..]
             .iter()
-            .find(|d| d.start >= a && d.end <= b && !example(s, d));
+            .take_while(|d| d.start <= b)
+            .find(|d| d.end <= b && !example(s, d));
         let blanket = range.clone().any(|k| {
             is(ws, k, &["all", "every", "each", "any"])
                 && (1..=3).any(|n| k + n < range.end && is(ws, k + n, MESSAGES))
@@ -1238,12 +1256,23 @@ pub fn analyse(s: &str) -> Signals {
     }
     let dests = destinations(s);
     let (intended, sent_to) = intents(s, &ws, &dests);
+    // A sentence a phrase of the same family already covers is found
+    // once. Per family, the phrases by start and the furthest end so far:
+    // one lookup per hit, however many phrases a long text has.
+    sig.phrases.sort_by_key(|p| p.1.start);
+    let mut by_family: std::collections::BTreeMap<Family, (Vec<usize>, Vec<usize>)> =
+        std::collections::BTreeMap::new();
+    for (f, h) in &sig.phrases {
+        let (starts, ends) = by_family.entry(*f).or_default();
+        let furthest = ends.last().map_or(h.end, |e| (*e).max(h.end));
+        starts.push(h.start);
+        ends.push(furthest);
+    }
     for (family, hit) in intended {
-        // A sentence a phrase of the same family already covers is found once.
-        let covered = sig
-            .phrases
-            .iter()
-            .any(|(f, h)| *f == family && h.start < hit.end && hit.start < h.end);
+        let covered = by_family.get(&family).is_some_and(|(starts, ends)| {
+            let before = starts.partition_point(|st| *st < hit.end);
+            before > 0 && ends[before - 1] > hit.start
+        });
         if !covered {
             sig.phrases.push((family, hit));
         }
