@@ -180,3 +180,45 @@ fn a_rug_pull_mid_session_is_announced_shown_as_a_diff_and_accepted() {
     t.quit();
     common::assert_no_leak(&setup.mark);
 }
+
+/// `--demo` runs one binary as three servers with the same tools: none of
+/// them is badged (every tool was tagged `lint`, each shadowing the same
+/// tool of the two other demo servers).
+#[test]
+fn the_demos_tools_carry_no_lint_badge() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pins = dir.path().join("pins.json").display().to_string();
+    let mut t = Tui::spawn(&["--demo"], None, &[("MCPDECK_PINS", &pins)]);
+    // The three demo servers connected and listed (11 tools each).
+    let deadline = Instant::now() + limit(30);
+    loop {
+        let s = t.screen();
+        if s.matches(" 11t").count() >= 3 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the demo never connected:\n{s}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The server's detail sums its findings up: none.
+    let s = t.wait_for("lint: nothing found", 10);
+    // Every server's tools, page by page.
+    t.keys("t");
+    // (The test servers join the demo where the test setup installed them.)
+    t.wait_for("Tools · all servers (", 10);
+    t.keys("\t");
+    let mut rows = std::collections::BTreeSet::new();
+    for _ in 0..6 {
+        let s = t.screen();
+        for l in s.lines().filter(|l| l.contains("__")) {
+            let row = l.split('│').nth(1).unwrap_or_default().to_string();
+            assert!(
+                !row.contains(" lint") && !row.contains(" risk"),
+                "{row}\n{s}"
+            );
+            rows.insert(row);
+        }
+        t.keys("\x1b[6~");
+    }
+    assert!(rows.len() >= 20, "{rows:#?}\n{s}");
+    t.quit();
+}

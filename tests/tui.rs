@@ -4089,3 +4089,258 @@ fn no_oauth_says_api_key_or_no_login_needed() {
     let status = s.status.clone().unwrap_or_default();
     assert!(status.contains("open needs no login"), "{status}");
 }
+
+/// The demo's own tools, as `mcpdeck --demo tools demo --json` lists them.
+fn demo_tools() -> Vec<Tool> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdeck"))
+        .args(["--demo", "tools", "demo", "--json"])
+        .env("MCPDECK_ERA_MEMORY", "off")
+        .output()
+        .expect("run mcpdeck --demo tools");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let mut findings = Vec::new();
+    let tools: Vec<Tool> = v["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| Tool::parse(t, &mut findings))
+        .collect();
+    assert!(tools.len() >= 5, "{v}");
+    tools
+}
+
+/// Servers connected with the same tools; the all-tools view rendered.
+fn connected_with(configs: &[ServerConfig], tools: &[Tool]) -> (State, String) {
+    let mut s = State::new(configs, Keymap::default(), None);
+    let mut fx = Vec::new();
+    for c in configs {
+        for ev in [
+            Event::Status {
+                server: c.name.clone(),
+                status: ServerStatus::Connected,
+                negotiated: Some(Box::new(negotiated(&c.name, Era::Stateless, "2026-07-28"))),
+            },
+            Event::Lists {
+                server: c.name.clone(),
+                lists: Arc::new(Lists {
+                    tools: tools.to_vec(),
+                    ..Lists::default()
+                }),
+            },
+        ] {
+            update(&mut s, Msg::Manager(ev), &mut fx);
+        }
+    }
+    update(&mut s, key(KeyCode::Char('t')), &mut fx);
+    // Wide and tall enough for every row whole.
+    let shown = screen(&s, 240, 3 * tools.len() as u16 + 12);
+    (s, shown)
+}
+
+/// The rows of the all-tools view: `server__tool …`.
+fn tool_rows<'a>(screen: &'a str, servers: &[&str]) -> Vec<&'a str> {
+    screen
+        .lines()
+        .filter(|l| servers.iter().any(|s| l.contains(&format!("{s}__"))))
+        .collect()
+}
+
+/// `--demo` runs one binary three ways: its servers share every tool
+/// name, and must not be linted against each other (every tool was
+/// tagged `lint`). The same servers outside the demo's group are.
+#[test]
+fn the_demos_tools_are_not_linted_against_each_other() {
+    let tools = demo_tools();
+    let demo: Vec<ServerConfig> = mcpdeck::demo::demo_config()
+        .servers
+        .into_iter()
+        .filter(|c| c.name.starts_with("demo"))
+        .collect();
+    let names: Vec<&str> = demo.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["demo", "demo-legacy", "demo-stateless"]);
+    let (s, shown) = connected_with(&demo, &tools);
+    let rows = tool_rows(&shown, &names);
+    assert_eq!(rows.len(), 3 * tools.len(), "{shown}");
+    for row in &rows {
+        assert!(
+            !row.contains(" lint") && !row.contains(" risk"),
+            "{row}\n{shown}"
+        );
+    }
+    for v in &s.servers {
+        let shadowing: Vec<_> = v
+            .trust
+            .findings
+            .iter()
+            .filter(|f| f.rule == "tool-shadowing")
+            .collect();
+        assert!(shadowing.is_empty(), "{}: {shadowing:#?}", v.name);
+    }
+
+    // Three different servers with these tools: each one is tagged, as
+    // the demo's were (a tool naming another's tool is even a risk).
+    let apart: Vec<ServerConfig> = names
+        .iter()
+        .map(|n| ServerConfig::stdio(*n, format!("/opt/{n}/server"), &[]))
+        .collect();
+    let (_, shown) = connected_with(&apart, &tools);
+    let rows = tool_rows(&shown, &names);
+    assert_eq!(rows.len(), 3 * tools.len(), "{shown}");
+    assert!(
+        rows.iter()
+            .all(|r| r.contains(" lint") || r.contains(" risk")),
+        "{shown}"
+    );
+}
+
+/// One server configured twice (an import makes that: the same package,
+/// another name): identical tools are not shadowing; a different
+/// definition is a low note, without a badge.
+#[test]
+fn the_same_server_configured_twice_is_not_shadowing() {
+    let tools = demo_tools();
+    let twice = [
+        ServerConfig::stdio("files", "npx", &["-y", "@acme/files@1.2.0", "/srv"]),
+        ServerConfig::stdio("files-imported", "npx", &["@acme/files", "/srv"]),
+    ];
+    let (s, shown) = connected_with(&twice, &tools);
+    let rows = tool_rows(&shown, &["files", "files-imported"]);
+    assert_eq!(rows.len(), 2 * tools.len(), "{shown}");
+    assert!(
+        rows.iter()
+            .all(|r| !r.contains(" lint") && !r.contains(" risk")),
+        "{shown}"
+    );
+    assert!(
+        s.servers
+            .iter()
+            .all(|v| v.trust.findings.iter().all(|f| f.rule != "tool-shadowing")),
+        "identical definitions"
+    );
+    // A newer version of one tool on the second: a low note on both.
+    let mut newer = tools.clone();
+    newer[0].description = Some("Echo a message back, now with a prefix.".into());
+    let mut st = s;
+    let mut fx = Vec::new();
+    update(
+        &mut st,
+        Msg::Manager(Event::Lists {
+            server: "files-imported".into(),
+            lists: Arc::new(Lists {
+                tools: newer,
+                ..Lists::default()
+            }),
+        }),
+        &mut fx,
+    );
+    let notes: Vec<(String, String, mcpdeck::trust::Severity)> = st
+        .servers
+        .iter()
+        .flat_map(|v| {
+            v.trust
+                .findings
+                .iter()
+                .filter(|f| f.rule == "tool-shadowing")
+                .map(|f| (v.name.clone(), f.name.clone(), f.severity))
+        })
+        .collect();
+    let first = tools[0].name.clone();
+    assert_eq!(
+        notes,
+        [
+            (
+                "files".to_string(),
+                first.clone(),
+                mcpdeck::trust::Severity::Low
+            ),
+            (
+                "files-imported".to_string(),
+                first,
+                mcpdeck::trust::Severity::Low
+            ),
+        ]
+    );
+    let shown = screen(&st, 240, 3 * tools.len() as u16 + 12);
+    assert!(!shown.contains(" lint"), "{shown}");
+}
+
+/// Every badge the tools pane shows is in the help's legend, and `/`
+/// with the badge finds its row there (searching "lint" found nothing).
+#[test]
+fn every_badge_is_in_the_help_legend_and_found_by_its_search() {
+    use mcpdeck::trust::pin::{Change, ChangeKind};
+    use mcpdeck::trust::{Finding, Kind, Severity};
+    let mut s = state();
+    let finding = |name: &str, severity| Finding {
+        server: "demo".into(),
+        kind: Kind::Tool,
+        name: name.into(),
+        rule: "model-instruction",
+        severity,
+        message: "m".into(),
+        evidence: "e".into(),
+        field: "description".into(),
+    };
+    let change = |name: &str, what| Change {
+        kind: Kind::Tool,
+        name: name.into(),
+        what,
+        fields: Vec::new(),
+    };
+    let v = &mut s.servers[0];
+    v.trust.findings = vec![
+        finding("echo", Severity::High),
+        finding("get_weather", Severity::Medium),
+    ];
+    v.trust.changes = vec![
+        change("echo", ChangeKind::Changed),
+        change("get_weather", ChangeKind::Added),
+    ];
+    v.deny = vec!["delete_everything".into()];
+    let out = screen(&s, 120, 30);
+    let row = |tool: &str| {
+        out.lines()
+            .find(|l| l.contains(&format!("│{tool} ")))
+            .unwrap_or_else(|| panic!("no row for {tool}:\n{out}"))
+            .to_string()
+    };
+    // What the rows show (each badge at least once).
+    let shown = [
+        ("echo", "risk changed ro"),
+        ("get_weather", "lint new open"),
+        ("delete_everything", "destructive denied"),
+    ];
+    let mut badges = Vec::new();
+    for (tool, want) in shown {
+        assert!(row(tool).contains(want), "{tool}: {}", row(tool));
+        badges.extend(want.split(' '));
+    }
+    let mut fx = Vec::new();
+    for badge in badges {
+        update(&mut s, key(KeyCode::Char('?')), &mut fx);
+        update(&mut s, key(KeyCode::Char('/')), &mut fx);
+        for c in badge.chars() {
+            update(&mut s, key(KeyCode::Char(c)), &mut fx);
+        }
+        let found = screen(&s, 100, 40);
+        let legend = found
+            .split("What the lists show")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{badge}: no legend found:\n{found}"));
+        assert!(
+            legend.lines().any(|l| l
+                .trim_start_matches(['│', ' '])
+                .starts_with(&format!("{badge} "))),
+            "{badge}: no legend row:\n{found}"
+        );
+        // Close the search and the help.
+        update(&mut s, key(KeyCode::Esc), &mut fx);
+        update(&mut s, key(KeyCode::Esc), &mut fx);
+        assert_eq!(s.mode, Mode::Normal, "{badge}");
+    }
+}

@@ -189,6 +189,11 @@ pub struct LintConfig {
     pub allow_for: Vec<(String, Vec<String>)>,
     /// Overrides [`Settings::lint_max_description`] (`max_description`).
     pub max_description: Option<usize>,
+    /// Servers of one group are not linted against each other (the rules
+    /// across servers skip them). Not read from the file: the built-in
+    /// demo sets it, its servers being one binary and the test servers
+    /// side by side on purpose.
+    pub group: Option<String>,
 }
 
 impl ServerConfig {

@@ -129,7 +129,9 @@ where
 }
 
 /// The built-in demo: `mcpdeck demo-server` under a few names, with
-/// different eras and capabilities.
+/// different eras and capabilities (and the test servers, when the test
+/// setup installed them). They are one group: they share tool names on
+/// purpose, so they are not linted against each other.
 pub fn demo_config() -> crate::config::Config {
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
@@ -171,6 +173,9 @@ pub fn demo_config() -> crate::config::Config {
                 &[script.as_str()],
             ));
         }
+    }
+    for server in &mut config.servers {
+        server.lint.group = Some("demo".into());
     }
     config
 }

@@ -1,6 +1,8 @@
 //! The rules across servers: a text naming another server's tool, and
 //! the same tool name on two servers (shadowing). Names are looked up in
-//! one index of every server's tool names.
+//! one index of every server's tool names. Two servers of one source
+//! ([`super::source_key`]) are one server configured twice; servers of one
+//! group (the demo's) are not checked against each other.
 
 use super::*;
 
@@ -79,24 +81,82 @@ pub(super) fn name_candidates(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
+/// One server, for the rules across servers.
+#[derive(Debug, Clone, Copy)]
+pub struct Peer<'a> {
+    pub name: &'a str,
+    pub lists: &'a Lists,
+    /// Where its definitions come from ([`super::source_key`]): two servers
+    /// of one source are one server configured twice, and identical
+    /// definitions of theirs shadow nothing. `None`: a source of its own.
+    pub source: Option<&'a str>,
+    /// Servers of one group are not checked against each other at all
+    /// (the built-in demo's: one binary and the test servers, side by
+    /// side on purpose). `None`: no group.
+    pub group: Option<&'a str>,
+}
+
+impl<'a> Peer<'a> {
+    /// A server with a source of its own and no group.
+    pub fn new(name: &'a str, lists: &'a Lists) -> Peer<'a> {
+        Peer {
+            name,
+            lists,
+            source: None,
+            group: None,
+        }
+    }
+}
+
+/// Whether two tools are the same definition: name, title, description,
+/// schemas and annotations.
+fn same_definition(a: &Tool, b: &Tool) -> bool {
+    a.name == b.name
+        && a.title == b.title
+        && a.description == b.description
+        && a.input_schema == b.input_schema
+        && a.output_schema == b.output_schema
+        && a.annotations == b.annotations
+}
+
+/// Rules across servers, each server with a source of its own
+/// ([`cross_peers`]).
+pub fn cross_server(servers: &[(&str, &Lists)]) -> Vec<Finding> {
+    let peers: Vec<Peer> = servers.iter().map(|(n, l)| Peer::new(n, l)).collect();
+    cross_peers(&peers)
+}
+
 /// Rules across servers: a description naming another server's tool, and
-/// the same tool name on two servers (shadowing).
+/// the same tool name on two servers (shadowing). Servers of one group
+/// are not checked against each other; two of one source (twins) shadow
+/// each other only where their definitions differ, and then it is a low
+/// note (two versions of one server), and they do not reach for each
+/// other's tools.
 ///
 /// Linear in the text and the tools: every name is looked up in one index
 /// of all servers' tool names, so thousands of tools on many servers stay
 /// fast (the TUI runs this whenever a list arrives).
-pub fn cross_server(servers: &[(&str, &Lists)]) -> Vec<Finding> {
+pub fn cross_peers(servers: &[Peer<'_>]) -> Vec<Finding> {
     use std::collections::HashMap;
     // Tool name -> the servers that have it.
     let mut owners: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (j, (_, lists)) in servers.iter().enumerate() {
-        for t in &lists.tools {
+    // Each server's tools by name.
+    let mut by_name: Vec<HashMap<&str, &Tool>> = Vec::with_capacity(servers.len());
+    for (j, peer) in servers.iter().enumerate() {
+        let mut mine = HashMap::new();
+        for t in &peer.lists.tools {
             let v = owners.entry(t.name.as_str()).or_default();
             if v.last() != Some(&j) {
                 v.push(j);
             }
+            mine.entry(t.name.as_str()).or_insert(t);
         }
+        by_name.push(mine);
     }
+    let apart =
+        |i: usize, j: usize| servers[i].group.is_some() && servers[i].group == servers[j].group;
+    let twins =
+        |i: usize, j: usize| servers[i].source.is_some() && servers[i].source == servers[j].source;
     // Distinctive names that no word scan can find (a space, a slash…):
     // looked for one by one, as before.
     let odd: Vec<&str> = owners
@@ -108,8 +168,9 @@ pub fn cross_server(servers: &[(&str, &Lists)]) -> Vec<Finding> {
         })
         .collect();
     let mut out = Vec::new();
-    for (i, (server, lists)) in servers.iter().enumerate() {
-        for tool in &lists.tools {
+    for (i, peer) in servers.iter().enumerate() {
+        let server = peer.name;
+        for tool in &peer.lists.tools {
             let texts: Vec<(&str, &str)> =
                 [("title", &tool.title), ("description", &tool.description)]
                     .into_iter()
@@ -117,18 +178,43 @@ pub fn cross_server(servers: &[(&str, &Lists)]) -> Vec<Finding> {
                     .collect();
             // Only asked when the name is shadowed (analysing every text
             // would cost more than the rest of this function).
-            let instructs = || {
-                texts
-                    .iter()
-                    .any(|(_, s)| !text::analyse(s).phrases.is_empty())
-            };
+            let instructs = || texts.iter().any(|(_, s)| text::analyse(s).instructs());
             let mut instructs_memo: Option<bool> = None;
             // Shadowing: the same name on another server.
             for &j in owners.get(tool.name.as_str()).into_iter().flatten() {
-                if j == i {
+                if j == i || apart(i, j) {
                     continue;
                 }
-                let other = servers[j].0;
+                let other = servers[j].name;
+                if twins(i, j) {
+                    let theirs = by_name[j].get(tool.name.as_str());
+                    if theirs.is_none_or(|t| same_definition(tool, t)) {
+                        continue;
+                    }
+                    out.push(Finding {
+                        server: server.to_string(),
+                        kind: Kind::Tool,
+                        name: tool.name.clone(),
+                        rule: "tool-shadowing",
+                        severity: Severity::Low,
+                        message: format!(
+                            "the server \"{}\" runs the same command, package or URL and defines this tool differently: two versions of one server? The model sees both",
+                            sanitize::one_line(other)
+                        ),
+                        evidence: cap(
+                            &format!(
+                                "{}: {} and {}: {}",
+                                sanitize::one_line(server),
+                                sanitize::one_line(&tool.name),
+                                sanitize::one_line(other),
+                                sanitize::one_line(&tool.name)
+                            ),
+                            160,
+                        ),
+                        field: "name".into(),
+                    });
+                    continue;
+                }
                 let names_other = texts.iter().any(|(_, s)| find_word(s, other).is_some());
                 let high = names_other || *instructs_memo.get_or_insert_with(instructs);
                 out.push(Finding {
@@ -177,7 +263,7 @@ pub fn cross_server(servers: &[(&str, &Lists)]) -> Vec<Finding> {
                     }
                     seen.push(name);
                     for &j in &owners[name] {
-                        if j == i {
+                        if j == i || apart(i, j) || twins(i, j) {
                             continue;
                         }
                         out.push(Finding {
@@ -189,7 +275,7 @@ pub fn cross_server(servers: &[(&str, &Lists)]) -> Vec<Finding> {
                             message: format!(
                                 "names \"{}\", a tool of the server \"{}\": a tool's description has no business steering another server's tool",
                                 sanitize::one_line(name),
-                                sanitize::one_line(servers[j].0)
+                                sanitize::one_line(servers[j].name)
                             ),
                             evidence: evidence(s, at, at + name.len()),
                             field: (*field).into(),

@@ -7,7 +7,8 @@
 //! characters; names for look-alike letters; prose and values for what
 //! they say to the model ([`text`]). The severity of what is said depends
 //! on the whole definition: a phrase alone is medium, a phrase with an
-//! `<IMPORTANT>` block, a secret or a destination is high.
+//! `<IMPORTANT>` block, a secret, a destination, compliance pressure or a
+//! phrase of another family is high; pressure alone is nothing.
 //!
 //! [`RULES`] lists every rule; the README's "Tool trust" section documents
 //! them.
@@ -15,6 +16,7 @@
 mod cross;
 mod hidden;
 mod rules;
+mod source;
 mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,8 +28,9 @@ use crate::mcp::session::Lists;
 use crate::mcp::types::Tool;
 use crate::sanitize::{self, Hidden};
 
-pub use cross::cross_server;
+pub use cross::{Peer, cross_peers, cross_server};
 pub use rules::{DEFAULT_MAX_DESCRIPTION, Options, RULES, Rule, is_rule, rule_ids};
+pub use source::source_key;
 pub use text::{Family, PHRASES, SECRETS, TAGS, WEAK_SECRETS};
 
 use hidden::*;
@@ -344,7 +347,7 @@ fn said(def: &Def<'_>) -> Said {
     }
     let any = |f: &dyn Fn(&text::Signals) -> bool| per_text.iter().any(|(_, s)| f(s));
     Said {
-        any_phrase: any(&|s| !s.phrases.is_empty()),
+        any_phrase: any(&|s| s.instructs()),
         any_tag: any(&|s| !s.tags.is_empty()),
         any_secret: any(&|s| !s.secrets.is_empty()),
         any_weak_secret: any(&|s| !s.weak_secrets.is_empty()),
@@ -369,17 +372,33 @@ fn raised(high: bool) -> Severity {
 }
 
 fn said_findings(def: &Def<'_>, said: &Said, side_channel: bool, out: &mut Vec<Pending>) {
+    let pressure = said.families.contains(&Family::Pressure);
+    let orders = said
+        .families
+        .iter()
+        .filter(|f| **f != Family::Pressure)
+        .count();
     for (i, sig) in &said.per_text {
         let t = &def.texts[*i];
-        if let Some((_, hit)) = sig.phrases.first() {
+        // Pressure alone is no instruction: it raises one.
+        if let Some((_, hit)) = sig
+            .phrases
+            .iter()
+            .find(|p| p.0 != Family::Pressure)
+            .filter(|_| orders > 0)
+        {
             let high = said.any_tag
                 || said.any_secret
                 || said.any_exfil
-                || said.families.len() >= 2
+                || orders >= 2
+                || pressure
                 || (said.any_weak_secret && side_channel);
             let mut why: Vec<&str> = sig.families().iter().map(|f| f.label()).collect();
             why.dedup();
             let mut also = Vec::new();
+            if pressure && !sig.families().contains(&Family::Pressure) {
+                also.push("pressed with compliance or policy");
+            }
             if said.any_tag {
                 also.push("inside an instruction tag block");
             }

@@ -54,7 +54,7 @@ pub const RULES: &[Rule] = &[
     rule(
         "model-instruction",
         Severity::High,
-        "phrases aimed at the model (ignore previous instructions, do not tell the user, before using this tool you must, when another tool is called…): medium alone, high with a tag block, a secret, a destination or two kinds of phrase",
+        "phrases aimed at the model (ignore previous instructions, do not tell the user, before using this tool you must, when another tool is called, add a BCC recipient…): medium alone, high with a tag block, a secret, a destination, two kinds of phrase or compliance pressure",
     ),
     rule(
         "instruction-tag",
@@ -79,7 +79,7 @@ pub const RULES: &[Rule] = &[
     rule(
         "tool-shadowing",
         Severity::High,
-        "the same tool name on two servers: medium, high when the description instructs the model or names the other server",
+        "the same tool name on two servers: medium, high when the description instructs the model or names the other server; one server configured twice: nothing where identical, low where a definition differs",
     ),
     rule(
         "side-channel-parameter",

@@ -265,6 +265,7 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
                         v.allow = c.allow_tools.clone();
                         v.http = HttpView::from_config(&c.transport);
                         v.trust.key = crate::trust::pin::key_for(c);
+                        v.trust.source = Some(crate::trust::lint::source_key(&c.transport));
                         v.trust.config = Some(c.clone());
                         v
                     }

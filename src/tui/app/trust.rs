@@ -17,6 +17,9 @@ pub struct Trust {
     pub config: Option<ServerConfig>,
     /// The key of its pins ([`pin::key_for`]).
     pub key: String,
+    /// Where its definitions come from ([`lint::source_key`]): the same
+    /// server configured twice shadows nothing where it is identical.
+    pub source: Option<String>,
     /// The lint findings on its current lists (its own rules and those
     /// across servers), most severe first.
     pub findings: Vec<Finding>,
@@ -34,6 +37,7 @@ impl Trust {
         Trust {
             config: Some(config.clone()),
             key: pin::key_for(config),
+            source: Some(lint::source_key(&config.transport)),
             ..Trust::default()
         }
     }
@@ -107,11 +111,22 @@ pub fn refresh_lists_of(s: &mut State, server: Option<&str>) -> Vec<String> {
         .filter(|&i| s.servers[i].status == ServerStatus::Connected)
         .collect();
     let across = {
-        let pairs: Vec<(&str, &crate::mcp::session::Lists)> = listed
+        let peers: Vec<lint::Peer> = listed
             .iter()
-            .map(|&i| (s.servers[i].name.as_str(), &*s.servers[i].lists))
+            .map(|&i| {
+                let v = &s.servers[i];
+                lint::Peer {
+                    source: v.trust.source.as_deref(),
+                    group: v
+                        .trust
+                        .config
+                        .as_ref()
+                        .and_then(|c| c.lint.group.as_deref()),
+                    ..lint::Peer::new(&v.name, &v.lists)
+                }
+            })
             .collect();
-        lint::cross_server(&pairs)
+        lint::cross_peers(&peers)
     };
     let mut news = Vec::new();
     for i in 0..s.servers.len() {

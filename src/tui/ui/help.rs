@@ -34,6 +34,19 @@ const LEGEND: &[(&str, &str)] = &[
         "TLS certificates are not verified for this server",
     ),
     (
+        "risk",
+        "a high lint finding on the tool (poisoning, shadowing, hidden text…): its detail says what and where",
+    ),
+    (
+        "lint",
+        "a medium lint finding on the tool; low ones show only in its detail",
+    ),
+    (
+        "changed",
+        "the tool is not as pinned: its detail shows the diff, A accepts it",
+    ),
+    ("new", "the tool came after the server was pinned"),
+    (
         "ro",
         "read-only: the tool says it changes nothing (readOnlyHint)",
     ),
@@ -49,6 +62,23 @@ const LEGEND: &[(&str, &str)] = &[
     (
         "srv__tool",
         "in the all-servers view, the tool's server and name",
+    ),
+    (
+        "◉ ✱ {}",
+        "resources: subscribed · updated since it was read · a template",
+    ),
+    (
+        "C->S S->C",
+        "protocol log: a frame from mcpdeck to the server · from the server",
+    ),
+    ("malformed", "protocol log: the frame is not valid JSON-RPC"),
+    (
+        "[x] [=] ⚠2",
+        "import: ticked · in the config already · 2 warnings to read",
+    ),
+    (
+        "3/5t",
+        "attach: 3 of the server's 5 tools reach its agent (the rest refused or withheld)",
     ),
     (
         "lines 1–20 of 300",

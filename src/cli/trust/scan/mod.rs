@@ -314,8 +314,8 @@ fn entry_report(entry: &Entry, conn: Option<usize>, reaches: &[Reach]) -> Server
     r
 }
 
-/// The cross-server rules ([`lint::cross_server`], or a stand-in in tests).
-type CrossRules<'a> = dyn Fn(&[(&str, &Lists)]) -> Vec<Finding> + 'a;
+/// The cross-server rules ([`lint::cross_peers`], or a stand-in in tests).
+type CrossRules<'a> = dyn Fn(&[lint::Peer]) -> Vec<Finding> + 'a;
 
 /// One distinct server of a client, and where its entries are.
 struct Seen {
@@ -327,8 +327,11 @@ struct Seen {
 
 /// The cross-server rules, per client: over the distinct servers each
 /// client lists (its files together), their findings given to the entries
-/// they name.
-fn add_cross(report: &mut Report, reaches: &[Reach], cross: &CrossRules) {
+/// they name. `sources` holds each connected server's source
+/// ([`lint::source_key`]): one server under two names, or run two ways
+/// (`npx -y pkg` and `npx pkg@1`), shadows nothing where its definitions
+/// are the same.
+fn add_cross(report: &mut Report, reaches: &[Reach], sources: &[String], cross: &CrossRules) {
     let mut clients: Vec<&'static str> = Vec::new();
     for c in &report.clients {
         if !clients.contains(&c.client) {
@@ -376,15 +379,18 @@ fn add_cross(report: &mut Report, reaches: &[Reach], cross: &CrossRules) {
                 }
             })
             .collect();
-        let lists: Vec<(&str, &Lists)> = servers
+        let peers: Vec<lint::Peer> = servers
             .iter()
             .zip(&labels)
             .filter_map(|(k, label)| match reaches.get(k.conn) {
-                Some(Reach::Scanned { lists, .. }) => Some((label.as_str(), lists.as_ref())),
+                Some(Reach::Scanned { lists, .. }) => Some(lint::Peer {
+                    source: sources.get(k.conn).map(String::as_str),
+                    ..lint::Peer::new(label.as_str(), lists.as_ref())
+                }),
                 _ => None,
             })
             .collect();
-        let found = cross(&lists);
+        let found = cross(&peers);
         for finding in found {
             let Some(i) = labels.iter().position(|l| *l == finding.server) else {
                 continue;
@@ -503,8 +509,12 @@ async fn scan(config: &Config, args: &ScanArgs, trace: bool) -> Result<Report, F
             servers,
         });
     }
-    add_cross(&mut report, &reaches, &|servers| {
-        lint::cross_server(servers)
+    let source_keys: Vec<String> = distinct
+        .iter()
+        .map(|d| lint::source_key(&d.transport))
+        .collect();
+    add_cross(&mut report, &reaches, &source_keys, &|servers| {
+        lint::cross_peers(servers)
     });
     for c in &mut report.clients {
         for s in &mut c.servers {
@@ -593,15 +603,15 @@ mod tests {
     /// finds something on every server named `mail`.
     fn recording(
         calls: &std::sync::Mutex<Vec<Vec<String>>>,
-    ) -> impl Fn(&[(&str, &Lists)]) -> Vec<Finding> + '_ {
+    ) -> impl Fn(&[lint::Peer]) -> Vec<Finding> + '_ {
         move |servers| {
-            let mut names: Vec<String> = servers.iter().map(|(n, _)| n.to_string()).collect();
+            let mut names: Vec<String> = servers.iter().map(|p| p.name.to_string()).collect();
             names.sort();
             calls.lock().unwrap().push(names);
             servers
                 .iter()
-                .filter(|(n, _)| *n == "mail")
-                .map(|(n, _)| finding(n, Severity::High))
+                .filter(|p| p.name == "mail")
+                .map(|p| finding(p.name, Severity::High))
                 .collect()
         }
     }
@@ -634,7 +644,7 @@ mod tests {
             ..Report::default()
         };
         let calls = std::sync::Mutex::new(Vec::new());
-        add_cross(&mut report, &reaches, &recording(&calls));
+        add_cross(&mut report, &reaches, &[], &recording(&calls));
         assert_eq!(
             *calls.lock().unwrap(),
             vec![
@@ -671,7 +681,7 @@ mod tests {
             ..Report::default()
         };
         let calls = std::sync::Mutex::new(Vec::new());
-        add_cross(&mut report, &reaches, &recording(&calls));
+        add_cross(&mut report, &reaches, &[], &recording(&calls));
         // Two different servers named mail: told apart, then named back.
         assert_eq!(
             *calls.lock().unwrap(),
@@ -683,6 +693,55 @@ mod tests {
                 .iter()
                 .flat_map(|c| &c.servers)
                 .all(|s| s.findings.iter().all(|f| f.server == "mail"))
+        );
+    }
+
+    /// One server under two names (an import made the second) shadows
+    /// nothing; a server of another source with the same tool does.
+    #[test]
+    fn one_source_under_two_names_is_not_shadowing() {
+        let reaches = vec![scanned(&["send"]), scanned(&["send"])];
+        let sources = vec![
+            lint::source_key(&ServerConfig::stdio("fs", "npx", &["-y", "@acme/mail"]).transport),
+            lint::source_key(&ServerConfig::stdio("x", "node", &["mail.js"]).transport),
+        ];
+        let mut report = Report {
+            clients: vec![client(
+                "cursor",
+                vec![
+                    server("mail", Some(0), Status::Scanned),
+                    server("mail-imported", Some(0), Status::Scanned),
+                ],
+            )],
+            ..Report::default()
+        };
+        add_cross(&mut report, &reaches, &sources, &|p| lint::cross_peers(p));
+        assert!(
+            report.clients[0]
+                .servers
+                .iter()
+                .all(|s| s.findings.is_empty()),
+            "{:#?}",
+            report.clients[0].servers
+        );
+        report.clients[0]
+            .servers
+            .push(server("other", Some(1), Status::Scanned));
+        add_cross(&mut report, &reaches, &sources, &|p| lint::cross_peers(p));
+        let rules: Vec<(&str, &str)> = report.clients[0]
+            .servers
+            .iter()
+            .flat_map(|s| s.findings.iter().map(move |f| (s.name.as_str(), f.rule)))
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                ("mail", "tool-shadowing"),
+                ("mail-imported", "tool-shadowing"),
+                // One for each of the two names the model sees.
+                ("other", "tool-shadowing"),
+                ("other", "tool-shadowing")
+            ]
         );
     }
 
