@@ -540,7 +540,14 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                     Role::Alert.style().add_modifier(Modifier::BOLD),
                 ));
             }
-            for block in &r.content {
+            let raw_blocks = r.raw.get("content").and_then(Value::as_array);
+            for (i, block) in r.content.iter().enumerate() {
+                // What the block's annotations say (who it is for, how
+                // important, when it changed), after the block.
+                let annotations = raw_blocks
+                    .and_then(|b| b.get(i))
+                    .and_then(|b| b.get("annotations"))
+                    .and_then(annotations_text);
                 match block {
                     Content::Text { text } => push_text_or_json(&mut lines, text),
                     Content::Image { mime, data } => lines.push(Line::styled(
@@ -592,6 +599,9 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                         Role::Warn.style(),
                     )),
                 }
+                if let Some(a) = annotations {
+                    lines.push(Line::styled(format!("  ↳ {a}"), Role::Muted.style()));
+                }
             }
             if let Some(sc) = r.structured() {
                 lines.push(Line::styled(
@@ -628,6 +638,40 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
         }
     }
     lines
+}
+
+/// A content block's `annotations` for a person: `for user · priority
+/// 0.9 · modified 2025-01-12T15:00:58Z`, then any other key as JSON;
+/// `None` when there are none.
+pub fn annotations_text(a: &Value) -> Option<String> {
+    let obj = a.as_object()?;
+    let mut parts = Vec::new();
+    if let Some(aud) = obj.get("audience") {
+        let who: Vec<String> = aud
+            .as_array()
+            .map(|v| {
+                v.iter()
+                    .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+                    .collect()
+            })
+            .unwrap_or_else(|| vec![aud.to_string()]);
+        parts.push(format!("for {}", who.join(" and ")));
+    }
+    if let Some(p) = obj.get("priority") {
+        parts.push(format!("priority {p}"));
+    }
+    if let Some(m) = obj.get("lastModified") {
+        parts.push(format!(
+            "modified {}",
+            m.as_str().map_or_else(|| m.to_string(), str::to_string)
+        ));
+    }
+    for (k, v) in obj {
+        if !matches!(k.as_str(), "audience" | "priority" | "lastModified") {
+            parts.push(format!("{k}: {v}"));
+        }
+    }
+    (!parts.is_empty()).then(|| clean(&parts.join(" · ")))
 }
 
 /// Blobs, images and audio to save: a safe file name and the base64 data.
@@ -852,6 +896,23 @@ mod wrap_tests {
             .iter()
             .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
             .collect()
+    }
+
+    #[test]
+    fn annotations_read_as_a_person_would() {
+        let a = serde_json::json!({"audience": ["user", "assistant"], "priority": 0.9,
+            "lastModified": "2025-01-12T15:00:58Z", "x-team": "blue"});
+        assert_eq!(
+            annotations_text(&a).as_deref(),
+            Some(
+                "for user and assistant · priority 0.9 · modified 2025-01-12T15:00:58Z · x-team: \"blue\""
+            )
+        );
+        assert_eq!(annotations_text(&serde_json::json!({})), None);
+        assert_eq!(annotations_text(&serde_json::json!("odd")), None);
+        // Control characters in a hostile value are made visible.
+        let a = serde_json::json!({"lastModified": "\u{1b}[31mred"});
+        assert!(!annotations_text(&a).unwrap().contains('\u{1b}'));
     }
 
     #[test]

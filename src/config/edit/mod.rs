@@ -479,6 +479,48 @@ use atomic::*;
 pub use document::import_preview;
 use document::*;
 
+/// Whether `key` of `server` in `text` looks added by mcpdeck: no comment
+/// on or above it, and only such toggle keys after it in its table (see the
+/// module documentation).
+pub(crate) fn looks_added(text: &str, server: &str, key: &str) -> bool {
+    let Ok(document) = text.parse::<DocumentMut>() else {
+        return false;
+    };
+    let Some(table) = document
+        .get("servers")
+        .and_then(Item::as_table_like)
+        .and_then(|servers| servers.get(server))
+        .and_then(Item::as_table_like)
+    else {
+        return false;
+    };
+    let has_comment = |decor: &toml_edit::Decor| {
+        [decor.prefix(), decor.suffix()]
+            .into_iter()
+            .flatten()
+            .any(|raw| raw.as_str().is_some_and(|s| s.contains('#')))
+    };
+    let mut seen = false;
+    for (name, item) in table.iter() {
+        seen |= name == key;
+        if !seen || matches!(item, Item::Table(_)) {
+            continue;
+        }
+        let Some(value) = item.as_value() else {
+            return false;
+        };
+        let key_comment = table
+            .get_key_value(name)
+            .is_some_and(|(k, _)| has_comment(k.leaf_decor()));
+        let toggle = matches!(name, "enabled" | "deny_tools")
+            && matches!(value, Value::Boolean(_) | Value::Array(_));
+        if !toggle || key_comment || has_comment(value.decor()) {
+            return false;
+        }
+    }
+    seen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1278,46 +1320,4 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), before);
         assert!(ConfigEditor::check_server_name("a__b").is_err());
     }
-}
-
-/// Whether `key` of `server` in `text` looks added by mcpdeck: no comment
-/// on or above it, and only such toggle keys after it in its table (see the
-/// module documentation).
-pub(crate) fn looks_added(text: &str, server: &str, key: &str) -> bool {
-    let Ok(document) = text.parse::<DocumentMut>() else {
-        return false;
-    };
-    let Some(table) = document
-        .get("servers")
-        .and_then(Item::as_table_like)
-        .and_then(|servers| servers.get(server))
-        .and_then(Item::as_table_like)
-    else {
-        return false;
-    };
-    let has_comment = |decor: &toml_edit::Decor| {
-        [decor.prefix(), decor.suffix()]
-            .into_iter()
-            .flatten()
-            .any(|raw| raw.as_str().is_some_and(|s| s.contains('#')))
-    };
-    let mut seen = false;
-    for (name, item) in table.iter() {
-        seen |= name == key;
-        if !seen || matches!(item, Item::Table(_)) {
-            continue;
-        }
-        let Some(value) = item.as_value() else {
-            return false;
-        };
-        let key_comment = table
-            .get_key_value(name)
-            .is_some_and(|(k, _)| has_comment(k.leaf_decor()));
-        let toggle = matches!(name, "enabled" | "deny_tools")
-            && matches!(value, Value::Boolean(_) | Value::Array(_));
-        if !toggle || key_comment || has_comment(value.decor()) {
-            return false;
-        }
-    }
-    seen
 }
