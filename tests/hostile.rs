@@ -223,7 +223,7 @@ fn pagination_follows_cursors_and_stops_on_a_repeated_one() {
 }
 
 #[test]
-fn server_requests_are_answered_ping_with_a_result_others_with_method_not_found() {
+fn server_requests_are_answered_ping_with_a_result_and_roots_with_none() {
     let h = hostile("server-request", "");
     let r = h.run(&["call", "h", "answers", "--json"], 60);
     r.ok();
@@ -239,7 +239,12 @@ fn server_requests_are_answered_ping_with_a_result_others_with_method_not_found(
             .unwrap()
     };
     assert_eq!(by_id(serde_json::json!(0))["result"], serde_json::json!({}));
-    assert_eq!(by_id(serde_json::json!("abc"))["error"]["code"], -32601);
+    // Roots are declared by every command; none configured is an empty
+    // list (never the current directory).
+    assert_eq!(
+        by_id(serde_json::json!("abc"))["result"],
+        serde_json::json!({"roots": []})
+    );
 }
 
 #[test]

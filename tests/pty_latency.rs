@@ -43,9 +43,8 @@ fn a_call_shows_in_the_latency_table_and_the_key_resets_it() {
     // "latency: ping N ms · last call N ms" (the ping may not be back yet).
     t.wait_for("last call", 10);
     // The table is by method name: tools/call is below the detail's
-    // first page. Shift-Tab twice (through the result) reaches the
-    // server's detail, End scrolls it to its last page.
-    t.keys(SHIFT_TAB);
+    // first page. Shift-Tab from the servers pane focuses the server's
+    // detail, End scrolls it to its last page.
     t.keys(SHIFT_TAB);
     t.keys(END);
     let s = t.wait_for("tools/call", 10);
@@ -53,17 +52,19 @@ fn a_call_shows_in_the_latency_table_and_the_key_resets_it() {
         .into_iter()
         .find(|l| l.contains("tools/call"))
         .unwrap();
-    // One call, no error: `tools/call  1  <p50> <p95> <p99> <max>  0`.
+    // One call, no error: `tools/call  1  <p50> <p95> <p99> <max>  0`,
+    // each time a number and its unit (`1.7 ms`).
     let cells: Vec<&str> = row
         .trim_matches(|c: char| c == '│' || c.is_whitespace())
         .split_whitespace()
         .collect();
-    assert_eq!(cells.len(), 7, "{row:?}\n{s}");
+    assert_eq!(cells.len(), 11, "{row:?}\n{s}");
     assert_eq!(
-        (cells[0], cells[1], cells[6]),
+        (cells[0], cells[1], cells[10]),
         ("tools/call", "1", "0"),
         "{s}"
     );
+    assert!(["ms", "s"].contains(&cells[3]), "{row:?}");
     // The reset key: the table is gone until the next answer.
     t.keys("Z");
     let s = t.wait_for("demo: latency statistics reset", 10);

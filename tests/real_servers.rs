@@ -73,7 +73,8 @@ fn server_everything_initialize_era() {
 
     let tools = json(&adhoc(&everything(), &["tools", "--json"]));
     let names = tool_names(&tools);
-    assert_eq!(names.len(), 13, "{names:?}");
+    // 14: get-roots-list too, as every command declares roots.
+    assert_eq!(names.len(), 14, "{names:?}");
     for n in [
         "echo",
         "get-sum",
@@ -330,7 +331,7 @@ fn servers_reports_every_configured_server_concurrently() {
     };
     assert_eq!(s("everything")["status"], "connected");
     assert_eq!(s("everything")["era"], "initialize");
-    assert_eq!(s("everything")["tools"], 13);
+    assert_eq!(s("everything")["tools"], 14);
     assert_eq!(s("pyv1")["era"], "initialize");
     assert_eq!(s("pyv2")["era"], "stateless");
     assert_eq!(s("rmcp")["era"], "stateless");

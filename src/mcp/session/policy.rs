@@ -212,5 +212,21 @@ mod tests {
         assert!(roots.set(&[]));
         assert!(roots.get().is_empty());
         assert!(!roots.set(&[]));
+        // What a one-shot command does not offer is refused.
+        let headless = ClientPolicy {
+            roots: Some(SharedRoots::new(&[])),
+            ..ClientPolicy::default()
+        };
+        assert_eq!(
+            headless
+                .answer("elicitation/create", None)
+                .unwrap_err()
+                .code,
+            codes::METHOD_NOT_FOUND
+        );
+        assert_eq!(
+            headless.answer("x/unknown", None).unwrap_err().code,
+            codes::METHOD_NOT_FOUND
+        );
     }
 }

@@ -43,10 +43,12 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
             } else {
                 String::new()
             };
-            // The last call's latency, else the last ping's.
+            // The last call's latency, else the last ping's (a server not
+            // connected has none now).
             let latency = v
                 .last_latency
                 .or(v.ping)
+                .filter(|_| v.status == ServerStatus::Connected)
                 .map(|d| format!(" {}", crate::text::fmt_duration(d)))
                 .unwrap_or_default();
             let insecure = v.http.as_ref().is_some_and(|h| h.insecure);

@@ -124,8 +124,9 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
     };
     // More than fit: where the selection is (`12/340`).
     let count = position(s.tool_sel, s.visible.len(), height);
-    // The count must be seen: the scope's name gives way first.
-    let fixed = format!("Tools ·  ({count}){filter}").chars().count();
+    // The count must be seen: the scope's name gives way (the filter,
+    // after them, is cut at the pane's edge).
+    let fixed = format!("Tools ·  ({count})").chars().count();
     let scope = fit_end(&scope, width.saturating_sub(fixed).max(1));
     let title = if scope.is_empty() {
         format!("Tools ({count}){filter}")
