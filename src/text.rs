@@ -169,8 +169,6 @@ fn escaped_byte(bytes: &[u8], i: usize) -> Option<u8> {
     Some((h * 16 + l) as u8)
 }
 
-/// Split a command line into words: spaces separate, quotes group, and a
-/// backslash escapes the next character.
 /// A word as a POSIX shell reads it back: as it is when it holds nothing
 /// the shell treats specially, else in single quotes.
 pub fn shell_word(word: &str) -> String {
@@ -185,6 +183,8 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
+/// Split a command line into words: spaces separate, quotes group, and a
+/// backslash escapes the next character.
 pub fn split_command(line: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut word = String::new();

@@ -32,7 +32,9 @@ pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
         return Ok(demo);
     }
     let Some(path) = config::resolve_path(cli.config.as_deref()) else {
-        return Ok(Config::empty(None));
+        let mut empty = Config::empty(None);
+        config::apply_roots_flag(&mut empty);
+        return Ok(empty);
     };
     let explicit = cli.config.is_some()
         || std::env::var_os(config::CONFIG_ENV_VAR).is_some_and(|v| !v.is_empty());

@@ -398,6 +398,20 @@ mod tests {
         .to_string();
         assert!(err.contains("`roots` has an empty entry"), "{err}");
         assert!(err.contains(":3:"), "{err}");
+        // A config named without a folder (`--config x.toml`): its roots are
+        // made absolute from the current directory, so they are URIs.
+        let here = load_str(
+            "[settings]\nroots = [\"sub\"]\n",
+            Some(Path::new("x.toml")),
+            &env,
+        )
+        .unwrap();
+        assert!(
+            here.settings.roots[0].is_absolute(),
+            "{:?}",
+            here.settings.roots
+        );
+        assert!(here.settings.roots[0].ends_with("sub"));
     }
 
     #[test]

@@ -93,6 +93,10 @@ pub struct Waker {
     inotify: Option<inotify::Inotify>,
     names: Vec<OsString>,
     tick: tokio::time::Interval,
+    /// When a change being confirmed is looked at again: a deadline, so a
+    /// caller that polls `wait` in a loop with other events (the TUI)
+    /// still gets there.
+    settle_at: Option<tokio::time::Instant>,
 }
 
 impl Waker {
@@ -127,6 +131,7 @@ impl Waker {
                 .ok(),
             names,
             tick,
+            settle_at: None,
         }
     }
 
@@ -149,10 +154,15 @@ impl Waker {
         #[cfg(target_os = "linux")]
         if let Some(inotify) = &mut self.inotify {
             if settling {
-                tokio::time::sleep(SETTLE).await;
+                let at = *self
+                    .settle_at
+                    .get_or_insert_with(|| tokio::time::Instant::now() + SETTLE);
+                tokio::time::sleep_until(at).await;
+                self.settle_at = None;
                 inotify.drain();
                 return;
             }
+            self.settle_at = None;
             loop {
                 match inotify.next(&self.names).await {
                     Ok(true) => return,

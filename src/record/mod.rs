@@ -92,26 +92,44 @@ pub fn server_entry(s: &ServerConfig) -> Value {
     entry
 }
 
-/// Command arguments with the values of secret-looking flags masked
-/// (`--token X`, `--api-key=X`).
+/// Command arguments with what looks secret masked: the values of
+/// secret-looking flags (`--token X`, `--api-key=X`), `NAME=value` pairs
+/// with a secret-looking name (`-e GITHUB_TOKEN=X`), secret headers given
+/// as arguments (`--header "Authorization: Bearer X"`), and URLs' user
+/// info and secret query values.
 pub fn masked_args(args: &[String]) -> Vec<String> {
+    use crate::mcp::netlog::{is_secret_header, mask_value, shown_url};
     const MASK: &str = "••••••";
-    let secret = |flag: &str| {
+    let secret_flag = |flag: &str| {
         let name = flag.trim_start_matches('-');
-        flag.starts_with('-') && crate::mcp::netlog::is_secret_header(name)
+        flag.starts_with('-') && is_secret_header(name)
     };
+    let header_flag = |flag: &str| matches!(flag, "--header" | "-H" | "--headers");
     let mut out = Vec::with_capacity(args.len());
     let mut mask_next = false;
+    let mut header_next = false;
     for a in args {
         if mask_next {
             out.push(MASK.to_string());
             mask_next = false;
-        } else if let Some((flag, _)) = a.split_once('=')
-            && secret(flag)
+        } else if header_next && let Some((name, value)) = a.split_once(':') {
+            header_next = false;
+            if is_secret_header(name.trim()) {
+                out.push(format!("{name}: {}", mask_value(value)));
+            } else {
+                out.push(a.clone());
+            }
+        } else if let Some((name, _)) = a.split_once('=')
+            && (secret_flag(name) || (!name.starts_with('-') && is_secret_header(name)))
         {
-            out.push(format!("{flag}={MASK}"));
+            header_next = false;
+            out.push(format!("{name}={MASK}"));
+        } else if a.contains("://") {
+            header_next = false;
+            out.push(shown_url(a));
         } else {
-            mask_next = secret(a);
+            header_next = header_flag(a);
+            mask_next = secret_flag(a);
             out.push(a.clone());
         }
     }
@@ -995,5 +1013,37 @@ mod tests {
         assert_eq!(r.era("b"), Some("stateless"));
         assert!(r.pick_server(None).unwrap_err().contains("--server"));
         assert_eq!(r.pick_server(Some("b")).unwrap(), "b");
+    }
+}
+
+#[cfg(test)]
+mod masked_args_tests {
+    use super::masked_args;
+
+    #[test]
+    fn secrets_in_arguments_are_masked() {
+        let args: Vec<String> = [
+            "--token",
+            "t0k",
+            "--api-key=k3y",
+            "-e",
+            "GITHUB_TOKEN=ghp_x",
+            "--header",
+            "Authorization: Bearer s3cret",
+            "--header",
+            "X-Team: blue",
+            "postgres://user:pw@host/db",
+            "plain",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let shown = masked_args(&args).join(" ");
+        for secret in ["t0k", "k3y", "ghp_x", "s3cret", ":pw@"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert!(shown.contains("X-Team: blue"), "{shown}");
+        assert!(shown.contains("Authorization: Bearer ••••••"), "{shown}");
+        assert!(shown.ends_with("plain"), "{shown}");
     }
 }

@@ -712,7 +712,9 @@ impl Serve {
 
     /// Ask the agent for its roots, when it offers them.
     fn ask_roots(&mut self) {
-        if self.agent.capabilities.get("roots").is_none() {
+        // `--roots` on serve's command line: those, and only those, are
+        // offered upstream, whatever the agent says.
+        if self.agent.capabilities.get("roots").is_none() || crate::config::roots_flag_set() {
             return;
         }
         self.next_ask += 1;

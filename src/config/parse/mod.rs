@@ -539,10 +539,13 @@ impl Parser<'_> {
                 ));
             }
             let p = PathBuf::from(text);
-            roots.push(match self.path.and_then(Path::parent) {
-                Some(dir) if p.is_relative() && !dir.as_os_str().is_empty() => dir.join(p),
+            let p = match self.path.and_then(Path::parent) {
+                Some(dir) if p.is_relative() => dir.join(p),
                 _ => p,
-            });
+            };
+            // Absolute (a file given as `--config x.toml` has the current
+            // directory as its folder): a root is a `file://` URI.
+            roots.push(std::path::absolute(&p).unwrap_or(p));
         }
         Ok(roots)
     }

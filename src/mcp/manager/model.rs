@@ -66,8 +66,8 @@ pub enum Command {
     /// Ping the server now.
     Ping(String),
     /// The roots offered to servers changed (the config's `roots`; empty
-    /// means the current directory): servers are told with
-    /// `notifications/roots/list_changed`.
+    /// offers none, never the current directory): servers without roots of
+    /// their own are told with `notifications/roots/list_changed`.
     SetRoots(Vec<std::path::PathBuf>),
     /// Any request (`resources/read`, `prompts/get`, `completion/complete`,
     /// …) to a connected server; answered with [`Event::Response`] `tag`.

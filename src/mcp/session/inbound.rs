@@ -84,7 +84,8 @@ impl Inner {
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .is_some();
-                if unreachable && established && !closed {
+                let closing = self.closing.load(std::sync::atomic::Ordering::Acquire);
+                if unreachable && established && !closed && !closing {
                     Box::pin(self.handle_inbound(Inbound::Closed {
                         description: format!("the server is unreachable: {description}"),
                         requested: false,

@@ -47,15 +47,18 @@ impl SharedRoots {
 /// `{"uri": "file:///…/", "name": …}` for each directory; none for none.
 pub(super) fn roots_of(dirs: &[std::path::PathBuf]) -> Vec<Value> {
     dirs.iter()
-        .map(|d| {
-            let uri = url::Url::from_directory_path(d)
-                .map(|u| u.to_string())
-                .unwrap_or_else(|_| format!("file://{}", d.display()));
+        .filter_map(|d| {
+            // Only an absolute path makes a `file://` URI; another is not
+            // offered (never guessed into a URI).
+            let Ok(uri) = url::Url::from_directory_path(d).map(|u| u.to_string()) else {
+                tracing::warn!("root {} is not an absolute path: not offered", d.display());
+                return None;
+            };
             let name = d
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "/".into());
-            json!({"uri": uri, "name": name})
+            Some(json!({"uri": uri, "name": name}))
         })
         .collect()
 }

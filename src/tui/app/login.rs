@@ -250,8 +250,17 @@ fn no_oauth(s: &State, server: &str, e: &AuthError) -> Option<String> {
     ) {
         return None;
     }
+    // Any OAuth metadata found (the resource's, or an authorization
+    // server's): the server does offer OAuth, and the error says why the
+    // login failed.
     let metadata = e.trace.steps.iter().any(|step| {
-        step.url.contains("/.well-known/oauth-protected-resource")
+        [
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-authorization-server",
+            "/.well-known/openid-configuration",
+        ]
+        .iter()
+        .any(|w| step.url.contains(w))
             && step.status.is_some_and(|c| (200..300).contains(&c))
     });
     if metadata {
@@ -260,7 +269,7 @@ fn no_oauth(s: &State, server: &str, e: &AuthError) -> Option<String> {
     let v = s.servers.iter().find(|v| v.name == server)?;
     let name = crate::sanitize::one_line(server);
     match &v.status {
-        crate::mcp::manager::ServerStatus::Connected => Some(format!(
+        crate::mcp::manager::ServerStatus::Connected if v.auth.is_none() => Some(format!(
             "{name} needs no login: it answers without credentials and publishes no OAuth metadata (no WWW-Authenticate challenge, no /.well-known/oauth-protected-resource)"
         )),
         crate::mcp::manager::ServerStatus::NeedsAuth(_) => Some(format!(

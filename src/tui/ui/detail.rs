@@ -162,10 +162,11 @@ pub(super) fn hang(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>
                 used += w(chars[end].0);
                 end += 1;
             }
+            // Never break inside the first row's indent (a row of spaces).
+            let floor = if first { lead } else { start };
             if end < chars.len()
                 && chars[end].0 != ' '
-                && let Some(space) = (start + 1..end).rev().find(|&i| chars[i].0 == ' ')
-                && space > start + lead.min(end - start) / 2
+                && let Some(space) = (floor + 1..end).rev().find(|&i| chars[i].0 == ' ')
             {
                 end = space;
             }
@@ -865,6 +866,12 @@ mod tests {
             .collect();
         assert_eq!(rows.concat().replace(' ', ""), "abcdefghijklmnopqrstuvwxyz");
         assert!(rows.iter().all(|r| r.chars().count() <= 12), "{rows:?}");
+        // A long first word after a deep indent: no row of spaces alone.
+        let rows: Vec<String> = hang(vec![Line::raw("    /a/very/long/path/name x")], 14)
+            .iter()
+            .map(text)
+            .collect();
+        assert!(rows.iter().all(|r| !r.trim().is_empty()), "{rows:?}");
     }
 
     #[test]

@@ -149,7 +149,6 @@ pub(super) fn popup(f: &mut Frame, area: Rect, width: u16, title: &str, lines: V
     f.render_widget(Paragraph::new(lines).block(block), rect);
 }
 
-/// `text` cut to `width` characters, with `…` when cut (no padding).
 /// A list's count for its title: `14`, or where the selection is when
 /// the list is longer than its pane (`5/14`).
 pub(super) fn position(selected: usize, len: usize, rows: usize) -> String {
@@ -160,6 +159,7 @@ pub(super) fn position(selected: usize, len: usize, rows: usize) -> String {
     }
 }
 
+/// `text` cut to `width` characters, with `…` when cut (no padding).
 pub(super) fn fit_end(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         text.to_string()

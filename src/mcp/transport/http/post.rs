@@ -247,8 +247,15 @@ impl Shared {
         // 404 is the spec's answer to a session the server no longer
         // knows; some servers (the TypeScript SDK's examples) answer 400
         // "No valid session ID" instead: the same loss.
-        let session_expired =
-            sent_session.is_some() && (code == 404 || (code == 400 && lost_session_text(&text)));
+        // A 400 whose JSON-RPC error answers this very request is that
+        // request's answer, whatever its words.
+        let answers_this = out.id.is_some_and(|id| {
+            serde_json::from_str::<Value>(&text).is_ok_and(|v| {
+                v.get("id").and_then(Value::as_i64) == Some(id) && v.get("error").is_some()
+            })
+        });
+        let session_expired = sent_session.is_some()
+            && (code == 404 || (code == 400 && !answers_this && lost_session_text(&text)));
         // A JSON-RPC error that answers this very request is a real answer
         // (stateless servers send modern errors with HTTP 4xx), except a
         // 404 to a session, which always means a new session is needed.
