@@ -186,6 +186,17 @@ pub fn cross_peers(servers: &[Peer<'_>]) -> Vec<Finding> {
                     continue;
                 }
                 let other = servers[j].name;
+                // Both names, as the finding's evidence.
+                let evidence = cap(
+                    &format!(
+                        "{}: {} and {}: {}",
+                        sanitize::one_line(server),
+                        sanitize::one_line(&tool.name),
+                        sanitize::one_line(other),
+                        sanitize::one_line(&tool.name)
+                    ),
+                    160,
+                );
                 if twins(i, j) {
                     let theirs = by_name[j].get(tool.name.as_str());
                     if theirs.is_none_or(|t| same_definition(tool, t)) {
@@ -201,16 +212,7 @@ pub fn cross_peers(servers: &[Peer<'_>]) -> Vec<Finding> {
                             "the server \"{}\" runs the same command, package or URL and defines this tool differently: two versions of one server? The model sees both",
                             sanitize::one_line(other)
                         ),
-                        evidence: cap(
-                            &format!(
-                                "{}: {} and {}: {}",
-                                sanitize::one_line(server),
-                                sanitize::one_line(&tool.name),
-                                sanitize::one_line(other),
-                                sanitize::one_line(&tool.name)
-                            ),
-                            160,
-                        ),
+                        evidence,
                         field: "name".into(),
                     });
                     continue;
@@ -232,16 +234,7 @@ pub fn cross_peers(servers: &[Peer<'_>]) -> Vec<Finding> {
                             ""
                         }
                     ),
-                    evidence: cap(
-                        &format!(
-                            "{}: {} and {}: {}",
-                            sanitize::one_line(server),
-                            sanitize::one_line(&tool.name),
-                            sanitize::one_line(other),
-                            sanitize::one_line(&tool.name)
-                        ),
-                        160,
-                    ),
+                    evidence,
                     field: "name".into(),
                 });
             }
