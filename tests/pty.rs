@@ -526,13 +526,6 @@ fn ctrl_c_exits_130() {
     let mut t = Tui::start(&path.display().to_string());
     t.wait_for("Tools · demo (", 30);
     t.keys("\x03");
-    let deadline = Instant::now() + limit(15);
-    let status = loop {
-        if let Ok(Some(status)) = t.child.try_wait() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "mcpdeck did not quit");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = t.wait_exit();
     assert_eq!(status.exit_code(), 130, "{status:?}");
 }

@@ -139,11 +139,16 @@ impl Tui {
     /// Quit with `q` and wait for the process to end.
     pub fn quit(mut self) {
         self.keys("q");
+        let status = self.wait_exit();
+        assert!(status.success(), "mcpdeck exited with {status:?}");
+    }
+
+    /// Wait (within the test's limit) for the process to end; its status.
+    pub fn wait_exit(&mut self) -> portable_pty::ExitStatus {
         let deadline = Instant::now() + super::limit(15);
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
-                assert!(status.success(), "mcpdeck exited with {status:?}");
-                return;
+                return status;
             }
             assert!(
                 Instant::now() < deadline,
