@@ -12,8 +12,8 @@ use std::time::Duration;
 use mcpdeck::mcp::framelog::Direction;
 use mcpdeck::mcp::jsonrpc::RpcError;
 use mcpdeck::mcp::session::{
-    Asker, ClientPolicy, EventSink, Pin, ServerRequest, Session, SessionSpec, SharedRoots,
-    TransportSpec,
+    Asker, ClientPolicy, Declared, EventSink, Pin, ServerRequest, Session, SessionSpec,
+    SharedRoots, TransportSpec,
 };
 use mcpdeck::mcp::transport::StdioSpec;
 use mcpdeck::mcp::{Era, FrameLog};
@@ -74,7 +74,11 @@ fn repo_root() -> SharedRoots {
 /// current directory).
 #[tokio::test]
 async fn stateless_input_required_without_roots_offers_none() {
-    let (text, _, frames) = whoami(&[], ClientPolicy::automatic(SharedRoots::new(&[]))).await;
+    let (text, _, frames) = whoami(
+        &[],
+        ClientPolicy::automatic(Declared::DEFAULT, SharedRoots::new(&[])),
+    )
+    .await;
     assert_eq!(text, "hello Ada (36); roots []");
     let calls = tool_calls(&frames);
     let retry = &calls[calls.len() - 1]["params"];
@@ -89,7 +93,8 @@ async fn stateless_input_required_without_roots_offers_none() {
 
 #[tokio::test]
 async fn stateless_input_required_with_the_automatic_policy() {
-    let (text, era, frames) = whoami(&[], ClientPolicy::automatic(repo_root())).await;
+    let (text, era, frames) =
+        whoami(&[], ClientPolicy::automatic(Declared::DEFAULT, repo_root())).await;
     assert_eq!(era, Era::Stateless);
     let cwd = url::Url::from_directory_path(env!("CARGO_MANIFEST_DIR")).unwrap();
     assert_eq!(text, format!("hello Ada (36); roots ['{cwd}']"));
@@ -124,7 +129,7 @@ fn person() -> (ClientPolicy, Arc<Mutex<Vec<ServerRequest>>>) {
         ));
         rx
     }));
-    let mut policy = ClientPolicy::automatic(repo_root());
+    let mut policy = ClientPolicy::automatic(Declared::DEFAULT, repo_root());
     policy.elicitation_defaults = false;
     policy.ask = Some(ask);
     (policy, seen)
@@ -180,7 +185,7 @@ async fn a_declined_input_request_fails_the_call_clearly() {
         let _ = tx.send(Err(RpcError::new(-1, "the user declined")));
         rx
     }));
-    let mut policy = ClientPolicy::automatic(repo_root());
+    let mut policy = ClientPolicy::automatic(Declared::DEFAULT, repo_root());
     policy.ask = Some(ask);
     let frames = Arc::new(FrameLog::new(1000));
     let sink: EventSink = Arc::new(|_| {});
@@ -250,7 +255,7 @@ async fn server_everything_sampling_answered_by_a_person() {
         })));
         rx
     }));
-    let mut policy = ClientPolicy::automatic(repo_root());
+    let mut policy = ClientPolicy::automatic(Declared::DEFAULT, repo_root());
     policy.elicitation_defaults = false;
     policy.ask = Some(ask);
     let (s, _rx) = everything(policy).await;
@@ -329,7 +334,7 @@ async fn a_slow_person_does_not_time_the_call_out() {
         });
         rx
     }));
-    let mut policy = ClientPolicy::automatic(repo_root());
+    let mut policy = ClientPolicy::automatic(Declared::DEFAULT, repo_root());
     policy.elicitation_defaults = false;
     policy.ask = Some(ask);
     for extra in [&[][..], &["--legacy-only"][..]] {

@@ -73,8 +73,9 @@ fn server_everything_initialize_era() {
 
     let tools = json(&adhoc(&everything(), &["tools", "--json"]));
     let names = tool_names(&tools);
-    // 14: get-roots-list too, as every command declares roots.
-    assert_eq!(names.len(), 14, "{names:?}");
+    // 17: get-roots-list, the elicitation and sampling triggers too, as
+    // every command declares the default capabilities.
+    assert_eq!(names.len(), 17, "{names:?}");
     for n in [
         "echo",
         "get-sum",
@@ -331,7 +332,7 @@ fn servers_reports_every_configured_server_concurrently() {
     };
     assert_eq!(s("everything")["status"], "connected");
     assert_eq!(s("everything")["era"], "initialize");
-    assert_eq!(s("everything")["tools"], 14);
+    assert_eq!(s("everything")["tools"], 17);
     assert_eq!(s("pyv1")["era"], "initialize");
     assert_eq!(s("pyv2")["era"], "stateless");
     assert_eq!(s("rmcp")["era"], "stateless");

@@ -367,8 +367,9 @@ fn lint_is_quiet_on_the_installed_real_servers() {
     }
     let r = lint(&real_servers()[0].1, false);
     r.ok();
-    // 14: get-roots-list is offered, as every command declares roots.
-    assert!(r.stdout.contains("no findings (14 tools"), "{}", r.stdout);
+    // 17: get-roots-list and the elicitation and sampling triggers are
+    // offered, as every command declares the default capabilities.
+    assert!(r.stdout.contains("no findings (17 tools"), "{}", r.stdout);
 }
 
 #[test]

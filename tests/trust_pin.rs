@@ -388,7 +388,7 @@ fn real_servers_verify_as_pinned_in_both_eras() {
     let r = f.run(&["pin", "everything", "v2", "rmcp"]);
     r.ok();
     for want in [
-        "pinned everything: 14 tools",
+        "pinned everything: 17 tools",
         "(mcp-servers/everything ",
         "pinned v2: ",
         "pinned rmcp: ",

@@ -33,8 +33,15 @@ pub struct Cli {
     /// Offer these directories (and only these) to every server as roots, for this run, instead of the config's `roots` [default: the config's; none when it has none]
     #[arg(long, global = true, value_name = "DIR", num_args = 1.., action = clap::ArgAction::Append)]
     pub roots: Option<Vec<PathBuf>>,
+    /// The client capabilities declared to every server: `default` (roots, sampling, elicitation: what serve declares for a full-featured agent), `none`, `all`, or a comma list of roots, sampling, elicitation, elicitation-form, elicitation-url [default: the config's `capabilities`, else default]
+    #[arg(long, global = true, value_name = "SET", value_parser = parse_capabilities)]
+    pub capabilities: Option<crate::mcp::session::Declared>,
     #[command(subcommand)]
     pub command: Option<Cmd>,
+}
+
+fn parse_capabilities(text: &str) -> Result<crate::mcp::session::Declared, String> {
+    crate::mcp::session::Declared::parse(text)
 }
 
 #[derive(Subcommand, Debug)]

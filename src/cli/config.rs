@@ -7,6 +7,8 @@ use super::exit::{Exit, Failure};
 use crate::config::{self, Config};
 
 pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
+    // `--capabilities SET`: declared to every server, whatever the config says.
+    config::set_capabilities_flag(cli.capabilities);
     // `--roots DIR…`: this run offers these directories and nothing else.
     if let Some(dirs) = &cli.roots {
         if let Some(bad) = dirs.iter().find(|d| !d.is_dir()) {

@@ -92,6 +92,16 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
 
 /// The roots given on the command line (`--roots DIR…`), for this run.
 static ROOTS_FLAG: std::sync::RwLock<Option<Vec<PathBuf>>> = std::sync::RwLock::new(None);
+/// `--capabilities`, for the rest of this process (see [`set_capabilities_flag`]).
+static CAPABILITIES_FLAG: std::sync::RwLock<Option<crate::mcp::session::Declared>> =
+    std::sync::RwLock::new(None);
+
+/// Set the capabilities of `--capabilities` for the rest of this process:
+/// every configuration loaded from now on declares these to every server,
+/// instead of `[settings] capabilities`.
+pub fn set_capabilities_flag(declared: Option<crate::mcp::session::Declared>) {
+    *CAPABILITIES_FLAG.write().unwrap_or_else(|p| p.into_inner()) = declared;
+}
 
 /// Set the roots of `--roots DIR…` for the rest of this process: every
 /// configuration [`load`]ed from now on (a reload too) offers these and
@@ -122,6 +132,9 @@ pub fn roots_flag_set() -> bool {
 /// Apply `--roots` (see [`set_roots_flag`]) to a configuration that was
 /// not read by [`load`] (the demo's, an empty one).
 pub fn apply_roots_flag(config: &mut Config) {
+    if let Some(declared) = *CAPABILITIES_FLAG.read().unwrap_or_else(|p| p.into_inner()) {
+        config.settings.capabilities = declared;
+    }
     let flag = ROOTS_FLAG.read().unwrap_or_else(|p| p.into_inner());
     if let Some(dirs) = flag.as_ref() {
         config.settings.roots = dirs.clone();
@@ -232,6 +245,7 @@ mod tests {
                 max_message_size: 1_048_576,
                 // Relative to the config file's folder.
                 roots: vec![fixture("projects"), PathBuf::from("/srv/shared")],
+                capabilities: crate::mcp::session::Declared::parse("roots,elicitation").unwrap(),
                 browser: None,
                 credentials: CredentialStoreKind::Auto,
                 login_timeout: Settings::DEFAULT_LOGIN_TIMEOUT,

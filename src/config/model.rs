@@ -91,6 +91,9 @@ pub struct Settings {
     /// offers none (the `roots` capability is still declared, with an
     /// empty list: see docs/configuration.md). Never the current directory.
     pub roots: Vec<PathBuf>,
+    /// The client capabilities declared to every server (`capabilities`,
+    /// `--capabilities`): one set for every command.
+    pub capabilities: crate::mcp::session::Declared,
     /// The command that opens a login URL (the URL is appended); `None`:
     /// `$MCPDECK_BROWSER`, else `$BROWSER`, else the platform's opener.
     pub browser: Option<String>,
@@ -143,6 +146,7 @@ impl Default for Settings {
             frame_log: Self::DEFAULT_FRAME_LOG,
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
             roots: Vec::new(),
+            capabilities: crate::mcp::session::Declared::DEFAULT,
             browser: None,
             credentials: CredentialStoreKind::Auto,
             login_timeout: Self::DEFAULT_LOGIN_TIMEOUT,

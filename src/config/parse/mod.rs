@@ -50,6 +50,7 @@ pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "frame_log",
     "max_message_size",
     "roots",
+    "capabilities",
     "browser",
     "credentials",
     "login_timeout",
@@ -441,6 +442,13 @@ impl Parser<'_> {
                     settings.max_message_size = self.count(key, value, "bytes")?
                 }
                 "roots" => settings.roots = self.roots("", value)?,
+                "capabilities" => {
+                    let raw = self.string("", key, value)?;
+                    settings.capabilities = crate::mcp::session::Declared::parse(&raw.text)
+                        .map_err(|e| {
+                            self.error(raw.span.clone(), format!("`capabilities`: {e}"))
+                        })?;
+                }
                 "browser" => {
                     let command = self.string("", key, value)?;
                     let command = self.expand("", key, &command)?;
@@ -977,6 +985,25 @@ mod tests {
         assert_eq!(at(&d), (3, 15));
         assert!(
             d.message().contains("server \"fs\": `deny_tools`"),
+            "{}",
+            d.message()
+        );
+    }
+
+    #[test]
+    fn capabilities_is_one_set_for_every_command() {
+        use crate::mcp::session::Declared;
+        let config = parse("", None, Env::Lookup(&no_env)).unwrap();
+        assert_eq!(config.settings.capabilities, Declared::DEFAULT);
+        let text = "[settings]\ncapabilities = \"roots,elicitation-form\"\n";
+        let config = parse(text, None, Env::Lookup(&no_env)).unwrap();
+        assert_eq!(
+            config.settings.capabilities.words(),
+            "roots,elicitation-form"
+        );
+        let d = parse_err("[settings]\ncapabilities = \"roots,tasks\"\n");
+        assert!(
+            d.message().contains("unknown capability \"tasks\""),
             "{}",
             d.message()
         );

@@ -124,6 +124,9 @@ impl Manager {
         // configured roots and nothing else (an empty list when there are
         // none); a server's own `roots` replace them for that server.
         let roots = SharedRoots::new(&settings.roots);
+        // One declared set for every command (`--capabilities`): a
+        // server's tools may depend on it.
+        let declared = settings.capabilities;
         let client = match answers {
             Answers::Person => {
                 let (events, asks) = (ev_tx.clone(), asks.clone());
@@ -144,16 +147,12 @@ impl Manager {
                     });
                     rx
                 }));
-                let mut policy = ClientPolicy::automatic(roots);
-                policy.elicitation_defaults = false;
+                let mut policy = ClientPolicy::headless(declared, roots);
                 policy.ask = Some(ask);
                 policy
             }
-            Answers::Automatically => ClientPolicy::automatic(roots),
-            Answers::Nothing => ClientPolicy {
-                roots: Some(roots),
-                ..ClientPolicy::default()
-            },
+            Answers::Automatically => ClientPolicy::automatic(declared, roots),
+            Answers::Nothing => ClientPolicy::headless(declared, roots),
         };
         // The sessions' readers call the sink: it never waits, and a storm
         // of notifications is coalesced or dropped (and counted) there.

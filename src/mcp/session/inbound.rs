@@ -405,7 +405,12 @@ impl Inner {
             latency: None,
             json: false,
         };
-        if let Some(asker) = self.client.ask.clone().filter(|_| self.client.asks(method)) {
+        if let Some(asker) = self
+            .client
+            .ask
+            .clone()
+            .filter(|_| self.client.asks(method, params.as_ref()))
+        {
             // A person answers: the reader goes on meanwhile.
             let rx = (asker.0)(ServerRequest {
                 server: self.name.clone(),

@@ -466,7 +466,7 @@ impl Session {
                 .client
                 .ask
                 .clone()
-                .filter(|_| self.inner.client.asks(asked))
+                .filter(|_| self.inner.client.asks(asked, params.as_ref()))
             {
                 let rx = (asker.0)(ServerRequest {
                     server: self.inner.name.clone(),
