@@ -689,3 +689,40 @@ fn the_same_tool_on_two_servers_of_one_client_is_shadowing() {
             .all(|f| f["severity"] != "high")
     );
 }
+
+/// Two server-filesystem servers (other folders) in one client: each
+/// one's "Use read_text_file instead" is about its own tool, so no
+/// cross-server reference, and an identical pair shadows alike on both
+/// sides (medium): the scan exits 0.
+#[test]
+fn two_filesystem_servers_are_no_high_finding() {
+    let world = World::new();
+    let fs_js = common::node_modules()
+        .join("@modelcontextprotocol/server-filesystem/dist/index.js")
+        .display()
+        .to_string();
+    let folder = |name: &str| {
+        let d = world.dir.path().join(&world.marker).join(name);
+        fs::create_dir_all(&d).unwrap();
+        d.display().to_string()
+    };
+    let (home, work) = (folder("home"), folder("work"));
+    world.cursor(json!({
+        "fs-home": {"command": "node", "args": [fs_js, home]},
+        "fs-work": {"command": "node", "args": [fs_js, work]},
+    }));
+    let report = world.json(&[], 0);
+    let cursor = client(&report, "cursor");
+    let mut shadow = Vec::new();
+    for name in ["fs-home", "fs-work"] {
+        let s = server(cursor, name);
+        for f in s["findings"].as_array().unwrap() {
+            assert_ne!(f["rule"], "cross-server-reference", "{f:#}");
+            assert_ne!(f["severity"], "high", "{f:#}");
+            if f["rule"] == "tool-shadowing" && f["name"] == "read_text_file" {
+                shadow.push(f["severity"].clone());
+            }
+        }
+    }
+    assert_eq!(shadow, [json!("medium"), json!("medium")]);
+}

@@ -217,7 +217,17 @@ pub fn cross_peers(servers: &[Peer<'_>]) -> Vec<Finding> {
                     });
                     continue;
                 }
-                let names_other = texts.iter().any(|(_, s)| find_word(s, other).is_some());
+                // Naming the other server counts only for a distinctive
+                // name (a server called `time` is named by every text about
+                // time) and where the definitions differ: one text, the
+                // same on both sides, cannot steer toward one of them, and
+                // the two sides of a pair must not disagree.
+                let identical = by_name[j]
+                    .get(tool.name.as_str())
+                    .is_some_and(|t| same_definition(tool, t));
+                let names_other = !identical
+                    && distinctive(other)
+                    && texts.iter().any(|(_, s)| find_word(s, other).is_some());
                 let high = names_other || *instructs_memo.get_or_insert_with(instructs);
                 out.push(Finding {
                     server: server.to_string(),
@@ -257,6 +267,17 @@ pub fn cross_peers(servers: &[Peer<'_>]) -> Vec<Finding> {
                     seen.push(name);
                     for &j in &owners[name] {
                         if j == i || apart(i, j) || twins(i, j) {
+                            continue;
+                        }
+                        // The other server says the very same thing (this
+                        // tool, identical, is one of its own): the text is
+                        // one server's, about its own tools (two
+                        // filesystem servers: "Use read_text_file
+                        // instead"), not a reach from one to the other.
+                        if by_name[j]
+                            .get(tool.name.as_str())
+                            .is_some_and(|t| same_definition(tool, t))
+                        {
                             continue;
                         }
                         out.push(Finding {
