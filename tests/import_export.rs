@@ -131,3 +131,85 @@ fn export_then_import_gives_the_same_servers_for_every_client() {
         }
     }
 }
+
+/// The round trips a newcomer makes (issue 27): a Cursor entry without
+/// `args` is the same as mcpdeck's `"args": []` (export --write needs no
+/// --force); a disabled server is still the one the client has (no
+/// `NAME-2`); `export --via-serve` entries are not imported back (mcpdeck
+/// would front itself); a file that does not parse is its error alone.
+#[test]
+fn round_trips_keep_to_one_server_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let cursor = home.join(".cursor/mcp.json");
+    std::fs::create_dir_all(cursor.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cursor,
+        r#"{"mcpServers": {
+            "seq": {"command": "node"},
+            "remote": {"url": "https://example.com/mcp"}
+        }}"#,
+    )
+    .unwrap();
+    let config = home.join("mcpdeck.toml");
+    std::fs::write(&config, "").unwrap();
+    let (code, out, err) = run(home, &config, &["import", "--from", "cursor"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Imported 2 servers"), "{out}");
+
+    // Cursor's entry has no `args`; mcpdeck's export writes `"args": []`.
+    let (code, out, err) = run(home, &config, &["export", "--to", "cursor", "--write"]);
+    assert_eq!(code, 0, "export without --force: {out}{err}");
+
+    // Disabling a server does not make the next import add it again.
+    let (code, _, err) = run(home, &config, &["disable", "remote"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(home, &config, &["import", "--from", "cursor"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Nothing new to import (2 already there)"),
+        "{out}"
+    );
+    assert!(!out.contains("remote-2"), "{out}");
+
+    // --via-serve entries: mcpdeck serve in front of this config.
+    let (code, out, err) = run(
+        home,
+        &config,
+        &[
+            "export",
+            "--to",
+            "cursor",
+            "--via-serve",
+            "--write",
+            "--force",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = run(home, &config, &["import", "--from", "cursor", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["servers"], serde_json::json!([]), "{v:#}");
+    let skipped = v["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 2, "{v:#}");
+    assert!(
+        skipped.iter().all(|s| s["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("mcpdeck would front itself")),
+        "{v:#}"
+    );
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        !text.contains("seq-2") && !text.contains("\"serve\""),
+        "{text}"
+    );
+
+    // A file that does not parse: its error, exit 2, nothing else.
+    let bad = home.join("bad.json");
+    std::fs::write(&bad, "{\"mcpServers\": {").unwrap();
+    let (code, out, err) = run(home, &config, &["import", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(!out.contains("Nothing new"), "{out}");
+    assert!(err.contains("bad.json"), "{err}");
+}

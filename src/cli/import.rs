@@ -139,6 +139,14 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
         let report = json!({
             // Nothing was added when the write failed.
             "servers": if write_error.is_some() { Vec::new() } else { plan.add.iter().map(server_json).collect::<Vec<_>>() },
+            // Left out: a name taken (--on-conflict skip), or mcpdeck
+            // serve fronting mcpdeck (export --via-serve); `reason` says.
+            "skipped": plan.skipped.iter().map(|i| json!({
+                "name": i.name,
+                "client": i.client.label(),
+                "path": i.path.display().to_string(),
+                "reason": i.warnings.last(),
+            })).collect::<Vec<_>>(),
             "errors": errors.iter().map(|e| json!({
                 "client": e.client,
                 "path": e.path.display().to_string(),
@@ -258,15 +266,25 @@ fn print_text(
         }
     }
     for item in &plan.skipped {
+        let why = item
+            .warnings
+            .last()
+            .map_or("a different server has that name", String::as_str);
         let _ = writeln!(
             out,
-            "- {} skipped: a different server has that name",
-            sanitize::one_line(&item.name)
+            "- {} skipped: {}",
+            sanitize::one_line(&item.name),
+            sanitize::one_line(why)
         );
     }
     // With PATH, a file-level error is the command's failure message.
     for e in errors.iter().filter(|e| !(args.path.is_some() && e.fatal)) {
         let _ = writeln!(err, "mcpdeck: import: {}", sanitize::strip(&e.message));
+    }
+    // A PATH that could not be read or parsed: its error is the answer
+    // (exit 2), not "Nothing new to import".
+    if args.path.is_some() && errors.iter().any(|e| e.fatal) {
+        return;
     }
     if plan.add.is_empty() && plan.unchanged.is_empty() && errors.is_empty() && args.path.is_none()
     {

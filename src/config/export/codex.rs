@@ -200,7 +200,9 @@ pub(super) fn merge(
     for (name, entry) in entries {
         let mut new = table(entry);
         match servers.get(name) {
-            Some(old) if item_json(old) == *entry => merged.unchanged.push(name.clone()),
+            Some(old) if super::same_entry(&item_json(old), entry) => {
+                merged.unchanged.push(name.clone())
+            }
             Some(_) if !force => merged.conflicts.push(name.clone()),
             Some(old) => {
                 if let Some(old) = old.as_table() {

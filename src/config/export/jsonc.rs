@@ -62,7 +62,10 @@ pub(super) fn merge(
     for (name, entry) in entries {
         match servers.get(name) {
             Some(old) => {
-                let same = old.value().and_then(|v| v.to_serde_value()).as_ref() == Some(entry);
+                let same = old
+                    .value()
+                    .and_then(|v| v.to_serde_value())
+                    .is_some_and(|old| super::same_entry(&old, entry));
                 if same {
                     merged.unchanged.push(name.clone());
                 } else if !force {

@@ -481,14 +481,24 @@ pub struct Plan {
 /// (`existing`, strings as written) and what was found, in order.
 pub fn plan(existing: &[ServerConfig], found: Vec<Imported>, on_conflict: OnConflict) -> Plan {
     let mut plan = Plan::default();
+    // The same server is the same command or URL: whether it is enabled
+    // and which tools it denies are this config's own choices (disabling a
+    // server must not make the next import add it again as NAME-2).
     let same = |a: &ServerConfig, b: &ServerConfig| {
         let (a, b) = (normalized(a), normalized(b));
-        a.transport == b.transport
-            && a.enabled == b.enabled
-            && a.deny_tools == b.deny_tools
-            && a.timeout == b.timeout
+        a.transport == b.transport && a.timeout == b.timeout
     };
     for mut item in found {
+        // `mcpdeck serve` in front of mcpdeck's own servers (what `export
+        // --via-serve` writes): importing it would have mcpdeck front
+        // itself.
+        if let Some(fronted) = fronts_mcpdeck(&item.server) {
+            item.warnings.push(format!(
+                "it runs `mcpdeck serve` in front of {fronted} (written by `mcpdeck export --via-serve`): not imported, as mcpdeck would front itself"
+            ));
+            plan.skipped.push(item);
+            continue;
+        }
         // Already in the config or in this import under the name?
         let taken = |name: &str, plan: &Plan| -> Option<ServerConfig> {
             if let Some(i) = plan.add.iter().find(|i| i.name == name) {
@@ -554,6 +564,48 @@ pub fn plan(existing: &[ServerConfig], found: Vec<Imported>, on_conflict: OnConf
         }
     }
     plan
+}
+
+/// What a server that is `mcpdeck serve` (any mcpdeck executable, run
+/// directly) fronts: `"seq"`, or `"the servers of CONFIG"`; `None` for
+/// another server.
+fn fronts_mcpdeck(server: &ServerConfig) -> Option<String> {
+    let TransportConfig::Stdio { command, args, .. } = &server.transport else {
+        return None;
+    };
+    let program = Path::new(command).file_name()?.to_str()?;
+    let own = std::env::current_exe()
+        .ok()
+        .is_some_and(|exe| exe == Path::new(command));
+    if !(own || program == "mcpdeck" || program == "mcpdeck.exe") {
+        return None;
+    }
+    // Global flags may come first: `serve` is the first word that is
+    // neither a flag nor a flag's value.
+    let mut words = args.iter().map(String::as_str);
+    let mut rest = Vec::new();
+    while let Some(word) = words.next() {
+        match word {
+            "--config" | "--record" | "--log-file" | "--capabilities" => {
+                words.next();
+            }
+            "serve" if rest.is_empty() => {
+                let named: Vec<&str> = words.by_ref().filter(|w| !w.starts_with('-')).collect();
+                return Some(if named.is_empty() {
+                    "mcpdeck's own servers".to_string()
+                } else {
+                    named
+                        .iter()
+                        .map(|n| format!("\"{}\"", crate::sanitize::one_line(n)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                });
+            }
+            w if w.starts_with('-') => {}
+            w => rest.push(w),
+        }
+    }
+    None
 }
 
 /// The servers of mcpdeck's config `text` with their strings as written
