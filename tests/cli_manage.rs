@@ -328,6 +328,28 @@ fn remove_takes_the_table_and_its_comments() {
     );
 }
 
+/// What `remove` prints is what it removed: not the next table's comment
+/// (a byte diff matched the `# ` of two different comments).
+#[test]
+fn remove_prints_only_what_it_removed() {
+    let s = Sandbox::with(
+        "# first server\n[servers.a]\ncommand = \"node\"\n\n# the second server\n[servers.b]\ncommand = \"node\"\n",
+    );
+    let run = s.run(&["remove", "a"]);
+    run.ok();
+    assert_eq!(
+        s.text(),
+        "# the second server\n[servers.b]\ncommand = \"node\"\n"
+    );
+    assert!(
+        run.stdout
+            .contains("    # first server\n    [servers.a]\n    command = \"node\""),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("second server"), "{}", run.stdout);
+}
+
 #[test]
 fn remove_of_an_unknown_name_suggests_one() {
     let s = Sandbox::with(COMMENTED);

@@ -218,31 +218,23 @@ impl Done<'_> {
 /// The part of `after` that differs from `before` (or the reverse), as
 /// whole lines without the blank lines around them.
 fn changed_lines(before: &str, after: &str) -> String {
-    let (a, b) = (before.as_bytes(), after.as_bytes());
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    // Whole lines: the lines both texts start with and end with (never
+    // overlapping) are the same; what is between, in the longer text, is
+    // what changed. (A byte diff matched the `# ` that starts two
+    // different comments, and showed the next table's comment as removed.)
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        before.split_inclusive('\n').collect(),
+        after.split_inclusive('\n').collect(),
+    );
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let suffix = a[prefix..]
         .iter()
         .rev()
         .zip(b[prefix..].iter().rev())
         .take_while(|(x, y)| x == y)
         .count();
-    let longer = if b.len() >= a.len() { b } else { a };
-    // Widen to whole lines.
-    let start = longer[..prefix]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |i| i + 1);
-    let end = longer.len() - suffix;
-    let at_line_start = end == 0 || longer[end - 1] == b'\n';
-    let end = if at_line_start {
-        end
-    } else {
-        longer[end..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(longer.len(), |i| end + i)
-    };
-    let part = String::from_utf8_lossy(&longer[start..end.max(start)]);
+    let longer = if b.len() >= a.len() { &b } else { &a };
+    let part: String = longer[prefix..longer.len() - suffix].concat();
     let lines: Vec<String> = part
         .trim_matches(['\n', '\r'])
         .lines()
