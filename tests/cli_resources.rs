@@ -741,3 +741,19 @@ fn hostile_strings_are_sanitized_and_saves_stay_in_the_directory() {
     );
     assert_no_leak(&m);
 }
+
+/// `read --watch` on a server that does not declare `resources.subscribe`
+/// is like every capability not declared: the read is printed, a note
+/// says why nothing is watched, exit 0 (it exited 3).
+#[test]
+fn watch_without_subscribe_says_so_and_exits_0() {
+    let r = adhoc(&demo(&[]), &["read", "demo://readme", "--watch"]);
+    r.ok();
+    assert!(r.stdout.contains("demo://readme"), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("does not declare resources.subscribe, so demo://readme cannot be watched"),
+        "{}",
+        r.stderr
+    );
+}

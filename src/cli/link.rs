@@ -423,6 +423,18 @@ impl Link {
             .is_some_and(|n| n.has_capability(capability))
     }
 
+    /// Whether the server declares `capability` with `flag: true`
+    /// (`resources` and `subscribe`).
+    pub fn declares_flag(&self, capability: &str, flag: &str) -> bool {
+        self.server.negotiated.as_ref().is_some_and(|n| {
+            n.capabilities
+                .get(capability)
+                .and_then(|c| c.get(flag))
+                .and_then(Value::as_bool)
+                == Some(true)
+        })
+    }
+
     /// Every frame sent and received so far.
     pub fn frames(&self) -> &Arc<FrameLog> {
         self.manager.frames()

@@ -42,6 +42,15 @@ pub async fn read(config: &Config, a: &ReadArgs, trace: bool) -> Outcome {
         if !a.watch {
             return Ok(exit);
         }
+        // As for every capability a server does not declare: say so, and
+        // the read above is the answer (exit 0).
+        if !s.declares_flag("resources", "subscribe") {
+            note!(
+                "mcpdeck: the server does not declare resources.subscribe, so {} cannot be watched; the read above is all there is",
+                sanitize::one_line(&uri)
+            );
+            return Ok(exit);
+        }
         s.subscribe(&uri, true)
             .await
             .map_err(|e| failure(e, a.json))?;
