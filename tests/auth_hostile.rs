@@ -881,3 +881,47 @@ fn a_browser_command_that_fails_ends_the_login_instead_of_waiting() {
     );
     f.assert_no_token_stored();
 }
+
+/// `auth login` on a server that needs none: it answers an unauthenticated
+/// initialize (200, no challenge) and publishes no OAuth metadata. It says
+/// no login is needed (exit 0), instead of trying registration (exit 4).
+/// A server that refuses without a challenge or metadata most likely wants
+/// an API key, and the message says how to give one.
+#[test]
+fn login_where_none_is_needed_says_so() {
+    for (mode, code, said) in [
+        (
+            "basic",
+            0,
+            "fake needs no login: it answered without credentials (HTTP 200",
+        ),
+        (
+            "forbidden",
+            4,
+            "fake offers no OAuth (HTTP 403 without a challenge",
+        ),
+    ] {
+        let server = common::fake_http(mode, &[]);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = common::write_file(
+            dir.path(),
+            "config.toml",
+            &format!(
+                "[settings]\nbrowser = \"false\"\ncredentials = \"file\"\n\n[servers.fake]\nurl = \"{}\"\n",
+                server.url
+            ),
+        );
+        let run = common::mcpdeck_env(
+            &["auth", "login", "fake"],
+            &[
+                ("MCPDECK_CONFIG", config.to_str().expect("utf-8")),
+                ("XDG_DATA_HOME", dir.path().to_str().expect("utf-8")),
+            ],
+            common::limit(30),
+        );
+        assert_eq!(run.code, code, "{mode}: {}\n{}", run.stdout, run.stderr);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert!(all.contains(said), "{mode}: {all}");
+        assert!(!all.contains("registration"), "{mode}: {all}");
+    }
+}

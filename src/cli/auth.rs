@@ -189,7 +189,43 @@ pub async fn login_server(
 
 async fn login(config: &Config, name: &str, scopes: &[String]) -> Outcome {
     let server = server_config(config, name)?;
-    let info = login_server(config, &server, scopes).await?;
+    let a = authorizer(config, &server)?;
+    a.set_reporter(Some(stderr_reporter()));
+    let result = tokio::select! {
+        r = a.login(scopes) => r,
+        _ = tokio::signal::ctrl_c() => {
+            a.cancel();
+            Err(AuthError::new(AuthErrorKind::Cancelled, "the login was cancelled"))
+        }
+    };
+    a.set_reporter(None);
+    let info = match result {
+        Ok(info) => info,
+        Err(e) => {
+            let shown = sanitize::one_line(&server.name);
+            let no_oauth = matches!(
+                e.kind,
+                AuthErrorKind::Discovery | AuthErrorKind::Registration
+            ) && !e.found_oauth_metadata();
+            return match e.unchallenged_probe() {
+                // It answered an unauthenticated initialize, with no
+                // challenge and no OAuth metadata: nothing to log in to.
+                Some(status) if no_oauth && (200..300).contains(&status) => {
+                    println!(
+                        "{shown} needs no login: it answered without credentials (HTTP {status}, no WWW-Authenticate challenge) and publishes no OAuth metadata"
+                    );
+                    Ok(Exit::Ok)
+                }
+                Some(status) if no_oauth => Err(Failure::new(
+                    Exit::Auth,
+                    format!(
+                        "{shown} offers no OAuth (HTTP {status} without a challenge, no /.well-known/oauth-protected-resource): it most likely wants an API key; set headers = {{ Authorization = \"Bearer ${{TOKEN}}\" }} (or the header its docs name) under [servers.{shown}] in the config"
+                    ),
+                )),
+                _ => Err(auth_failure(&server.name, &e)),
+            };
+        }
+    };
     println!(
         "logged in to {}: {}",
         sanitize::one_line(&server.name),

@@ -145,6 +145,32 @@ impl AuthError {
         self
     }
 
+    /// Whether the login found any OAuth metadata (the resource's, or an
+    /// authorization server's) answered with success: the server offers
+    /// OAuth, and the error says why the login failed.
+    pub fn found_oauth_metadata(&self) -> bool {
+        self.trace.steps.iter().any(|step| {
+            [
+                "/.well-known/oauth-protected-resource",
+                "/.well-known/oauth-authorization-server",
+                "/.well-known/openid-configuration",
+            ]
+            .iter()
+            .any(|w| step.url.contains(w))
+                && step.status.is_some_and(|c| (200..300).contains(&c))
+        })
+    }
+
+    /// The status of the login's unauthenticated probe of the server (a
+    /// POST answered without a challenge), when there was one.
+    pub fn unchallenged_probe(&self) -> Option<u16> {
+        self.trace
+            .steps
+            .iter()
+            .find(|step| step.method == "POST" && step.note == "no challenge")
+            .and_then(|step| step.status)
+    }
+
     /// The message followed by the trace, for a terminal.
     pub fn report(&self) -> String {
         if self.trace.is_empty() {
