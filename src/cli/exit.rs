@@ -1,5 +1,9 @@
 //! Exit codes, and failures that carry one. The core's error kinds become
-//! exit codes here and nowhere else ([`Exit::for_kind`]).
+//! exit codes here and nowhere else ([`Exit::for_kind`]), and every
+//! failure of a `--json` command becomes the one error envelope here
+//! ([`Failure::envelope`]).
+
+use serde_json::{Map, Value, json};
 
 use crate::mcp::error::ErrorKind;
 use crate::sanitize;
@@ -37,11 +41,95 @@ impl Exit {
     }
 }
 
-/// A failure with its exit code and message.
+/// What kind of failure, as the `--json` error envelope names it
+/// (`{"error": {"kind": …}}`, documented in docs/cli.md, "JSON errors").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The command line: an unknown server, tool or prompt, a bad value.
+    Usage,
+    /// The arguments do not match the tool's inputSchema (or the prompt's
+    /// arguments).
+    InvalidArguments,
+    /// The config file cannot be read, is invalid, or cannot be written.
+    Config,
+    /// The server could not be started or reached, or HTTP failed.
+    Connect,
+    /// The server wants authorization, or the login failed.
+    Auth,
+    /// No answer in time.
+    Timeout,
+    /// The server's answers break the protocol.
+    Protocol,
+    /// The server answered with a JSON-RPC error (`code`, `data`).
+    Jsonrpc,
+    /// The server went away: it exited, or closed its output or connection.
+    ServerExited,
+    /// The request was cancelled.
+    Cancelled,
+    /// mcpdeck itself failed (a bug).
+    Internal,
+    /// Anything else that ends a command with exit 1.
+    Failed,
+}
+
+impl Kind {
+    /// The word in the envelope.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Usage => "usage",
+            Kind::InvalidArguments => "invalid_arguments",
+            Kind::Config => "config",
+            Kind::Connect => "connect",
+            Kind::Auth => "auth",
+            Kind::Timeout => "timeout",
+            Kind::Protocol => "protocol",
+            Kind::Jsonrpc => "jsonrpc",
+            Kind::ServerExited => "server_exited",
+            Kind::Cancelled => "cancelled",
+            Kind::Internal => "internal",
+            Kind::Failed => "failed",
+        }
+    }
+
+    /// The envelope's kind of a core error kind.
+    pub fn of(kind: ErrorKind) -> Kind {
+        match kind {
+            ErrorKind::Usage => Kind::Usage,
+            ErrorKind::Rpc => Kind::Jsonrpc,
+            ErrorKind::Connect => Kind::Connect,
+            ErrorKind::Timeout => Kind::Timeout,
+            ErrorKind::Protocol => Kind::Protocol,
+            ErrorKind::Closed => Kind::ServerExited,
+            ErrorKind::Cancelled => Kind::Cancelled,
+            ErrorKind::Auth => Kind::Auth,
+            ErrorKind::Internal => Kind::Internal,
+        }
+    }
+
+    /// The kind of a failure that names none, by its exit code.
+    fn for_exit(code: Exit) -> Kind {
+        match code {
+            Exit::Usage => Kind::Usage,
+            Exit::Connect => Kind::Connect,
+            Exit::Auth => Kind::Auth,
+            Exit::Ok | Exit::ToolError | Exit::Interrupted => Kind::Failed,
+        }
+    }
+}
+
+/// A failure with its exit code and message, and what the `--json` error
+/// envelope says of it.
 #[derive(Debug)]
 pub struct Failure {
     pub code: Exit,
+    /// For people, on stderr (with the server's last stderr lines, if any).
     pub message: String,
+    kind: Option<Kind>,
+    /// The message without the stderr lines, for the envelope.
+    short: Option<String>,
+    rpc_code: Option<i64>,
+    data: Option<Value>,
+    stderr_tail: Vec<String>,
 }
 
 impl Failure {
@@ -49,7 +137,75 @@ impl Failure {
         Failure {
             code,
             message: message.into(),
+            kind: None,
+            short: None,
+            rpc_code: None,
+            data: None,
+            stderr_tail: Vec::new(),
         }
+    }
+
+    /// Name the envelope's kind (by default it follows the exit code).
+    pub fn kind(mut self, kind: Kind) -> Self {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// Add `hint` to the message (for people and for the envelope).
+    pub fn hint(mut self, hint: &str) -> Self {
+        match &mut self.short {
+            // Before the server's stderr lines.
+            Some(short) => {
+                short.push_str(hint);
+                self.message = format!("{short}{}", tail_text(&self.stderr_tail));
+            }
+            None => self.message.push_str(hint),
+        }
+        self
+    }
+
+    /// The kind the envelope gives.
+    pub fn json_kind(&self) -> Kind {
+        self.kind.unwrap_or(Kind::for_exit(self.code))
+    }
+
+    /// A JSON-RPC error's code and data.
+    pub fn rpc(mut self, error: &crate::mcp::jsonrpc::RpcError) -> Self {
+        self.kind = Some(Kind::Jsonrpc);
+        // The server's own words; `message` (stderr) says which request.
+        self.short = Some(error.message.clone());
+        self.rpc_code = Some(error.code);
+        self.data = error.data.clone();
+        self
+    }
+
+    /// The server's last stderr lines (already in `message`).
+    fn tail(mut self, short: String, tail: &[String]) -> Self {
+        if !tail.is_empty() {
+            self.short = Some(short);
+            self.stderr_tail = tail.to_vec();
+        }
+        self
+    }
+
+    /// The one error envelope of every `--json` command:
+    /// `{"error": {"kind", "code", "message", "data", "stderrTail"}}`, the
+    /// fields that have nothing to say left out.
+    pub fn envelope(&self) -> Value {
+        let mut e = Map::new();
+        e.insert("kind".into(), json!(self.json_kind().label()));
+        if let Some(code) = self.rpc_code {
+            e.insert("code".into(), json!(code));
+        }
+        let message = self.short.as_deref().unwrap_or(&self.message);
+        e.insert("message".into(), json!(message));
+        if let Some(data) = &self.data {
+            e.insert("data".into(), data.clone());
+        }
+        if !self.stderr_tail.is_empty() {
+            e.insert("stderrTail".into(), json!(self.stderr_tail));
+        }
+        json!({ "error": e })
     }
 }
 
@@ -96,26 +252,35 @@ pub fn connect_failure_as(name: &str, login_as: &str, e: &crate::mcp::ConnectErr
             sanitize::strip(&e.to_string())
         )
     } else {
-        format!(
-            "could not connect to {name}: {}{}",
-            sanitize::strip(&e.to_string()),
-            tail_text(e.stderr_tail())
-        )
+        let short = format!(
+            "could not connect to {name}: {}",
+            sanitize::strip(&e.to_string())
+        );
+        let message = format!("{short}{}", tail_text(e.stderr_tail()));
+        return Failure::new(Exit::for_kind(e.kind()), message)
+            .kind(Kind::of(e.kind()))
+            .tail(short, e.stderr_tail());
     };
-    Failure::new(Exit::for_kind(e.kind()), message)
+    Failure::new(Exit::for_kind(e.kind()), message).kind(Kind::of(e.kind()))
 }
 
 /// A failed request or call, with the exit code of its kind and the
 /// server's last stderr lines when it went away.
 pub fn call_failure(e: &crate::mcp::manager::CallError) -> Failure {
-    Failure::new(
+    let short = sanitize::strip(&e.to_string()).into_owned();
+    let f = Failure::new(
         Exit::for_kind(e.kind()),
-        format!(
-            "{}{}",
-            sanitize::strip(&e.to_string()),
-            tail_text(e.stderr_tail())
-        ),
+        format!("{short}{}", tail_text(e.stderr_tail())),
     )
+    .kind(Kind::of(e.kind()))
+    .tail(short, e.stderr_tail());
+    match e {
+        crate::mcp::manager::CallError::Request(r) => match r.rpc() {
+            Some(rpc) => f.rpc(rpc),
+            None => f,
+        },
+        _ => f,
+    }
 }
 
 /// The server's last stderr lines, indented under a heading.

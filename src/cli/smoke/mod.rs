@@ -118,6 +118,7 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
         answers: Answers::Automatically,
         keep_findings: true,
         timeout,
+        connect_timeout: None,
         lists: crate::mcp::session::ListSet::ALL,
     };
     let mut checks: Vec<Check> = Vec::new();
