@@ -293,10 +293,11 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "bench {} on {}: {} calls in {:.2} s, concurrency {concurrency}",
+            "bench {} on {}: {} {} in {:.2} s, concurrency {concurrency}",
             sanitize::one_line(tool),
             sanitize::one_line(server),
             self.calls,
+            if self.calls == 1 { "call" } else { "calls" },
             self.duration.as_secs_f64()
         );
         let _ = writeln!(out, "  rate     {:.1} calls/s", self.calls_per_s());
@@ -675,7 +676,8 @@ async fn bench_connected(
         ));
     }
     if report.interrupted.is_some() {
-        eprintln!("mcpdeck: bench interrupted after {} calls", report.calls);
+        let calls = if report.calls == 1 { "call" } else { "calls" };
+        eprintln!("mcpdeck: bench interrupted after {} {calls}", report.calls);
         return Ok(Exit::Interrupted);
     }
     if report.errors() > 0 {

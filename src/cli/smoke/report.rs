@@ -80,7 +80,8 @@ impl Check {
             "message": self.message,
         });
         if let Some(d) = self.elapsed {
-            v["ms"] = json!(d.as_secs_f64() * 1000.0);
+            // Milliseconds to the microsecond (3 decimals).
+            v["ms"] = json!((d.as_secs_f64() * 1_000_000.0).round() / 1000.0);
         }
         if let Some(a) = &self.arguments {
             v["arguments"] = a.clone();
