@@ -386,3 +386,44 @@ fn tools_json_names_the_denied_tools_beside_the_servers_objects() {
     let text = common::mcpdeck(&["--config", &config, "tools", "lim"], common::limit(60));
     assert!(text.stdout.contains("wait()  [DENIED]"), "{}", text.stdout);
 }
+
+#[test]
+fn complete_checks_the_prompt_and_its_arguments_as_prompt_does() {
+    let base = ["complete", "--json", "--prompt"];
+    for (args, want) in [
+        (
+            &["completable-promt", "--arg", "department=E"][..],
+            "did you mean \"completable-prompt\"",
+        ),
+        (
+            &["completable-prompt", "--arg", "departmnt=E"][..],
+            "did you mean \"department\"",
+        ),
+        (
+            &[
+                "completable-prompt",
+                "--arg",
+                "department=E",
+                "--context",
+                "bogus=1",
+            ][..],
+            "--context \"bogus\"",
+        ),
+    ] {
+        let mut all = base.to_vec();
+        all.extend_from_slice(args);
+        let run = against_everything(&all);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(want), "{want:?} in {}", run.stderr);
+        assert_eq!(envelope(&run)["kind"], "usage");
+    }
+    let run = against_everything(&[
+        "complete",
+        "--prompt",
+        "completable-prompt",
+        "--arg",
+        "department=E",
+    ]);
+    run.ok();
+    assert!(run.stdout.contains("Engineering"), "{}", run.stdout);
+}

@@ -130,6 +130,8 @@ pub struct Failure {
     rpc_code: Option<i64>,
     data: Option<Value>,
     stderr_tail: Vec<String>,
+    /// The command's JSON answer is already on stdout, and says it.
+    answered: bool,
 }
 
 impl Failure {
@@ -142,7 +144,20 @@ impl Failure {
             rpc_code: None,
             data: None,
             stderr_tail: Vec::new(),
+            answered: false,
         }
+    }
+
+    /// The command printed its JSON answer, which tells of this failure:
+    /// no error envelope after it.
+    pub fn answered(mut self) -> Self {
+        self.answered = true;
+        self
+    }
+
+    /// Whether the error envelope is to be printed (in JSON mode).
+    pub fn wants_envelope(&self) -> bool {
+        !self.answered
     }
 
     /// Name the envelope's kind (by default it follows the exit code).

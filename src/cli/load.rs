@@ -269,7 +269,7 @@ impl Report {
             }),
             None => json!({"p50": null, "p95": null, "p99": null, "max": null}),
         };
-        json!({
+        let mut v = json!({
             "calls": self.calls,
             "errors": self.errors(),
             "duration_s": round(self.duration.as_secs_f64()),
@@ -285,7 +285,12 @@ impl Report {
                 "cpu_s": round(s.cpu_s),
                 "peak_rss_kb": s.peak_rss_kb,
             })),
-        })
+        });
+        // Why the run ended early (exit 3; the report is the answer).
+        if let Some(why) = &self.server_gone {
+            v["serverGone"] = json!(why);
+        }
+        v
     }
 
     /// The report for people.
@@ -673,7 +678,8 @@ async fn bench_connected(
                 report.calls - report.transport - report.timeout,
                 sanitize::one_line(why)
             ),
-        ));
+        )
+        .answered());
     }
     if report.interrupted.is_some() {
         let calls = if report.calls == 1 { "call" } else { "calls" };

@@ -71,7 +71,7 @@ pub fn report_as(json: bool, outcome: Outcome) -> i32 {
     match outcome {
         Ok(code) => code as i32,
         Err(f) => {
-            if json {
+            if json && f.wants_envelope() {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "{}", output::json_pretty(&f.envelope()));
                 let _ = out.flush();

@@ -108,7 +108,10 @@ pub fn finding_check(f: &Finding) -> Check {
     };
     let mut message = sanitize::one_line(&f.message);
     if let Some(raw) = &f.raw {
-        let cut: String = raw.chars().take(200).collect();
+        let mut cut: String = raw.chars().take(200).collect();
+        if cut.len() < raw.len() {
+            cut.push('…');
+        }
         message.push_str(&format!(" — frame: {}", sanitize::one_line(&cut)));
     }
     Check::new("finding", f.severity.label(), status, message)
