@@ -125,13 +125,20 @@ pub struct Failure {
     /// For people, on stderr (with the server's last stderr lines, if any).
     pub message: String,
     kind: Option<Kind>,
+    /// The command's JSON answer is already on stdout, and says it.
+    answered: bool,
+    /// What else the envelope says (boxed: a `Result` carries it).
+    extra: Option<Box<Extra>>,
+}
+
+/// The envelope's fields besides `kind` and `message`.
+#[derive(Debug, Default)]
+struct Extra {
     /// The message without the stderr lines, for the envelope.
     short: Option<String>,
     rpc_code: Option<i64>,
     data: Option<Value>,
     stderr_tail: Vec<String>,
-    /// The command's JSON answer is already on stdout, and says it.
-    answered: bool,
 }
 
 impl Failure {
@@ -140,12 +147,13 @@ impl Failure {
             code,
             message: message.into(),
             kind: None,
-            short: None,
-            rpc_code: None,
-            data: None,
-            stderr_tail: Vec::new(),
             answered: false,
+            extra: None,
         }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Box::default)
     }
 
     /// The command printed its JSON answer, which tells of this failure:
@@ -168,13 +176,17 @@ impl Failure {
 
     /// Add `hint` to the message (for people and for the envelope).
     pub fn hint(mut self, hint: &str) -> Self {
-        match &mut self.short {
+        match self.extra.as_deref_mut() {
             // Before the server's stderr lines.
-            Some(short) => {
+            Some(Extra {
+                short: Some(short),
+                stderr_tail,
+                ..
+            }) => {
                 short.push_str(hint);
-                self.message = format!("{short}{}", tail_text(&self.stderr_tail));
+                self.message = format!("{short}{}", tail_text(stderr_tail));
             }
-            None => self.message.push_str(hint),
+            _ => self.message.push_str(hint),
         }
         self
     }
@@ -187,18 +199,20 @@ impl Failure {
     /// A JSON-RPC error's code and data.
     pub fn rpc(mut self, error: &crate::mcp::jsonrpc::RpcError) -> Self {
         self.kind = Some(Kind::Jsonrpc);
+        let extra = self.extra();
         // The server's own words; `message` (stderr) says which request.
-        self.short = Some(error.message.clone());
-        self.rpc_code = Some(error.code);
-        self.data = error.data.clone();
+        extra.short = Some(error.message.clone());
+        extra.rpc_code = Some(error.code);
+        extra.data = error.data.clone();
         self
     }
 
     /// The server's last stderr lines (already in `message`).
     fn tail(mut self, short: String, tail: &[String]) -> Self {
         if !tail.is_empty() {
-            self.short = Some(short);
-            self.stderr_tail = tail.to_vec();
+            let extra = self.extra();
+            extra.short = Some(short);
+            extra.stderr_tail = tail.to_vec();
         }
         self
     }
@@ -207,18 +221,20 @@ impl Failure {
     /// `{"error": {"kind", "code", "message", "data", "stderrTail"}}`, the
     /// fields that have nothing to say left out.
     pub fn envelope(&self) -> Value {
+        let none = Extra::default();
+        let extra = self.extra.as_deref().unwrap_or(&none);
         let mut e = Map::new();
         e.insert("kind".into(), json!(self.json_kind().label()));
-        if let Some(code) = self.rpc_code {
+        if let Some(code) = extra.rpc_code {
             e.insert("code".into(), json!(code));
         }
-        let message = self.short.as_deref().unwrap_or(&self.message);
+        let message = extra.short.as_deref().unwrap_or(&self.message);
         e.insert("message".into(), json!(message));
-        if let Some(data) = &self.data {
+        if let Some(data) = &extra.data {
             e.insert("data".into(), data.clone());
         }
-        if !self.stderr_tail.is_empty() {
-            e.insert("stderrTail".into(), json!(self.stderr_tail));
+        if !extra.stderr_tail.is_empty() {
+            e.insert("stderrTail".into(), json!(extra.stderr_tail));
         }
         json!({ "error": e })
     }
@@ -319,4 +335,54 @@ pub fn did_you_mean(names: &[&str], wanted: &str) -> Option<String> {
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, n)| format!("; did you mean {:?}?", sanitize::one_line(n)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::jsonrpc::RpcError;
+
+    #[test]
+    fn the_envelope_leaves_out_what_it_has_not() {
+        let f = Failure::new(Exit::Usage, "no server named \"x\"");
+        assert_eq!(
+            f.envelope(),
+            json!({"error": {"kind": "usage", "message": "no server named \"x\""}})
+        );
+        let rpc = RpcError {
+            code: -32602,
+            message: "bad uri".into(),
+            data: Some(json!({"uri": "x"})),
+        };
+        let f = Failure::new(
+            Exit::ToolError,
+            "the server answered resources/read with error",
+        )
+        .rpc(&rpc);
+        assert_eq!(
+            f.envelope(),
+            json!({"error": {"kind": "jsonrpc", "code": -32602, "message": "bad uri", "data": {"uri": "x"}}})
+        );
+        // The tail is its own field; the hint reaches both messages, before the tail.
+        let f = Failure::new(
+            Exit::Connect,
+            "gone\nthe server's last stderr lines:\n    boom",
+        )
+        .kind(Kind::Timeout)
+        .tail("gone".into(), &["boom".to_string()])
+        .hint("; raise --timeout");
+        assert_eq!(
+            f.envelope(),
+            json!({"error": {"kind": "timeout", "message": "gone; raise --timeout", "stderrTail": ["boom"]}})
+        );
+        assert!(
+            f.message.starts_with("gone; raise --timeout\n"),
+            "{}",
+            f.message
+        );
+        assert!(f.message.ends_with("    boom"), "{}", f.message);
+        // By exit code when no kind is named; none after an answer.
+        assert_eq!(Failure::new(Exit::Connect, "x").json_kind(), Kind::Connect);
+        assert!(!Failure::new(Exit::Connect, "x").answered().wants_envelope());
+    }
 }

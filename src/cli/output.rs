@@ -408,6 +408,27 @@ mod tests {
     }
 
     #[test]
+    fn cut_descriptions_say_how_much_is_left_and_where() {
+        let text = "a\n\nb\nc\nd";
+        let mut out = Vec::new();
+        write_lines(&mut out, text, "  ", Some(2), "see X").unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "  a\n  b\n  … (2 more lines: see X)\n"
+        );
+        let mut out = Vec::new();
+        write_lines(&mut out, text, "  ", Some(3), "see X").unwrap();
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .ends_with("… (1 more line: see X)\n")
+        );
+        let mut out = Vec::new();
+        write_lines(&mut out, text, "", None, "").unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "a\nb\nc\nd\n");
+    }
+
+    #[test]
     fn text_rendering_of_blocks() {
         let mut f = Vec::new();
         let r = CallResult::parse(
