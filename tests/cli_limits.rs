@@ -211,6 +211,29 @@ fn timeout_ends_a_command_against_a_server_that_never_answers() {
         e["message"].as_str().unwrap().contains("--timeout 1"),
         "{e:?}"
     );
+    // Slow to connect, then no answer: the whole command's limit ends it,
+    // and the server is not left behind.
+    let m = common::marker("limits-slow");
+    let js = limits_js().display().to_string();
+    let run = common::mcpdeck(
+        &[
+            "call",
+            "--json",
+            "--timeout",
+            "1",
+            "wait",
+            "--",
+            "node",
+            &js,
+            "slow",
+            &m,
+        ],
+        common::limit(60),
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert_eq!(envelope(&run)["kind"], "timeout");
+    assert!(run.stderr.contains("--timeout 1"), "{}", run.stderr);
+    common::assert_no_leak(&m);
     // A bad value is a usage error.
     let run = against_limits(&["tools", "--json", "--timeout", "0"], "tools");
     assert_eq!(run.code, 2, "{}", run.stderr);

@@ -1,5 +1,6 @@
 // A small MCP server on stdio for tests/cli_limits.rs, by MODE (argv[2]):
 //   hang   reads stdin and never answers (not even initialize);
+//   slow   as tools, but answers initialize after 800 ms;
 //   tools  answers initialize and tools/list; its tools:
 //          `wait` never answers, `fail` answers with a JSON-RPC error
 //          (code -32042, with data), `long` has a 54-line description
@@ -84,7 +85,7 @@ rl.on("line", (line) => {
   const id = msg.id;
   switch (msg.method) {
     case "initialize":
-      send({
+      (mode === "slow" ? (f) => setTimeout(f, 800) : (f) => f())(() => send({
         jsonrpc: "2.0",
         id,
         result: {
@@ -92,7 +93,7 @@ rl.on("line", (line) => {
           capabilities: { tools: {} },
           serverInfo: { name: "limits", version: "1.0.0" },
         },
-      });
+      }));
       return;
     case "tools/list":
       send({ jsonrpc: "2.0", id, result: { tools } });
