@@ -450,3 +450,51 @@ fn complete_checks_the_prompt_and_its_arguments_as_prompt_does() {
     run.ok();
     assert!(run.stdout.contains("Engineering"), "{}", run.stdout);
 }
+
+#[test]
+fn timeout_bounds_servers_and_lint_too() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let js = limits_js().display().to_string();
+    let config = common::write_file(
+        dir.path(),
+        "config.toml",
+        &format!(
+            "[servers.hang]\ncommand = \"node\"\nargs = [{js:?}, \"hang\"]\n[servers.ok]\ncommand = \"node\"\nargs = [{js:?}, \"tools\"]\n"
+        ),
+    );
+    let config = config.display().to_string();
+    let run = common::mcpdeck(
+        &["--config", &config, "servers", "--json", "--timeout", "1"],
+        common::limit(60),
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).expect("the list");
+    let by = |n: &str| {
+        v["servers"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| s["name"] == n))
+            .cloned()
+            .unwrap_or_else(|| panic!("{n} in {v:#}"))
+    };
+    assert_eq!(by("hang")["status"], "failed", "{v:#}");
+    assert!(
+        by("hang")["error"].as_str().unwrap().contains("within 1 s"),
+        "{v:#}"
+    );
+    assert_eq!(by("ok")["status"], "connected", "{v:#}");
+
+    let run = common::mcpdeck(
+        &[
+            "--config",
+            &config,
+            "lint",
+            "--json",
+            "--timeout",
+            "1",
+            "hang",
+        ],
+        common::limit(60),
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert_eq!(envelope(&run)["kind"], "timeout");
+}
