@@ -498,3 +498,32 @@ fn timeout_bounds_servers_and_lint_too() {
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert_eq!(envelope(&run)["kind"], "timeout");
 }
+
+#[test]
+fn servers_marks_the_stderr_lines_it_leaves_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = common::write_file(
+        dir.path(),
+        "config.toml",
+        "[servers.noisy]\ncommand = \"node\"\nargs = [\"-e\", \"for (let i = 1; i <= 6; i++) console.error('noise ' + i); process.exit(1)\"]\n",
+    );
+    let config = config.display().to_string();
+    let run = common::mcpdeck(&["--config", &config, "servers"], common::limit(60));
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("stderr: … (3 earlier lines: `mcpdeck info noisy` shows them)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("stderr: noise 6"), "{}", run.stdout);
+    assert!(!run.stdout.contains("noise 3"), "{}", run.stdout);
+    // info shows them all.
+    let run = common::mcpdeck(&["--config", &config, "info", "noisy"], common::limit(60));
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("noise 1") && run.stderr.contains("noise 6"),
+        "{}",
+        run.stderr
+    );
+}

@@ -3,7 +3,7 @@
 //! Text output for people, `--json` for scripts, exit codes from
 //! `exit`.
 //!
-//! Commands: `servers`, `info`, `tools`, `call` (`call`), `smoke`
+//! Commands: `servers`, `info`, `tools`, `tool`, `call` (`call`), `smoke`
 //! (`smoke`), `resources`, `templates`, `read`, `prompts`, `prompt`,
 //! `complete` (`resources`), `serves` (`serves`), `open`, `replay` and `stats` (`record`;
 //! `replay` and `stats` run by `main`), `diff`, `bench` (`load`), and
