@@ -527,3 +527,26 @@ fn servers_marks_the_stderr_lines_it_leaves_out() {
         run.stderr
     );
 }
+
+#[test]
+fn a_json_answer_that_reports_the_failure_is_not_followed_by_an_envelope() {
+    // import --json reports a file it cannot parse in its own answer.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = common::write_file(dir.path(), "bad.json", "{\"mcpServers\": {\n");
+    let config = dir.path().join("config.toml").display().to_string();
+    let bad = bad.display().to_string();
+    let run = common::mcpdeck(
+        &["--config", &config, "import", "--json", &bad],
+        common::limit(30),
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("one JSON document ({e}): {}", run.stdout));
+    assert!(v.get("error").is_none(), "{v:#}");
+    assert!(
+        v["errors"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("bad.json")),
+        "{v:#}"
+    );
+}
