@@ -41,12 +41,12 @@ fn run(args: Cli) -> i32 {
         return startup::run(async move { cli::report(cli::record::replay(replay).await) });
     }
     if let Some(Cmd::Stats(stats)) = &args.command {
-        return cli::report(cli::record::stats(stats));
+        return cli::report_as(cli::json_mode(&args), cli::record::stats(stats));
     }
     startup::run(async move {
         let config = match cli::load_config(&args) {
             Ok(c) => c,
-            Err(f) => return cli::report(Err(f)),
+            Err(f) => return cli::report_as(cli::json_mode(&args), Err(f)),
         };
         // Spans, when an OTLP endpoint is configured: a problem is a
         // warning, never a reason for the command to fail.
@@ -56,7 +56,10 @@ fn run(args: Cli) -> i32 {
         if let Some(path) = &args.record
             && let Err(m) = mcpdeck::record::Recorder::global().open(path)
         {
-            return cli::report(Err(cli::Failure::new(cli::Exit::Usage, m)));
+            return cli::report_as(
+                cli::json_mode(&args),
+                Err(cli::Failure::new(cli::Exit::Usage, m)),
+            );
         }
         // Without a command (the TUI, or its headless stand-in), mcpdeck
         // logs to a file by default (never to the screen).

@@ -460,14 +460,17 @@ fn server_everything_completion() {
     fails(&bad, 2);
     assert!(bad.stderr.contains("resourceId"), "{}", bad.stderr);
 
-    // The server's error for an unknown prompt: exit 1.
+    // An unknown prompt: exit 2, as `prompt` does (checked against the
+    // listing before asking).
     let unknown = adhoc(
         &everything(),
         &["complete", "--prompt", "no-such-prompt", "--arg", "x=1"],
     );
-    fails(&unknown, 1);
+    fails(&unknown, 2);
     assert!(
-        unknown.stderr.contains("completion/complete"),
+        unknown
+            .stderr
+            .contains("no prompt named \"no-such-prompt\""),
         "{}",
         unknown.stderr
     );
@@ -701,7 +704,16 @@ fn hostile_strings_are_sanitized_and_saves_stay_in_the_directory() {
         adhoc(&server, &["read", "evil://r", "--save", &d]),
         adhoc(&server, &["prompts"]),
         adhoc(&server, &["prompt", prompt_name]),
-        adhoc(&server, &["complete", "--prompt", "p", "--arg", "a=v"]),
+        adhoc(
+            &server,
+            &[
+                "complete",
+                "--prompt",
+                prompt_name,
+                "--arg",
+                &format!("a{}=v", &prompt_name[1..]),
+            ],
+        ),
     ];
     for r in &runs {
         r.ok();

@@ -239,7 +239,7 @@ fn a_crash_mid_call_carries_the_stderr_tail_in_the_cli() {
     assert_eq!(r.code, 3, "{}", r.stderr);
     let v: Value = serde_json::from_str(&r.stdout)
         .unwrap_or_else(|e| panic!("--json prints the error as JSON ({e}): {}", r.stdout));
-    assert_eq!(v["error"]["kind"], "closed", "{v:#}");
+    assert_eq!(v["error"]["kind"], "server_exited", "{v:#}");
     let message = v["error"]["message"].as_str().unwrap_or("");
     assert!(message.contains("exited with status 9"), "{v:#}");
     let tail = v["error"]["stderrTail"].as_array().expect("stderrTail");

@@ -246,18 +246,11 @@ fn tools_without_annotations_need_calls_all() {
             .count();
         assert_eq!(skipped, 0, "{flag:?}: {report:#}");
     }
-    // --only and --skip narrow the set; an unknown name is a warning.
+    // --only and --skip narrow the set; an unknown --skip is a warning.
     let run = common::mcpdeck(
         &[
-            "smoke",
-            "--json",
-            "--calls",
-            "all",
-            "--only",
-            "echo,nope",
-            "--",
-            py,
-            script,
+            "smoke", "--json", "--calls", "all", "--only", "echo,add", "--skip", "add,nope", "--",
+            py, script,
         ],
         common::limit(120),
     );
@@ -272,6 +265,109 @@ fn tools_without_annotations_need_calls_all() {
     assert_eq!(called, ["echo"], "{report:#}");
     assert_eq!(tool(&report, "nope")["status"], "warn");
     let _ = dir;
+}
+
+/// `--only` must test something: a name the server does not list is a
+/// usage error (exit 2) with the close names; a run whose `--only` tools
+/// were all skipped fails (exit 1) and says which flag calls them.
+#[test]
+fn only_that_tests_nothing_fails() {
+    let script = common::server_script("py_v2_server.py");
+    let script = script.to_str().unwrap();
+    let py = common::py_v2();
+    let py = py.to_str().unwrap();
+    let run = common::mcpdeck(
+        &[
+            "smoke",
+            "--json",
+            "--calls",
+            "all",
+            "--only",
+            "ech,nosuch",
+            "--",
+            py,
+            script,
+        ],
+        common::limit(120),
+    );
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("\"ech\" (did you mean \"echo\"?)"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("\"nosuch\""), "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).expect("the error envelope");
+    assert_eq!(v["error"]["kind"], "usage", "{v:#}");
+
+    // echo is not annotated: the default policy skips it.
+    let run = common::mcpdeck(
+        &["smoke", "--json", "--only", "echo", "--", py, script],
+        common::limit(120),
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["ok"], false, "{report:#}");
+    let only = tool(&report, "--only");
+    assert_eq!(only["status"], "fail", "{only}");
+    let message = only["message"].as_str().unwrap();
+    assert!(
+        message.contains("echo") && message.contains("--calls all"),
+        "{message}"
+    );
+    // With the flag it names, echo is called and the run passes.
+    let run = common::mcpdeck(
+        &[
+            "smoke", "--json", "--calls", "all", "--only", "echo", "--", py, script,
+        ],
+        common::limit(120),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(tool(&report, "echo")["status"], "pass", "{report:#}");
+    // Counts in words: one resource, one prompt.
+    let list = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "list")
+        .expect("the list check");
+    let message = list["message"].as_str().unwrap();
+    assert!(
+        message.contains("1 resource,") && message.ends_with("1 prompt"),
+        "{message}"
+    );
+    // Timings are milliseconds with at most 3 decimals.
+    for c in report["checks"].as_array().unwrap() {
+        if let Some(ms) = c.get("ms") {
+            let text = ms.to_string();
+            let decimals = text.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals <= 3, "{c}");
+        }
+    }
+}
+
+/// smoke names a configured server by its name, not its command.
+#[test]
+fn smoke_reports_the_configured_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = common::write_file(
+        dir.path(),
+        "config.toml",
+        &format!(
+            "[servers.demo]\ncommand = {:?}\nargs = [\"demo-server\"]\n",
+            common::mcpdeck_bin().display().to_string()
+        ),
+    );
+    let config = config.to_str().unwrap();
+    let run = common::mcpdeck(
+        &["--config", config, "smoke", "--json", "demo"],
+        common::limit(120),
+    );
+    let report: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
+    assert_eq!(report["target"], "demo", "{report:#}");
+    assert_eq!(report["checks"][0]["name"], "demo", "{report:#}");
 }
 
 /// At a terminal, left at the default, smoke lists the additive writes and

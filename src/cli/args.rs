@@ -48,29 +48,59 @@ fn parse_capabilities(text: &str) -> Result<crate::mcp::session::Declared, Strin
 pub enum Cmd {
     /// Each configured server's status, era, version, counts and connect time
     Servers {
+        /// Print [{"name", "status", …}] (a failure: the error envelope, see docs/cli.md)
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        limit: Limit,
     },
     /// The negotiated era and version (and how they were detected), serverInfo, capabilities, instructions
     Info {
         #[command(flatten)]
         target: TargetArgs,
+        /// Print {"name", "era", "version", "serverInfo", "capabilities", …}
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        limit: Limit,
     },
     /// All tools of a server (every page)
     Tools {
         #[command(flatten)]
         target: TargetArgs,
-        /// Print {"tools": […]} exactly as the server sent them
+        /// Print {"tools": […]} exactly as the server sent them (and "denied": [names] when the config denies some)
         #[arg(long)]
         json: bool,
+        /// Print every description whole (the list shows the first 6 lines of each)
+        #[arg(long)]
+        full: bool,
+        #[command(flatten)]
+        limit: Limit,
     },
-    /// Call a tool: `call TARGET TOOL [ARGS_JSON]`, or `call TOOL [ARGS_JSON] -- CMD ARGS…`
+    /// One tool whole: `tool TARGET NAME`, or `tool NAME -- CMD ARGS…`: its
+    /// badges, full description, parameters and output schema
+    Tool {
+        /// TARGET NAME (NAME alone with `-- CMD`)
+        #[arg(value_name = "WORDS", num_args = 1..=2, required = true)]
+        words: Vec<String>,
+        /// Print the tool object exactly as the server sent it
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        limit: Limit,
+        /// An ad-hoc stdio server
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Call a tool: `call TARGET TOOL [ARGS_JSON]`, or `call TOOL [ARGS_JSON] -- CMD ARGS…`;
+    /// ARGS_JSON `-` reads the arguments from stdin
     Call {
-        /// TARGET TOOL [ARGS_JSON] (TOOL [ARGS_JSON] with `-- CMD`)
+        /// TARGET TOOL [ARGS_JSON] (TOOL [ARGS_JSON] with `-- CMD`); ARGS_JSON `-` reads them from stdin
         #[arg(value_name = "WORDS", num_args = 1..=3, required = true)]
         words: Vec<String>,
+        /// Read the arguments (a JSON object) from FILE, for arguments too long for the command line
+        #[arg(long, value_name = "FILE")]
+        args_file: Option<PathBuf>,
         /// One argument, KEY=VALUE (typed by the tool's schema); repeatable
         #[arg(long = "arg", value_name = "KEY=VALUE")]
         args: Vec<String>,
@@ -84,6 +114,8 @@ pub enum Cmd {
         /// Print the result object as received
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        limit: Limit,
         /// An ad-hoc stdio server
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
@@ -166,6 +198,40 @@ pub enum Cmd {
     /// [--duration S]`, or `bench TOOL [ARGS_JSON] … -- CMD ARGS…`; calls/s, latency
     /// percentiles, errors by kind, and a stdio server's CPU and peak RSS
     Bench(super::load::BenchArgs),
+}
+
+/// `--timeout SECS` of the commands that connect and ask.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Limit {
+    /// Give up after SECS seconds, connect and request together (exit 3) [default: the config's connect_timeout and request_timeout]
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+}
+
+impl Limit {
+    /// The timeout, checked: a number of seconds above 0, at most a week.
+    pub fn duration(&self) -> Result<Option<std::time::Duration>, super::Failure> {
+        match self.timeout {
+            None => Ok(None),
+            Some(t) if t.is_finite() && t > 0.0 && t <= 7.0 * 86400.0 => {
+                Ok(Some(std::time::Duration::from_secs_f64(t)))
+            }
+            Some(t) => Err(super::Failure::new(
+                super::Exit::Usage,
+                format!("--timeout {t}: give a number of seconds above 0 and at most a week"),
+            )),
+        }
+    }
+
+    /// `d` as `--timeout` would take it: `1`, `2.5`.
+    pub fn secs(d: std::time::Duration) -> String {
+        let s = d.as_secs_f64();
+        if s.fract() == 0.0 {
+            format!("{s:.0}")
+        } else {
+            format!("{s}")
+        }
+    }
 }
 
 #[derive(Args, Debug, Clone)]

@@ -2,12 +2,11 @@
 //! `inputSchema` first, its result rendered by content type (or printed as
 //! received with `--json`).
 
-use std::io::Write;
-
-use serde_json::json;
+use std::io::{Read, Write};
+use std::path::Path;
 
 use super::TargetArgs;
-use super::exit::{Exit, Failure, Outcome, call_failure, did_you_mean};
+use super::exit::{Exit, Failure, Kind, Outcome, call_failure, did_you_mean};
 use super::link::{Link, Options};
 use super::{output, values};
 use crate::config::Config;
@@ -23,6 +22,58 @@ pub struct CallArgs {
     pub no_validate: bool,
     pub json: bool,
     pub log_level: Option<String>,
+}
+
+/// ARGS_JSON as given: the word itself, stdin for `-`, or `--args-file
+/// FILE`; checked to be JSON here, so that its error names where it came
+/// from (Linux takes at most 128 KiB in one command-line word).
+pub fn read_args(word: Option<&str>, file: Option<&Path>) -> Result<Option<String>, Failure> {
+    let (text, from) = match (word, file) {
+        (Some(_), Some(f)) => {
+            return Err(Failure::new(
+                Exit::Usage,
+                format!(
+                    "give the arguments either as ARGS_JSON or with --args-file {}, not both",
+                    f.display()
+                ),
+            ));
+        }
+        (None, None) => return Ok(None),
+        (Some("-"), None) => {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).map_err(|e| {
+                Failure::new(
+                    Exit::Usage,
+                    format!("could not read the arguments from stdin (ARGS_JSON `-`): {e}"),
+                )
+            })?;
+            (text, "stdin (ARGS_JSON `-`)".to_string())
+        }
+        (Some(word), None) => return Ok(Some(word.to_string())),
+        (None, Some(f)) => {
+            let text = std::fs::read_to_string(f).map_err(|e| {
+                Failure::new(
+                    Exit::Usage,
+                    format!("--args-file {}: could not read it: {e}", f.display()),
+                )
+            })?;
+            (text, format!("--args-file {}", f.display()))
+        }
+    };
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Object(_)) => Ok(Some(text)),
+        Ok(other) => Err(Failure::new(
+            Exit::Usage,
+            format!(
+                "the arguments from {from} must be a JSON object like {{\"key\": \"value\"}}, found {}",
+                crate::mcp::jsonrpc::short(&other)
+            ),
+        )),
+        Err(e) => Err(Failure::new(
+            Exit::Usage,
+            format!("the arguments from {from} are not valid JSON: {e}"),
+        )),
+    }
 }
 
 pub async fn call_tool(
@@ -72,7 +123,8 @@ async fn call_connected(link: &mut Link, call: &CallArgs) -> Outcome {
                         call.tool,
                         list.join("\n")
                     ),
-                ));
+                )
+                .kind(Kind::InvalidArguments));
             }
             Ok(_) => {}
             Err(e) => eprintln!(
@@ -110,37 +162,16 @@ async fn call_connected(link: &mut Link, call: &CallArgs) -> Outcome {
                 Ok(Exit::Ok)
             }
         }
-        Err(CallError::Request(RequestError::Rpc { error, .. })) => {
-            if call.json {
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    output::json_pretty(&json!({"error": error.to_value()}))
-                );
-            }
-            Err(Failure::new(
-                Exit::ToolError,
-                format!(
-                    "the server answered tools/call with error {}",
-                    sanitize::strip(&error.to_string())
-                ),
-            ))
-        }
-        Err(e) => {
-            if call.json {
-                // What went wrong, as data: the server's last stderr lines
-                // when it went away mid-call.
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    output::json_pretty(&json!({"error": {
-                        "kind": e.kind().label(),
-                        "message": e.to_string(),
-                        "stderrTail": e.stderr_tail(),
-                    }}))
-                );
-            }
-            Err(call_failure(&e))
-        }
+        Err(CallError::Request(RequestError::Rpc { error, .. })) => Err(Failure::new(
+            Exit::ToolError,
+            format!(
+                "the server answered tools/call with error {}",
+                sanitize::strip(&error.to_string())
+            ),
+        )
+        .rpc(&error)),
+        // In JSON mode the envelope says what went wrong, as data: the
+        // server's last stderr lines when it went away mid-call.
+        Err(e) => Err(call_failure(&e)),
     }
 }

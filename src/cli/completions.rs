@@ -4,7 +4,7 @@
 //! the file named by a `--config FILE` on the line being completed).
 //!
 //! Where names complete: bash and fish, the word after a command that takes
-//! a server (`remove`, `enable`, `disable`, `deny`, `allow`, `info`, `tools`,
+//! a server (`remove`, `enable`, `disable`, `deny`, `allow`, `info`, `tools`, `tool`,
 //! `call`, `smoke`, `resources`, `templates`, `read`, `prompts`, `prompt`,
 //! `complete`, `serve`, `auth login`, `auth logout`); zsh, the SERVER or TARGET
 //! argument of those commands (not `call`'s words). Elvish and PowerShell
@@ -28,7 +28,7 @@ const NAMES_CMD: &str = "__servers";
 
 /// The commands whose next word is a server name (`login` and `logout`
 /// are `auth`'s).
-const TAKES_SERVER: &str = "remove enable disable deny allow info tools call smoke resources templates read prompts prompt complete login logout lint pin verify bench serve";
+const TAKES_SERVER: &str = "remove enable disable deny allow info tools tool call smoke resources templates read prompts prompt complete login logout lint pin verify bench serve";
 
 /// The completion script for `shell`.
 pub fn script(shell: Shell) -> String {

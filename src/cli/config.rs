@@ -3,7 +3,7 @@
 //! servers are configured yet.
 
 use super::args::Cli;
-use super::exit::{Exit, Failure};
+use super::exit::{Exit, Failure, Kind};
 use crate::config::{self, Config};
 
 pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
@@ -47,7 +47,7 @@ pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
             return Ok(Config::empty(Some(path)));
         }
         return config::export::load_unexpanded(&path)
-            .map_err(|e| Failure::new(Exit::Usage, e.to_string()));
+            .map_err(|e| Failure::new(Exit::Usage, e.to_string()).kind(Kind::Config));
     }
     let loaded = if explicit {
         config::load(&path)
@@ -67,7 +67,7 @@ pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
         } else {
             String::new()
         };
-        Failure::new(Exit::Usage, format!("{e}{hint}"))
+        Failure::new(Exit::Usage, format!("{e}{hint}")).kind(Kind::Config)
     })
 }
 

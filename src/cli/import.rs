@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
-use super::exit::{Exit, Failure, Outcome};
+use super::exit::{Exit, Failure, Kind, Outcome};
 use crate::config::import::{
     self, Client, FileResult, ImportError, Imported, Locations, OnConflict,
 };
@@ -136,7 +136,7 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
     }
 
     if args.json {
-        let report = json!({
+        let mut report = json!({
             // Nothing was added when the write failed.
             "servers": if write_error.is_some() { Vec::new() } else { plan.add.iter().map(server_json).collect::<Vec<_>>() },
             // Left out: a name taken (--on-conflict skip), or mcpdeck
@@ -153,6 +153,11 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
                 "message": e.message,
             })).collect::<Vec<_>>(),
         });
+        // The report is the answer (no error envelope after it): it says
+        // why nothing was written.
+        if let Some(message) = &write_error {
+            report["writeError"] = json!(message);
+        }
         let mut out = std::io::stdout().lock();
         let _ = writeln!(
             out,
@@ -162,10 +167,15 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
     } else {
         print_text(args, &config_path, &plan, &errors, &looked);
     }
+    // With --json the report above is the answer: no error envelope.
+    let answered = |f: Failure| if args.json { f.answered() } else { f };
     if let Some(message) = write_error {
-        return Err(Failure::new(
-            Exit::Usage,
-            format!("{message}\nnothing was imported; the config is as it was"),
+        return Err(answered(
+            Failure::new(
+                Exit::Usage,
+                format!("{message}\nnothing was imported; the config is as it was"),
+            )
+            .kind(Kind::Config),
         ));
     }
     if fatal {
@@ -175,10 +185,10 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
             .map(|e| sanitize::strip(&e.message).into_owned())
             .collect::<Vec<_>>()
             .join("\n");
-        return Err(Failure::new(
+        return Err(answered(Failure::new(
             Exit::Usage,
             format!("{message}\nnothing was imported"),
-        ));
+        )));
     }
     Ok(Exit::Ok)
 }

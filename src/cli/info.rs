@@ -102,14 +102,32 @@ pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool)
     Ok(Exit::Ok)
 }
 
-pub async fn tools(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> Outcome {
+pub async fn tools(
+    config: &Config,
+    target: &TargetArgs,
+    json: bool,
+    full: bool,
+    trace: bool,
+) -> Outcome {
     let link = Link::open(config, target, Options::new(trace).listing(ListSet::TOOLS)).await?;
     let snap = link.server.clone();
     link.close();
     let mut out = std::io::stdout().lock();
     if json {
         let raw: Vec<Value> = snap.lists.tools.iter().map(|t| t.raw.clone()).collect();
-        let _ = writeln!(out, "{}", output::json_pretty(&json!({"tools": raw})));
+        let mut v = json!({"tools": raw});
+        // mcpdeck's own marker, beside the server's objects (never in them).
+        let denied: Vec<&str> = snap
+            .lists
+            .tools
+            .iter()
+            .filter(|t| snap.config.is_tool_denied(&t.name))
+            .map(|t| t.name.as_str())
+            .collect();
+        if !denied.is_empty() {
+            v["denied"] = json!(denied);
+        }
+        let _ = writeln!(out, "{}", output::json_pretty(&v));
         return Ok(Exit::Ok);
     }
     if snap.lists.tools.is_empty() {
@@ -128,7 +146,81 @@ pub async fn tools(config: &Config, target: &TargetArgs, json: bool, trace: bool
         );
     }
     for t in snap.lists.tools.iter() {
-        let _ = output::write_tool(&mut out, t, snap.config.is_tool_denied(&t.name));
+        let more = format!("{}, or tools --full", tool_command(target, &t.name));
+        let _ = output::write_tool(
+            &mut out,
+            t,
+            snap.config.is_tool_denied(&t.name),
+            full,
+            &sanitize::one_line(&more),
+        );
+    }
+    Ok(Exit::Ok)
+}
+
+/// The `mcpdeck tool …` command that shows `name` of TARGET whole.
+fn tool_command(target: &TargetArgs, name: &str) -> String {
+    let name = shell_word(name);
+    match &target.target {
+        Some(t) => format!("mcpdeck tool {} {name}", shell_word(t)),
+        None => format!("mcpdeck tool {name} -- …"),
+    }
+}
+
+/// A word as a shell takes it back: quoted when it has more than
+/// letters, digits and `-_./:@`.
+fn shell_word(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@".contains(c))
+    {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// `mcpdeck tool TARGET NAME`: one tool whole, or with `--json` the tool
+/// object as the server sent it.
+pub async fn tool(
+    config: &Config,
+    words: &[String],
+    command: &[String],
+    json: bool,
+    trace: bool,
+) -> Outcome {
+    let (target, name) = super::resources::split_words(words, command, "tool", "NAME")?;
+    let link = Link::open(config, &target, Options::new(trace).listing(ListSet::TOOLS)).await?;
+    let snap = link.server.clone();
+    link.close();
+    if let Some(e) = snap.lists.error("tools/list") {
+        return Err(super::exit::call_failure(
+            &crate::mcp::manager::CallError::Request(e.clone()),
+        ));
+    }
+    let Some(t) = snap.lists.tools.iter().find(|t| t.name == name) else {
+        let names: Vec<&str> = snap.lists.tools.iter().map(|t| t.name.as_str()).collect();
+        let hint = super::exit::did_you_mean(&names, &name).unwrap_or_else(|| {
+            if names.is_empty() {
+                "; it lists no tools".to_string()
+            } else {
+                "; `mcpdeck tools` lists them".to_string()
+            }
+        });
+        return Err(Failure::new(
+            Exit::Usage,
+            format!(
+                "server {:?} lists no tool named {:?}{hint}",
+                sanitize::one_line(&snap.config.name),
+                sanitize::one_line(&name)
+            ),
+        ));
+    };
+    let mut out = std::io::stdout().lock();
+    if json {
+        let _ = writeln!(out, "{}", output::json_pretty(&t.raw));
+    } else {
+        let _ = output::write_tool_whole(&mut out, t, snap.config.is_tool_denied(&t.name));
     }
     Ok(Exit::Ok)
 }

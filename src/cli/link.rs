@@ -43,16 +43,38 @@ pub fn warn_insecure(servers: &[ServerConfig]) {
     }
 }
 
+/// This run's `--timeout` ([`set_limit`]).
+static LIMIT: std::sync::Mutex<Option<Duration>> = std::sync::Mutex::new(None);
+
+/// `--timeout SECS` of the running command: the connect and each request
+/// of every [`Link`] (and of [`start`]) end within it.
+pub fn set_limit(limit: Option<Duration>) {
+    *LIMIT.lock().unwrap_or_else(|p| p.into_inner()) = limit;
+}
+
+/// This run's `--timeout`, if one was given.
+pub fn limit() -> Option<Duration> {
+    *LIMIT.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Start the manager on `servers` (headless: no client capabilities).
 pub fn start(
     config: &Config,
-    servers: Vec<ServerConfig>,
+    mut servers: Vec<ServerConfig>,
     trace_frames: bool,
 ) -> (Manager, EventReceiver) {
     warn_insecure(&servers);
+    let mut settings = oneshot_settings(config);
+    if let Some(t) = limit() {
+        settings.connect_timeout = t;
+        settings.request_timeout = t;
+        for s in &mut servers {
+            s.timeout = Some(t);
+        }
+    }
     let frames = trace::frame_log(&config.settings, trace_frames, &servers);
     Manager::start_answering(
-        oneshot_settings(config),
+        settings,
         servers,
         frames,
         CHILDREN.clone(),
@@ -273,6 +295,8 @@ pub struct Options {
     pub keep_findings: bool,
     /// A request timeout for this run, over the config's (and the server's).
     pub timeout: Option<Duration>,
+    /// A connect timeout for this run, over the config's (`--timeout`).
+    pub connect_timeout: Option<Duration>,
     /// The lists the connect asks for (all by default): a command asks
     /// only for what it uses, so the server does no work nobody reads.
     pub lists: ListSet,
@@ -284,7 +308,8 @@ impl Options {
             trace,
             answers: Answers::Nothing,
             keep_findings: false,
-            timeout: None,
+            timeout: limit(),
+            connect_timeout: limit(),
             lists: ListSet::ALL,
         }
     }
@@ -322,6 +347,9 @@ impl Link {
         if let Some(t) = options.timeout {
             settings.request_timeout = t;
             server.timeout = Some(t);
+        }
+        if let Some(t) = options.connect_timeout {
+            settings.connect_timeout = t;
         }
         warn_insecure(std::slice::from_ref(&server));
         let name = server.name.clone();

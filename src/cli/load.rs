@@ -269,7 +269,7 @@ impl Report {
             }),
             None => json!({"p50": null, "p95": null, "p99": null, "max": null}),
         };
-        json!({
+        let mut v = json!({
             "calls": self.calls,
             "errors": self.errors(),
             "duration_s": round(self.duration.as_secs_f64()),
@@ -285,7 +285,12 @@ impl Report {
                 "cpu_s": round(s.cpu_s),
                 "peak_rss_kb": s.peak_rss_kb,
             })),
-        })
+        });
+        // Why the run ended early (exit 3; the report is the answer).
+        if let Some(why) = &self.server_gone {
+            v["serverGone"] = json!(why);
+        }
+        v
     }
 
     /// The report for people.
@@ -293,10 +298,11 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "bench {} on {}: {} calls in {:.2} s, concurrency {concurrency}",
+            "bench {} on {}: {} {} in {:.2} s, concurrency {concurrency}",
             sanitize::one_line(tool),
             sanitize::one_line(server),
             self.calls,
+            if self.calls == 1 { "call" } else { "calls" },
             self.duration.as_secs_f64()
         );
         let _ = writeln!(out, "  rate     {:.1} calls/s", self.calls_per_s());
@@ -672,10 +678,12 @@ async fn bench_connected(
                 report.calls - report.transport - report.timeout,
                 sanitize::one_line(why)
             ),
-        ));
+        )
+        .answered());
     }
     if report.interrupted.is_some() {
-        eprintln!("mcpdeck: bench interrupted after {} calls", report.calls);
+        let calls = if report.calls == 1 { "call" } else { "calls" };
+        eprintln!("mcpdeck: bench interrupted after {} {calls}", report.calls);
         return Ok(Exit::Interrupted);
     }
     if report.errors() > 0 {

@@ -29,7 +29,7 @@ use serde_json::json;
 use toml_edit::{DocumentMut, Item};
 
 use super::args::{Cli, Cmd};
-use super::exit::{Exit, Failure, Outcome, did_you_mean};
+use super::exit::{Exit, Failure, Kind, Outcome, did_you_mean};
 use crate::config::{self, Config, ConfigEditor, ConfigError, ServerConfig, TransportConfig};
 use crate::sanitize;
 
@@ -146,11 +146,12 @@ fn edit_failure(error: ConfigError) -> Failure {
             return usage(format!(
                 "{} was changed by something else while mcpdeck edited it ({reason}); nothing was written: run the command again",
                 path.display()
-            ));
+            ))
+            .kind(Kind::Config);
         }
         _ => "",
     };
-    usage(format!("{error}{hint}"))
+    usage(format!("{error}{hint}")).kind(Kind::Config)
 }
 
 /// The editor of the config file and the file as it is now (validated).

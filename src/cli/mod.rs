@@ -3,7 +3,7 @@
 //! Text output for people, `--json` for scripts, exit codes from
 //! `exit`.
 //!
-//! Commands: `servers`, `info`, `tools`, `call` (`call`), `smoke`
+//! Commands: `servers`, `info`, `tools`, `tool`, `call` (`call`), `smoke`
 //! (`smoke`), `resources`, `templates`, `read`, `prompts`, `prompt`,
 //! `complete` (`resources`), `serves` (`serves`), `open`, `replay` and `stats` (`record`;
 //! `replay` and `stats` run by `main`), `diff`, `bench` (`load`), and
@@ -36,6 +36,8 @@ pub mod values;
 
 use std::io::Write;
 
+use crate::text;
+
 pub use args::{Cli, Cmd, TargetArgs};
 pub use config::load_config;
 pub use exit::{Exit, Failure, Outcome};
@@ -59,9 +61,21 @@ pub fn wants_tui(cli: &Cli, config: &Config) -> bool {
 
 /// The exit code of an outcome; a failure's message goes to stderr.
 pub fn report(outcome: Outcome) -> i32 {
+    report_as(false, outcome)
+}
+
+/// The exit code of an outcome; a failure's message goes to stderr and,
+/// for a command in JSON mode (`json`, see [`json_mode`]), its error
+/// envelope (`{"error": {"kind", …}}`, [`Failure::envelope`]) to stdout.
+pub fn report_as(json: bool, outcome: Outcome) -> i32 {
     match outcome {
         Ok(code) => code as i32,
         Err(f) => {
+            if json && f.wants_envelope() {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", output::json_pretty(&f.envelope()));
+                let _ = out.flush();
+            }
             let mut err = std::io::stderr().lock();
             let _ = writeln!(err, "mcpdeck: {}", f.message);
             f.code as i32
@@ -69,13 +83,108 @@ pub fn report(outcome: Outcome) -> i32 {
     }
 }
 
+/// Whether the command answers in JSON (`--json`, `--sarif`): its
+/// failures then print the error envelope on stdout too.
+pub fn json_mode(cli: &Cli) -> bool {
+    use manage::ConfigCmd;
+    match &cli.command {
+        None => false,
+        Some(cmd) => match cmd {
+            Cmd::Servers { json, .. }
+            | Cmd::Info { json, .. }
+            | Cmd::Tools { json, .. }
+            | Cmd::Tool { json, .. }
+            | Cmd::Call { json, .. }
+            | Cmd::Serves { json } => *json,
+            Cmd::Smoke(a) => a.json,
+            Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) => a.json,
+            Cmd::Read(a) => a.json,
+            Cmd::Prompt(a) => a.json,
+            Cmd::Complete(a) => a.json,
+            Cmd::Auth(auth::AuthCmd::Status { json }) => *json,
+            Cmd::Import(a) => a.json,
+            Cmd::Add(a) => a.json,
+            Cmd::Remove(a) | Cmd::Enable(a) | Cmd::Disable(a) => a.json,
+            Cmd::Deny(a) | Cmd::Allow(a) => a.json,
+            Cmd::Lint(a) => a.json,
+            Cmd::Pin(a) | Cmd::Verify(a) => a.json,
+            Cmd::Scan(a) => a.json || a.sarif,
+            Cmd::Config(ConfigCmd::Path { json }) => *json,
+            Cmd::Stats(a) => a.json,
+            Cmd::Diff(a) => a.json,
+            Cmd::Bench(a) => a.json,
+            _ => false,
+        },
+    }
+}
+
 /// Run a headless command to its exit code: its answer is printed (a
-/// failure's message on stderr), stdout is closed, and only then are the
-/// servers it used stopped ([`oneshot`]).
+/// failure's message on stderr, and its error envelope on stdout in JSON
+/// mode), stdout is closed, and only then are the servers it used stopped
+/// ([`oneshot`]).
 pub async fn run(cli: Cli, config: Config) -> i32 {
-    let code = report(dispatch(cli, config).await);
+    let json = json_mode(&cli);
+    let code = report_as(json, timed(cli, config).await);
     oneshot::finish().await;
     code
+}
+
+/// The `--timeout` of a command that has one (not smoke, scan and bench,
+/// whose `--timeout` is their own).
+fn limit_of(cmd: &Cmd) -> Option<&args::Limit> {
+    match cmd {
+        Cmd::Servers { limit, .. }
+        | Cmd::Info { limit, .. }
+        | Cmd::Tools { limit, .. }
+        | Cmd::Tool { limit, .. }
+        | Cmd::Call { limit, .. } => Some(limit),
+        Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) => Some(&a.limit),
+        Cmd::Read(a) => Some(&a.limit),
+        Cmd::Prompt(a) => Some(&a.limit),
+        Cmd::Complete(a) => Some(&a.limit),
+        Cmd::Lint(a) => Some(&a.limit),
+        Cmd::Pin(a) | Cmd::Verify(a) => Some(&a.limit),
+        _ => None,
+    }
+}
+
+/// Extra time the whole command gets over `--timeout`, so that the
+/// connect's or the request's own timeout (which knows the server) comes
+/// first.
+const LIMIT_SLACK: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// [`dispatch`] within the command's `--timeout`; a timeout's message says
+/// how to raise it.
+async fn timed(cli: Cli, config: Config) -> Outcome {
+    let limit = match cli.command.as_ref().and_then(limit_of) {
+        Some(l) => l.duration()?,
+        None => None,
+    };
+    link::set_limit(limit);
+    let outcome = match limit {
+        None => dispatch(cli, config).await,
+        Some(d) => match tokio::time::timeout(d + LIMIT_SLACK, dispatch(cli, config)).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(Failure::new(
+                Exit::Connect,
+                format!("no answer within {}", text::fmt_duration(d)),
+            )
+            .kind(exit::Kind::Timeout)),
+        },
+    };
+    outcome.map_err(|f| {
+        if f.json_kind() != exit::Kind::Timeout {
+            return f;
+        }
+        let hint = match limit {
+            Some(d) => format!(
+                "\nthe limit was --timeout {}; give it more time with a larger --timeout SECS",
+                args::Limit::secs(d)
+            ),
+            None => "\nthe limit was the config's connect_timeout / request_timeout; give it more time with --timeout SECS".to_string(),
+        };
+        f.hint(&hint)
+    })
 }
 
 /// Run a headless command (or, with none, its stand-in: the demo tour, a
@@ -96,16 +205,26 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
                 servers(&config, false, trace).await
             }
         }
-        Some(Cmd::Servers { json }) => servers(&config, json, trace).await,
-        Some(Cmd::Info { target, json }) => info(&config, &target, json, trace).await,
-        Some(Cmd::Tools { target, json }) => tools(&config, &target, json, trace).await,
+        Some(Cmd::Servers { json, .. }) => servers(&config, json, trace).await,
+        Some(Cmd::Info { target, json, .. }) => info(&config, &target, json, trace).await,
+        Some(Cmd::Tools {
+            target, json, full, ..
+        }) => tools(&config, &target, json, full, trace).await,
+        Some(Cmd::Tool {
+            words,
+            json,
+            command,
+            ..
+        }) => info::tool(&config, &words, &command, json, trace).await,
         Some(Cmd::Call {
             words,
+            args_file,
             args,
             no_validate,
             log_level,
             json,
             command,
+            ..
         }) => {
             let (target, rest) = tool_words("call", words, command)?;
             let Some(tool) = rest.first() else {
@@ -114,9 +233,10 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
                     "call needs a TOOL: `mcpdeck call TARGET TOOL [ARGS_JSON]`",
                 ));
             };
+            let json_args = call::read_args(rest.get(1).map(String::as_str), args_file.as_deref())?;
             let call = CallArgs {
                 tool: tool.clone(),
-                json_args: rest.get(1).cloned(),
+                json_args,
                 pairs: args,
                 no_validate,
                 json,

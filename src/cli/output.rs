@@ -41,21 +41,43 @@ fn unsafe_in_json(c: char) -> bool {
     matches!(c, '\u{7f}'..='\u{9f}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{061C}')
 }
 
-/// One tool in text mode.
-pub fn write_tool(out: &mut impl Write, t: &Tool, denied: bool) -> std::io::Result<()> {
-    let mut badges = Vec::new();
-    if t.read_only() {
-        badges.push("read-only");
+/// How many lines of a description a list shows (unless asked for all).
+pub const DESCRIPTION_LINES: usize = 6;
+
+/// The non-blank lines of `text` (sanitized), each under `indent`: all of
+/// them, or the first `max` and then `… (N more lines: WHERE)`, `more`
+/// saying where to read them whole. A cut is never silent.
+pub fn write_lines(
+    out: &mut impl Write,
+    text: &str,
+    indent: &str,
+    max: Option<usize>,
+    more: &str,
+) -> std::io::Result<()> {
+    let text = sanitize::strip(text);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let shown = max.map_or(lines.len(), |m| m.min(lines.len()));
+    for line in &lines[..shown] {
+        writeln!(out, "{indent}{}", line.trim_end())?;
     }
-    if t.destructive() {
-        badges.push("destructive");
+    let left = lines.len() - shown;
+    if left > 0 {
+        let what = if left == 1 { "line" } else { "lines" };
+        writeln!(out, "{indent}… ({left} more {what}: {more})")?;
     }
-    if t.open_world() {
-        badges.push("open-world");
-    }
-    if denied {
-        badges.push("DENIED");
-    }
+    Ok(())
+}
+
+/// One tool in text mode, its description cut at
+/// [`DESCRIPTION_LINES`] unless `full` (`more` says where the rest is).
+pub fn write_tool(
+    out: &mut impl Write,
+    t: &Tool,
+    denied: bool,
+    full: bool,
+    more: &str,
+) -> std::io::Result<()> {
+    let badges = badges(t, denied);
     let title = t
         .title
         .as_deref()
@@ -73,12 +95,174 @@ pub fn write_tool(out: &mut impl Write, t: &Tool, denied: bool) -> std::io::Resu
         sanitize::strip(&t.signature())
     )?;
     if let Some(d) = &t.description {
-        for line in sanitize::strip(d)
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .take(6)
+        let max = (!full).then_some(DESCRIPTION_LINES);
+        write_lines(out, d, "    ", max, more)?;
+    }
+    Ok(())
+}
+
+/// A tool's badges: read-only, destructive, open-world, idempotent, DENIED.
+fn badges(t: &Tool, denied: bool) -> Vec<&'static str> {
+    let mut badges = Vec::new();
+    if t.read_only() {
+        badges.push("read-only");
+    }
+    if t.destructive() {
+        badges.push("destructive");
+    }
+    if t.open_world() {
+        badges.push("open-world");
+    }
+    if denied {
+        badges.push("DENIED");
+    }
+    badges
+}
+
+/// One tool whole (`mcpdeck tool`): name, title and badges, annotations,
+/// the whole description, the parameters and the output schema.
+pub fn write_tool_whole(out: &mut impl Write, t: &Tool, denied: bool) -> std::io::Result<()> {
+    let title = t
+        .title
+        .as_deref()
+        .map(|s| format!("  \"{}\"", sanitize::one_line(s)))
+        .unwrap_or_default();
+    let b = badges(t, denied);
+    let b = if b.is_empty() {
+        String::new()
+    } else {
+        format!("  [{}]", b.join(", "))
+    };
+    writeln!(out, "{}{title}{b}", sanitize::one_line(&t.name))?;
+    if let Some(a) = t.annotations.as_ref().and_then(Value::as_object)
+        && !a.is_empty()
+    {
+        let pairs: Vec<String> = a
+            .iter()
+            .map(|(k, v)| format!("{k}: {}", compact(v)))
+            .collect();
+        writeln!(
+            out,
+            "annotations: {}",
+            sanitize::one_line(&pairs.join(", "))
+        )?;
+    }
+    writeln!(out)?;
+    match &t.description {
+        Some(d) if !d.trim().is_empty() => {
+            writeln!(out, "description:")?;
+            write_lines(out, d, "    ", None, "")?;
+        }
+        _ => writeln!(out, "description: (none)")?,
+    }
+    writeln!(out)?;
+    match &t.input_schema {
+        Some(schema) => {
+            writeln!(out, "parameters:")?;
+            write_schema(out, schema, "    ", 0)?;
+        }
+        None => writeln!(out, "parameters: (no inputSchema)")?,
+    }
+    writeln!(out)?;
+    match &t.output_schema {
+        Some(schema) => {
+            writeln!(out, "output (outputSchema):")?;
+            write_schema(out, schema, "    ", 0)?;
+        }
+        None => writeln!(out, "output: (no outputSchema)")?,
+    }
+    Ok(())
+}
+
+/// A JSON value on one line.
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// How deep nested objects are shown.
+const SCHEMA_DEPTH: usize = 8;
+
+/// An object schema's properties as a list: `name: type (required)`, its
+/// default, enum, format and bounds, its description, and the properties
+/// of nested objects (and of arrays of objects) under it.
+fn write_schema(
+    out: &mut impl Write,
+    schema: &Value,
+    indent: &str,
+    depth: usize,
+) -> std::io::Result<()> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        let t = crate::mcp::types::schema_type(schema);
+        if t == "object" || schema.get("type").is_none() {
+            return writeln!(out, "{indent}(none)");
+        }
+        return writeln!(out, "{indent}(a value of type {})", sanitize::one_line(&t));
+    };
+    if props.is_empty() {
+        return writeln!(out, "{indent}(none)");
+    }
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (name, p) in props {
+        let req = if required.contains(&name.as_str()) {
+            ", required"
+        } else {
+            ""
+        };
+        let ty = match p.get("enum") {
+            Some(_) => "enum".to_string(),
+            None => crate::mcp::types::schema_type(p),
+        };
+        writeln!(
+            out,
+            "{indent}{}: {}{req}",
+            sanitize::one_line(name),
+            sanitize::one_line(&ty)
+        )?;
+        let inner = format!("{indent}    ");
+        let mut facts = Vec::new();
+        if let Some(e) = p.get("enum").and_then(Value::as_array) {
+            let vals: Vec<String> = e.iter().map(compact).collect();
+            facts.push(format!("one of: {}", vals.join(" | ")));
+        }
+        if let Some(d) = p.get("default") {
+            facts.push(format!("default: {}", compact(d)));
+        }
+        for key in [
+            "format",
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "minItems",
+            "maxItems",
+        ] {
+            if let Some(v) = p.get(key) {
+                facts.push(format!("{key}: {}", compact(v)));
+            }
+        }
+        for f in facts {
+            writeln!(out, "{inner}{}", sanitize::one_line(&f))?;
+        }
+        if let Some(d) = p.get("description").and_then(Value::as_str) {
+            write_lines(out, d, &inner, None, "")?;
+        }
+        if depth + 1 >= SCHEMA_DEPTH {
+            continue;
+        }
+        if p.get("properties").is_some() {
+            write_schema(out, p, &inner, depth + 1)?;
+        } else if let Some(items) = p.get("items")
+            && items.get("properties").is_some()
         {
-            writeln!(out, "    {}", line.trim_end())?;
+            writeln!(out, "{inner}each item:")?;
+            write_schema(out, items, &format!("{inner}    "), depth + 1)?;
         }
     }
     Ok(())
@@ -221,6 +405,27 @@ mod tests {
         assert!(s.contains("\\u009b") && s.contains("\\u202e") && s.contains("\\u001b"));
         let back: Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v);
+    }
+
+    #[test]
+    fn cut_descriptions_say_how_much_is_left_and_where() {
+        let text = "a\n\nb\nc\nd";
+        let mut out = Vec::new();
+        write_lines(&mut out, text, "  ", Some(2), "see X").unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "  a\n  b\n  … (2 more lines: see X)\n"
+        );
+        let mut out = Vec::new();
+        write_lines(&mut out, text, "  ", Some(3), "see X").unwrap();
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .ends_with("… (1 more line: see X)\n")
+        );
+        let mut out = Vec::new();
+        write_lines(&mut out, text, "", None, "").unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "a\nb\nc\nd\n");
     }
 
     #[test]

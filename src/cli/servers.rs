@@ -63,7 +63,16 @@ pub async fn servers(config: &Config, json: bool, trace: bool) -> Outcome {
             );
             if let ServerStatus::Failed(e) = &s.status {
                 let _ = writeln!(out, "    error: {}", sanitize::strip(&e.to_string()));
-                for l in e.stderr_tail().iter().rev().take(3).rev() {
+                let tail = e.stderr_tail();
+                if tail.len() > 3 {
+                    let _ = writeln!(
+                        out,
+                        "    stderr: … ({} earlier lines: `mcpdeck info {}` shows them)",
+                        tail.len() - 3,
+                        sanitize::one_line(&s.config.name)
+                    );
+                }
+                for l in tail.iter().rev().take(3).rev() {
                     let _ = writeln!(out, "    stderr: {}", sanitize::strip(l));
                 }
             }

@@ -19,7 +19,7 @@ pub async fn demo_tour(config: &Config, trace: bool) -> Outcome {
         target: Some("demo".into()),
         command: Vec::new(),
     };
-    tools(config, &target, false, trace).await?;
+    tools(config, &target, false, false, trace).await?;
     for (tool, args) in [
         ("echo", r#"{"message":"hello from mcpdeck"}"#),
         ("get_weather", r#"{"city":"Zürich"}"#),

@@ -29,12 +29,18 @@ pub fn build(
             }
         },
     };
+    let mut seen = std::collections::HashSet::new();
     for pair in pairs {
         let Some((key, raw)) = pair.split_once('=') else {
             return Err(format!("--arg {pair:?} must look like key=value"));
         };
         if key.is_empty() {
             return Err(format!("--arg {pair:?} has an empty key"));
+        }
+        if !seen.insert(key) {
+            return Err(format!(
+                "--arg {key:?} is given more than once; give each key once (a list is one JSON value: --arg '{key}=[1, 2]')"
+            ));
         }
         let prop = schema
             .and_then(|s| s.get("properties"))

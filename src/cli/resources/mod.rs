@@ -41,6 +41,7 @@ use crate::sanitize;
 pub use prompt::{complete, prompt, prompts};
 pub use read::read;
 use text::*;
+pub(crate) use words::split_words;
 
 /// `println!` that ignores a closed stdout (`| head`) instead of panicking.
 /// `resources`, `templates` and `prompts`: TARGET and `--json`.
@@ -51,6 +52,8 @@ pub struct ListArgs {
     /// Print the list as received (all pages joined)
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub limit: super::args::Limit,
 }
 
 /// `read TARGET URI`, or `read URI -- CMD ARGS…`.
@@ -68,6 +71,8 @@ pub struct ReadArgs {
     /// Print the result as received
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub limit: super::args::Limit,
     /// Then subscribe to the resource and read it again on every
     /// `notifications/resources/updated`, until Ctrl-C (or --updates)
     #[arg(long)]
@@ -92,6 +97,8 @@ pub struct PromptArgs {
     /// Print the result as received
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub limit: super::args::Limit,
     /// An ad-hoc stdio server
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -118,6 +125,8 @@ pub struct CompleteArgs {
     /// Print the result as received
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub limit: super::args::Limit,
 }
 
 pub async fn resources(config: &Config, a: &ListArgs, trace: bool) -> Outcome {
@@ -213,12 +222,9 @@ pub(super) fn not_declared(json_out: bool, capability: &str, empty: Value) -> Ex
     Exit::Ok
 }
 
-/// A request that failed, with the exit code of its kind (a JSON-RPC error
-/// is printed as `{"error": …}` with `--json`).
-pub(super) fn failure(e: CallError, json_out: bool) -> Failure {
-    if let (CallError::Request(RequestError::Rpc { error, .. }), true) = (&e, json_out) {
-        say!("{}", json_pretty(&json!({"error": error.to_value()})));
-    }
+/// A request that failed, with the exit code of its kind (with `--json`,
+/// [`super::report_as`] prints its error envelope).
+pub(super) fn failure(e: CallError, _json_out: bool) -> Failure {
     call_failure(&e)
 }
 

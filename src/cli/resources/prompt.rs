@@ -5,7 +5,7 @@ use std::io::Write;
 
 use serde_json::{Map, Value, json};
 
-use crate::cli::exit::{Exit, Failure, Outcome};
+use crate::cli::exit::{Exit, Failure, Outcome, did_you_mean};
 use crate::cli::link::Link;
 use crate::cli::output::json_pretty;
 use crate::config::Config;
@@ -134,6 +134,13 @@ pub async fn complete(config: &Config, a: &CompleteArgs, trace: bool) -> Outcome
                 json!({"completion": {"values": []}}),
             ));
         }
+        // As `prompt` does: an unknown prompt or argument is a usage error.
+        if let Some(name) = &a.prompt
+            && s.declares("prompts")
+        {
+            let listed = s.listed("prompts/list").map_err(|e| failure(e, a.json))?;
+            check_completed_prompt(&listed, name, &arg_name, &context)?;
+        }
         let result = s
             .request("completion/complete", params)
             .await
@@ -189,4 +196,61 @@ pub async fn complete(config: &Config, a: &CompleteArgs, trace: bool) -> Outcome
         Ok(Exit::Ok)
     })
     .await
+}
+
+/// `complete --prompt NAME --arg ARG=… --context KEY=…`: the prompt is
+/// listed, and ARG and every KEY are its arguments (exit 2 otherwise).
+fn check_completed_prompt(
+    listed: &[Value],
+    name: &str,
+    arg_name: &str,
+    context: &[(String, String)],
+) -> Result<(), Failure> {
+    let Some(p) = listed
+        .iter()
+        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+    else {
+        let names: Vec<&str> = listed
+            .iter()
+            .filter_map(|p| p.get("name").and_then(Value::as_str))
+            .collect();
+        return Err(Failure::new(
+            Exit::Usage,
+            format!(
+                "the server lists no prompt named {:?}{}",
+                sanitize::one_line(name),
+                hint(&names, name, "prompts")
+            ),
+        ));
+    };
+    let args: Vec<&str> = p
+        .get("arguments")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.get("name").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    let wanted = std::iter::once(("--arg", arg_name))
+        .chain(context.iter().map(|(k, _)| ("--context", k.as_str())));
+    for (flag, key) in wanted {
+        if !args.contains(&key) {
+            let known = if args.is_empty() {
+                "it has no arguments".to_string()
+            } else {
+                format!("its arguments: {}", sanitize::one_line(&args.join(", ")))
+            };
+            let close = did_you_mean(&args, key).unwrap_or_default();
+            return Err(Failure::new(
+                Exit::Usage,
+                format!(
+                    "{flag} {:?}: the prompt {:?} has no such argument{close} ({known})",
+                    sanitize::one_line(key),
+                    sanitize::one_line(name)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

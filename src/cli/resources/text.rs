@@ -23,15 +23,17 @@ pub(super) fn field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
+/// The description, its first lines (the cut marked: `--json` has it
+/// whole).
 pub(super) fn write_description(out: &mut impl Write, v: &Value) -> std::io::Result<()> {
     if let Some(d) = field(v, "description") {
-        for line in sanitize::strip(d)
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .take(6)
-        {
-            writeln!(out, "    {}", line.trim_end())?;
-        }
+        crate::cli::output::write_lines(
+            out,
+            d,
+            "    ",
+            Some(crate::cli::output::DESCRIPTION_LINES),
+            "--json shows it whole",
+        )?;
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ use crate::sanitize;
 use crate::uritemplate;
 
 /// `TARGET X` or, with `-- CMD`, `X` alone.
-pub(super) fn split_words(
+pub(crate) fn split_words(
     words: &[String],
     command: &[String],
     verb: &str,

@@ -168,12 +168,17 @@ fn output_problems(tool: &Tool, r: &crate::mcp::CallResult) -> Vec<String> {
         Some(sc) => match crate::schema::check(out, sc) {
             Ok(v) if v.is_empty() => {}
             Ok(v) => problems.push(format!(
-                "structuredContent breaks the outputSchema: {}",
+                "structuredContent breaks the outputSchema: {}{}",
                 v.iter()
                     .take(3)
                     .map(ToString::to_string)
                     .collect::<Vec<_>>()
-                    .join("; ")
+                    .join("; "),
+                if v.len() > 3 {
+                    format!("; … ({} more)", v.len() - 3)
+                } else {
+                    String::new()
+                }
             )),
             Err(e) => problems.push(format!("outputSchema: {e}")),
         },
@@ -188,6 +193,9 @@ fn text_excerpt(result: &Value) -> String {
         .and_then(|c| c.iter().find_map(|b| b.get("text").and_then(Value::as_str)))
         .unwrap_or("");
     let squeezed: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let cut: String = squeezed.chars().take(160).collect();
+    let mut cut: String = squeezed.chars().take(160).collect();
+    if cut.len() < squeezed.len() {
+        cut.push('…');
+    }
     sanitize::one_line(&cut)
 }

@@ -104,7 +104,14 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
     let given = policy::given_arguments(args.args_file.as_deref(), &args.args)
         .map_err(|e| Failure::new(Exit::Usage, e))?;
     let server = target_config(config, &args.target)?;
+    // A configured server by its name; a URL or a command as given.
+    let configured = args
+        .target
+        .target
+        .as_deref()
+        .is_some_and(|t| config.server(t).is_some());
     let shown_target = match &server.transport {
+        _ if configured => sanitize::one_line(&server.name),
         crate::config::TransportConfig::Http { url, .. } => crate::mcp::netlog::shown_url(url),
         crate::config::TransportConfig::Stdio { command, args, .. } => sanitize::one_line(
             &std::iter::once(command.clone())
@@ -118,6 +125,7 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
         answers: Answers::Automatically,
         keep_findings: true,
         timeout,
+        connect_timeout: None,
         lists: crate::mcp::session::ListSet::ALL,
     };
     let mut checks: Vec<Check> = Vec::new();
@@ -171,21 +179,37 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
         "list",
         "tools, resources, prompts",
         Status::Pass,
-        format!(
-            "{} tools, {} resources, {} resource templates, {} prompts",
-            lists.tools.len(),
-            lists.resources.len(),
-            lists.templates.len(),
-            lists.prompts.len()
-        ),
+        [
+            count(lists.tools.len(), "tool", "tools"),
+            count(lists.resources.len(), "resource", "resources"),
+            count(
+                lists.templates.len(),
+                "resource template",
+                "resource templates",
+            ),
+            count(lists.prompts.len(), "prompt", "prompts"),
+        ]
+        .join(", "),
     ));
 
+    // --only naming a tool the server does not list tests less than it
+    // says: a usage error, with the names that come close.
+    let unknown_only: Vec<&str> = selection
+        .only
+        .iter()
+        .filter(|n| !lists.tools.iter().any(|t| t.name == **n))
+        .map(String::as_str)
+        .collect();
+    if !unknown_only.is_empty() {
+        link.close();
+        return Err(unknown_only_failure(&unknown_only, &lists.tools));
+    }
     for name in selection.unknown(&lists.tools) {
         checks.push(Check::new(
             "tool",
             sanitize::one_line(name),
             Status::Warn,
-            "named by --only or --skip, but the server lists no such tool",
+            "named by --skip, but the server lists no such tool",
         ));
     }
     let unlisted = given
@@ -216,13 +240,36 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
             selection.calls = Calls::Writes;
         }
     }
+    // Of the tools --only names: how many were called, and why the others
+    // were not.
+    let mut only_called = 0;
+    let mut only_skipped = Vec::new();
     for tool in &lists.tools {
         let plan = CallPlan {
             server: &server,
             selection: &selection,
             given: given.get(&tool.name),
         };
-        checks.push(call_check(&mut link, tool, &plan).await);
+        let check = call_check(&mut link, tool, &plan).await;
+        if selection.only.contains(&tool.name) {
+            if check.status == Status::Skip {
+                only_skipped.push(format!("{} ({})", check.name, check.message));
+            } else {
+                only_called += 1;
+            }
+        }
+        checks.push(check);
+    }
+    if !selection.only.is_empty() && only_called == 0 {
+        checks.push(Check::new(
+            "tool",
+            "--only",
+            Status::Fail,
+            format!(
+                "no tool named by --only was called, so nothing was tested: {}",
+                only_skipped.join("; ")
+            ),
+        ));
     }
     for r in &lists.resources {
         checks.push(read_check(&mut link, r).await);
@@ -284,6 +331,42 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
     print_report(args.json, &summary, &checks);
     let failed = checks.iter().any(|c| c.status == Status::Fail);
     Ok(if failed { Exit::ToolError } else { Exit::Ok })
+}
+
+/// `1 tool`, `2 tools`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `--only` named tools the server does not list.
+fn unknown_only_failure(unknown: &[&str], tools: &[crate::mcp::Tool]) -> Failure {
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let shown: Vec<String> = unknown
+        .iter()
+        .map(|n| {
+            let close = super::exit::did_you_mean(&names, n)
+                .map(|h| format!(" ({})", h.trim_start_matches("; ")))
+                .unwrap_or_default();
+            format!("{:?}{close}", sanitize::one_line(n))
+        })
+        .collect();
+    let listed = if names.is_empty() {
+        "it lists no tools".to_string()
+    } else {
+        format!("it lists: {}", sanitize::one_line(&names.join(", ")))
+    };
+    Failure::new(
+        Exit::Usage,
+        format!(
+            "--only names {} that the server does not list: {}; {listed}",
+            if unknown.len() == 1 {
+                "a tool"
+            } else {
+                "tools"
+            },
+            shown.join(", ")
+        ),
+    )
 }
 
 async fn read_check(link: &mut Link, r: &Value) -> Check {

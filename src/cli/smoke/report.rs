@@ -80,7 +80,8 @@ impl Check {
             "message": self.message,
         });
         if let Some(d) = self.elapsed {
-            v["ms"] = json!(d.as_secs_f64() * 1000.0);
+            // Milliseconds to the microsecond (3 decimals).
+            v["ms"] = json!((d.as_secs_f64() * 1_000_000.0).round() / 1000.0);
         }
         if let Some(a) = &self.arguments {
             v["arguments"] = a.clone();
@@ -107,7 +108,10 @@ pub fn finding_check(f: &Finding) -> Check {
     };
     let mut message = sanitize::one_line(&f.message);
     if let Some(raw) = &f.raw {
-        let cut: String = raw.chars().take(200).collect();
+        let mut cut: String = raw.chars().take(200).collect();
+        if cut.len() < raw.len() {
+            cut.push('…');
+        }
         message.push_str(&format!(" — frame: {}", sanitize::one_line(&cut)));
     }
     Check::new("finding", f.severity.label(), status, message)

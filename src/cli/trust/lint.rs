@@ -24,6 +24,8 @@ pub struct LintArgs {
     /// Print {"findings": [{server, kind, name, rule, severity, message, evidence, field}]}
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub limit: crate::cli::args::Limit,
 }
 
 pub async fn run(config: &Config, args: &LintArgs, trace: bool) -> Outcome {

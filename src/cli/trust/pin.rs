@@ -35,6 +35,8 @@ pub struct PinArgs {
     /// Print JSON: {"pinFile", "servers": [{"server", "key", "status", …}]}
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub limit: crate::cli::args::Limit,
 }
 
 /// How many servers are connected at once.

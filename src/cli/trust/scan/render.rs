@@ -246,6 +246,15 @@ pub(super) fn report_text(report: &Report) -> String {
             for l in &more {
                 line(&mut out, &format!("      {l}"));
             }
+            if s.stderr_tail.len() > 3 {
+                line(
+                    &mut out,
+                    &format!(
+                        "      stderr: … ({} earlier lines: --json has them all)",
+                        s.stderr_tail.len() - 3
+                    ),
+                );
+            }
             for l in s.stderr_tail.iter().rev().take(3).rev() {
                 line(
                     &mut out,
