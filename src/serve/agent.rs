@@ -162,7 +162,25 @@ pub(super) async fn run(
             )));
         }
     }
+    // A named server with an unset `${VAR}` is a config error, as for
+    // every command that names it; with --all it is served as a server
+    // that cannot start (failed, its tools missing), and said here.
+    for name in &args.servers {
+        if let Some(s) = config.server(name)
+            && let Some(why) = s.unresolved()
+        {
+            return Err(ServeError::Usage(why));
+        }
+    }
     let served = served(&config, &args);
+    for s in served.iter().filter(|s| !args.servers.contains(&s.name)) {
+        if let Some(why) = s.unresolved() {
+            eprintln!(
+                "mcpdeck serve: warning: server {:?} is not started: {why}",
+                s.name
+            );
+        }
+    }
     for name in &args.servers {
         if config.server(name).is_some_and(|s| !s.enabled) {
             eprintln!(
