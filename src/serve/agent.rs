@@ -164,7 +164,8 @@ pub(super) async fn run(
     }
     // A named server with an unset `${VAR}` is a config error, as for
     // every command that names it; with --all it is served as a server
-    // that cannot start (failed, its tools missing), and said here.
+    // that cannot start (failed, as serve says on stderr; its tools
+    // missing).
     for name in &args.servers {
         if let Some(s) = config.server(name)
             && let Some(why) = s.unresolved()
@@ -173,14 +174,6 @@ pub(super) async fn run(
         }
     }
     let served = served(&config, &args);
-    for s in served.iter().filter(|s| !args.servers.contains(&s.name)) {
-        if let Some(why) = s.unresolved() {
-            eprintln!(
-                "mcpdeck serve: warning: server {:?} is not started: {why}",
-                s.name
-            );
-        }
-    }
     for name in &args.servers {
         if config.server(name).is_some_and(|s| !s.enabled) {
             eprintln!(

@@ -461,27 +461,18 @@ impl Serve {
         let served = served(&config, &self.args);
         let mut old = std::mem::take(&mut self.state.servers);
         for c in &served {
-            let mut started = true;
             let upstream = match old.iter().position(|u| u.config.name == c.name) {
                 Some(i) => {
                     let mut u = old.remove(i);
                     if connection(&u.config) != connection(c) {
                         // Restarted by the manager.
                         u = Upstream::new(c.clone());
-                    } else {
-                        started = false;
                     }
                     u.config = c.clone();
                     u
                 }
                 None => Upstream::new(c.clone()),
             };
-            if started && let Some(why) = c.unresolved() {
-                eprintln!(
-                    "mcpdeck serve: warning: server {:?} is not started: {why}",
-                    c.name
-                );
-            }
             self.state.servers.push(upstream);
         }
         for gone in old {
