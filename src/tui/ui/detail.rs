@@ -480,11 +480,10 @@ pub(super) fn server_lines(
         // An unset `${VAR}`: nothing was run, and connecting again cannot
         // help; a fix of the config applies when it is read again.
         let unset = v.trust.config.as_ref().and_then(|c| c.unset.first());
-        if let Some(u) = unset {
+        if unset.is_some() {
             lines.push(Line::styled(
                 format!(
-                    "set {} before starting mcpdeck, or give it a default in the config; an edit applies when saved (or press {})",
-                    clean(&u.variable),
+                    "nothing was started; a fix in the config applies when it is saved (or press {})",
                     keys.label(Action::Reload)
                 ),
                 Role::Accent.style(),
