@@ -31,7 +31,10 @@ fn a_server_with_an_unset_variable_fails_alone_and_an_edit_fixes_it() {
     let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains("config.toml:4:13"), "{s}");
     assert!(flat.contains("is not set"), "{s}");
-    assert!(flat.contains("nothing was started; a fix in the config applies"), "{s}");
+    assert!(
+        flat.contains("nothing was started; a fix in the config applies"),
+        "{s}"
+    );
     // Given a default, it connects on the config watch.
     std::fs::write(&path, text("${MCPDECK_TEST_UNSET_TOK_27:-x}")).unwrap();
     t.wait_for("h 2026-07-28", 30);

@@ -1325,11 +1325,7 @@ fn sse_or_json(body: &str, id: i64) -> Value {
 fn serve_all_serves_the_others_while_a_variable_is_unset_and_a_fix_brings_it() {
     let unset = |value: &str| {
         demo("a", "initialize", "")
-            + &demo(
-                "h",
-                "initialize",
-                &format!("env = {{ T = \"{value}\" }}"),
-            )
+            + &demo("h", "initialize", &format!("env = {{ T = \"{value}\" }}"))
     };
     let (_dir, config) = config_dir(&unset("${MCPDECK_TEST_UNSET_TOK_27}"));
     // Named, it is a config error (exit 2), with the place.
