@@ -263,6 +263,17 @@ fn add_warns_about_a_variable_that_is_not_set() {
     );
     run.ok();
     assert_eq!(run.stderr, "");
+    // A variable of [settings] stops every command: said too.
+    let s = Sandbox::with("[settings]\nbrowser = \"${MCPDECK_TEST_SURELY_UNSET_BROWSER}\"\n");
+    let run = s.run(&["add", "x", "http://127.0.0.1:9/mcp"]);
+    run.ok();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "mcpdeck: warning: the config does not load as it is now: {}:2:11: the environment variable MCPDECK_TEST_SURELY_UNSET_BROWSER is not set; set it, or write ${{MCPDECK_TEST_SURELY_UNSET_BROWSER:-default}}\n",
+            s.config().display()
+        )
+    );
 }
 
 #[test]

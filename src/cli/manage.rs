@@ -272,11 +272,16 @@ pub fn add(config: &Config, a: &AddArgs) -> Outcome {
         .map_err(edit_failure)?;
     // Added as written; a `${VAR}` that is not set now is said at once
     // (the server cannot start until it is).
-    let added = config::load_str(editor.baseline(), Some(&path), &|name| {
+    // (An error that needs the environment, such as an unset variable in
+    // [settings], stops every command: said too.)
+    match config::load_str(editor.baseline(), Some(&path), &|name| {
         std::env::var(name).ok()
-    });
-    if let Ok(added) = &added {
-        warn_unset(added.server(&a.name));
+    }) {
+        Ok(added) => warn_unset(added.server(&a.name)),
+        Err(e) => eprintln!(
+            "mcpdeck: warning: the config does not load as it is now: {}",
+            sanitize::strip(&e.summary())
+        ),
     }
     let what = match &server.transport {
         TransportConfig::Stdio { .. } => "a stdio server",
