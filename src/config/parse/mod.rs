@@ -776,8 +776,8 @@ impl Parser<'_> {
                 // An unset variable leaves the URL as written: it is
                 // checked once the variable is set, unless its start shows
                 // the mistake already.
-                let resolved = self.unset_count() == unset_before || !expanded.starts_with('$');
-                if !scheme_ok && resolved && matches!(self.env, Env::Lookup(_)) {
+                let checkable = self.unset_count() == unset_before || !expanded.starts_with('$');
+                if !scheme_ok && checkable && matches!(self.env, Env::Lookup(_)) {
                     // Quote the value as written: the expansion may hold secrets.
                     return Err(self.error(
                         url.value.span.clone(),
