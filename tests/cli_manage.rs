@@ -209,6 +209,74 @@ fn add_url_makes_an_http_server_with_headers() {
 }
 
 #[test]
+fn add_warns_about_a_variable_that_is_not_set() {
+    let s = Sandbox::new();
+    let header = "Authorization=Bearer ${MCPDECK_TEST_SURELY_UNSET_TOK}";
+    let run = s.run(&["add", "h", "http://127.0.0.1:9/mcp", "--header", header]);
+    run.ok();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "mcpdeck: warning: {}:3:29: server \"h\": the environment variable MCPDECK_TEST_SURELY_UNSET_TOK is not set; set it, or give it a default in the config: ${{MCPDECK_TEST_SURELY_UNSET_TOK:-default}} (${{MCPDECK_TEST_SURELY_UNSET_TOK:-}} for an empty one)\n",
+            s.config().display()
+        )
+    );
+    // Written as given, the reference kept.
+    assert!(
+        s.text()
+            .contains("headers = { Authorization = \"Bearer ${MCPDECK_TEST_SURELY_UNSET_TOK}\" }"),
+        "{}",
+        s.text()
+    );
+    // --json: the same warning on stderr, stdout stays the JSON.
+    let run = s.run(&[
+        "add",
+        "h2",
+        "http://127.0.0.1:9/mcp",
+        "--header",
+        header,
+        "--json",
+    ]);
+    run.ok();
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["action"], "added");
+    assert!(
+        run.stderr.contains(
+            "server \"h2\": the environment variable MCPDECK_TEST_SURELY_UNSET_TOK is not set"
+        ),
+        "{}",
+        run.stderr
+    );
+    // Set, nothing to say.
+    let config = s.config().display().to_string();
+    let run = s.run_bare(
+        &[
+            "--config",
+            &config,
+            "add",
+            "h3",
+            "http://127.0.0.1:9/mcp",
+            "--header",
+            header,
+        ],
+        &[("MCPDECK_TEST_SURELY_UNSET_TOK", "t")],
+    );
+    run.ok();
+    assert_eq!(run.stderr, "");
+    // A variable of [settings] stops every command: said too.
+    let s = Sandbox::with("[settings]\nbrowser = \"${MCPDECK_TEST_SURELY_UNSET_BROWSER}\"\n");
+    let run = s.run(&["add", "x", "http://127.0.0.1:9/mcp"]);
+    run.ok();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "mcpdeck: warning: the config does not load as it is now: {}:2:11: the environment variable MCPDECK_TEST_SURELY_UNSET_BROWSER is not set; set it, or write ${{MCPDECK_TEST_SURELY_UNSET_BROWSER:-default}}\n",
+            s.config().display()
+        )
+    );
+}
+
+#[test]
 fn add_creates_the_default_file_and_its_directory() {
     let s = Sandbox::new();
     let run = s.run_bare(&["add", "first", "--", "cat"], &[]);
@@ -633,7 +701,8 @@ fn config_path_names_the_file_and_whether_it_exists() {
     assert_eq!(json["exists"], false);
 }
 
-/// A file with an error in each of six sections (and a good server).
+/// A file with an error in each of five sections, a server with an unset
+/// variable (no error) and a good server.
 const MANY_ERRORS: &str = r#"# header
 [settings]
 request_timout = 5
@@ -689,21 +758,26 @@ fn config_check_says_ok_or_where_the_errors_are() {
         run.stderr
     );
 
-    // A variable that is not set is an error here (mcpdeck would not start).
+    // A variable that is not set is no error of the file (only the server
+    // that uses it cannot start): a warning that says where and what to
+    // do, and exit 0. A disabled server's variables are not warned about.
     fs::write(
         s.config(),
-        "[servers.a]\ncommand = \"${MCPDECK_TEST_SURELY_UNSET}\"\n",
+        "[servers.a]\ncommand = \"${MCPDECK_TEST_SURELY_UNSET}\"\n[servers.b]\nenabled = false\ncommand = \"${MCPDECK_TEST_SURELY_UNSET_2}\"\n",
     )
     .unwrap();
     let run = s.run(&["config", "check"]);
-    fails(&run, 2);
-    assert!(
-        run.stderr.starts_with(&format!(
-            "{}:2:11: server \"a\": the environment variable MCPDECK_TEST_SURELY_UNSET is not set",
+    run.ok();
+    assert_eq!(
+        run.stdout,
+        format!("{}: OK, 2 servers (1 enabled)\n", s.config().display())
+    );
+    assert_eq!(
+        run.stderr,
+        format!(
+            "mcpdeck: warning: {}:2:11: server \"a\": the environment variable MCPDECK_TEST_SURELY_UNSET is not set; set it, or give it a default in the config: ${{MCPDECK_TEST_SURELY_UNSET:-default}} (${{MCPDECK_TEST_SURELY_UNSET:-}} for an empty one)\n",
             s.config().display()
-        )),
-        "{}",
-        run.stderr
+        )
     );
 
     // Every section's first error, in the order of the file; a syntax
@@ -722,7 +796,6 @@ fn config_check_says_ok_or_where_the_errors_are() {
         [
             "3:1: unknown key `request_timout` in [settings] — did you mean `request_timeout`?",
             "7:1: unknown key `comand` in server \"a\" — did you mean `command`?",
-            "14:17: server \"b\": the environment variable MCPDECK_TEST_SURELY_UNSET is not set; set it, or write ${MCPDECK_TEST_SURELY_UNSET:-default}",
             "18:14: server \"c\": `args` must be an array of strings, found an integer",
             "19:32: server \"d\": `enabled` must be true or false, found a string",
             "24:10: invalid server name \"bad name\": ' ' is not allowed; use only letters, digits, `_`, `.` and `-`",
@@ -730,7 +803,7 @@ fn config_check_says_ok_or_where_the_errors_are() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.ends_with("6 errors\n"), "{}", run.stderr);
+    assert!(run.stderr.ends_with("5 errors\n"), "{}", run.stderr);
     fs::write(
         s.config(),
         "[servers.a]\ncommand = \"x\"\nbad syntax\n[servers.b]\ncomand = 1\n",

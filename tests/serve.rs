@@ -1320,3 +1320,50 @@ fn sse_or_json(body: &str, id: i64) -> Value {
         .find(|v| v["id"] == json!(id) && v.get("method").is_none())
         .unwrap_or_else(|| panic!("no answer {id} in {body}"))
 }
+
+#[test]
+fn serve_all_serves_the_others_while_a_variable_is_unset_and_a_fix_brings_it() {
+    let unset = |value: &str| {
+        demo("a", "initialize", "")
+            + &demo("h", "initialize", &format!("env = {{ T = \"{value}\" }}"))
+    };
+    let (_dir, config) = config_dir(&unset("${MCPDECK_TEST_UNSET_TOK_27}"));
+    // Named, it is a config error (exit 2), with the place.
+    let run = mcpdeck(
+        &["--config", config.to_str().unwrap(), "serve", "a", "h"],
+        limit(20),
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "config.toml:8:13: server \"h\": the environment variable MCPDECK_TEST_UNSET_TOK_27 is not set"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    // --all: the others are served; h fails alone, said on stderr.
+    let mut agent = Agent::start(&config, &["--all"]);
+    agent.initialize("2025-11-25", json!({}));
+    let tools = agent.tool_names(json!({}));
+    assert!(tools.contains(&"a__echo".to_string()), "{tools:?}");
+    assert!(!tools.iter().any(|t| t.starts_with("h__")), "{tools:?}");
+    let said = agent.stderr();
+    assert!(
+        said.contains("server \"h\" failed: ")
+            && said.contains("MCPDECK_TEST_UNSET_TOK_27 is not set"),
+        "{said}"
+    );
+    // Given a default, h starts.
+    rewrite(&config, &unset("${MCPDECK_TEST_UNSET_TOK_27:-x}"));
+    let deadline = Instant::now() + limit(20);
+    loop {
+        let tools = agent.tool_names(json!({}));
+        if tools.contains(&"h__echo".to_string()) && tools.contains(&"a__echo".to_string()) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "h did not come: {tools:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    agent.finish();
+}

@@ -135,10 +135,30 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
         }
     }
 
+    // A `${VAR}` (Cursor's `${env:VAR}` too) that is not set now: said
+    // for each server (the server cannot start until it is set).
+    let written = (!fatal && !args.dry_run && write_error.is_none() && !plan.add.is_empty())
+        .then(|| editor.baseline().to_owned());
+    let unset: Vec<Vec<String>> = plan
+        .add
+        .iter()
+        .map(|item| unset_warnings(item, written.as_deref(), &config_path))
+        .collect();
+    for warning in unset.iter().flatten() {
+        eprintln!("mcpdeck: warning: {}", sanitize::strip(warning));
+    }
     if args.json {
         let mut report = json!({
             // Nothing was added when the write failed.
-            "servers": if write_error.is_some() { Vec::new() } else { plan.add.iter().map(server_json).collect::<Vec<_>>() },
+            "servers": if write_error.is_some() { Vec::new() } else {
+                plan.add.iter().zip(&unset).map(|(item, unset)| {
+                    let mut v = server_json(item);
+                    if let Some(list) = v["warnings"].as_array_mut() {
+                        list.extend(unset.iter().map(|w| Value::from(w.clone())));
+                    }
+                    v
+                }).collect::<Vec<_>>()
+            },
             // Left out: a name taken (--on-conflict skip), or mcpdeck
             // serve fronting mcpdeck (export --via-serve); `reason` says.
             "skipped": plan.skipped.iter().map(|i| json!({
@@ -191,6 +211,33 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
         )));
     }
     Ok(Exit::Ok)
+}
+
+/// The unset variables of an imported server: from the file as written
+/// (`FILE:LINE:COL: server "x": the environment variable TOK is not
+/// set; …`), else (a dry run) from the server alone, without a place.
+fn unset_warnings(item: &Imported, written: Option<&str>, path: &Path) -> Vec<String> {
+    let env = |name: &str| std::env::var(name).ok();
+    if let Some(text) = written
+        && let Ok(config) = config::load_str(text, Some(path), &env)
+    {
+        return super::manage::unset_warnings(config.server(&item.name));
+    }
+    let preview = config::import_preview(&NewServer {
+        server: item.server.clone(),
+        comment: None,
+    });
+    let Ok(config) =
+        preview.and_then(|text| config::load_str(&text, None, &env).map_err(|e| e.to_string()))
+    else {
+        return Vec::new();
+    };
+    config
+        .servers
+        .iter()
+        .filter(|s| s.enabled)
+        .flat_map(|s| s.unset.iter().map(|u| u.diagnostic.message().to_owned()))
+        .collect()
 }
 
 fn server_json(item: &Imported) -> Value {

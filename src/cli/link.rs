@@ -243,6 +243,18 @@ pub fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfi
         let configured = config.servers.iter().find(
             |s| matches!(&s.transport, config::TransportConfig::Http { url, .. } if url == name),
         );
+        // A URL never depends on the config's variables: with one of them
+        // unset, the server's settings are left out.
+        if let Some(s) = configured
+            && let Some(why) = s.unresolved()
+        {
+            eprintln!(
+                "mcpdeck: warning: not using the settings of server {:?}, which has this URL: {}",
+                s.name,
+                sanitize::strip(&why)
+            );
+            return Ok(ServerConfig::http("remote", name));
+        }
         if let Some(s) = configured {
             let mut s = s.clone();
             s.enabled = true;
@@ -251,6 +263,7 @@ pub fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfi
         return Ok(ServerConfig::http("remote", name));
     }
     match config.server(name) {
+        Some(s) if s.unresolved().is_some() => Err(unresolved_failure(s)),
         Some(s) => {
             let mut s = s.clone();
             if !s.enabled {
@@ -281,6 +294,13 @@ pub fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfi
             ))
         }
     }
+}
+
+/// A configured server named by a command while one of its `${VAR}`s is
+/// not set: a configuration error (exit 2) that says where and what to do.
+pub fn unresolved_failure(server: &ServerConfig) -> Failure {
+    let why = server.unresolved().unwrap_or_default();
+    Failure::new(Exit::Usage, sanitize::strip(&why))
 }
 
 /// How a [`Link`] is opened.

@@ -263,6 +263,19 @@ pub fn add(config: &Config, a: &AddArgs) -> Outcome {
     editor
         .add_server_as_written(&server)
         .map_err(edit_failure)?;
+    // Added as written; a `${VAR}` that is not set now is said at once
+    // (the server cannot start until it is).
+    // (An error that needs the environment, such as an unset variable in
+    // [settings], stops every command: said too.)
+    match config::load_str(editor.baseline(), Some(&path), &|name| {
+        std::env::var(name).ok()
+    }) {
+        Ok(added) => warn_unset(added.server(&a.name)),
+        Err(e) => eprintln!(
+            "mcpdeck: warning: the config does not load as it is now: {}",
+            sanitize::strip(&e.summary())
+        ),
+    }
     let what = match &server.transport {
         TransportConfig::Stdio { .. } => "a stdio server",
         TransportConfig::Http { .. } => "an HTTP server",
@@ -283,6 +296,25 @@ pub fn add(config: &Config, a: &AddArgs) -> Outcome {
             changed_lines(&before, editor.baseline())
         )
     })
+}
+
+/// The warnings about the `${VAR}`s of `servers` that are not set now
+/// (each `FILE:LINE:COL: server "h": the environment variable TOK is not
+/// set; set it, or …`). Disabled servers are left out: their variables
+/// matter once they are enabled.
+pub fn unset_warnings<'a>(servers: impl IntoIterator<Item = &'a ServerConfig>) -> Vec<String> {
+    servers
+        .into_iter()
+        .filter(|s| s.enabled)
+        .flat_map(|s| s.unset.iter().map(|u| u.diagnostic.summary()))
+        .collect()
+}
+
+/// [`unset_warnings`] on stderr.
+pub fn warn_unset<'a>(servers: impl IntoIterator<Item = &'a ServerConfig>) {
+    for warning in unset_warnings(servers) {
+        eprintln!("mcpdeck: warning: {}", sanitize::strip(&warning));
+    }
 }
 
 /// The server `add` describes, as written in the file (`${VAR}` kept).
@@ -628,7 +660,9 @@ fn path(config: &Config, from_flag: bool, json: bool) -> Outcome {
 }
 
 /// Checks the file at `path` as mcpdeck loads it (with the environment's
-/// variables): a one-line summary, or the errors ([`all_errors`]).
+/// variables): a one-line summary, or the errors ([`all_errors`]). The
+/// `${VAR}`s of enabled servers that are not set now are warned about on
+/// stderr ([`warn_unset`]).
 fn check_file(path: &Path) -> Result<String, Vec<ConfigError>> {
     let text = std::fs::read_to_string(path).map_err(|source| {
         vec![ConfigError::Read {
@@ -638,6 +672,9 @@ fn check_file(path: &Path) -> Result<String, Vec<ConfigError>> {
     })?;
     let config = config::load_str(&text, Some(path), &|name| std::env::var(name).ok())
         .map_err(|_| all_errors(path, &text))?;
+    // Not errors: such a server fails alone when it is used (on stderr,
+    // before the summary).
+    warn_unset(&config.servers);
     let total = config.servers.len();
     let enabled = config.servers.iter().filter(|s| s.enabled).count();
     let servers = if total == 1 { "server" } else { "servers" };

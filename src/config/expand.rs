@@ -2,7 +2,9 @@
 //!
 //! Syntax:
 //! - `${VAR}` is replaced by the value of the environment variable `VAR`; it
-//!   is an error if `VAR` is not set.
+//!   is an error if `VAR` is not set ([`expand_partial`] leaves it as
+//!   written and names it instead: in a server's table, an unset variable
+//!   is that server's problem, not the file's).
 //! - `${VAR:-default}` uses `default` when `VAR` is unset *or empty* (as in
 //!   the shell); `default` is taken literally, up to the first `}`.
 //! - `$$` is a literal `$`.
@@ -27,6 +29,21 @@ pub(crate) fn expand(
     raw: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, ExpandError> {
+    let (out, missing) = expand_partial(raw, lookup)?;
+    match missing.into_iter().next() {
+        Some(name) => Err(ExpandError::Missing(name)),
+        None => Ok(out),
+    }
+}
+
+/// Expands `raw` as [`expand`] does, but an unset variable without a
+/// default is no error: it is left as written, and its name is in the
+/// list (each once, in order). Syntax errors are errors wherever they are.
+pub(crate) fn expand_partial(
+    raw: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<(String, Vec<String>), ExpandError> {
+    let mut missing: Vec<String> = Vec::new();
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
     while let Some(dollar) = rest.find('$') {
@@ -49,7 +66,13 @@ pub(crate) fn expand(
                 (Some(value), Some(default)) if value.is_empty() => out.push_str(default),
                 (Some(value), _) => out.push_str(&value),
                 (None, Some(default)) => out.push_str(default),
-                (None, None) => return Err(ExpandError::Missing(name.to_owned())),
+                (None, None) => {
+                    out.push('$');
+                    out.push_str(&after[..close + 2]);
+                    if !missing.iter().any(|m| m == name) {
+                        missing.push(name.to_owned());
+                    }
+                }
             }
             rest = &body[close + 1..];
         } else {
@@ -58,7 +81,7 @@ pub(crate) fn expand(
         }
     }
     out.push_str(rest);
-    Ok(out)
+    Ok((out, missing))
 }
 
 /// Escapes `text` so that [`expand`] turns it back into `text`.
@@ -140,6 +163,30 @@ mod tests {
         assert_eq!(
             expand("${1X}", &env),
             Err(ExpandError::InvalidReference("${1X}".into()))
+        );
+    }
+
+    #[test]
+    fn partial_expansion_names_every_unset_variable_and_keeps_syntax_errors() {
+        assert_eq!(
+            expand_partial("a${TOK}b${HOME}c${X:-d}${TOK}${Y}", &env).unwrap(),
+            (
+                "a${TOK}b/home/ucd${TOK}${Y}".to_owned(),
+                vec!["TOK".to_owned(), "Y".to_owned()]
+            )
+        );
+        assert_eq!(
+            expand_partial("${HOME}", &env).unwrap(),
+            ("/home/u".to_owned(), vec![])
+        );
+        // A broken reference after an unset one is still found.
+        assert_eq!(
+            expand_partial("${TOK} ${", &env),
+            Err(ExpandError::Unterminated)
+        );
+        assert_eq!(
+            expand_partial("${TOK}${A-B}", &env),
+            Err(ExpandError::InvalidReference("${A-B}".into()))
         );
     }
 

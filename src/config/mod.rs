@@ -45,7 +45,7 @@ pub use error::{ConfigError, Diagnostic, Position};
 pub use model::{
     Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, OAuthGrant,
     OAuthResource, ProtocolPin, ServerConfig, Settings, TelemetryConfig, ToolRefusal,
-    TransportConfig, glob_matches, tool_refusal,
+    TransportConfig, UnsetVariable, glob_matches, tool_refusal,
 };
 
 /// The environment variable that overrides the default configuration path.
@@ -280,6 +280,7 @@ mod tests {
                 timeout: Some(Duration::from_secs(30)),
                 lint: Default::default(),
                 roots: None,
+                unset: Vec::new(),
             }
         );
         assert_eq!(
@@ -304,6 +305,7 @@ mod tests {
                 timeout: Some(Duration::from_millis(2500)),
                 lint: Default::default(),
                 roots: None,
+                unset: Vec::new(),
             }
         );
         let legacy = &config.servers[2];
@@ -561,19 +563,129 @@ headers = { Authorization = "Bearer ${TOKEN}" }
             }
         );
 
+        // An unset variable is the problem of the server that uses it, not
+        // of the file: the other servers load as usual.
         let env = env_from(&[("HOME", "/h"), ("EMPTY", "")]);
-        let error = load_str(text, Some(Path::new("config.toml")), &env).unwrap_err();
+        let config = load_str(text, Some(Path::new("config.toml")), &env).unwrap();
+        assert!(config.servers[0].unset.is_empty());
+        assert_eq!(config.servers[0].unresolved(), None);
+        let remote = &config.servers[1];
         assert_eq!(
-            error.summary(),
-            "config.toml:9:29: server \"remote\": the environment variable TOKEN is not set; set it, or write ${TOKEN:-default}"
+            remote.unresolved().as_deref(),
+            Some(
+                "config.toml:9:29: server \"remote\": the environment variable TOKEN is not set; set it, or give it a default in the config: ${TOKEN:-default} (${TOKEN:-} for an empty one)"
+            )
         );
+        assert_eq!(remote.unset.len(), 1);
+        assert_eq!(remote.unset[0].variable, "TOKEN");
         // The full message shows the line with the value underlined.
+        let full = remote.unset[0].diagnostic.to_string();
         assert!(
-            error.to_string().ends_with(
+            full.ends_with(
                 "9 | headers = { Authorization = \"Bearer ${TOKEN}\" }\n  |                             ^^^^^^^^^^^^^^^^^"
             ),
-            "{error}"
+            "{full}"
         );
+        // The string is kept as written (nothing starts with it); the
+        // others of the server are expanded.
+        let TransportConfig::Http { url, headers, .. } = &remote.transport else {
+            panic!("not http")
+        };
+        assert_eq!(url, "https://example.com/mcp");
+        assert_eq!(headers[0].1, "Bearer ${TOKEN}");
+    }
+
+    #[test]
+    fn unset_variables_in_any_server_string_are_deferred_and_all_named() {
+        let text = r#"
+[servers.s]
+command = "${BIN}"
+args = ["--key=${KEY}", "${KEY}", "${OK:-x}"]
+env = { T = "${ENV_T}" }
+cwd = "${DIR}"
+roots = ["${ROOT}/p"]
+
+[servers.h]
+url = "${URL}"
+ca_file = "${CA}"
+
+[servers.h.oauth]
+client_id = "${CID}"
+client_metadata_url = "${META}"
+
+[servers.off]
+enabled = false
+command = "${NOPE}"
+"#;
+        let config = load_str(text, Some(Path::new("c.toml")), &|_| None).unwrap();
+        let vars = |name: &str| -> Vec<String> {
+            let s = config.server(name).unwrap();
+            s.unset.iter().map(|u| u.variable.clone()).collect()
+        };
+        assert_eq!(vars("s"), ["BIN", "KEY", "KEY", "ENV_T", "DIR", "ROOT"]);
+        // The URL's scheme and the metadata URL are checked once set.
+        assert_eq!(vars("h"), ["URL", "CA", "CID", "META"]);
+        assert_eq!(vars("off"), ["NOPE"]);
+        let s = config.server("s").unwrap();
+        let why = s.unresolved().unwrap();
+        assert!(
+            why.starts_with("c.toml:3:11: server \"s\": the environment variable BIN is not set"),
+            "{why}"
+        );
+        assert!(
+            why.ends_with(" (also not set: KEY, ENV_T, DIR, ROOT)"),
+            "{why}"
+        );
+        let TransportConfig::Stdio { command, args, .. } = &s.transport else {
+            panic!("not stdio")
+        };
+        assert_eq!(command, "${BIN}");
+        assert_eq!(args, &["--key=${KEY}", "${KEY}", "x"]);
+        // Set, the same servers have nothing unresolved.
+        let all = |_: &str| Some("https://set.example/x".to_owned());
+        let config = load_str(text, None, &all).unwrap();
+        assert!(config.servers.iter().all(|s| s.unset.is_empty()));
+    }
+
+    #[test]
+    fn mistakes_in_references_and_global_variables_stay_errors() {
+        let env = |_: &str| None;
+        let error = |text: &str| {
+            load_str(text, Some(Path::new("c.toml")), &env)
+                .unwrap_err()
+                .summary()
+        };
+        // A broken reference is a mistake in the file, even after an unset one.
+        let e = error("[servers.a]\ncommand = \"x\"\nargs = [\"${A} ${B\"]\n");
+        assert!(
+            e.starts_with("c.toml:3:9: server \"a\": unterminated `${`"),
+            "{e}"
+        );
+        let e = error("[servers.a]\nurl = \"http://h/${A}${1X}\"\n");
+        assert!(
+            e.contains("`${1X}` in `url` is not a valid variable reference"),
+            "{e}"
+        );
+        // A URL that is wrong whatever the variables are.
+        let e = error("[servers.a]\nurl = \"ftp://${A}\"\n");
+        assert!(
+            e.contains("`url` must start with http:// or https://"),
+            "{e}"
+        );
+        // An empty roots entry is an error by design.
+        let e = error("[servers.a]\ncommand = \"x\"\nroots = [\"${UNSET:-}\"]\n");
+        assert!(e.contains("`roots` has an empty entry"), "{e}");
+        // [settings] and [telemetry] are used by every command: their
+        // variables must be set.
+        let e = error("[settings]\nbrowser = \"${BROWSER_CMD}\"\n");
+        assert_eq!(
+            e,
+            "c.toml:2:11: the environment variable BROWSER_CMD is not set; set it, or write ${BROWSER_CMD:-default}"
+        );
+        let e = error("[settings]\nroots = [\"${PROJ}\"]\n");
+        assert!(e.contains("PROJ is not set"), "{e}");
+        let e = error("[telemetry]\notlp_endpoint = \"${OTLP}\"\n");
+        assert!(e.contains("OTLP is not set"), "{e}");
     }
 
     #[test]
@@ -645,15 +757,25 @@ headers = { Authorization = "Bearer ${TOKEN}" }
     }
 
     #[test]
-    fn invalid_missing_variable() {
-        let (line, column, message) = invalid("invalid_missing_var.toml", &[]);
-        assert_eq!((line, column), (4, 29));
+    fn a_missing_variable_is_its_server_s_problem() {
+        let config = load_fixture("invalid_missing_var.toml", &[]).unwrap();
+        let unset = &config.servers[0].unset;
+        assert_eq!(unset.len(), 1);
+        let d = &unset[0].diagnostic;
         assert_eq!(
-            message,
-            "server \"remote\": the environment variable TOKEN is not set; set it, or write ${TOKEN:-default}"
+            d.path(),
+            Some(fixture("invalid_missing_var.toml").as_path())
         );
-        // With the variable set, the same file is valid.
-        assert!(load_fixture("invalid_missing_var.toml", &[("TOKEN", "x")]).is_ok());
+        let position = d.position().unwrap();
+        assert_eq!((position.line, position.column), (4, 29));
+        assert_eq!(
+            d.message(),
+            "server \"remote\": the environment variable TOKEN is not set; set it, or give it a default in the config: ${TOKEN:-default} (${TOKEN:-} for an empty one)"
+        );
+        // With the variable set, the server has nothing unresolved.
+        let set = load_fixture("invalid_missing_var.toml", &[("TOKEN", "x")]).unwrap();
+        assert_eq!(set.servers[0].unresolved(), None);
+        assert!(!set.servers[0].same_connection(&config.servers[0]));
     }
 
     #[test]

@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::error::Diagnostic;
+
 /// The whole configuration file, validated and with `${VAR}` references
 /// expanded.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -180,6 +182,25 @@ pub struct ServerConfig {
     /// The directories offered to this server as roots, instead of
     /// [`Settings::roots`] (`roots = [...]` in its table; `[]` offers none).
     pub roots: Option<Vec<PathBuf>>,
+    /// The `${VAR}`s of its table (without `:-default`) whose variable was
+    /// not set when the file was read, in file order. Empty for a server
+    /// that can be started. Otherwise the strings that hold them are kept
+    /// as written (`${VAR}` included), and the server must not be started:
+    /// see [`ServerConfig::unresolved`].
+    pub unset: Vec<UnsetVariable>,
+}
+
+/// A `${VAR}` in a server's table whose variable is not set (and that has
+/// no `:-default`): a problem of that server, not of the file. Commands
+/// that name the server fail with [`UnsetVariable::diagnostic`]; commands
+/// over every server treat it as one that cannot start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsetVariable {
+    /// The variable's name.
+    pub variable: String,
+    /// Where it is written, and what to do: `FILE:LINE:COL: server "h":
+    /// the environment variable TOK is not set; …`.
+    pub diagnostic: Diagnostic,
 }
 
 /// `[servers.NAME.lint]`: rules silenced for a server or one of its
@@ -240,7 +261,27 @@ impl ServerConfig {
             timeout: None,
             lint: LintConfig::default(),
             roots: None,
+            unset: Vec::new(),
         }
+    }
+
+    /// Why this server cannot be started as configured: the first of its
+    /// [`ServerConfig::unset`] variables, as `FILE:LINE:COL: server "h":
+    /// the environment variable TOK is not set; set it, or …` (naming the
+    /// others too when there are more). `None`: nothing is missing.
+    pub fn unresolved(&self) -> Option<String> {
+        let (first, rest) = self.unset.split_first()?;
+        let mut message = first.diagnostic.summary();
+        let mut others: Vec<&str> = Vec::new();
+        for u in rest {
+            if u.variable != first.variable && !others.contains(&u.variable.as_str()) {
+                others.push(&u.variable);
+            }
+        }
+        if !others.is_empty() {
+            message.push_str(&format!(" (also not set: {})", others.join(", ")));
+        }
+        Some(message)
     }
 
     /// Whether `other` reaches the server the same way and with the same

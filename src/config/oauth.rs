@@ -60,6 +60,7 @@ impl Parser<'_> {
                 "client_metadata_url" => {
                     let raw = self.non_empty_string(ctx, key, value)?;
                     let span = raw.span.clone();
+                    let unset_before = self.unset_count();
                     let url = text(raw)?;
                     let parsed = url::Url::parse(&url).ok();
                     let loopback = parsed.as_ref().is_some_and(|u| {
@@ -71,7 +72,10 @@ impl Parser<'_> {
                     });
                     let https = parsed.as_ref().is_some_and(|u| u.scheme() == "https");
                     let has_path = parsed.as_ref().is_some_and(|u| u.path().len() > 1);
-                    if !(https || loopback) || !has_path {
+                    // Kept as written when a variable is unset: checked
+                    // once it is set.
+                    let resolved = self.unset_count() == unset_before;
+                    if resolved && (!(https || loopback) || !has_path) {
                         return Err(self.error(
                             span,
                             format!("{ctx}`client_metadata_url` must be an https URL with a path, e.g. \"https://example.com/mcpdeck-client.json\" (the client's metadata document, which is its client_id; http only on localhost for testing)"),

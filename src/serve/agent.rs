@@ -162,6 +162,17 @@ pub(super) async fn run(
             )));
         }
     }
+    // A named server with an unset `${VAR}` is a config error, as for
+    // every command that names it; with --all it is served as a server
+    // that cannot start (failed, as serve says on stderr; its tools
+    // missing).
+    for name in &args.servers {
+        if let Some(s) = config.server(name)
+            && let Some(why) = s.unresolved()
+        {
+            return Err(ServeError::Usage(why));
+        }
+    }
     let served = served(&config, &args);
     for name in &args.servers {
         if config.server(name).is_some_and(|s| !s.enabled) {

@@ -410,6 +410,7 @@ impl Draft {
             timeout: self.timeout,
             lint: Default::default(),
             roots: None,
+            unset: Vec::new(),
         })
     }
 }

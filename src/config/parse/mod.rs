@@ -14,7 +14,7 @@ use super::error::{ConfigError, Diagnostic};
 use super::expand::{self, ExpandError};
 use super::model::{
     Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, ProtocolPin,
-    ServerConfig, Settings, TelemetryConfig, TransportConfig,
+    ServerConfig, Settings, TelemetryConfig, TransportConfig, UnsetVariable,
 };
 
 /// The longest time any setting may name: longer is surely a typo.
@@ -84,6 +84,7 @@ pub(crate) fn parse(text: &str, path: Option<&Path>, env: Env<'_>) -> Result<Con
         source: text,
         path,
         env,
+        unset: Default::default(),
     };
     let document = Document::parse(text).map_err(|error| {
         let mut message = format!("invalid TOML: {}", error.message());
@@ -131,6 +132,7 @@ fn built_in_theme(name: &str) -> std::result::Result<Vec<(String, String)>, Stri
         source: text,
         path: Some(&path),
         env: Env::Lenient,
+        unset: Default::default(),
     };
     let theme = Document::parse(*text)
         .map_err(|e| parser.error(e.span(), e.message()))
@@ -225,6 +227,12 @@ pub(super) struct Parser<'a> {
     pub(super) source: &'a str,
     pub(super) path: Option<&'a Path>,
     pub(super) env: Env<'a>,
+    /// While a server's table is read: its unset variables. A `${VAR}`
+    /// whose variable is not set is then that server's problem (kept in
+    /// [`ServerConfig::unset`]) rather than an error of the file; in
+    /// `[settings]` and `[telemetry]`, which every command uses, it stays
+    /// an error.
+    pub(super) unset: std::cell::RefCell<Option<Vec<UnsetVariable>>>,
 }
 
 impl Parser<'_> {
@@ -518,8 +526,16 @@ impl Parser<'_> {
             )
         })?;
         let ctx = format!("server \"{name}\": ");
-        let fields = self.server_fields(name, &ctx, table)?;
-        let transport = self.server_transport(name, &ctx, header_span, &fields)?;
+        *self.unset.borrow_mut() = Some(Vec::new());
+        let read = self.server_fields(name, &ctx, table).and_then(|fields| {
+            Ok((
+                self.server_transport(name, &ctx, header_span, &fields)?,
+                fields,
+            ))
+        });
+        let mut unset = self.unset.borrow_mut().take().unwrap_or_default();
+        unset.sort_by_key(|u| u.diagnostic.position().map(|p| (p.line, p.column)));
+        let (transport, fields) = read?;
         Ok(ServerConfig {
             name: name.to_owned(),
             transport,
@@ -530,6 +546,7 @@ impl Parser<'_> {
             timeout: fields.timeout,
             lint: fields.lint.unwrap_or_default(),
             roots: fields.roots,
+            unset,
         })
     }
 
@@ -757,13 +774,18 @@ impl Parser<'_> {
                 if let Some(error) = misplaced(&stdio_only, "command") {
                     return Err(error);
                 }
+                let unset_before = self.unset_count();
                 let expanded = self.expand(ctx, "url", &url.value)?;
                 let scheme_ok = ["http://", "https://"].iter().any(|scheme| {
                     expanded
                         .get(..scheme.len())
                         .is_some_and(|prefix| prefix.eq_ignore_ascii_case(scheme))
                 });
-                if !scheme_ok && matches!(self.env, Env::Lookup(_)) {
+                // An unset variable leaves the URL as written: it is
+                // checked once the variable is set, unless its start shows
+                // the mistake already.
+                let checkable = self.unset_count() == unset_before || !expanded.starts_with('$');
+                if !scheme_ok && checkable && matches!(self.env, Env::Lookup(_)) {
                     // Quote the value as written: the expansion may hold secrets.
                     return Err(self.error(
                         url.value.span.clone(),
@@ -817,14 +839,50 @@ impl Parser<'_> {
             .collect()
     }
 
-    /// Expands `${VAR}` references in a string written for `key`.
+    /// How many unset variables the server being read has so far (see
+    /// [`Parser::unset`]): a check of an expanded value is skipped when
+    /// its expansion added one.
+    pub(super) fn unset_count(&self) -> usize {
+        self.unset.borrow().as_ref().map_or(0, Vec::len)
+    }
+
+    /// Expands `${VAR}` references in a string written for `key`. In a
+    /// server's table, a string with an unset variable is kept as written
+    /// and the variable noted (see [`Parser::unset`]).
     pub(super) fn expand(&self, ctx: &str, key: &str, raw: &Raw) -> Result<String> {
         let lenient = |_: &str| Some(String::new());
         let lookup: &dyn Fn(&str) -> Option<String> = match self.env {
             Env::Lookup(lookup) => lookup,
             Env::Lenient => &lenient,
         };
-        expand::expand(&raw.text, lookup).map_err(|error| {
+        let deferred = self.unset.borrow().is_some();
+        let expanded = if deferred {
+            expand::expand_partial(&raw.text, lookup).map(|(text, missing)| {
+                if missing.is_empty() {
+                    return text;
+                }
+                let mut unset = self.unset.borrow_mut();
+                let unset = unset.get_or_insert_with(Vec::new);
+                for var in missing {
+                    let message = format!(
+                        "{ctx}the environment variable {var} is not set; set it, or give it a default in the config: ${{{var}:-default}} (${{{var}:-}} for an empty one)"
+                    );
+                    unset.push(UnsetVariable {
+                        variable: var,
+                        diagnostic: Diagnostic::new(
+                            self.source,
+                            self.path,
+                            raw.span.clone(),
+                            message,
+                        ),
+                    });
+                }
+                raw.text.clone()
+            })
+        } else {
+            expand::expand(&raw.text, lookup)
+        };
+        expanded.map_err(|error| {
             let message = match error {
                 ExpandError::Missing(var) => format!(
                     "{ctx}the environment variable {var} is not set; set it, or write ${{{var}:-default}}"
@@ -1198,9 +1256,11 @@ mod tests {
     #[test]
     fn lenient_mode_only_checks_structure() {
         let text = "[servers.a]\nurl = \"${URL}\"\nheaders = { X = \"${TOKEN}\" }\n";
-        assert!(parse(text, None, Env::Lookup(&no_env)).is_err());
+        let strict = parse(text, None, Env::Lookup(&no_env)).unwrap();
+        assert_eq!(strict.servers[0].unset.len(), 2);
         let config = parse(text, None, Env::Lenient).unwrap();
         assert_eq!(config.servers[0].name, "a");
+        assert!(config.servers[0].unset.is_empty());
         assert!(parse("[servers.a]\nurl = \"${\"\n", None, Env::Lenient).is_err());
     }
 

@@ -20,6 +20,13 @@ impl Task {
             self.set_status(name, ServerStatus::Disabled);
             return;
         }
+        // A `${VAR}` of its table is not set: it fails at once, saying
+        // which and where (nothing is started with the reference as
+        // written). An edit of the config that fixes it reconnects it.
+        if let Some(why) = slot.config.unresolved() {
+            self.set_status(name, ServerStatus::Failed(ConnectError::Config(why)));
+            return;
+        }
         let config = slot.config.clone();
         let settings = self.settings.clone();
         let frames = self.frames.clone();

@@ -16,6 +16,10 @@ pub fn session_spec(
     settings: &Settings,
     children: Option<Arc<Children>>,
 ) -> Result<SessionSpec, ConnectError> {
+    // Its strings hold a `${VAR}` as written: never start it so.
+    if let Some(why) = config.unresolved() {
+        return Err(ConnectError::Config(why));
+    }
     let transport = match &config.transport {
         TransportConfig::Stdio {
             command,

@@ -477,18 +477,32 @@ pub(super) fn server_lines(
                 Role::Error.style().add_modifier(Modifier::BOLD),
             ));
         }
-        lines.push(Line::styled(
-            format!("press {} to connect again", keys.label(Action::Reconnect)),
-            Role::Accent.style(),
-        ));
+        // An unset `${VAR}`: nothing was run, and connecting again cannot
+        // help; a fix of the config applies when it is read again.
+        let unset = v.trust.config.as_ref().and_then(|c| c.unset.first());
+        if unset.is_some() {
+            lines.push(Line::styled(
+                format!(
+                    "nothing was started; a fix in the config applies when it is saved (or press {})",
+                    keys.label(Action::Reload)
+                ),
+                Role::Accent.style(),
+            ));
+        } else {
+            lines.push(Line::styled(
+                format!("press {} to connect again", keys.label(Action::Reconnect)),
+                Role::Accent.style(),
+            ));
+        }
         // What was run, to try it by hand (secrets masked, env values
         // never shown).
-        if let Some(crate::config::TransportConfig::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        }) = v.trust.config.as_ref().map(|c| &c.transport)
+        if unset.is_none()
+            && let Some(crate::config::TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            }) = v.trust.config.as_ref().map(|c| &c.transport)
         {
             let mut words = vec![crate::text::shell_word(command)];
             words.extend(

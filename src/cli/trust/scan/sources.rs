@@ -42,11 +42,21 @@ pub(super) fn expand(server: &ServerConfig) -> Result<ServerConfig, String> {
             .map(|d| d.message().to_owned())
             .unwrap_or_else(|| e.to_string())
     })?;
-    loaded
+    let server = loaded
         .servers
         .into_iter()
         .next()
-        .ok_or_else(|| "the entry makes no server".to_owned())
+        .ok_or_else(|| "the entry makes no server".to_owned())?;
+    startable(server)
+}
+
+/// A server that can be started as it is, or why not: an unset `${VAR}`
+/// of an enabled server (a disabled one is not started anyway).
+pub(super) fn startable(server: ServerConfig) -> Result<ServerConfig, String> {
+    match server.unset.first() {
+        Some(u) if server.enabled => Err(u.diagnostic.message().to_owned()),
+        _ => Ok(server),
+    }
 }
 
 /// mcpdeck's own config: its settings, and the source of its servers
@@ -73,7 +83,8 @@ pub(super) fn own_source(config: &Config) -> (Settings, Option<Source>) {
                 .iter()
                 .map(|s| Entry {
                     name: s.name.clone(),
-                    server: Ok(s.clone()),
+                    // Said where it is in the file, as other commands do.
+                    server: startable(s.clone()).map_err(|_| s.unresolved().unwrap_or_default()),
                     own: Some(s.clone()),
                 })
                 .collect();
