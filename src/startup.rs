@@ -123,10 +123,12 @@ pub fn run<F: Future<Output = i32>>(work: F) -> i32 {
                 return CANNOT_START;
             }
         };
-        let mut work = std::pin::pin!(work);
-        loop {
+        // Boxed, so that a signal can drop it before the servers are
+        // waited for.
+        let mut work = Box::pin(work);
+        let (name, code) = loop {
             tokio::select! {
-                code = &mut work => break code,
+                code = &mut work => return code,
                 (name, code) = signals.next() => {
                     // A command that claimed the first SIGINT ends by
                     // itself (and reports what it did first).
@@ -135,18 +137,25 @@ pub fn run<F: Future<Output = i32>>(work: F) -> i32 {
                         eprintln!("mcpdeck: {name}: finishing (again to stop the servers now)");
                         continue;
                     }
-                    // The work is dropped here; its manager closes every
-                    // session. Wait for the servers to go, SIGKILL the rest; a
-                    // second signal kills them at once.
-                    eprintln!("mcpdeck: {name}: stopping the servers (again to kill them now)");
-                    tokio::select! {
-                        _ = CHILDREN.settle(Duration::from_secs(2)) => {}
-                        _ = signals.next() => CHILDREN.kill_now(),
-                    }
-                    break code;
+                    break (name, code);
                 }
             }
+        };
+        eprintln!("mcpdeck: {name}: stopping the servers (again to kill them now)");
+        // Every stdio server is stopped the polite way, each with its own
+        // grace: stdin closed, the grace, SIGTERM to its process group,
+        // the grace again, SIGKILL. One that leaves on stdin EOF ends the
+        // wait at once.
+        CHILDREN.close_all();
+        // The work goes: its managers close their sessions (HTTP ones
+        // too), and nothing it started waits on anything any more.
+        drop(work);
+        // A second signal kills what is left at once.
+        tokio::select! {
+            () = CHILDREN.stop_all() => {}
+            _ = signals.next() => CHILDREN.kill_now(),
         }
+        code
     });
     // Do not wait for blocking tasks (stdin readers) that may never end.
     runtime.shutdown_timeout(Duration::from_millis(100));
