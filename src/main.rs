@@ -41,7 +41,12 @@ fn run(args: Cli) -> i32 {
         return startup::run(async move { cli::report(cli::record::replay(replay).await) });
     }
     if let Some(Cmd::Stats(stats)) = &args.command {
-        return cli::report(cli::record::stats(stats));
+        let code = cli::report(cli::record::stats(stats));
+        return if startup::stdout_is_gone() {
+            startup::STDOUT_CLOSED
+        } else {
+            code
+        };
     }
     startup::run(async move {
         let config = match cli::load_config(&args) {

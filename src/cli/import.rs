@@ -145,7 +145,7 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
                 "message": e.message,
             })).collect::<Vec<_>>(),
         });
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::cli::output::stdout();
         let _ = writeln!(
             out,
             "{}",
@@ -243,7 +243,7 @@ fn print_text(
     errors: &[ImportError],
     looked: &[PathBuf],
 ) {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     let mut err = std::io::stderr().lock();
     for item in &plan.add {
         let _ = writeln!(

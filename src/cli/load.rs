@@ -654,7 +654,7 @@ async fn bench_connected(
         });
     }
 
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     let _ = if a.json {
         writeln!(out, "{}", super::output::json_pretty(&report.to_json()))
     } else {

@@ -9,6 +9,23 @@
 //! `replay` and `stats` run by `main`), `diff`, `bench` (`load`), and
 //! `demo-server` (run by `main`).
 
+/// `println!` to the commands' stdout ([`output::stdout`]): a reader that
+/// went away (`| head`) ends the run quietly instead of a panic.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        let mut out = $crate::cli::output::stdout();
+        let _ = std::io::Write::write_fmt(&mut out, format_args!($($t)*));
+        let _ = std::io::Write::write_all(&mut out, b"\n");
+    }};
+}
+
+/// `print!` to the commands' stdout, as [`outln!`].
+macro_rules! out {
+    ($($t:tt)*) => {{
+        let _ = std::io::Write::write_fmt(&mut $crate::cli::output::stdout(), format_args!($($t)*));
+    }};
+}
+
 pub mod args;
 pub mod auth;
 mod call;
