@@ -1,12 +1,11 @@
 //! mcpdeck's entry: parse the command line, then run either a headless
 //! command (`mcpdeck::cli`) or the TUI (`mcpdeck::tui`) on the same core.
 
-use clap::Parser;
 use mcpdeck::cli::{self, Cli, Cmd};
 use mcpdeck::{startup, tui};
 
 fn main() {
-    let args = Cli::parse();
+    let args = cli::args::parse();
     let code = run(args);
     // The last spans, within a bounded wait (nothing when telemetry is off).
     mcpdeck::telemetry::shutdown();
