@@ -9,6 +9,10 @@
 //! `replay` and `stats` run by `main`), `diff`, `bench` (`load`), and
 //! `demo-server` (run by `main`).
 
+// stdout goes through `output::stdout` (`outln!`, `out!`): `println!`
+// panics when the reader has gone (`| head`).
+#![warn(clippy::print_stdout)]
+
 /// `println!` to the commands' stdout ([`output::stdout`]): a reader that
 /// went away (`| head`) ends the run quietly instead of a panic.
 macro_rules! outln {
