@@ -1,12 +1,11 @@
 //! mcpdeck's entry: parse the command line, then run either a headless
 //! command (`mcpdeck::cli`) or the TUI (`mcpdeck::tui`) on the same core.
 
-use clap::Parser;
 use mcpdeck::cli::{self, Cli, Cmd};
 use mcpdeck::{startup, tui};
 
 fn main() {
-    let args = Cli::parse();
+    let args = cli::args::parse();
     let code = run(args);
     // The last spans, within a bounded wait (nothing when telemetry is off).
     mcpdeck::telemetry::shutdown();
@@ -41,7 +40,12 @@ fn run(args: Cli) -> i32 {
         return startup::run(async move { cli::report(cli::record::replay(replay).await) });
     }
     if let Some(Cmd::Stats(stats)) = &args.command {
-        return cli::report_as(cli::json_mode(&args), cli::record::stats(stats));
+        let code = cli::report_as(cli::json_mode(&args), cli::record::stats(stats));
+        return if startup::stdout_is_gone() {
+            startup::STDOUT_CLOSED
+        } else {
+            code
+        };
     }
     startup::run(async move {
         let config = match cli::load_config(&args) {

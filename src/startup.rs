@@ -51,6 +51,25 @@ impl Drop for InterruptClaim {
     }
 }
 
+/// The exit code of a run whose stdout was found closed (128 + SIGPIPE, as
+/// a program killed by SIGPIPE shows in the shell).
+pub const STDOUT_CLOSED: i32 = 141;
+
+/// Set when a write to stdout found its reader gone (EPIPE, `| head`).
+static STDOUT_GONE: LazyLock<tokio::sync::watch::Sender<bool>> =
+    LazyLock::new(|| tokio::sync::watch::channel(false).0);
+
+/// Say that stdout's reader is gone: [`run`] ends the command quietly
+/// (its servers stopped as on a signal) with [`STDOUT_CLOSED`].
+pub fn stdout_gone() {
+    STDOUT_GONE.send_replace(true);
+}
+
+/// Whether stdout's reader was found gone.
+pub fn stdout_is_gone() -> bool {
+    *STDOUT_GONE.borrow()
+}
+
 /// Exit code when the runtime or the signal handlers cannot be set up.
 const CANNOT_START: i32 = 3;
 
@@ -123,10 +142,17 @@ pub fn run<F: Future<Output = i32>>(work: F) -> i32 {
                 return CANNOT_START;
             }
         };
-        let mut work = std::pin::pin!(work);
-        loop {
+        // Boxed, so that a signal can drop it before the servers are
+        // waited for.
+        let mut work = Box::pin(work);
+        let mut gone = STDOUT_GONE.subscribe();
+        let (name, code) = loop {
             tokio::select! {
-                code = &mut work => break code,
+                code = &mut work => {
+                    // A reader that left early ends every command alike.
+                    return if stdout_is_gone() { STDOUT_CLOSED } else { code };
+                }
+                Ok(_) = gone.wait_for(|g| *g) => break (None, STDOUT_CLOSED),
                 (name, code) = signals.next() => {
                     // A command that claimed the first SIGINT ends by
                     // itself (and reports what it did first).
@@ -135,18 +161,28 @@ pub fn run<F: Future<Output = i32>>(work: F) -> i32 {
                         eprintln!("mcpdeck: {name}: finishing (again to stop the servers now)");
                         continue;
                     }
-                    // The work is dropped here; its manager closes every
-                    // session. Wait for the servers to go, SIGKILL the rest; a
-                    // second signal kills them at once.
-                    eprintln!("mcpdeck: {name}: stopping the servers (again to kill them now)");
-                    tokio::select! {
-                        _ = CHILDREN.settle(Duration::from_secs(2)) => {}
-                        _ = signals.next() => CHILDREN.kill_now(),
-                    }
-                    break code;
+                    break (Some(name), code);
                 }
             }
+        };
+        // A closed stdout ends the command quietly.
+        if let Some(name) = name {
+            eprintln!("mcpdeck: {name}: stopping the servers (again to kill them now)");
         }
+        // Every stdio server is stopped the polite way, each with its own
+        // grace: stdin closed, the grace, SIGTERM to its process group,
+        // the grace again, SIGKILL. One that leaves on stdin EOF ends the
+        // wait at once.
+        CHILDREN.close_all();
+        // The work goes: its managers close their sessions (HTTP ones
+        // too), and nothing it started waits on anything any more.
+        drop(work);
+        // A signal (a second one) kills what is left at once.
+        tokio::select! {
+            () = CHILDREN.stop_all() => {}
+            _ = signals.next() => CHILDREN.kill_now(),
+        }
+        code
     });
     // Do not wait for blocking tasks (stdin readers) that may never end.
     runtime.shutdown_timeout(Duration::from_millis(100));

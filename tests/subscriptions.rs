@@ -234,3 +234,114 @@ fn read_watch_follows_updates_over_http() {
         "{rest:?}"
     );
 }
+
+/// The methods mcpdeck sent to its servers, from the frame log.
+fn sent(frames: &FrameLog) -> Vec<String> {
+    frames
+        .snapshot()
+        .iter()
+        .filter(|f| f.dir == Direction::Out)
+        .filter_map(|f| f.method.as_deref().map(str::to_string))
+        .collect()
+}
+
+/// Whether a manager opens `subscriptions/listen` for a stateless-era
+/// server once it is connected (and waited a moment for it).
+async fn manager_listens(interactive: bool) -> Vec<String> {
+    use mcpdeck::config::{ServerConfig, Settings};
+    use mcpdeck::mcp::manager::{Event, Manager};
+    use mcpdeck::mcp::transport::stdio::Children;
+    let script = common::server_script("py_v2_server.py")
+        .display()
+        .to_string();
+    let server = ServerConfig::stdio("py", common::py_v2().display().to_string(), &[&script]);
+    let frames = Arc::new(FrameLog::new(1000));
+    let (manager, mut rx) = Manager::start_full(
+        Settings::default(),
+        vec![server],
+        frames.clone(),
+        Children::new(),
+        interactive,
+    );
+    let deadline = tokio::time::Instant::now() + common::limit(30);
+    loop {
+        match tokio::time::timeout_at(deadline, rx.recv()).await {
+            Ok(Some(Event::Status { status, .. })) if status.settled() => break,
+            Ok(Some(_)) => {}
+            other => panic!("py did not connect: {:?}", other.is_err()),
+        }
+    }
+    // The stream is opened right after the connect, if at all.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    while tokio::time::Instant::now() < deadline
+        && !sent(&frames).iter().any(|m| m == "subscriptions/listen")
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    manager.shutdown().await;
+    sent(&frames)
+}
+
+#[tokio::test]
+async fn a_long_lived_manager_listens_for_list_changes_and_a_one_shot_one_does_not() {
+    // The TUI's and serve's managers (answers as a person would).
+    let sent = manager_listens(true).await;
+    assert!(sent.iter().any(|m| m == "subscriptions/listen"), "{sent:?}");
+    // A one-shot command's.
+    let sent = manager_listens(false).await;
+    assert!(sent.iter().any(|m| m == "tools/list"), "{sent:?}");
+    assert!(
+        !sent.iter().any(|m| m == "subscriptions/listen"),
+        "{sent:?}"
+    );
+}
+
+#[test]
+fn one_shot_commands_open_no_listen_stream_and_warn_of_nothing() {
+    // The stateless Python SDK server, over HTTP (configured, as in the
+    // issue) and over stdio.
+    let server = common::python_http(common::py_v2(), "py_v2_server.py");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = common::write_file(
+        dir.path(),
+        "config.toml",
+        &format!("[servers.py]\nurl = {:?}\n", server.url),
+    );
+    let config = config.to_str().expect("utf-8 path");
+    let py = common::py_v2().display().to_string();
+    let script = common::server_script("py_v2_server.py")
+        .display()
+        .to_string();
+    for args in [
+        vec!["--config", config, "--trace", "tools", "py"],
+        vec!["--config", config, "--trace", "servers"],
+        vec![
+            "--config",
+            config,
+            "--trace",
+            "call",
+            "py",
+            "echo",
+            r#"{"text":"x"}"#,
+        ],
+        vec!["--trace", "tools", "--", &py, &script],
+    ] {
+        let run = common::mcpdeck(&args, common::limit(60));
+        run.ok();
+        assert!(
+            run.stderr.contains("C->S"),
+            "{args:?}: no trace:\n{}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("subscriptions/listen"),
+            "{args:?}: a listen stream was opened:\n{}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("warning"),
+            "{args:?}: a warning:\n{}",
+            run.stderr
+        );
+    }
+}

@@ -12,29 +12,32 @@ TARGET is a configured server name, an http(s):// URL, or `-- CMD ARGS…` (last
 
 Exit codes: 0 ok · 1 the tool returned isError or a JSON-RPC error · 2 usage or config error · 3 could not connect, or protocol failure · 4 authorization needed or failed";
 
+/// The heading of the flags every command takes.
+const GLOBAL: &str = "Global options";
+
 #[derive(Parser, Debug)]
 #[command(name = "mcpdeck", version, about = "A terminal deck for working with MCP servers by hand", after_help = AFTER_HELP)]
 pub struct Cli {
     /// The config file [default: $MCPDECK_CONFIG, else the user config dir's mcpdeck/config.toml]
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Print every raw frame, with time and direction, to stderr
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub trace: bool,
     /// Record every frame (and HTTP exchange) to FILE as JSON Lines, secrets masked
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Use the built-in demo servers instead of the config file
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub demo: bool,
     /// Write mcpdeck's own log to FILE (level from RUST_LOG, default info); never to the screen
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
     /// Offer these directories (and only these) to every server as roots, for this run, instead of the config's `roots` [default: the config's; none when it has none]
-    #[arg(long, global = true, value_name = "DIR", num_args = 1.., action = clap::ArgAction::Append)]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR", num_args = 1.., action = clap::ArgAction::Append)]
     pub roots: Option<Vec<PathBuf>>,
     /// The client capabilities declared to every server: `default` (roots, sampling, elicitation: what serve declares for a full-featured agent), `none`, `all`, or a comma list of roots, sampling, elicitation, elicitation-form, elicitation-url [default: the config's `capabilities`, else default]
-    #[arg(long, global = true, value_name = "SET", value_parser = parse_capabilities)]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "SET", value_parser = parse_capabilities)]
     pub capabilities: Option<crate::mcp::session::Declared>,
     #[command(subcommand)]
     pub command: Option<Cmd>,
@@ -48,7 +51,7 @@ fn parse_capabilities(text: &str) -> Result<crate::mcp::session::Declared, Strin
 pub enum Cmd {
     /// Each configured server's status, era, version, counts and connect time
     Servers {
-        /// Print [{"name", "status", …}] (a failure: the error envelope, see docs/cli.md)
+        /// Print {"servers": [{name, enabled, status, era, version, serverInfo, tools, resources, prompts, connectMs, error, stderrTail}]} (a failure of the command: the error envelope, see docs/cli.md)
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -58,7 +61,7 @@ pub enum Cmd {
     Info {
         #[command(flatten)]
         target: TargetArgs,
-        /// Print {"name", "era", "version", "serverInfo", "capabilities", …}
+        /// Print {name, era, version, detection, transport, serverInfo, capabilities, instructions, supportedVersions, connectMs} (a failure: the error envelope, see docs/cli.md)
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -194,7 +197,7 @@ pub enum Cmd {
     /// Compare two versions of a server's tools, prompts, resources and templates
     /// (servers, `tools --json` snapshots, recordings, pin files); exit 1 on a breaking change
     Diff(super::diff::DiffArgs),
-    /// Load on one tool: `bench TARGET TOOL [ARGS_JSON] --calls N --concurrency C
+    /// Load on one tool: `bench TARGET TOOL [ARGS_JSON] --count N --concurrency C
     /// [--duration S]`, or `bench TOOL [ARGS_JSON] … -- CMD ARGS…`; calls/s, latency
     /// percentiles, errors by kind, and a stdio server's CPU and peak RSS
     Bench(super::load::BenchArgs),
@@ -234,6 +237,87 @@ impl Limit {
     }
 }
 
+/// Parse the command line as clap does (a usage error is printed, exit 2),
+/// with two rules of mcpdeck's: a mistyped command is offered only visible
+/// commands as suggestions (never the hidden `__servers`), and the global
+/// flags that do nothing for a command are refused ([`Cli::unused_globals`]).
+pub fn parse() -> Cli {
+    use clap::CommandFactory;
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => without_hidden_suggestions(e).exit(),
+    };
+    if let Some(message) = cli.unused_globals() {
+        let mut cmd = Cli::command();
+        cmd.build();
+        // The usage line shown is the command's own.
+        let name = std::env::args().find(|a| cmd.find_subcommand(a).is_some());
+        let sub = name.and_then(|n| cmd.find_subcommand_mut(&n).cloned());
+        sub.unwrap_or(cmd)
+            .error(clap::error::ErrorKind::ArgumentConflict, message)
+            .exit();
+    }
+    cli
+}
+
+/// A clap error without the hidden commands among its suggestions.
+fn without_hidden_suggestions(mut e: clap::Error) -> clap::Error {
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue};
+    let cmd = Cli::command();
+    let hidden = |name: &str| {
+        cmd.get_subcommands()
+            .any(|s| s.is_hide_set() && s.get_name() == name)
+    };
+    if let Some(ContextValue::Strings(names)) = e.get(ContextKind::SuggestedSubcommand) {
+        let visible: Vec<String> = names.iter().filter(|n| !hidden(n)).cloned().collect();
+        if visible.is_empty() {
+            e.remove(ContextKind::SuggestedSubcommand);
+        } else {
+            e.insert(
+                ContextKind::SuggestedSubcommand,
+                ContextValue::Strings(visible),
+            );
+        }
+    }
+    e
+}
+
+impl Cli {
+    /// Why the global flags given do nothing for this command, if they do
+    /// not: `completions`, `stats`, `replay` and `demo-server` connect to no
+    /// configured server, so `--demo`, `--record`, `--trace`, `--roots` and `--capabilities`
+    /// would be silently ignored.
+    pub fn unused_globals(&self) -> Option<String> {
+        let command = match &self.command {
+            Some(Cmd::Completions(_)) => "completions",
+            Some(Cmd::Stats(_)) => "stats",
+            Some(Cmd::Replay(_)) => "replay",
+            Some(Cmd::DemoServer(_)) => "demo-server",
+            _ => return None,
+        };
+        let given: Vec<&str> = [
+            (self.demo, "--demo"),
+            (self.record.is_some(), "--record"),
+            (self.trace, "--trace"),
+            (self.roots.is_some(), "--roots"),
+            (self.capabilities.is_some(), "--capabilities"),
+        ]
+        .into_iter()
+        .filter_map(|(on, flag)| on.then_some(flag))
+        .collect();
+        if given.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{} {} nothing for `mcpdeck {command}` (it connects to no server); leave {} out",
+            given.join(", "),
+            if given.len() == 1 { "does" } else { "do" },
+            if given.len() == 1 { "it" } else { "them" },
+        ))
+    }
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct TargetArgs {
     /// A configured server name or an http(s):// URL
@@ -241,4 +325,116 @@ pub struct TargetArgs {
     /// An ad-hoc stdio server: `-- CMD ARGS…`
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every visible flag and argument of every visible command, with the
+    /// command's path, that has no description.
+    fn undescribed(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            if arg.is_hide_set() || arg.get_id() == "help" || arg.get_id() == "version" {
+                continue;
+            }
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                out.push(format!("{path} {}", arg.get_id()));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            if !sub.is_hide_set() && sub.get_name() != "help" {
+                undescribed(sub, &format!("{path} {}", sub.get_name()), out);
+            }
+        }
+    }
+
+    #[test]
+    fn global_flags_that_do_nothing_are_refused() {
+        let parse = |args: &[&str]| Cli::try_parse_from(args).expect("parses");
+        let why = parse(&["mcpdeck", "--demo", "completions", "bash"]).unused_globals();
+        assert_eq!(
+            why.as_deref(),
+            Some(
+                "--demo does nothing for `mcpdeck completions` (it connects to no server); leave it out"
+            )
+        );
+        let why = parse(&["mcpdeck", "stats", "f.jsonl", "--trace", "--record", "x"])
+            .unused_globals()
+            .expect("refused");
+        assert!(
+            why.starts_with("--record, --trace do nothing for `mcpdeck stats`"),
+            "{why}"
+        );
+        assert!(
+            parse(&["mcpdeck", "demo-server", "--roots", "/"])
+                .unused_globals()
+                .is_some()
+        );
+        assert!(
+            parse(&["mcpdeck", "replay", "f", "--demo"])
+                .unused_globals()
+                .is_some()
+        );
+        // Where they count, and the flags that still do something.
+        assert!(
+            parse(&["mcpdeck", "--demo", "--trace", "tools", "demo"])
+                .unused_globals()
+                .is_none()
+        );
+        assert!(
+            parse(&["mcpdeck", "completions", "bash", "--config", "c.toml"])
+                .unused_globals()
+                .is_none()
+        );
+        assert!(
+            parse(&["mcpdeck", "demo-server", "--log-file", "l"])
+                .unused_globals()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn bench_counts_with_count_and_still_takes_calls_and_n() {
+        for flag in ["--count", "--calls", "-n"] {
+            let cli = Cli::try_parse_from(["mcpdeck", "bench", "demo", "echo", flag, "7"])
+                .unwrap_or_else(|e| panic!("{flag}: {e}"));
+            let Some(Cmd::Bench(b)) = cli.command else {
+                panic!("not bench")
+            };
+            assert_eq!(b.calls, Some(7), "{flag}");
+        }
+        // The old names are not offered.
+        let mut cmd = Cli::command();
+        let help = cmd
+            .find_subcommand_mut("bench")
+            .expect("bench")
+            .render_help()
+            .to_string();
+        assert!(help.contains("--count <N>"), "{help}");
+        assert!(
+            !help.contains("--calls <N>") && !help.contains("-n,"),
+            "{help}"
+        );
+    }
+
+    #[test]
+    fn a_mistyped_command_is_offered_only_visible_commands() {
+        let e = Cli::try_parse_from(["mcpdeck", "srvers"]).expect_err("unknown");
+        assert!(
+            e.to_string().contains("__servers"),
+            "clap itself offers it: {e}"
+        );
+        let text = without_hidden_suggestions(e).to_string();
+        assert!(!text.contains("__servers"), "{text}");
+        assert!(text.contains("'servers'"), "{text}");
+    }
+
+    #[test]
+    fn every_flag_of_every_command_has_a_description() {
+        let mut missing = Vec::new();
+        undescribed(&Cli::command(), "mcpdeck", &mut missing);
+        assert!(missing.is_empty(), "no description: {missing:#?}");
+    }
 }

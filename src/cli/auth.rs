@@ -211,7 +211,7 @@ async fn login(config: &Config, name: &str, scopes: &[String]) -> Outcome {
                 // It answered an unauthenticated initialize, with no
                 // challenge and no OAuth metadata: nothing to log in to.
                 Some(status) if no_oauth && (200..300).contains(&status) => {
-                    println!(
+                    outln!(
                         "{shown} needs no login: it answered without credentials (HTTP {status}, no WWW-Authenticate challenge) and publishes no OAuth metadata"
                     );
                     Ok(Exit::Ok)
@@ -226,7 +226,7 @@ async fn login(config: &Config, name: &str, scopes: &[String]) -> Outcome {
             };
         }
     };
-    println!(
+    outln!(
         "logged in to {}: {}",
         sanitize::one_line(&server.name),
         describe(&info)
@@ -242,10 +242,10 @@ async fn logout(config: &Config, name: &str) -> Outcome {
         .await
         .map_err(|e| auth_failure(&server.name, &e))?;
     if done.is_empty() {
-        println!("{}: no stored login", sanitize::one_line(&server.name));
+        outln!("{}: no stored login", sanitize::one_line(&server.name));
     }
     for line in done {
-        println!(
+        outln!(
             "{}: {}",
             sanitize::one_line(&server.name),
             sanitize::one_line(&line)
@@ -290,17 +290,17 @@ fn status(config: &Config, as_json: bool) -> Outcome {
                 }),
             })
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&json!({ "servers": list })).unwrap_or_default()
         );
         return Ok(Exit::Ok);
     }
     if rows.is_empty() {
-        println!("no HTTP servers in the configuration");
+        outln!("no HTTP servers in the configuration");
         return Ok(Exit::Ok);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     for (name, url, info, _) in rows {
         let line = match info {
             Some(i) => describe(&i),

@@ -140,7 +140,7 @@ async fn call_connected(link: &mut Link, call: &CallArgs) -> Outcome {
     }
     let finished = link.call(&call.tool, arguments).await;
     let (result, elapsed) = finished;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     match result {
         Ok(r) => {
             if call.json {

@@ -44,7 +44,7 @@ pub fn script(shell: Shell) -> String {
 }
 
 pub fn print(a: &CompletionsArgs) -> Outcome {
-    print!("{}", script(a.shell));
+    out!("{}", script(a.shell));
     Ok(Exit::Ok)
 }
 

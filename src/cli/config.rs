@@ -78,15 +78,15 @@ pub fn no_servers_yet(config: &Config) {
         .map(|p| p.display().to_string())
         .or_else(|| config::default_path().map(|p| p.display().to_string()))
         .unwrap_or_else(|| "(no config directory on this system; use --config FILE)".into());
-    println!("No servers are configured yet.");
-    println!();
-    println!("Add one to {path}, for example:");
-    println!();
-    println!("    [servers.everything]");
-    println!("    command = \"npx\"");
-    println!("    args = [\"-y\", \"@modelcontextprotocol/server-everything\"]");
-    println!();
-    println!(
+    outln!("No servers are configured yet.");
+    outln!("");
+    outln!("Add one to {path}, for example:");
+    outln!("");
+    outln!("    [servers.everything]");
+    outln!("    command = \"npx\"");
+    outln!("    args = [\"-y\", \"@modelcontextprotocol/server-everything\"]");
+    outln!("");
+    outln!(
         "config.example.toml documents every option. To look around first, run `mcpdeck --demo`."
     );
 }

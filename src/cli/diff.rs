@@ -303,7 +303,7 @@ pub async fn run(config: &Config, args: &DiffArgs, trace: bool) -> Outcome {
             ),
         ));
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     let _ = if args.json {
         writeln!(out, "{}", output::json_pretty(&diff.to_json()))
     } else if args.markdown {

@@ -96,7 +96,7 @@ pub fn run(config: &Config, args: &ExportArgs) -> Outcome {
     }
     drop(err);
     if !args.write {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::cli::output::stdout();
         let _ = out.write_all(export::to_text(&rendered).as_bytes());
         if !rendered.deny_rules.is_empty() {
             let settings = Client::claude_code_settings(&env)
@@ -119,7 +119,7 @@ pub fn run(config: &Config, args: &ExportArgs) -> Outcome {
         ));
     };
     if rendered.entries.is_empty() {
-        println!(
+        outln!(
             "Nothing to export to {}: {} is unchanged.",
             client.label(),
             path.display()
@@ -196,24 +196,24 @@ fn env(name: &str) -> Option<String> {
 fn print_report(r: &FileReport, what: &str) {
     let path = r.path.display();
     if !r.written {
-        println!(
+        outln!(
             "{path}: already up to date ({what}: {})",
             r.unchanged.join(", ")
         );
         return;
     }
     let verb = if r.created { "created" } else { "updated" };
-    println!("{path}: {verb}");
+    outln!("{path}: {verb}");
     for (label, names) in [
         ("added", &r.added),
         ("replaced", &r.replaced),
         ("unchanged", &r.unchanged),
     ] {
         if !names.is_empty() {
-            println!("  {what} {label}: {}", names.join(", "));
+            outln!("  {what} {label}: {}", names.join(", "));
         }
     }
     if let Some(backup) = &r.backup {
-        println!("  backup of the previous file: {}", backup.display());
+        outln!("  backup of the previous file: {}", backup.display());
     }
 }

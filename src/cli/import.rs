@@ -178,7 +178,7 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
         if let Some(message) = &write_error {
             report["writeError"] = json!(message);
         }
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::cli::output::stdout();
         let _ = writeln!(
             out,
             "{}",
@@ -308,7 +308,7 @@ fn print_text(
     errors: &[ImportError],
     looked: &[PathBuf],
 ) {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     let mut err = std::io::stderr().lock();
     for item in &plan.add {
         let _ = writeln!(

@@ -23,7 +23,7 @@ pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool)
             "connected, but nothing was negotiated",
         ));
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     if json {
         let v = json!({
             "name": snap.config.name,
@@ -112,7 +112,7 @@ pub async fn tools(
     let link = Link::open(config, target, Options::new(trace).listing(ListSet::TOOLS)).await?;
     let snap = link.server.clone();
     link.close();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     if json {
         let raw: Vec<Value> = snap.lists.tools.iter().map(|t| t.raw.clone()).collect();
         let mut v = json!({"tools": raw});

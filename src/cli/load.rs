@@ -1,5 +1,5 @@
 //! `mcpdeck bench`: load on one tool of one server. It connects once, then
-//! keeps at most `--concurrency` calls in flight until `--calls` are made
+//! keeps at most `--concurrency` calls in flight until `--count` calls are made
 //! or `--duration` is over, and reports calls/s, latency percentiles,
 //! errors by kind and, for a stdio server, the server's CPU time and peak
 //! RSS from `/proc`.
@@ -14,7 +14,7 @@
 //! `destructiveHint: true`, `readOnlyHint: false` without
 //! `destructiveHint`, or not annotated at all, see
 //! [`Effect`](super::smoke::policy::Effect)) needs `--destructive`. A run is
-//! bounded in calls (`--calls`, 100 by default) and in time
+//! bounded in calls (`--count`, 100 by default) and in time
 //! (`--duration`). Ctrl-C stops issuing calls, cancels those in flight and
 //! prints what was measured (exit 130); a second Ctrl-C stops at once.
 
@@ -38,7 +38,7 @@ use crate::mcp::session::ListSet;
 use crate::record::stats::percentile;
 use crate::sanitize;
 
-/// Calls made when neither `--calls` nor `--duration` is given.
+/// Calls made when neither `--count` nor `--duration` is given.
 pub const DEFAULT_CALLS: u64 = 100;
 /// The most calls one run makes (with `--duration` alone too).
 pub const MAX_CALLS: u64 = 10_000_000;
@@ -63,7 +63,8 @@ pub struct BenchArgs {
     #[arg(long = "arg", value_name = "KEY=VALUE")]
     pub args: Vec<String>,
     /// How many calls to make [default: 100, or as many as fit in --duration]
-    #[arg(long, short = 'n', value_name = "N",
+    /// (`--calls N` and `-n N`, the old names, still work)
+    #[arg(long = "count", short_alias = 'n', alias = "calls", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=MAX_CALLS))]
     pub calls: Option<u64>,
     /// The most calls in flight at once (1-256)
@@ -379,7 +380,7 @@ pub async fn run(config: &Config, a: &BenchArgs, trace: bool) -> Outcome {
         _ => {
             return Err(Failure::new(
                 Exit::Usage,
-                "bench needs a TOOL: `mcpdeck bench TARGET TOOL [ARGS_JSON] --calls N`",
+                "bench needs a TOOL: `mcpdeck bench TARGET TOOL [ARGS_JSON] --count N`",
             ));
         }
     };
@@ -660,7 +661,7 @@ async fn bench_connected(
         });
     }
 
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     let _ = if a.json {
         writeln!(out, "{}", super::output::json_pretty(&report.to_json()))
     } else {

@@ -208,9 +208,9 @@ impl Done<'_> {
             if let Some(tool) = self.tool {
                 value["tool"] = json!(tool);
             }
-            println!("{value}");
+            outln!("{value}");
         } else {
-            println!("{}", text());
+            outln!("{}", text());
         }
         Ok(Exit::Ok)
     }
@@ -634,14 +634,14 @@ fn path(config: &Config, from_flag: bool, json: bool) -> Outcome {
     let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let path = path.as_path();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({"path": path.display().to_string(), "exists": exists, "source": source})
         );
     } else {
         // The path alone on stdout (for `$(mcpdeck config path)`), the rest
         // on stderr.
-        println!("{}", path.display());
+        outln!("{}", path.display());
         let from = match source {
             "default" => "the default location".to_owned(),
             other => format!("from {other}"),
@@ -832,7 +832,7 @@ fn check(config: &Config) -> Outcome {
     }
     match check_file(path) {
         Ok(summary) => {
-            println!("{summary}");
+            outln!("{summary}");
             Ok(Exit::Ok)
         }
         Err(errors) => {
@@ -853,12 +853,12 @@ fn edit(config: &Config) -> Outcome {
     loop {
         run_editor(path)?;
         if !path.exists() {
-            println!("{} was not created; nothing to check", path.display());
+            outln!("{} was not created; nothing to check", path.display());
             return Ok(Exit::Ok);
         }
         let errors = match check_file(path) {
             Ok(summary) => {
-                println!("{summary}");
+                outln!("{summary}");
                 return Ok(Exit::Ok);
             }
             Err(errors) => errors,
@@ -952,7 +952,7 @@ pub fn server_names(config: &Config) -> Outcome {
             })
             .unwrap_or_default(),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     for name in names {
         // Only names a shell can take as they are.
         if ConfigEditor::check_server_name(&name).is_ok() {

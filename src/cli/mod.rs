@@ -9,6 +9,27 @@
 //! `replay` and `stats` run by `main`), `diff`, `bench` (`load`), and
 //! `demo-server` (run by `main`).
 
+// stdout goes through `output::stdout` (`outln!`, `out!`): `println!`
+// panics when the reader has gone (`| head`).
+#![warn(clippy::print_stdout)]
+
+/// `println!` to the commands' stdout ([`output::stdout`]): a reader that
+/// went away (`| head`) ends the run quietly instead of a panic.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        let mut out = $crate::cli::output::stdout();
+        let _ = std::io::Write::write_fmt(&mut out, format_args!($($t)*));
+        let _ = std::io::Write::write_all(&mut out, b"\n");
+    }};
+}
+
+/// `print!` to the commands' stdout, as [`outln!`].
+macro_rules! out {
+    ($($t:tt)*) => {{
+        let _ = std::io::Write::write_fmt(&mut $crate::cli::output::stdout(), format_args!($($t)*));
+    }};
+}
+
 pub mod args;
 pub mod auth;
 mod call;
@@ -52,11 +73,15 @@ use tour::demo_tour;
 /// Whether this run opens the TUI: no command, a terminal on both ends, and
 /// something to show (servers, a config file to add them to, or the demo).
 pub fn wants_tui(cli: &Cli, config: &Config) -> bool {
-    use std::io::IsTerminal;
-    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     cli.command.is_none()
-        && interactive
+        && interactive()
         && (cli.demo || !config.servers.is_empty() || config.path.is_some())
+}
+
+/// Whether stdin and stdout are both a terminal.
+fn interactive() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
 }
 
 /// The exit code of an outcome; a failure's message goes to stderr.
@@ -198,6 +223,13 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         None => {
             if cli.demo {
                 demo_tour(&config, trace).await
+            } else if !interactive() {
+                // A script or a pipe: connecting every server unasked
+                // would be a surprise (and slow); say what to run instead.
+                Err(Failure::new(
+                    Exit::Usage,
+                    "no command, and no terminal for the TUI (stdin and stdout must both be one); nothing was connected. Try:\n  mcpdeck servers    each configured server's status\n  mcpdeck --demo     a tour of the built-in demo servers\n  mcpdeck --help     every command",
+                ))
             } else if config.servers.is_empty() {
                 no_servers_yet(&config);
                 Ok(Exit::Ok)

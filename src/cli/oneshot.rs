@@ -61,7 +61,7 @@ pub fn defer(manager: Manager, events: EventReceiver, report: bool) {
 pub fn close_stdout() -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     // A reader that went away (EPIPE) is no reason not to close.
-    let _ = std::io::stdout().lock().flush();
+    let _ = crate::cli::output::stdout().flush();
     let null = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
     // SAFETY: dup2 onto fd 1 with a valid fd; `null` stays open until
     // after the call, and fd 1 now refers to its own copy.

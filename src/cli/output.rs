@@ -8,6 +8,45 @@ use crate::mcp::types::{CallResult, Content, Tool};
 use crate::sanitize;
 use crate::text::human_size;
 
+/// The commands' stdout, locked. A write that finds the reader gone
+/// (EPIPE: `mcpdeck … | head -1`) is not an error: it and every later write
+/// are dropped, and the run ends quietly with exit 141 once the command
+/// yields ([`crate::startup::stdout_gone`]), its servers stopped as usual.
+pub fn stdout() -> Stdout {
+    Stdout(std::io::stdout().lock())
+}
+
+/// See [`stdout`].
+pub struct Stdout(std::io::StdoutLock<'static>);
+
+impl Stdout {
+    fn gone<T>(r: std::io::Result<T>, ok: T) -> std::io::Result<T> {
+        match r {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                crate::startup::stdout_gone();
+                Ok(ok)
+            }
+            r => r,
+        }
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if crate::startup::stdout_is_gone() {
+            return Ok(b.len());
+        }
+        Self::gone(self.0.write(b), b.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if crate::startup::stdout_is_gone() {
+            return Ok(());
+        }
+        Self::gone(self.0.flush(), ())
+    }
+}
+
 /// Pretty JSON with every character that a terminal could act on escaped
 /// (serde_json escapes C0 controls; this also escapes DEL, C1 controls and
 /// bidi overrides), so `--json` output is safe on a terminal and still the

@@ -54,11 +54,11 @@ pub fn stats(a: &StatsArgs) -> Outcome {
     let rec = load(&a.file)?;
     let rows = lat::of_recording(&rec).rows();
     if a.json {
-        println!("{}", lat::to_json(&rows));
+        outln!("{}", lat::to_json(&rows));
     } else if rows.is_empty() {
-        println!("{}: no requests recorded", a.file.display());
+        outln!("{}: no requests recorded", a.file.display());
     } else {
-        print!("{}", lat::to_text(&rows));
+        out!("{}", lat::to_text(&rows));
     }
     Ok(Exit::Ok)
 }

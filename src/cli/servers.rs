@@ -22,7 +22,7 @@ pub async fn servers(config: &Config, json: bool, trace: bool) -> Outcome {
     let any_failed = snaps
         .iter()
         .any(|s| matches!(s.status, ServerStatus::Failed { .. }));
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     if json {
         let list: Vec<Value> = snaps.iter().map(server_json).collect();
         let _ = writeln!(out, "{}", output::json_pretty(&json!({"servers": list})));

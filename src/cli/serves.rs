@@ -15,7 +15,7 @@ pub async fn serves(json: bool) -> Outcome {
     let found = control::running(ASK_TIMEOUT)
         .await
         .map_err(|e| Failure::new(Exit::Usage, format!("cannot look for running serves: {e}")))?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     if json {
         let list: Vec<Value> = found.iter().map(found_json).collect();
         let _ = writeln!(

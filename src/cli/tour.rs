@@ -10,11 +10,11 @@ use crate::config::Config;
 
 /// `mcpdeck --demo` with no subcommand: a short headless tour.
 pub async fn demo_tour(config: &Config, trace: bool) -> Outcome {
-    println!(
+    outln!(
         "mcpdeck demo: three built-in demo servers (`mcpdeck demo-server`) in different eras.\n"
     );
     let code = servers(config, false, trace).await?;
-    println!("\n$ mcpdeck --demo tools demo");
+    outln!("\n$ mcpdeck --demo tools demo");
     let target = TargetArgs {
         target: Some("demo".into()),
         command: Vec::new(),
@@ -24,7 +24,7 @@ pub async fn demo_tour(config: &Config, trace: bool) -> Outcome {
         ("echo", r#"{"message":"hello from mcpdeck"}"#),
         ("get_weather", r#"{"city":"Zürich"}"#),
     ] {
-        println!("\n$ mcpdeck --demo call demo {tool} '{args}'");
+        outln!("\n$ mcpdeck --demo call demo {tool} '{args}'");
         let call = CallArgs {
             tool: tool.into(),
             json_args: Some(args.into()),
@@ -37,7 +37,7 @@ pub async fn demo_tour(config: &Config, trace: bool) -> Outcome {
             eprintln!("mcpdeck: {}", f.message);
         }
     }
-    println!(
+    outln!(
         "\nTry: mcpdeck --demo info demo-stateless · mcpdeck --demo call demo everything_mixed · add --trace to see every frame"
     );
     Ok(code)

@@ -6,7 +6,7 @@
 
 macro_rules! say {
     ($($t:tt)*) => {{
-        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+        let _ = writeln!(crate::cli::output::stdout(), $($t)*);
     }};
 }
 
@@ -135,7 +135,7 @@ pub async fn resources(config: &Config, a: &ListArgs, trace: bool) -> Outcome {
             return Ok(not_declared(a.json, "resources", json!({"resources": []})));
         }
         let items = s.listed("resources/list").map_err(|e| failure(e, a.json))?;
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::cli::output::stdout();
         if a.json {
             let _ = writeln!(out, "{}", json_pretty(&json!({"resources": items})));
             return Ok(Exit::Ok);
@@ -180,7 +180,7 @@ pub async fn templates(config: &Config, a: &ListArgs, trace: bool) -> Outcome {
             }
             Err(e) => return Err(failure(e, a.json)),
         };
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::cli::output::stdout();
         if a.json {
             let _ = writeln!(out, "{}", json_pretty(&json!({"resourceTemplates": items})));
             return Ok(Exit::Ok);

@@ -22,7 +22,7 @@ pub async fn prompts(config: &Config, a: &ListArgs, trace: bool) -> Outcome {
             return Ok(not_declared(a.json, "prompts", json!({"prompts": []})));
         }
         let items = s.listed("prompts/list").map_err(|e| failure(e, a.json))?;
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::cli::output::stdout();
         if a.json {
             let _ = writeln!(out, "{}", json_pretty(&json!({"prompts": items})));
             return Ok(Exit::Ok);
@@ -76,7 +76,7 @@ pub async fn prompt(config: &Config, a: &PromptArgs, trace: bool) -> Outcome {
             )
             .await
             .map_err(|e| failure(e, a.json))?;
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::cli::output::stdout();
         if a.json {
             let _ = writeln!(out, "{}", json_pretty(&result));
         } else {
@@ -145,7 +145,7 @@ pub async fn complete(config: &Config, a: &CompleteArgs, trace: bool) -> Outcome
             .request("completion/complete", params)
             .await
             .map_err(|e| failure(e, a.json))?;
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::cli::output::stdout();
         if a.json {
             let _ = writeln!(out, "{}", json_pretty(&result));
             return Ok(Exit::Ok);

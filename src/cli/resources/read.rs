@@ -92,7 +92,7 @@ pub(super) fn show_contents(result: &Value, uri: &str, a: &ReadArgs) -> Outcome 
             "the resources/read result has no `contents` array",
         ));
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     let text = !a.json;
     let mut code = Exit::Ok;
     let mut saved_any = false;

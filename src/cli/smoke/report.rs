@@ -154,7 +154,7 @@ fn counts(checks: &[Check]) -> (usize, usize, usize, usize) {
 
 pub fn print_report(json_out: bool, summary: &Summary, checks: &[Check]) {
     let (pass, warn, fail, skip) = counts(checks);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     let suggestion = summary.suggestion();
     if json_out {
         let server = summary.server.map(|(n, transport)| {

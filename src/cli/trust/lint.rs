@@ -44,7 +44,7 @@ pub async fn run(config: &Config, args: &LintArgs, trace: bool) -> Outcome {
             sanitize::one_line(&e.to_string())
         );
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     if args.json {
         let v = json!({ "findings": findings });
         let _ = writeln!(out, "{}", output::json_pretty(&v));

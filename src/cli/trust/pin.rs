@@ -271,7 +271,7 @@ pub async fn pin(config: &Config, args: &PinArgs, trace: bool) -> Outcome {
             .save()
             .map_err(|e| Failure::new(Exit::Usage, e.to_string()))?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     if args.json {
         let v = json!({"pinFile": store.path().display().to_string(), "servers": rows});
         let _ = writeln!(out, "{}", output::json_pretty(&v));
@@ -383,7 +383,7 @@ pub async fn verify(config: &Config, args: &PinArgs, trace: bool) -> Outcome {
             "serverInfoChanged": info.is_some(),
         }));
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     if args.json {
         let v = json!({"pinFile": store.path().display().to_string(), "servers": rows});
         let _ = writeln!(out, "{}", output::json_pretty(&v));

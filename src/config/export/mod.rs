@@ -371,6 +371,40 @@ pub fn to_text(rendered: &Rendered) -> String {
     }
 }
 
+/// Whether a client's entry already says what `new` says: keys with an
+/// empty value (`"args": []`, `"env": {}`, null) are the same as no key
+/// (Cursor writes a server without `args`), and a `"type": "stdio"` beside
+/// a `command` is what a command means anyway. Anything else must be
+/// equal.
+pub(super) fn same_entry(old: &serde_json::Value, new: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    fn meaningful(v: &Value) -> Option<serde_json::Map<String, Value>> {
+        let object = v.as_object()?;
+        let has_command = object.contains_key("command");
+        Some(
+            object
+                .iter()
+                .filter(|(k, v)| {
+                    let empty = match v {
+                        Value::Null => true,
+                        Value::Array(a) => a.is_empty(),
+                        Value::Object(o) => o.is_empty(),
+                        _ => false,
+                    };
+                    let implied =
+                        has_command && k.as_str() == "type" && v.as_str() == Some("stdio");
+                    !(empty || implied)
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
+    }
+    match (meaningful(old), meaningful(new)) {
+        (Some(a), Some(b)) => a == b,
+        _ => old == new,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,37 +503,5 @@ mod tests {
         assert_eq!(r.entries[0].1["enabled"], json!(false));
         let r = render(Client::Windsurf, &s, false);
         assert_eq!(r.entries[0].1["disabled"], json!(true));
-    }
-}
-
-/// Whether a client's entry already says what `new` says: keys with an
-/// empty value (`"args": []`, `"env": {}`, null) are the same as no key
-/// (Cursor writes a server without `args`), and a `"type": "stdio"` beside
-/// a `command` is what a command means anyway. Anything else must be
-/// equal.
-pub(super) fn same_entry(old: &serde_json::Value, new: &serde_json::Value) -> bool {
-    use serde_json::Value;
-    fn meaningful(v: &Value) -> Option<serde_json::Map<String, Value>> {
-        let object = v.as_object()?;
-        let has_command = object.contains_key("command");
-        Some(
-            object
-                .iter()
-                .filter(|(k, v)| {
-                    let empty = match v {
-                        Value::Null => true,
-                        Value::Array(a) => a.is_empty(),
-                        Value::Object(o) => o.is_empty(),
-                        _ => false,
-                    };
-                    !empty && !(has_command && k.as_str() == "type" && v.as_str() == Some("stdio"))
-                })
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        )
-    }
-    match (meaningful(old), meaningful(new)) {
-        (Some(a), Some(b)) => a == b,
-        _ => old == new,
     }
 }

@@ -117,6 +117,7 @@ impl Task {
                     );
                     return;
                 }
+                let listen_on_connect = self.listen_on_connect;
                 let Some(slot) = self.slot(&server) else {
                     return;
                 };
@@ -131,12 +132,14 @@ impl Task {
                     );
                 }
                 // The stateless era sends list changes only on a
-                // subscriptions/listen stream: open it.
-                let listener = slot
-                    .negotiated
-                    .as_ref()
-                    .is_some_and(|n| n.era == crate::mcp::types::Era::Stateless)
-                    .then(|| session.clone());
+                // subscriptions/listen stream: open it, for a long-lived
+                // client (a one-shot command has no use for list changes).
+                let listener = (listen_on_connect
+                    && slot
+                        .negotiated
+                        .as_ref()
+                        .is_some_and(|n| n.era == crate::mcp::types::Era::Stateless))
+                .then(|| session.clone());
                 slot.session = Some(session);
                 slot.lists = Arc::new(lists);
                 let lists = slot.lists.clone();

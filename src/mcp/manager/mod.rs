@@ -119,7 +119,10 @@ impl Manager {
         let (tx, rx) = mpsc::unbounded_channel();
         let (ev_tx, ev_rx) = queue::channel();
         let asks: Asks = Arc::new(std::sync::Mutex::new((0, HashMap::new())));
+        // The TUI's and serve's managers live on: they ping, and listen for
+        // list changes; a one-shot command's do neither.
         let ping_on_connect = matches!(answers, Answers::Person);
+        let listen_on_connect = ping_on_connect;
         // Every manager, the one-shot commands' as the TUI's, offers the
         // configured roots and nothing else (an empty list when there are
         // none); a server's own `roots` replace them for that server.
@@ -179,6 +182,7 @@ impl Manager {
             lists,
             client,
             ping_on_connect,
+            listen_on_connect,
             asks,
         };
         tokio::spawn(task.run(servers, rx, msg_rx));

@@ -91,6 +91,11 @@ pub(super) struct Task {
     /// TUI's and serve's managers, which answer as a person would; a
     /// one-shot command has no use for it).
     pub(super) ping_on_connect: bool,
+    /// Open a stateless-era server's `subscriptions/listen` stream once it
+    /// connects, to hear of its list changes: only a long-lived client (the
+    /// TUI, serve) has use for them. A one-shot command answers and goes;
+    /// a subscription (`read --watch`) opens the stream by itself.
+    pub(super) listen_on_connect: bool,
     /// Server requests waiting for the UI's answer.
     pub(super) asks: Asks,
 }

@@ -80,9 +80,30 @@ impl StdioSpec {
 
 /// The children of one owner (a manager) that are not reaped yet, so that
 /// shutdown and signal handlers can make sure none outlives mcpdeck.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Children {
-    live: Mutex<std::collections::HashMap<u32, tokio::sync::watch::Receiver<bool>>>,
+    live: Mutex<std::collections::HashMap<u32, Live>>,
+    /// Turns `true` when every child is asked to stop ([`Children::close_all`]);
+    /// a child started afterwards is stopped at once.
+    closing: tokio::sync::watch::Sender<bool>,
+}
+
+/// A child not reaped yet.
+#[derive(Debug)]
+struct Live {
+    /// Turns `true` once it is reaped.
+    done: tokio::sync::watch::Receiver<bool>,
+    /// Its grace between closing stdin, SIGTERM and SIGKILL.
+    grace: Duration,
+}
+
+impl Default for Children {
+    fn default() -> Self {
+        Children {
+            live: Mutex::new(std::collections::HashMap::new()),
+            closing: tokio::sync::watch::channel(false).0,
+        }
+    }
 }
 
 impl Children {
@@ -90,11 +111,11 @@ impl Children {
         Arc::new(Children::default())
     }
 
-    fn register(&self, pid: u32, done: tokio::sync::watch::Receiver<bool>) {
+    fn register(&self, pid: u32, done: tokio::sync::watch::Receiver<bool>, grace: Duration) {
         self.live
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(pid, done);
+            .insert(pid, Live { done, grace });
     }
 
     fn remove(&self, pid: u32) {
@@ -109,6 +130,31 @@ impl Children {
         self.live.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 
+    /// Ask every child to stop the polite way, each on its own: stdin
+    /// closed, its grace, SIGTERM to its process group, the grace again,
+    /// SIGKILL. Children started afterwards are stopped as soon as they
+    /// start. Returns at once; [`Children::stop_all`] also waits.
+    pub fn close_all(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// [`Children::close_all`], then wait until every child is reaped: a
+    /// child that leaves on stdin EOF ends the wait at once. One still
+    /// there after twice its grace and a second is SIGKILLed.
+    pub async fn stop_all(&self) {
+        self.close_all();
+        let longest = self
+            .live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .map(|l| l.grace)
+            .max()
+            .unwrap_or_default();
+        self.settle(longest.saturating_mul(2) + Duration::from_secs(1))
+            .await;
+    }
+
     /// Wait up to `grace` for every child to be reaped (their sessions are
     /// closing them); SIGKILL the process groups of the rest and wait for
     /// those a little longer.
@@ -118,7 +164,7 @@ impl Children {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .iter()
-            .map(|(p, d)| (*p, d.clone()))
+            .map(|(p, l)| (*p, l.done.clone()))
             .collect();
         let deadline = tokio::time::Instant::now() + grace;
         let mut stubborn = Vec::new();
@@ -271,7 +317,7 @@ impl StdioTransport {
         });
 
         if let (Some(children), Some(pid)) = (&spec.children, pid) {
-            children.register(pid, done_rx.clone());
+            children.register(pid, done_rx.clone(), spec.grace);
         }
         let life = Lifecycle {
             children: spec.children.clone(),
@@ -281,6 +327,7 @@ impl StdioTransport {
             stderr: stderr.clone(),
             stderr_task,
             grace: spec.grace,
+            closing: spec.children.as_ref().map(|c| c.closing.subscribe()),
         };
         tokio::spawn(async move {
             let children = life.children.clone();
@@ -365,6 +412,8 @@ struct Lifecycle {
     stderr: Arc<StderrBuffer>,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     grace: Duration,
+    /// The registry's call to stop every child ([`Children::close_all`]).
+    closing: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 pub(crate) enum End {
@@ -519,9 +568,12 @@ impl Lifecycle {
         close_rx: oneshot::Receiver<()>,
         eof_rx: oneshot::Receiver<End>,
     ) -> Inbound {
+        let mut closing = self.closing.take();
         let (end, requested) = tokio::select! {
             end = eof_rx => (end.unwrap_or(End::Closing), false),
             _ = close_rx => (End::Closing, true),
+            // A signal: mcpdeck is stopping every server.
+            () = called_to_close(closing.as_mut()) => (End::Closing, true),
             // It exited, whether or not its stdout is closed yet.
             _ = self.child.wait() => (End::Exited, false),
         };
@@ -602,6 +654,17 @@ impl Lifecycle {
         }
         self.signal_group(libc::SIGKILL);
     }
+}
+
+/// Returns once `closing` turns `true` (never without a registry, or when
+/// the registry is gone).
+async fn called_to_close(closing: Option<&mut tokio::sync::watch::Receiver<bool>>) {
+    if let Some(rx) = closing
+        && rx.wait_for(|c| *c).await.is_ok()
+    {
+        return;
+    }
+    std::future::pending().await
 }
 
 /// Read up to and including the next newline into `buf`. Returns false at

@@ -528,7 +528,7 @@ async fn scan(config: &Config, args: &ScanArgs, trace: bool) -> Result<Report, F
 
 pub async fn run(config: &Config, args: &ScanArgs, trace: bool) -> Outcome {
     let report = scan(config, args, trace).await?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     if args.sarif {
         let _ = writeln!(out, "{}", output::json_pretty(&sarif_log(&report)));
     } else if args.json {
