@@ -730,6 +730,54 @@ command = "cat"
 command = "cat"
 "#;
 
+/// `config check --json`: the same answers for a script, with the same
+/// exit codes.
+#[test]
+fn config_check_json_gives_places_and_counts() {
+    let s = Sandbox::with(
+        "[servers.a]\ncommand = \"${MCPDECK_TEST_SURELY_UNSET}\"\n[servers.b]\nenabled = false\ncommand = \"node\"\n",
+    );
+    let run = s.run(&["config", "check", "--json"]);
+    run.ok();
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["servers"], 2, "{v}");
+    assert_eq!(v["enabled"], 1, "{v}");
+    assert_eq!(v["errors"], serde_json::json!([]), "{v}");
+    let w = &v["warnings"][0];
+    assert_eq!(
+        (w["line"].clone(), w["column"].clone()),
+        (2.into(), 11.into()),
+        "{v}"
+    );
+    assert!(
+        w["message"]
+            .as_str()
+            .unwrap()
+            .contains("MCPDECK_TEST_SURELY_UNSET is not set"),
+        "{v}"
+    );
+
+    fs::write(s.config(), BROKEN).unwrap();
+    let run = s.run(&["config", "check", "--json"]);
+    fails(&run, 2);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["ok"], false, "{v}");
+    let e = &v["errors"][0];
+    assert_eq!(
+        (e["line"].clone(), e["column"].clone()),
+        (3.into(), 1.into()),
+        "{v}"
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean `command`?"),
+        "{v}"
+    );
+}
+
 #[test]
 fn config_check_says_ok_or_where_the_errors_are() {
     let s = Sandbox::with(COMMENTED);

@@ -90,7 +90,11 @@ pub enum ConfigCmd {
         json: bool,
     },
     /// Validate the config file: OK with the server count, or the error as FILE:LINE:COL: message (exit 2)
-    Check,
+    Check {
+        /// Print {"path", "ok", "servers", "enabled", "warnings": [{line, column, message}], "errors": [{line, column, message}]}
+        #[arg(long)]
+        json: bool,
+    },
     /// Open the config file in $VISUAL or $EDITOR (else vi), then check it
     Edit,
 }
@@ -616,7 +620,7 @@ pub fn allow(config: &Config, a: &ToolArgs) -> Outcome {
 pub fn config_cmd(config: &Config, from_flag: bool, cmd: &ConfigCmd) -> Outcome {
     match cmd {
         ConfigCmd::Path { json } => path(config, from_flag, *json),
-        ConfigCmd::Check => check(config),
+        ConfigCmd::Check { json } => check(config, *json),
         ConfigCmd::Edit => edit(config),
     }
 }
@@ -822,13 +826,16 @@ fn blank(text: &str, mut ranges: Vec<std::ops::Range<usize>>) -> String {
     text
 }
 
-fn check(config: &Config) -> Outcome {
+fn check(config: &Config, json: bool) -> Outcome {
     let path = config_path(config)?;
     if !path.exists() {
         return Err(usage(format!(
             "{} does not exist; `mcpdeck add` or `mcpdeck config edit` creates it",
             path.display()
         )));
+    }
+    if json {
+        return check_json(path);
     }
     match check_file(path) {
         Ok(summary) => {
@@ -841,6 +848,63 @@ fn check(config: &Config) -> Outcome {
             Ok(Exit::Usage)
         }
     }
+}
+
+/// `config check --json`: `{"path", "ok", "servers", "enabled",
+/// "warnings", "errors"}`, each warning and error `{line, column,
+/// message}` (no line or column when it has none); exit 0 or 2 as in text.
+fn check_json(path: &Path) -> Outcome {
+    let place = |d: Option<&config::Diagnostic>, fallback: String| {
+        let mut v = serde_json::Map::new();
+        if let Some(p) = d.and_then(|d| d.position()) {
+            v.insert("line".into(), p.line.into());
+            v.insert("column".into(), p.column.into());
+        }
+        v.insert(
+            "message".into(),
+            d.map_or(fallback, |d| d.message().to_string()).into(),
+        );
+        serde_json::Value::Object(v)
+    };
+    let text = std::fs::read_to_string(path);
+    let loaded = text
+        .as_ref()
+        .map_err(|e| e.to_string())
+        .map(|t| config::load_str(t, Some(path), &|name| std::env::var(name).ok()));
+    let report = match loaded {
+        Ok(Ok(config)) => serde_json::json!({
+            "path": path.display().to_string(),
+            "ok": true,
+            "servers": config.servers.len(),
+            "enabled": config.servers.iter().filter(|s| s.enabled).count(),
+            "warnings": config.servers.iter().filter(|s| s.enabled)
+                .flat_map(|s| s.unset.iter())
+                .map(|u| place(Some(&u.diagnostic), String::new()))
+                .collect::<Vec<_>>(),
+            "errors": [],
+        }),
+        Ok(Err(_)) => {
+            let errors = all_errors(path, text.as_deref().unwrap_or_default());
+            serde_json::json!({
+                "path": path.display().to_string(),
+                "ok": false,
+                "warnings": [],
+                "errors": errors.iter().map(|e| place(e.diagnostic(), e.to_string())).collect::<Vec<_>>(),
+            })
+        }
+        Err(e) => serde_json::json!({
+            "path": path.display().to_string(),
+            "ok": false,
+            "warnings": [],
+            "errors": [{"message": format!("cannot read {}: {e}", path.display())}],
+        }),
+    };
+    let ok = report["ok"] == serde_json::json!(true);
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(&report).unwrap_or_default()
+    );
+    Ok(if ok { Exit::Ok } else { Exit::Usage })
 }
 
 fn edit(config: &Config) -> Outcome {

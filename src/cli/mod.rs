@@ -134,7 +134,7 @@ pub fn json_mode(cli: &Cli) -> bool {
             Cmd::Lint(a) => a.json,
             Cmd::Pin(a) | Cmd::Verify(a) => a.json,
             Cmd::Scan(a) => a.json || a.sarif,
-            Cmd::Config(ConfigCmd::Path { json }) => *json,
+            Cmd::Config(ConfigCmd::Path { json } | ConfigCmd::Check { json }) => *json,
             Cmd::Stats(a) => a.json,
             Cmd::Diff(a) => a.json,
             Cmd::Bench(a) => a.json,
