@@ -243,6 +243,11 @@ impl Limit {
 /// flags that do nothing for a command are refused ([`Cli::unused_globals`]).
 pub fn parse() -> Cli {
     use clap::CommandFactory;
+    if let Some(message) = non_utf8_argument(std::env::args_os()) {
+        Cli::command()
+            .error(clap::error::ErrorKind::InvalidUtf8, message)
+            .exit();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => without_hidden_suggestions(e).exit(),
@@ -258,6 +263,21 @@ pub fn parse() -> Cli {
             .exit();
     }
     cli
+}
+
+/// The first argument that is not UTF-8, named (clap only says "invalid
+/// UTF-8 was detected in one or more arguments"): mcpdeck keeps commands,
+/// paths and values as text (they go into the config, JSON and the
+/// screen).
+fn non_utf8_argument(args: impl IntoIterator<Item = std::ffi::OsString>) -> Option<String> {
+    args.into_iter().enumerate().skip(1).find_map(|(i, a)| {
+        a.to_str().is_none().then(|| {
+            format!(
+                "argument {i} ({:?}) is not valid UTF-8; mcpdeck takes commands, paths and values as UTF-8 text: rename the file, or point a symlink with a UTF-8 name at it",
+                a.to_string_lossy()
+            )
+        })
+    })
 }
 
 /// A clap error without the hidden commands among its suggestions.
@@ -429,6 +449,24 @@ mod tests {
         let text = without_hidden_suggestions(e).to_string();
         assert!(!text.contains("__servers"), "{text}");
         assert!(text.contains("'servers'"), "{text}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_non_utf8_argument_is_named() {
+        use std::os::unix::ffi::OsStringExt;
+        let args = [
+            "mcpdeck".into(),
+            "tools".into(),
+            "--".into(),
+            std::ffi::OsString::from_vec(b"/tmp/\xffbin".to_vec()),
+        ];
+        let message = non_utf8_argument(args).expect("named");
+        assert!(
+            message.starts_with("argument 3 (\"/tmp/\u{fffd}bin\") is not valid UTF-8"),
+            "{message}"
+        );
+        assert!(non_utf8_argument(["mcpdeck".into(), "tools".into()]).is_none());
     }
 
     #[test]
