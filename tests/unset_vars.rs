@@ -55,6 +55,11 @@ fn json(run: &Run) -> Value {
 }
 
 /// The message a command naming h fails with (after `mcpdeck: `).
+fn json_of_failure(run: &Run) -> Value {
+    serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", run.stdout, run.stderr))
+}
+
 fn h_message(cfg: &Path) -> String {
     format!(
         "{}:7:29: server \"h\": the environment variable {TOK} is not set; set it, or give it a default in the config: ${{{TOK}:-default}} (${{{TOK}:-}} for an empty one)",
@@ -110,6 +115,18 @@ fn a_command_naming_the_server_fails_with_the_place_and_the_fix() {
         assert_eq!(r.stderr, want, "{args:?}");
         assert_eq!(r.stdout, "", "{args:?}");
     }
+    // With --json, the error envelope says it is the config's.
+    let r = run(&cfg, &["tools", "h", "--json"]);
+    fails(&r, 2);
+    let v = json_of_failure(&r);
+    assert_eq!(v["error"]["kind"], "config", "{v}");
+    assert_eq!(
+        format!(
+            "mcpdeck: {}\n",
+            v["error"]["message"].as_str().unwrap_or("")
+        ),
+        want
+    );
     // Named, a disabled server is connected anyway: its variables then
     // matter too.
     let r = run(&cfg, &["tools", "off"]);

@@ -300,7 +300,7 @@ pub fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfi
 /// not set: a configuration error (exit 2) that says where and what to do.
 pub fn unresolved_failure(server: &ServerConfig) -> Failure {
     let why = server.unresolved().unwrap_or_default();
-    Failure::new(Exit::Usage, sanitize::strip(&why))
+    Failure::new(Exit::Usage, sanitize::strip(&why)).kind(super::exit::Kind::Config)
 }
 
 /// How a [`Link`] is opened.
