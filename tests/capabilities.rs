@@ -40,12 +40,14 @@ fn tool_names(run: &common::Run) -> Vec<String> {
         .collect()
 }
 
-/// The tools `serve --pinned everything` offers an agent, asked over stdio.
-fn served_tools(config: &Path, pins: &Path) -> Vec<String> {
+/// `mcpdeck --config CONFIG ARGS…` as an agent's server over stdio, in
+/// `cwd`: initialize (declaring nothing), then `request` (id 2); its answer.
+fn ask_serve(config: &Path, args: &[&str], cwd: &Path, pins: &Path, request: Value) -> Value {
     let mut child = common::Reaped(
         Command::new(common::mcpdeck_bin())
+            .current_dir(cwd)
             .args(["--config", config.to_str().expect("utf-8")])
-            .args(["serve", "--pinned", "everything"])
+            .args(args)
             .env("MCPDECK_PINS", pins)
             .env("MCPDECK_ERA_MEMORY", "off")
             .env("GZIP_ALLOWED_DOMAINS", "127.0.0.1")
@@ -68,19 +70,32 @@ fn served_tools(config: &Path, pins: &Path) -> Vec<String> {
             }
         }
     });
+    let mut request = request;
+    request["jsonrpc"] = json!("2.0");
+    request["id"] = json!(2);
     for frame in [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "t", "version": "0"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        request,
     ] {
         writeln!(stdin, "{frame}").expect("write to serve");
     }
-    let answer = rx
-        .recv_timeout(common::limit(60))
-        .expect("serve answers tools/list");
+    let answer = rx.recv_timeout(common::limit(60)).expect("serve answers");
     drop(stdin);
+    answer
+}
+
+/// The tools `serve --pinned everything` offers an agent, asked over stdio.
+fn served_tools(config: &Path, pins: &Path) -> Vec<String> {
+    let answer = ask_serve(
+        config,
+        &["serve", "--pinned", "everything"],
+        Path::new("."),
+        pins,
+        json!({"method": "tools/list"}),
+    );
     answer["result"]["tools"]
         .as_array()
         .expect("tools")
@@ -308,43 +323,14 @@ fn smoke_and_serve_offer_no_root_they_were_not_given() {
     assert!(left.is_empty(), "smoke wrote into its cwd: {left:?}");
 
     // serve, for an agent that declares no roots: upstream gets none.
-    let mut child = common::Reaped(
-        Command::new(common::mcpdeck_bin())
-            .current_dir(cwd.path())
-            .args(["--config", config.to_str().expect("utf-8")])
-            .args(["serve", "fs"])
-            .env("MCPDECK_ERA_MEMORY", "off")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn serve"),
-    );
-    let mut stdin = child.0.stdin.take().expect("stdin");
-    let stdout = child.0.stdout.take().expect("stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Ok(v) = serde_json::from_str::<Value>(&line)
-                && v["id"] == json!(2)
-            {
-                let _ = tx.send(v);
-                return;
-            }
-        }
-    });
-    for frame in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+    let answer = ask_serve(
+        &config,
+        &["serve", "fs"],
+        cwd.path(),
+        &dir.path().join("pins.json"),
+        json!({"method": "tools/call",
             "params": {"name": "list_allowed_directories", "arguments": {}}}),
-    ] {
-        writeln!(stdin, "{frame}").expect("write to serve");
-    }
-    let answer = rx.recv_timeout(common::limit(60)).expect("serve answers");
-    drop(stdin);
+    );
     let text = answer["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_default()

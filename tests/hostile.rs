@@ -376,3 +376,25 @@ fn an_interrupt_stops_and_reaps_every_server() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
     assert_no_leak(&h.marker);
 }
+
+/// A server that asks for roots although none were declared
+/// (`--capabilities none`): smoke's report says the request was refused,
+/// not what it would have answered.
+#[test]
+fn smoke_reports_an_undeclared_request_as_refused() {
+    let h = hostile("server-request", "");
+    let r = h.run(&["--capabilities", "none", "smoke", "h", "--json"], 60);
+    let v: Value = serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", r.stdout, r.stderr));
+    let roots = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "roots/list")
+        .unwrap_or_else(|| panic!("no roots/list check: {v:#}"))
+        .clone();
+    assert_eq!(
+        roots["message"], "refused: not declared (--capabilities none)",
+        "{roots}"
+    );
+}

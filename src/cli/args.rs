@@ -243,13 +243,18 @@ impl Limit {
 /// flags that do nothing for a command are refused ([`Cli::unused_globals`]).
 pub fn parse() -> Cli {
     use clap::CommandFactory;
-    if let Some(message) = non_utf8_argument(std::env::args_os()) {
-        Cli::command()
-            .error(clap::error::ErrorKind::InvalidUtf8, message)
-            .exit();
-    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        // Paths (`--config`, `--record`…) may be any bytes; a word taken as
+        // text that is not UTF-8 is named.
+        Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+            match non_utf8_argument(std::env::args_os()) {
+                Some(message) => Cli::command()
+                    .error(clap::error::ErrorKind::InvalidUtf8, message)
+                    .exit(),
+                None => e.exit(),
+            }
+        }
         Err(e) => without_hidden_suggestions(e).exit(),
     };
     if let Some(message) = cli.unused_globals() {

@@ -174,6 +174,16 @@ pub async fn login_server(
     server: &ServerConfig,
     scopes: &[String],
 ) -> Result<TokenInfo, Failure> {
+    let result = try_login(config, server, scopes).await?;
+    result.map_err(|e| auth_failure(&server.name, &e))
+}
+
+/// The login itself, reported on stderr; Ctrl-C cancels it.
+async fn try_login(
+    config: &Config,
+    server: &ServerConfig,
+    scopes: &[String],
+) -> Result<Result<TokenInfo, AuthError>, Failure> {
     let a = authorizer(config, server)?;
     a.set_reporter(Some(stderr_reporter()));
     let result = tokio::select! {
@@ -184,21 +194,12 @@ pub async fn login_server(
         }
     };
     a.set_reporter(None);
-    result.map_err(|e| auth_failure(&server.name, &e))
+    Ok(result)
 }
 
 async fn login(config: &Config, name: &str, scopes: &[String]) -> Outcome {
     let server = server_config(config, name)?;
-    let a = authorizer(config, &server)?;
-    a.set_reporter(Some(stderr_reporter()));
-    let result = tokio::select! {
-        r = a.login(scopes) => r,
-        _ = tokio::signal::ctrl_c() => {
-            a.cancel();
-            Err(AuthError::new(AuthErrorKind::Cancelled, "the login was cancelled"))
-        }
-    };
-    a.set_reporter(None);
+    let result = try_login(config, &server, scopes).await?;
     let info = match result {
         Ok(info) => info,
         Err(e) => {

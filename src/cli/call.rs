@@ -27,7 +27,7 @@ pub struct CallArgs {
 /// ARGS_JSON as given: the word itself, stdin for `-`, or `--args-file
 /// FILE`; checked to be JSON here, so that its error names where it came
 /// from (Linux takes at most 128 KiB in one command-line word).
-pub fn read_args(word: Option<&str>, file: Option<&Path>) -> Result<Option<String>, Failure> {
+pub async fn read_args(word: Option<&str>, file: Option<&Path>) -> Result<Option<String>, Failure> {
     let (text, from) = match (word, file) {
         (Some(_), Some(f)) => {
             return Err(Failure::new(
@@ -40,13 +40,22 @@ pub fn read_args(word: Option<&str>, file: Option<&Path>) -> Result<Option<Strin
         }
         (None, None) => return Ok(None),
         (Some("-"), None) => {
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| {
-                Failure::new(
-                    Exit::Usage,
-                    format!("could not read the arguments from stdin (ARGS_JSON `-`): {e}"),
-                )
-            })?;
+            // On a thread of its own: the runtime goes on meanwhile, so a
+            // signal (Ctrl-C at a terminal) still ends the command.
+            let read = tokio::task::spawn_blocking(|| {
+                let mut text = String::new();
+                std::io::stdin().read_to_string(&mut text).map(|_| text)
+            })
+            .await;
+            let text = read
+                .map_err(|e| e.to_string())
+                .and_then(|r| r.map_err(|e| e.to_string()))
+                .map_err(|e| {
+                    Failure::new(
+                        Exit::Usage,
+                        format!("could not read the arguments from stdin (ARGS_JSON `-`): {e}"),
+                    )
+                })?;
             (text, "stdin (ARGS_JSON `-`)".to_string())
         }
         (Some(word), None) => return Ok(Some(word.to_string())),

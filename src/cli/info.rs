@@ -216,7 +216,7 @@ pub async fn tool(
             ),
         ));
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::output::stdout();
     if json {
         let _ = writeln!(out, "{}", output::json_pretty(&t.raw));
     } else {

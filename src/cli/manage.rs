@@ -123,9 +123,11 @@ pub fn config_for(cli: &Cli) -> Option<Result<Config, Failure>> {
             "--demo uses the built-in demo servers, which are in no file; drop --demo to work on the config file",
         )));
     }
-    Some(Ok(Config::empty(config::resolve_path(
-        cli.config.as_deref(),
-    ))))
+    let mut config = Config::empty(config::resolve_path(cli.config.as_deref()));
+    // `--roots` and `--capabilities` still hold (scan connects servers
+    // with these settings when mcpdeck's own config has none to give).
+    config::apply_roots_flag(&mut config);
+    Some(Ok(config))
 }
 
 fn usage(message: impl Into<String>) -> Failure {

@@ -97,7 +97,7 @@ pub fn report_as(json: bool, outcome: Outcome) -> i32 {
         Ok(code) => code as i32,
         Err(f) => {
             if json && f.wants_envelope() {
-                let mut out = std::io::stdout().lock();
+                let mut out = output::stdout();
                 let _ = writeln!(out, "{}", output::json_pretty(&f.envelope()));
                 let _ = out.flush();
             }
@@ -186,7 +186,17 @@ async fn timed(cli: Cli, config: Config) -> Outcome {
         None => None,
     };
     link::set_limit(limit);
-    let outcome = match limit {
+    // The whole command's deadline is for one server asked once. The
+    // commands over several servers (`servers`, `pin`, `verify`) report
+    // each one, so each connection and request keeps its own limit (one
+    // that hangs is a row of the report, not the end of it); `read
+    // --watch` waits for updates as long as it is let.
+    let whole = match &cli.command {
+        Some(Cmd::Servers { .. } | Cmd::Pin(_) | Cmd::Verify(_)) => None,
+        Some(Cmd::Read(a)) if a.watch => None,
+        _ => limit,
+    };
+    let outcome = match whole {
         None => dispatch(cli, config).await,
         Some(d) => match tokio::time::timeout(d + LIMIT_SLACK, dispatch(cli, config)).await {
             Ok(outcome) => outcome,
@@ -265,7 +275,8 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
                     "call needs a TOOL: `mcpdeck call TARGET TOOL [ARGS_JSON]`",
                 ));
             };
-            let json_args = call::read_args(rest.get(1).map(String::as_str), args_file.as_deref())?;
+            let json_args =
+                call::read_args(rest.get(1).map(String::as_str), args_file.as_deref()).await?;
             let call = CallArgs {
                 tool: tool.clone(),
                 json_args,

@@ -38,7 +38,11 @@ pub async fn read(config: &Config, a: &ReadArgs, trace: bool) -> Outcome {
         if a.json {
             say!("{}", json_pretty(&result));
         }
-        let mut exit = show_contents(&result, &uri, a)?;
+        // With --json, stdout holds one document per read: a failure after
+        // one is printed is said on stderr (with its exit code), not as an
+        // error envelope after it.
+        let printed = |f: Failure| if a.json { f.answered() } else { f };
+        let mut exit = show_contents(&result, &uri, a).map_err(printed)?;
         if !a.watch {
             return Ok(exit);
         }
@@ -53,7 +57,7 @@ pub async fn read(config: &Config, a: &ReadArgs, trace: bool) -> Outcome {
         }
         s.subscribe(&uri, true)
             .await
-            .map_err(|e| failure(e, a.json))?;
+            .map_err(|e| printed(failure(e, false)))?;
         note!(
             "mcpdeck: subscribed to {}; waiting for updates (Ctrl-C stops)",
             sanitize::one_line(&uri)
@@ -71,11 +75,11 @@ pub async fn read(config: &Config, a: &ReadArgs, trace: bool) -> Outcome {
             let result = s
                 .request("resources/read", json!({"uri": uri}))
                 .await
-                .map_err(|e| failure(e, a.json))?;
+                .map_err(|e| printed(failure(e, false)))?;
             if a.json {
                 say!("{}", json_pretty(&result));
             }
-            exit = show_contents(&result, &uri, a)?;
+            exit = show_contents(&result, &uri, a).map_err(printed)?;
         }
         let _ = s.subscribe(&uri, false).await;
         Ok(exit)

@@ -290,8 +290,22 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
             && f.latency.is_none()
         {
             let roots = server.roots(&config.settings);
+            let declared = config.settings.capabilities;
+            let refused = format!(
+                "refused: not declared (--capabilities {})",
+                declared.words()
+            );
             let given;
             let how = match m {
+                "roots/list" | "sampling/createMessage" | "elicitation/create"
+                    if !match m {
+                        "roots/list" => declared.roots,
+                        "sampling/createMessage" => declared.sampling,
+                        _ => declared.elicitation_form || declared.elicitation_url,
+                    } =>
+                {
+                    refused.as_str()
+                }
                 "roots/list" if roots.is_empty() => {
                     "answered with no roots (none configured: [settings] roots, the server's roots, or --roots)"
                 }

@@ -581,32 +581,44 @@ fn fronts_mcpdeck(server: &ServerConfig) -> Option<String> {
     if !(own || program == "mcpdeck" || program == "mcpdeck.exe") {
         return None;
     }
-    // Global flags may come first: `serve` is the first word that is
-    // neither a flag nor a flag's value.
-    let mut words = args.iter().map(String::as_str);
-    let mut rest = Vec::new();
+    // The flags that take a value (`--roots` takes several, up to the next
+    // flag): their values are neither the command nor a served name.
+    const VALUED: &[&str] = &[
+        "--config",
+        "--record",
+        "--log-file",
+        "--capabilities",
+        "--http",
+    ];
+    let mut words = args.iter().map(String::as_str).peekable();
+    let mut positional = Vec::new();
     while let Some(word) = words.next() {
-        match word {
-            "--config" | "--record" | "--log-file" | "--capabilities" => {
+        if VALUED.contains(&word) {
+            words.next();
+        } else if word == "--roots" {
+            while words
+                .peek()
+                .is_some_and(|w| !w.starts_with('-') && *w != "serve")
+            {
                 words.next();
             }
-            "serve" if rest.is_empty() => {
-                let named: Vec<&str> = words.by_ref().filter(|w| !w.starts_with('-')).collect();
-                return Some(if named.is_empty() {
-                    "mcpdeck's own servers".to_string()
-                } else {
-                    named
-                        .iter()
-                        .map(|n| format!("\"{}\"", crate::sanitize::one_line(n)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                });
-            }
-            w if w.starts_with('-') => {}
-            w => rest.push(w),
+        } else if !word.starts_with('-') {
+            positional.push(word);
         }
     }
-    None
+    let (&first, named) = positional.split_first()?;
+    if first != "serve" {
+        return None;
+    }
+    Some(if named.is_empty() {
+        "mcpdeck's own servers".to_string()
+    } else {
+        named
+            .iter()
+            .map(|n| format!("\"{}\"", crate::sanitize::one_line(n)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
 }
 
 /// The servers of mcpdeck's config `text` with their strings as written
@@ -745,6 +757,36 @@ fn rewrite_strings(server: &mut ServerConfig, f: impl Fn(&str) -> String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mcpdeck_serve_fronting_is_recognised_with_its_flags() {
+        let serve = |args: &[&str]| ServerConfig::stdio("x", "/usr/local/bin/mcpdeck", args);
+        assert_eq!(
+            fronts_mcpdeck(&serve(&["serve", "--config", "/a/config.toml", "seq"])).as_deref(),
+            Some("\"seq\"")
+        );
+        assert_eq!(
+            fronts_mcpdeck(&serve(&["--roots", "/a", "/b", "serve", "--all"])).as_deref(),
+            Some("mcpdeck's own servers")
+        );
+        assert_eq!(
+            fronts_mcpdeck(&serve(&[
+                "--trace",
+                "serve",
+                "a",
+                "b",
+                "--http",
+                "127.0.0.1:0"
+            ]))
+            .as_deref(),
+            Some("\"a\", \"b\"")
+        );
+        assert_eq!(fronts_mcpdeck(&serve(&["tools", "serve"])), None);
+        assert_eq!(
+            fronts_mcpdeck(&ServerConfig::stdio("x", "node", &["serve"])),
+            None
+        );
+    }
 
     fn found(name: &str, command: &str) -> Imported {
         Imported {

@@ -76,9 +76,9 @@ impl Manager {
         Self::start_full(settings, servers, frames, children, false)
     }
 
-    /// Like [`Manager::start_with_children`]; `interactive` declares the
-    /// sampling, elicitation and roots capabilities and hands every
+    /// Like [`Manager::start_with_children`]; `interactive` hands every
     /// sampling and elicitation request to the UI (see [`Answers::Person`]).
+    /// What is declared is `settings.capabilities`, for every manager.
     pub fn start_full(
         settings: Settings,
         servers: Vec<ServerConfig>,

@@ -217,16 +217,17 @@ pub fn cross_peers(servers: &[Peer<'_>]) -> Vec<Finding> {
                     });
                     continue;
                 }
-                // Naming the other server counts only for a distinctive
-                // name (a server called `time` is named by every text about
-                // time) and where the definitions differ: one text, the
+                // Naming the other server counts only for a name of 5
+                // characters or more, or a distinctive one (a server called
+                // `time` is named by every text about time), and where the
+                // definitions differ: one text, the
                 // same on both sides, cannot steer toward one of them, and
                 // the two sides of a pair must not disagree.
                 let identical = by_name[j]
                     .get(tool.name.as_str())
                     .is_some_and(|t| same_definition(tool, t));
                 let names_other = !identical
-                    && distinctive(other)
+                    && (distinctive(other) || other.chars().count() >= 5)
                     && texts.iter().any(|(_, s)| find_word(s, other).is_some());
                 let high = names_other || *instructs_memo.get_or_insert_with(instructs);
                 out.push(Finding {

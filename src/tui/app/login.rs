@@ -250,19 +250,9 @@ fn no_oauth(s: &State, server: &str, e: &AuthError) -> Option<String> {
     ) {
         return None;
     }
-    // Any OAuth metadata found (the resource's, or an authorization
-    // server's): the server does offer OAuth, and the error says why the
-    // login failed.
-    let metadata = e.trace.steps.iter().any(|step| {
-        [
-            "/.well-known/oauth-protected-resource",
-            "/.well-known/oauth-authorization-server",
-            "/.well-known/openid-configuration",
-        ]
-        .iter()
-        .any(|w| step.url.contains(w))
-            && step.status.is_some_and(|c| (200..300).contains(&c))
-    });
+    // Any OAuth metadata found: the server does offer OAuth, and the
+    // error says why the login failed.
+    let metadata = e.found_oauth_metadata();
     if metadata {
         return None;
     }
