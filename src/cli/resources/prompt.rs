@@ -53,19 +53,7 @@ pub async fn prompt(config: &Config, a: &PromptArgs, trace: bool) -> Outcome {
         let listed = s
             .listed("prompts/list")
             .map_err(|e| failure(e, a.json))?;
-        let Some(p) = listed
-            .iter()
-            .find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str()))
-        else {
-            let names: Vec<&str> = listed
-                .iter()
-                .filter_map(|p| p.get("name").and_then(Value::as_str))
-                .collect();
-            return Err(Failure::new(
-                Exit::Usage,
-                format!("the server lists no prompt named {name:?}{}", hint(&names, &name, "prompts")),
-            ));
-        };
+        let p = listed_prompt(&listed, &name)?;
         check_prompt_arguments(p, &given)?;
         let arguments: Map<String, Value> = given
             .iter()
@@ -198,6 +186,26 @@ pub async fn complete(config: &Config, a: &CompleteArgs, trace: bool) -> Outcome
     .await
 }
 
+/// The listed prompt called `name`; none is a usage error (exit 2) with
+/// the closest name (`prompt` and `complete --prompt` alike).
+fn listed_prompt<'a>(listed: &'a [Value], name: &str) -> Result<&'a Value, Failure> {
+    let named = |p: &&Value| p.get("name").and_then(Value::as_str) == Some(name);
+    listed.iter().find(named).ok_or_else(|| {
+        let names: Vec<&str> = listed
+            .iter()
+            .filter_map(|p| p.get("name").and_then(Value::as_str))
+            .collect();
+        Failure::new(
+            Exit::Usage,
+            format!(
+                "the server lists no prompt named {:?}{}",
+                sanitize::one_line(name),
+                hint(&names, name, "prompts")
+            ),
+        )
+    })
+}
+
 /// `complete --prompt NAME --arg ARG=… --context KEY=…`: the prompt is
 /// listed, and ARG and every KEY are its arguments (exit 2 otherwise).
 fn check_completed_prompt(
@@ -206,23 +214,7 @@ fn check_completed_prompt(
     arg_name: &str,
     context: &[(String, String)],
 ) -> Result<(), Failure> {
-    let Some(p) = listed
-        .iter()
-        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
-    else {
-        let names: Vec<&str> = listed
-            .iter()
-            .filter_map(|p| p.get("name").and_then(Value::as_str))
-            .collect();
-        return Err(Failure::new(
-            Exit::Usage,
-            format!(
-                "the server lists no prompt named {:?}{}",
-                sanitize::one_line(name),
-                hint(&names, name, "prompts")
-            ),
-        ));
-    };
+    let p = listed_prompt(listed, name)?;
     let args: Vec<&str> = p
         .get("arguments")
         .and_then(Value::as_array)
