@@ -6,9 +6,11 @@
 # config, uritemplate, schema, www_authenticate. Needs the nightly toolchain
 # (rustup toolchain install nightly); installs cargo-fuzz if it is missing.
 #
-# Corpus: the checked-in seeds in fuzz/corpus/TARGET are only read. What the
-# fuzzer finds goes to fuzz/work/corpus/TARGET (not in git, kept between runs
-# so that coverage builds up; delete fuzz/work to start over). Crashes are
+# Corpus: the checked-in seeds in fuzz/seeds/TARGET are only read. What the
+# fuzzer finds goes to fuzz/corpus/TARGET, cargo-fuzz's own default (not in
+# git, kept between runs so that coverage builds up; delete fuzz/corpus to
+# start over); a plain `cargo +nightly fuzz run TARGET` writes there too and
+# leaves the seeds alone. Logs go to fuzz/work/. Crashes are
 # written to fuzz/artifacts/TARGET/ (not in git); reproduce one with
 #   cargo +nightly fuzz run TARGET fuzz/artifacts/TARGET/crash-…
 # and turn it into a regression test in tests/fuzz_regressions.rs.
@@ -43,12 +45,12 @@ fi
 summary=()
 failed=0
 for target in $TARGETS; do
-    work="fuzz/work/corpus/$target"
-    mkdir -p "$work" "fuzz/artifacts/$target"
+    work="fuzz/corpus/$target"
+    mkdir -p "$work" fuzz/work "fuzz/artifacts/$target"
     log="fuzz/work/$target.log"
     echo "==> $target for ${SECONDS_EACH}s (log: $log)"
     # The first directory receives the new inputs; the seeds are only read.
-    cargo +nightly fuzz run "$target" "$work" "fuzz/corpus/$target" -- \
+    cargo +nightly fuzz run "$target" "$work" "fuzz/seeds/$target" -- \
         -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 >"$log" 2>&1
     rc=$?

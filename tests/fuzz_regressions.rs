@@ -79,7 +79,7 @@ fn uritemplate_prefix_over_u16() {
 #[test]
 fn config_a_file_valid_in_structure_only_stays_so() {
     checks::config(include_bytes!(
-        "../fuzz/corpus/config/regression-300f76f2879d"
+        "../fuzz/seeds/config/regression-300f76f2879d"
     ));
 }
 

@@ -277,7 +277,7 @@ fn the_seed_corpora_pass() {
         ("schema", checks::schema),
         ("www_authenticate", checks::www_authenticate),
     ];
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
     for (target, check) in targets {
         let dir = root.join(target);
         let entries = std::fs::read_dir(&dir)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the checked-in seed corpora in fuzz/corpus/<target>/.
+"""Regenerates the checked-in seed corpora in fuzz/seeds/<target>/.
 
 Run from anywhere: python3 fuzz/seeds/make_seeds.py [TRANSCRIPTS_DIR]
 (default ../shared/protocol/transcripts, relative to the repository).
@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO / "fuzz" / "corpus"
+CORPUS = REPO / "fuzz" / "seeds"
 TRANSCRIPTS = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO.parent / "shared" / "protocol" / "transcripts"
 LINE = re.compile(r"^\[\s*[\d.]+\]\s+(?:(?:C->S|S->C)\s+|#(\d+)\s+(>>>|<<<)\s+)(.*)$")
 
