@@ -325,28 +325,34 @@ fn no_color_still_takes_every_colour_out() {
 #[test]
 fn the_docs_name_every_role_and_theme_and_their_examples_work() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let doc = std::fs::read_to_string(root.join("docs/themes.md")).unwrap();
     let example = std::fs::read_to_string(root.join("config.example.toml")).unwrap();
     for (role, _, _) in ROLES {
-        assert!(readme.contains(&format!("| `{role}` |")), "README: {role}");
+        assert!(
+            doc.contains(&format!("| `{role}` |")),
+            "docs/themes.md: {role}"
+        );
         assert!(
             example.contains(&format!("#   {role} ")),
             "config.example.toml: {role}"
         );
     }
     for name in ["default", "light", "high-contrast"] {
-        assert!(readme.contains(&format!("`\"{name}\"`")), "README: {name}");
+        assert!(
+            doc.contains(&format!("`\"{name}\"`")),
+            "docs/themes.md: {name}"
+        );
         assert!(
             example.contains(&format!("\"{name}\"")),
             "config.example.toml: {name}"
         );
     }
-    // The README's [theme] example.
-    let block = readme
+    // docs/themes.md's [theme] example.
+    let block = doc
         .split("```toml\n[theme]\n")
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("the README shows a [theme] example");
+        .expect("docs/themes.md shows a [theme] example");
     let t = theme(&format!("[theme]\n{block}"), false);
     assert_ne!(t, theme("[theme]\nname = \"light\"\n", false));
     // config.example.toml's commented [theme] lines, uncommented.

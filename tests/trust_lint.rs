@@ -373,18 +373,18 @@ fn lint_is_quiet_on_the_installed_real_servers() {
 }
 
 #[test]
-fn the_readme_lists_every_rule() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = readme
-        .split("## Tool trust")
+fn the_docs_list_every_rule() {
+    let doc = std::fs::read_to_string(repo().join("docs/trust.md")).unwrap();
+    let section = doc
+        .split("\n## Lint\n")
         .nth(1)
         .and_then(|s| s.split("\n## ").next())
-        .expect("a Tool trust section");
+        .expect("docs/trust.md has a Lint section");
     for rule in mcpdeck::trust::lint::RULES {
         let row = section
             .lines()
             .find(|l| l.starts_with(&format!("| `{}` |", rule.id)))
-            .unwrap_or_else(|| panic!("README's Tool trust has no row for {}", rule.id));
+            .unwrap_or_else(|| panic!("docs/trust.md's Lint table has no row for {}", rule.id));
         assert!(row.contains(rule.severity.label()), "{}: {row}", rule.id);
     }
 }

@@ -10,7 +10,7 @@
 //! `<IMPORTANT>` block, a secret, a destination, compliance pressure or a
 //! phrase of another family is high; pressure alone is nothing.
 //!
-//! [`RULES`] lists every rule; the README's "Tool trust" section documents
+//! [`RULES`] lists every rule; the table in docs/trust.md ("Lint") documents
 //! them.
 
 mod cross;

@@ -19,7 +19,7 @@ pub(super) const fn rule(id: &'static str, severity: Severity, summary: &'static
     }
 }
 
-/// Every rule, in the order of the README's table.
+/// Every rule, in the order of the table in docs/trust.md.
 pub const RULES: &[Rule] = &[
     rule(
         "hidden-zero-width",
