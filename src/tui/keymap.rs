@@ -1,7 +1,10 @@
 //! Keys map to named actions; panes never look at key codes. The defaults
 //! follow the usual terminal conventions (arrows and vim keys, `?`, `/`);
 //! any action can be rebound by name, and the help overlay and status bar
-//! are generated from the map, so they always tell the truth.
+//! are generated from the map, so they always tell the truth. The keys
+//! that edit text (a character typed, Backspace, ← → in a field) are not
+//! actions: the text fields read them raw, each place saying so, and the
+//! help lists them as fixed keys ([`TYPING`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -105,6 +108,8 @@ pub enum Group {
     /// key table of their own, so `d` declines there and denies elsewhere.
     Ask,
     App,
+    /// The keys that edit text ([`TYPING`]): fixed, not actions.
+    Typing,
 }
 
 impl Group {
@@ -116,6 +121,7 @@ impl Group {
             Group::View => "View",
             Group::Ask => "Server requests (input, URL, sampling)",
             Group::App => "mcpdeck",
+            Group::Typing => "Typing (text fields, filters, searches; fixed keys)",
         }
     }
 }
@@ -496,6 +502,34 @@ const SPECS: &[Spec] = &[
     },
 ];
 
+/// The keys that edit text, for the help: (keys, what they do). They are
+/// not actions and cannot be rebound: a character is typed and the
+/// editing keys edit, in every text field as in any text box, so that no
+/// binding turns a letter into a command mid-word. The code that reads
+/// them says so where it matches the raw key.
+const TYPING: &[(&str, &str)] = &[
+    (
+        "letters",
+        "type into a text field, a filter or a search; in a form never a command: on a choice, the next option starting with the letter; on a yes/no, y or n",
+    ),
+    (
+        "Backspace",
+        "delete the character before the cursor (a selected default: all of it)",
+    ),
+    (
+        "Del",
+        "delete the character at the cursor (forms, the JSON)",
+    ),
+    (
+        "← →",
+        "move the cursor in a form's text field or the JSON (a selected default stays)",
+    ),
+    (
+        "Home End",
+        "the start, the end of the line (a form's text field, the JSON)",
+    ),
+];
+
 fn spec(action: Action) -> &'static Spec {
     SPECS
         .iter()
@@ -837,7 +871,8 @@ impl Keymap {
         self.keys(action).first().map(Key::to_string)
     }
 
-    /// The help: per group, each action with all its keys.
+    /// The help: per group, each action with all its keys; last, the
+    /// fixed keys that edit text.
     pub fn help(&self) -> Vec<(Group, Vec<(String, &'static str)>)> {
         let groups = [
             Group::Move,
@@ -869,6 +904,10 @@ impl Keymap {
                     .collect();
                 (g, rows)
             })
+            .chain(std::iter::once((
+                Group::Typing,
+                TYPING.iter().map(|(k, h)| (k.to_string(), *h)).collect(),
+            )))
             .collect()
     }
 
