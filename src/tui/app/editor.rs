@@ -96,6 +96,8 @@ fn form_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
     {
         // Inside a form letters are never commands: on a choice they
         // pick the next option starting with them, on a yes/no `y` / `n`.
+        // The character itself is read, so this is no keymap action (any
+        // letter does it; the help lists it among the typing keys).
         form.jump(c)
     } else {
         let before = form.fields.clone();

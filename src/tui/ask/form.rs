@@ -166,7 +166,8 @@ pub fn fmt_num(v: f64) -> String {
 
 impl LineEdit {
     /// Whether a key edits a line: characters and the editing keys are the
-    /// field's own business, not commands.
+    /// field's own business, not commands (raw keys, outside the keymap:
+    /// see [`LineEdit::key`]).
     pub fn edits(k: &KeyEvent) -> bool {
         is_typing(k)
             || matches!(
@@ -219,6 +220,13 @@ impl LineEdit {
     }
 
     /// Apply a text-entry key; false when the key is not one.
+    ///
+    /// Raw keys, outside the keymap: this is text entry, the same in every
+    /// text field as in any text box (a character is typed; Backspace,
+    /// Del, ← →, Home End edit the line), not commands. In a field they
+    /// win over the moves (← is the cursor's, not the focus's), and were
+    /// they actions a rebinding could make a letter a command mid-word.
+    /// The help lists them among the fixed typing keys.
     pub fn key(&mut self, k: &KeyEvent) -> bool {
         if self.selected {
             self.selected = false;
