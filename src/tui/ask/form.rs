@@ -1,8 +1,10 @@
 //! An elicitation form (MCP 2025-11-25 `requestedSchema`): one field per
 //! property, typed inputs, live validation by the spec's formats.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use serde_json::{Map, Number, Value};
+
+use crate::tui::keymap::Key;
 
 /// An elicitation in form mode.
 #[derive(Debug, Clone, PartialEq)]
@@ -278,12 +280,11 @@ impl LineEdit {
     }
 }
 
-/// A key that types a character (no Ctrl, no Alt).
+/// A key that types a character (no Ctrl, no Alt): the keymap's own
+/// test, so the code and the hints (`Keymap::hint_with`) agree on what a
+/// text field takes as typing.
 pub(crate) fn is_typing(k: &KeyEvent) -> bool {
-    matches!(k.code, KeyCode::Char(_))
-        && !k
-            .modifiers
-            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    Key::from_event(k).is_typed()
 }
 
 /// The most fields a form shows (flat elicitation schemas are small).
