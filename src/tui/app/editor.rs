@@ -192,6 +192,9 @@ fn json_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
             e.text.delete_char()
         }
         Some(Action::Undo) => e.text.undo(),
+        // The rest goes to the text area as the raw key, outside the
+        // keymap: its editing keys (characters, arrows, Backspace, Del,
+        // Enter…) are text entry, the text area's own.
         _ => e.text.input(k),
     };
     if edited {

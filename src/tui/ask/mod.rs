@@ -404,6 +404,8 @@ impl Asks {
             }
             _ => {}
         }
+        // In the reply, the rest goes to the text area as the raw key,
+        // outside the keymap: its editing keys are text entry.
         if x.in_reply {
             return Step {
                 redraw: x.reply.input(k),
