@@ -796,6 +796,48 @@ fn the_help_scrolls_searches_and_fits_every_size() {
     }
 }
 
+/// The keys that edit text are no actions and stay outside the keymap
+/// (a letter is typed, never a command, in a field), but the help lists
+/// them after the actions, and its search finds them.
+#[test]
+fn the_help_lists_the_fixed_typing_keys() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('?')), &mut fx);
+    update(&mut s, key(KeyCode::End), &mut fx);
+    let end = screen(&s, 100, 40);
+    let typing = end
+        .split("Typing (text fields, filters, searches; fixed keys)")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no typing keys:\n{end}"));
+    let row = |keys: &str| {
+        typing
+            .lines()
+            .map(|l| l.trim_start_matches(['│', ' ']))
+            .find(|l| l.starts_with(&format!("{keys}  ")))
+            .unwrap_or_else(|| panic!("no row for {keys}:\n{end}"))
+            .to_string()
+    };
+    assert!(row("letters").contains("type into a text field"));
+    assert!(row("Backspace").contains("before the cursor"));
+    assert!(row("Del").contains("at the cursor"));
+    assert!(row("← →").contains("move the cursor"));
+    assert!(row("Home End").contains("the start, the end"));
+    // The legend still comes last.
+    assert!(typing.contains("What the lists show"), "{end}");
+    // `/` finds them like any other row.
+    update(&mut s, key(KeyCode::Char('/')), &mut fx);
+    for c in "backspace".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    let found = screen(&s, 100, 40);
+    assert!(
+        found.contains("delete the character before the cursor"),
+        "{found}"
+    );
+    assert!(!found.contains("move up"), "{found}");
+}
+
 #[test]
 fn a_theme_remaps_the_palette() {
     use mcpdeck::tui::theme::Theme;

@@ -1,7 +1,10 @@
 //! Keys map to named actions; panes never look at key codes. The defaults
 //! follow the usual terminal conventions (arrows and vim keys, `?`, `/`);
 //! any action can be rebound by name, and the help overlay and status bar
-//! are generated from the map, so they always tell the truth.
+//! are generated from the map, so they always tell the truth. The keys
+//! that edit text (a character typed, Backspace, ← → in a field) are not
+//! actions: the text fields read them raw, each place saying so, and the
+//! help lists them as fixed keys ([`TYPING`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -105,6 +108,8 @@ pub enum Group {
     /// key table of their own, so `d` declines there and denies elsewhere.
     Ask,
     App,
+    /// The keys that edit text ([`TYPING`]): fixed, not actions.
+    Typing,
 }
 
 impl Group {
@@ -116,6 +121,7 @@ impl Group {
             Group::View => "View",
             Group::Ask => "Server requests (input, URL, sampling)",
             Group::App => "mcpdeck",
+            Group::Typing => "Typing (text fields, filters, searches; fixed keys)",
         }
     }
 }
@@ -496,6 +502,34 @@ const SPECS: &[Spec] = &[
     },
 ];
 
+/// The keys that edit text, for the help: (keys, what they do). They are
+/// not actions and cannot be rebound: a character is typed and the
+/// editing keys edit, in every text field as in any text box, so that no
+/// binding turns a letter into a command mid-word. The code that reads
+/// them says so where it matches the raw key.
+const TYPING: &[(&str, &str)] = &[
+    (
+        "letters",
+        "type into a text field, a filter or a search; in a form never a command: on a choice, the next option starting with the letter; on a yes/no, y or n",
+    ),
+    (
+        "Backspace",
+        "delete the character before the cursor (a selected default: all of it)",
+    ),
+    (
+        "Del",
+        "delete the character at the cursor (forms, the JSON)",
+    ),
+    (
+        "← →",
+        "move the cursor in a form's text field or the JSON (a selected default stays)",
+    ),
+    (
+        "Home End",
+        "the start, the end of the line (a form's text field, the JSON)",
+    ),
+];
+
 fn spec(action: Action) -> &'static Spec {
     SPECS
         .iter()
@@ -837,7 +871,8 @@ impl Keymap {
         self.keys(action).first().map(Key::to_string)
     }
 
-    /// The help: per group, each action with all its keys.
+    /// The help: per group, each action with all its keys; last, the
+    /// fixed keys that edit text.
     pub fn help(&self) -> Vec<(Group, Vec<(String, &'static str)>)> {
         let groups = [
             Group::Move,
@@ -869,6 +904,10 @@ impl Keymap {
                     .collect();
                 (g, rows)
             })
+            .chain(std::iter::once((
+                Group::Typing,
+                TYPING.iter().map(|(k, h)| (k.to_string(), *h)).collect(),
+            )))
             .collect()
     }
 
@@ -1161,6 +1200,62 @@ mod tests {
         ])
         .unwrap_err();
         assert!(e.0.contains("bound to both `decline` and `toggle`"), "{e}");
+    }
+
+    /// Issue 28: outside this file the TUI matches raw key codes only for
+    /// text entry, each place saying why (see [`TYPING`]). A new raw match
+    /// fails here: a command key goes through the keymap (an action, so
+    /// the help lists it and it can be rebound); a text-entry key gets a
+    /// comment saying why it cannot, and its count below goes up.
+    #[test]
+    fn raw_key_codes_outside_the_keymap_are_text_entry_only() {
+        // (file under src/tui, `KeyCode::` in its non-test code, why)
+        let allowed: &[(&str, usize, &str)] = &[
+            (
+                "app/keys.rs",
+                2,
+                "edit_line: the one-line filters and searches",
+            ),
+            ("app/editor.rs", 1, "the letter a choice or yes/no jumps by"),
+            ("ask/mod.rs", 1, "the letter a choice or yes/no jumps by"),
+            ("ask/form.rs", 22, "LineEdit: a form field's text entry"),
+            ("browse/mod.rs", 2, "the resources/prompts filter's text"),
+        ];
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tui");
+        let mut found = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let rel = path.strip_prefix(&root).unwrap().to_string_lossy();
+                let rel = rel.replace('\\', "/");
+                if rel == "keymap.rs" || rel.ends_with("tests.rs") || !rel.ends_with(".rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                // The code before its test module: tests type raw keys.
+                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                let n = code.matches("KeyCode::").count();
+                if n > 0 {
+                    found.push((rel, n));
+                }
+            }
+        }
+        found.sort();
+        let mut want: Vec<(String, usize)> = allowed
+            .iter()
+            .map(|(f, n, _)| (f.to_string(), *n))
+            .collect();
+        want.sort();
+        assert_eq!(
+            found, want,
+            "a raw KeyCode match outside the keymap: route a command key through an Action; \
+             for text entry, say why in a comment there and update this list"
+        );
     }
 
     #[test]

@@ -96,6 +96,8 @@ fn form_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
     {
         // Inside a form letters are never commands: on a choice they
         // pick the next option starting with them, on a yes/no `y` / `n`.
+        // The character itself is read, so this is no keymap action (any
+        // letter does it; the help lists it among the typing keys).
         form.jump(c)
     } else {
         let before = form.fields.clone();
@@ -190,6 +192,9 @@ fn json_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
             e.text.delete_char()
         }
         Some(Action::Undo) => e.text.undo(),
+        // The rest goes to the text area as the raw key, outside the
+        // keymap: its editing keys (characters, arrows, Backspace, Del,
+        // Enter…) are text entry, the text area's own.
         _ => e.text.input(k),
     };
     if edited {

@@ -171,6 +171,12 @@ fn help_scroll(s: &mut State, a: Action) -> bool {
 
 /// A key typed into a one-line text (a character, Backspace); false when
 /// it is not for the text but a command.
+///
+/// Raw keys, outside the keymap: this is text entry (the filters, the
+/// help's search, the add-server form), where every character is typed
+/// and Backspace deletes, as in any text box; were they actions, a
+/// rebinding could turn a letter into a command mid-word. The help lists
+/// them among the fixed typing keys.
 pub(super) fn edit_line(text: &mut String, k: &KeyEvent) -> bool {
     match k.code {
         KeyCode::Backspace => {

@@ -1,4 +1,6 @@
 use super::*;
+// Raw keys: the tests type into the form's fields, whose keys are text
+// entry (outside the keymap, see `LineEdit::key`).
 use crossterm::event::{KeyCode, KeyEventKind, KeyModifiers};
 use serde_json::json;
 

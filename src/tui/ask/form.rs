@@ -1,8 +1,10 @@
 //! An elicitation form (MCP 2025-11-25 `requestedSchema`): one field per
 //! property, typed inputs, live validation by the spec's formats.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use serde_json::{Map, Number, Value};
+
+use crate::tui::keymap::Key;
 
 /// An elicitation in form mode.
 #[derive(Debug, Clone, PartialEq)]
@@ -166,7 +168,8 @@ pub fn fmt_num(v: f64) -> String {
 
 impl LineEdit {
     /// Whether a key edits a line: characters and the editing keys are the
-    /// field's own business, not commands.
+    /// field's own business, not commands (raw keys, outside the keymap:
+    /// see [`LineEdit::key`]).
     pub fn edits(k: &KeyEvent) -> bool {
         is_typing(k)
             || matches!(
@@ -219,6 +222,13 @@ impl LineEdit {
     }
 
     /// Apply a text-entry key; false when the key is not one.
+    ///
+    /// Raw keys, outside the keymap: this is text entry, the same in every
+    /// text field as in any text box (a character is typed; Backspace,
+    /// Del, ← →, Home End edit the line), not commands. In a field they
+    /// win over the moves (← is the cursor's, not the focus's), and were
+    /// they actions a rebinding could make a letter a command mid-word.
+    /// The help lists them among the fixed typing keys.
     pub fn key(&mut self, k: &KeyEvent) -> bool {
         if self.selected {
             self.selected = false;
@@ -270,12 +280,11 @@ impl LineEdit {
     }
 }
 
-/// A key that types a character (no Ctrl, no Alt).
+/// A key that types a character (no Ctrl, no Alt): the keymap's own
+/// test, so the code and the hints (`Keymap::hint_with`) agree on what a
+/// text field takes as typing.
 pub(crate) fn is_typing(k: &KeyEvent) -> bool {
-    matches!(k.code, KeyCode::Char(_))
-        && !k
-            .modifiers
-            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    Key::from_event(k).is_typed()
 }
 
 /// The most fields a form shows (flat elicitation schemas are small).

@@ -201,6 +201,8 @@ impl Asks {
         // declined from a choice, and what was typed next reached the
         // main screen): on a choice it picks the next option starting with
         // it, on a yes/no `y` or `n`. Declining is Ctrl-D or the button.
+        // The character itself is read, so this is no keymap action (any
+        // letter does it; the help lists it among the typing keys).
         if action != Some(Action::Toggle)
             && is_typing(&k)
             && let KeyCode::Char(c) = k.code
@@ -402,6 +404,8 @@ impl Asks {
             }
             _ => {}
         }
+        // In the reply, the rest goes to the text area as the raw key,
+        // outside the keymap: its editing keys are text entry.
         if x.in_reply {
             return Step {
                 redraw: x.reply.input(k),
@@ -454,6 +458,8 @@ fn action_value(action: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    // Raw keys: the tests type into a `LineEdit`, whose keys are text
+    // entry (outside the keymap, see `LineEdit::key`).
     use crossterm::event::{KeyCode, KeyModifiers};
 
     #[test]

@@ -361,8 +361,10 @@ impl Browse {
     }
 
     fn filter_key(&mut self, k: KeyEvent, action: Option<Action>, cx: &mut Ctx) -> bool {
+        // The filter's own editing keys: raw, outside the keymap, because
+        // they are text entry (every character is typed, Backspace
+        // deletes); the commands below come from the keymap.
         match k.code {
-            // The filter's own editing keys.
             KeyCode::Backspace => {
                 self.filter.pop();
             }
