@@ -6,7 +6,9 @@
 #      .deps/venv-v1, .deps/venv-v2 <- python3 -m venv + pip install -r tests/deps/requirements-v{1,2}.txt
 #      tests/servers/rmcp-server/target/release/rmcp-test-server <- cargo build --release --locked
 # 2. Exports the MCPDECK_TEST_* variables the Rust tests read.
-# 3. Runs cargo fmt --check, cargo clippy -D warnings, cargo test (extra args go to cargo test).
+# 3. Runs cargo fmt --check, cargo clippy -D warnings, the fuzz lock and import-circle
+#    checks, cargo test (extra args go to cargo test) and the release binary's size;
+#    prints each phase's time at the end.
 # MCPDECK_DEPS_ONLY=1 stops after step 1 (install only).
 # Needs: bash, node + npm, python3 (>= 3.10, with venv), cargo; network only while installing.
 set -euo pipefail
@@ -14,7 +16,36 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$(pwd -P)"
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's wall time, printed at the end (also when a step fails).
+phase_names=()
+phase_secs=()
+phase_name=""
+phase_start=$SECONDS
+run_start=$SECONDS
+end_phase() {
+    if [[ -n "$phase_name" ]]; then
+        phase_names+=("$phase_name")
+        phase_secs+=($((SECONDS - phase_start)))
+    fi
+    phase_name=""
+}
+print_phases() {
+    local rc=$?
+    end_phase
+    printf '\n==> phase times\n'
+    local i
+    for i in "${!phase_names[@]}"; do
+        printf '%6d s  %s\n' "${phase_secs[$i]}" "${phase_names[$i]}"
+    done
+    printf '%6d s  in all%s\n' "$((SECONDS - run_start))" "$([[ $rc -ne 0 ]] && echo " (failed, exit $rc)")"
+}
+trap print_phases EXIT
+step() {
+    end_phase
+    phase_name="$*"
+    phase_start=$SECONDS
+    printf '\n==> %s\n' "$*"
+}
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 hash_files() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
@@ -75,7 +106,8 @@ export GZIP_ALLOWED_DOMAINS=127.0.0.1
 # directory); tests/era_memory.rs turns it on with a file of its own.
 export MCPDECK_ERA_MEMORY=off
 if [[ "${MCPDECK_DEPS_ONLY:-}" == 1 ]]; then
-    step "dependencies installed (MCPDECK_DEPS_ONLY=1: skipping checks and tests)"
+    end_phase
+    printf '\n==> dependencies installed (MCPDECK_DEPS_ONLY=1: skipping checks and tests)\n'
     exit 0
 fi
 
@@ -90,19 +122,46 @@ cargo clippy --all-targets -- -D warnings
 # Add further checks or test suites above "cargo test" (they see the MCPDECK_TEST_* variables).
 # ===================================================================================
 
-step "cargo test --all-targets $*"
-cargo test --all-targets "$@"
+step "fuzz/Cargo.lock in sync (cargo metadata --locked)"
+cargo metadata --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null \
+    || die "fuzz/Cargo.lock is out of date: see docs/development.md#fuzzing for the command that brings it along"
 
-# What `cargo install` gives a user: the release binary must stay under
-# 16 MB (profile.release in Cargo.toml: fat LTO, no symbols; see the README).
-# MCPDECK_SKIP_RELEASE_SIZE=1 skips it (it builds everything again in release).
-if [[ "${MCPDECK_SKIP_RELEASE_SIZE:-}" != 1 ]]; then
-    step "release binary size (under 16 MB)"
-    cargo build --release --locked --bin mcpdeck
-    size=$(stat -c %s target/release/mcpdeck)
-    limit=16000000
-    echo "target/release/mcpdeck: $size bytes (limit $limit)"
-    (( size < limit )) || die "the release binary is $size bytes, over 16 MB: see [profile.release] in Cargo.toml"
+step "import circles (scripts/module-cycles mcp cli)"
+python3 scripts/module-cycles mcp cli
+
+if [[ $# -eq 0 ]]; then
+    # The same tests as `cargo test --all-targets`, built once, run several
+    # binaries at a time (they mostly wait on servers): scripts/run-tests.
+    step "cargo test --all-targets --no-run (build the tests once)"
+    cargo test --all-targets --no-run
+    step "run the tests (scripts/run-tests, ${MCPDECK_TEST_JOBS:-CPUs + 1} binaries at a time)"
+    python3 scripts/run-tests
+else
+    step "cargo test --all-targets $*"
+    cargo test --all-targets "$@"
 fi
 
-step "all tests passed"
+# What `cargo install` gives a user: the release binary (profile.release in
+# Cargo.toml, tuned for build time) must stay at 20 MB or less. The smallest
+# build is `cargo build --profile dist` (under 16 MB; fat LTO, so it takes
+# several minutes: MCPDECK_CHECK_DIST=1 checks it here too).
+# MCPDECK_SKIP_RELEASE_SIZE=1 skips the release build.
+if [[ "${MCPDECK_SKIP_RELEASE_SIZE:-}" != 1 ]]; then
+    step "release binary size (at most 20 MB)"
+    cargo build --release --locked --bin mcpdeck
+    size=$(stat -c %s target/release/mcpdeck)
+    limit=20000000
+    echo "target/release/mcpdeck: $size bytes (limit $limit)"
+    (( size <= limit )) || die "the release binary is $size bytes, over 20 MB: see [profile.release] in Cargo.toml"
+fi
+if [[ "${MCPDECK_CHECK_DIST:-}" == 1 ]]; then
+    step "dist binary size (under 16 MB)"
+    cargo build --profile dist --locked --bin mcpdeck
+    size=$(stat -c %s target/dist/mcpdeck)
+    limit=16000000
+    echo "target/dist/mcpdeck: $size bytes (limit $limit)"
+    (( size < limit )) || die "the dist binary is $size bytes, over 16 MB: see [profile.dist] in Cargo.toml"
+fi
+
+end_phase
+printf '\n==> all tests passed\n'

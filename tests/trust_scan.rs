@@ -208,7 +208,7 @@ fn a_mixed_set_of_clients_is_reported_per_client_and_server() {
             world.marker
         ),
     );
-    let report = world.json(&["--timeout", "3"], 0);
+    let report = world.json(&["--timeout", "8"], 0);
 
     let own = client(&report, "mcpdeck");
     assert_eq!(own["path"], world.config.display().to_string());
@@ -248,7 +248,7 @@ fn a_mixed_set_of_clients_is_reported_per_client_and_server() {
     let silent = server(zed_c, "silent");
     assert_eq!(silent["status"], "timed-out", "{silent:#}");
     assert!(
-        silent["error"].as_str().unwrap().contains("3 s"),
+        silent["error"].as_str().unwrap().contains("8 s"),
         "{silent:#}"
     );
 
@@ -280,7 +280,7 @@ fn the_text_report_names_each_client_file_and_server() {
     let world = World::new();
     let calls = world.dir.path().join("calls.txt");
     let [desktop, cursor, ..] = mixed(&world, &calls);
-    let run = world.scan(&["--timeout", "2"]);
+    let run = world.scan(&["--timeout", "8"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let out = &run.stdout;
     assert!(
@@ -367,7 +367,7 @@ fn sarif_has_the_shape_code_scanning_reads() {
     let world = World::new();
     let calls = world.dir.path().join("calls.txt");
     let [_, cursor, ..] = mixed(&world, &calls);
-    let run = world.scan(&["--sarif", "--timeout", "2"]);
+    let run = world.scan(&["--sarif", "--timeout", "8"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let log: Value = serde_json::from_str(&run.stdout).unwrap();
     check_sarif(&log);
