@@ -29,7 +29,7 @@ use super::error::{AuthError, AuthErrorKind, Trace};
 use super::http::{AuthHttp, check_url};
 use super::register::{self, Identity, Source};
 use super::secret::Secret;
-use super::store::{CredentialStore, StoredToken};
+use super::store::{CredentialStore, StoreError, StoredToken};
 use super::token::{self, Client, ClientAuth, Granted, now};
 
 /// Refresh this long before a token expires.
@@ -120,7 +120,9 @@ struct Current {
 pub struct Authorizer {
     spec: AuthSpec,
     http: AuthHttp,
-    store: OnceLock<Result<CredentialStore, String>>,
+    /// Opened on first use; an error when it cannot be (tokens are then
+    /// kept in memory only).
+    store: OnceLock<Result<CredentialStore, StoreError>>,
     current: Mutex<Current>,
     flight: tokio::sync::Mutex<()>,
     cancel: tokio::sync::Notify,
@@ -211,11 +213,10 @@ impl Authorizer {
         }
     }
 
-    fn store(&self) -> Result<&CredentialStore, String> {
+    fn store(&self) -> Result<&CredentialStore, &StoreError> {
         self.store
-            .get_or_init(|| CredentialStore::open(self.spec.store).map_err(|e| e.to_string()))
+            .get_or_init(|| CredentialStore::open(self.spec.store))
             .as_ref()
-            .map_err(Clone::clone)
     }
 
     /// Where tokens are kept, in words.
@@ -622,7 +623,7 @@ impl Authorizer {
         self.load();
         let store = self
             .store()
-            .map_err(|e| AuthError::new(AuthErrorKind::Store, e))?;
+            .map_err(|e| AuthError::new(AuthErrorKind::Store, e.to_string()))?;
         let removed = store
             .remove_tokens(&self.spec.url)
             .map_err(|e| AuthError::new(AuthErrorKind::Store, e.to_string()))?;
