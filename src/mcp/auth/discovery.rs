@@ -323,7 +323,7 @@ pub async fn discover(
         });
     };
     let issuer_url = check_url(&issuer, "authorization server")
-        .map_err(|m| AuthError::new(AuthErrorKind::Discovery, m).with_trace(trace))?;
+        .map_err(|e| AuthError::new(AuthErrorKind::Discovery, e.to_string()).with_trace(trace))?;
     let mut last = String::new();
     for url in as_candidates(&issuer_url) {
         if silent.skip(&url, trace) {

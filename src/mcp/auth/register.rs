@@ -186,7 +186,9 @@ pub async fn identify(
             trace,
         )
         .await
-        .map_err(|m| AuthError::new(AuthErrorKind::Registration, m).with_trace(trace))?;
+        .map_err(|e| {
+            AuthError::new(AuthErrorKind::Registration, e.to_string()).with_trace(trace)
+        })?;
     let doc: Option<Value> = serde_json::from_str(&posted.body).ok();
     let get = |k: &str| {
         doc.as_ref()
