@@ -30,6 +30,6 @@ pub use model::{
     ConnectError, EventSink, ListSet, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin, RequestError,
     SessionEvent, SessionSpec, Tagged, TransportSpec, next_session_id,
 };
-pub use policy::{Asker, ClientPolicy, Declared, ServerRequest, SharedRoots};
+pub use policy::{Asker, ClientPolicy, Declared, ServerRequest, SharedRoots, UnknownCapability};
 pub use request::{LOG_LEVELS, MAX_PROGRESS_FACTOR, envelope, envelope_with};
 pub use task::{MAX_TASK_POLLS, TASK_TTL_MS, TaskStatus};
