@@ -5,7 +5,8 @@
 //! - [`types`]: views of tools, content blocks and results;
 //! - [`finding`]: what was off-spec in a frame, for a person to read;
 //! - [`framelog`], [`netlog`]: the raw frames and HTTP exchanges, kept in
-//!   rings (the protocol log, the network view, `--trace`);
+//!   rings (the protocol log, the network view, `--trace`), and
+//!   [`change`], the signal their viewers sleep on;
 //! - [`transport`]: stdio, streamable HTTP and legacy HTTP+SSE behind one
 //!   type;
 //! - [`session`]: one server: era detection and the handshake, requests
@@ -17,6 +18,7 @@
 //!   codes and the TUI to badges.
 
 pub mod auth;
+pub mod change;
 pub mod error;
 pub mod finding;
 pub mod framelog;
