@@ -9,7 +9,7 @@ use crate::mcp::session::RequestError;
 use crate::text::fmt_duration;
 
 use super::handle::*;
-use super::request::MAX_PROGRESS_FACTOR;
+use super::timeout::{Deadline, MAX_PROGRESS_FACTOR};
 
 /// The sweeper's loop: sleep until the armed time (or until woken with an
 /// earlier one), then time out what is due. Holds the session weakly: it

@@ -95,8 +95,11 @@ pub type EventSink = Arc<dyn Fn(Tagged) + Send + Sync>;
 /// session opened before this call has a smaller one (the manager tells a
 /// replaced session's late events from its successor's this way).
 pub fn next_session_id() -> u64 {
-    super::handle::SESSION_IDS.load(std::sync::atomic::Ordering::Relaxed)
+    SESSION_IDS.load(std::sync::atomic::Ordering::Relaxed)
 }
+
+/// Where session ids come from (a session takes the next when it opens).
+pub(super) static SESSION_IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Why a request did not produce a result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
