@@ -7,6 +7,8 @@
 //! - [`token`]: token endpoint requests and client authentication;
 //! - [`engine`]: one server's authorizer (tokens, refresh, step-up, logins);
 //! - [`registry`]: one authorizer per server and process;
+//! - [`report`]: what a login shows while it runs, and where it goes when
+//!   nobody asked (below both the engine and the registry);
 //! - [`store`]: where tokens and registrations are kept (keyring or file);
 //! - [`callback`]: the loopback redirect listener;
 //! - [`browser`]: which command opens a login URL;
@@ -23,12 +25,14 @@ pub mod http;
 pub mod jwt;
 pub mod register;
 pub mod registry;
+pub mod report;
 pub mod secret;
 pub mod store;
 pub mod token;
 
-pub use engine::{AuthSpec, Authorizer, LoginEvent, Reporter, TokenInfo};
+pub use engine::{AuthSpec, Authorizer, TokenInfo};
 pub use error::{AuthError, AuthErrorKind, Trace, TraceStep};
-pub use registry::{allow_unattended_login, authorizer, set_default_reporter};
+pub use registry::{allow_unattended_login, authorizer};
+pub use report::{LoginEvent, Reporter, set_default_reporter};
 pub use secret::Secret;
 pub use token::now;

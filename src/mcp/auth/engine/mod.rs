@@ -28,6 +28,7 @@ use super::discovery::{Discovered, discover};
 use super::error::{AuthError, AuthErrorKind, Trace};
 use super::http::{AuthHttp, check_url};
 use super::register::{self, Identity, Source};
+use super::report::{LoginEvent, Reporter, default_reporter_now};
 use super::secret::Secret;
 use super::store::{CredentialStore, StoreError, StoredToken};
 use super::token::{self, Client, ClientAuth, Granted, now};
@@ -77,24 +78,6 @@ impl AuthSpec {
         }
     }
 }
-
-/// What a login shows while it runs.
-#[derive(Debug, Clone)]
-pub enum LoginEvent {
-    /// Discovery finished: each URL tried and what was concluded.
-    Discovered(Trace),
-    /// Open this URL in a browser (it holds no secret).
-    OpenUrl(String),
-    /// How the URL was opened, or that it must be opened by hand.
-    Browser(String),
-    /// Waiting for the browser to come back.
-    Waiting,
-    /// Exchanging the code for a token.
-    Exchanging,
-}
-
-/// Receives a login's events.
-pub type Reporter = Arc<dyn Fn(LoginEvent) + Send + Sync>;
 
 /// What may be shown about the current token: never the token.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,7 +190,7 @@ impl Authorizer {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
-            .or_else(super::registry::default_reporter_now);
+            .or_else(default_reporter_now);
         if let Some(r) = r {
             r(event);
         }
