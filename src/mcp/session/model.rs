@@ -14,6 +14,7 @@ use crate::mcp::transport::{HttpFailure, StdioSpec};
 use crate::mcp::types::{Era, ServerInfo, Tool};
 use crate::text::fmt_duration;
 
+use super::memory::EraMemory;
 use super::policy::*;
 
 /// Which era and version to use.
@@ -53,6 +54,9 @@ pub struct SessionSpec {
     pub transport: TransportSpec,
     pub client: ClientPolicy,
     pub pin: Pin,
+    /// Where a stdio server's era is remembered between runs, if anywhere
+    /// (`settings.remember_era`): consulted with [`Pin::Auto`] only.
+    pub era_memory: Option<Arc<EraMemory>>,
     pub request_timeout: Duration,
     pub connect_timeout: Duration,
     pub probe_timeout: Duration,

@@ -35,7 +35,7 @@ impl Session {
         // A stdio server detected as initialize-era before, and remembered.
         let memory = match (&spec.transport, &spec.pin) {
             (TransportSpec::Stdio(stdio), Pin::Auto) => {
-                stdio.era_memory.as_ref().map(|m| (m.clone(), stdio))
+                spec.era_memory.as_ref().map(|m| (m.clone(), stdio))
             }
             _ => None,
         };
