@@ -6,8 +6,8 @@
 
 use serde_json::{Map, Value};
 
-use super::challenge::BearerChallenge;
-use super::error::{AuthError, AuthErrorKind, Trace};
+use crate::mcp::bearer::{AuthError, AuthErrorKind, BearerChallenge, Trace};
+
 use super::http::{AuthHttp, Fetched, check_url};
 
 /// What the authorization server's metadata says (absent or ill-typed

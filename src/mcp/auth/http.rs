@@ -11,10 +11,9 @@ use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use crate::mcp::bearer::{AuthError, AuthErrorKind, Trace};
 use crate::mcp::netlog::{ExchangeHandle, NetLog, shown_url};
 use crate::mcp::transport::http::{error_chain, status_text};
-
-use super::error::{AuthError, AuthErrorKind, Trace};
 
 /// The most bytes of a metadata or token answer.
 pub const MAX_DOC: usize = 1024 * 1024;

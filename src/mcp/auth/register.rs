@@ -7,11 +7,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::config::OAuthConfig;
+use crate::mcp::bearer::{AuthError, AuthErrorKind, Secret, Trace};
 
 use super::discovery::AsMetadata;
-use super::error::{AuthError, AuthErrorKind, Trace};
 use super::http::{AuthHttp, PostBody};
-use super::secret::Secret;
 use super::store::{CredentialStore, StoredClient};
 use super::token::{Client, ClientAuth, now};
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::config::{ServerConfig, Settings, TransportConfig};
 
 use super::engine::{AuthSpec, Authorizer};
-use super::error::AuthError;
+use crate::mcp::bearer::AuthError;
 
 static UNATTENDED: AtomicBool = AtomicBool::new(false);
 

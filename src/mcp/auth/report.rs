@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::error::Trace;
+use crate::mcp::bearer::Trace;
 
 /// What a login shows while it runs.
 #[derive(Debug, Clone)]

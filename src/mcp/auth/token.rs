@@ -8,9 +8,9 @@ use base64::Engine as _;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
-use super::error::{AuthError, AuthErrorKind, Trace};
 use super::http::{AuthHttp, PostBody};
-use super::secret::{Secret, scrub};
+use crate::mcp::bearer::secret::scrub;
+use crate::mcp::bearer::{AuthError, AuthErrorKind, Secret, Trace};
 
 /// How the client proves who it is at the token endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -249,7 +249,7 @@ impl ConnectError {
     }
 
     /// Why the OAuth engine could not authorize the connection, if it tried.
-    pub fn auth(&self) -> Option<&crate::mcp::auth::AuthError> {
+    pub fn auth(&self) -> Option<&crate::mcp::bearer::AuthError> {
         self.http().and_then(|f| f.auth.as_deref())
     }
 

@@ -20,16 +20,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::config::{CredentialStoreKind, OAuthConfig, OAuthGrant, OAuthResource};
+use crate::mcp::bearer::{AuthError, AuthErrorKind, Authorize, BearerChallenge, Secret, Trace};
 use crate::mcp::netlog::NetLog;
 
 use super::browser;
-use super::challenge::BearerChallenge;
 use super::discovery::{Discovered, discover};
-use super::error::{AuthError, AuthErrorKind, Trace};
 use super::http::{AuthHttp, check_url};
 use super::register::{self, Identity, Source};
 use super::report::{LoginEvent, Reporter, default_reporter_now};
-use super::secret::Secret;
 use super::store::{CredentialStore, StoreError, StoredToken};
 use super::token::{self, Client, ClientAuth, Granted, now};
 
@@ -796,6 +794,37 @@ impl Authorizer {
                 Err(f.into_auth(trace))
             }
         }
+    }
+}
+
+/// How the HTTP transport reaches the engine (it names none of it).
+impl Authorize for Authorizer {
+    fn bearer(&self) -> Option<Secret> {
+        Authorizer::bearer(self)
+    }
+
+    fn fresh(&self) -> futures_util::future::BoxFuture<'_, ()> {
+        Box::pin(Authorizer::fresh(self))
+    }
+
+    fn unauthorized<'a>(
+        &'a self,
+        sent: Option<&'a Secret>,
+        challenge: &'a BearerChallenge,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), AuthError>> {
+        Box::pin(Authorizer::unauthorized(self, sent, challenge))
+    }
+
+    fn insufficient_scope<'a>(
+        &'a self,
+        challenge: &'a BearerChallenge,
+        round: u32,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), AuthError>> {
+        Box::pin(Authorizer::insufficient_scope(self, challenge, round))
+    }
+
+    fn attach(&self, net: Arc<NetLog>) {
+        Authorizer::attach(self, net)
     }
 }
 

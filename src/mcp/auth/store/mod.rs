@@ -34,8 +34,8 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::secret::Secret;
 use crate::config::CredentialStoreKind;
+use crate::mcp::bearer::Secret;
 
 /// The keyring service name, and the name of the data directory.
 const SERVICE: &str = "mcpdeck";
