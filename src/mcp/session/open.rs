@@ -241,7 +241,7 @@ impl Session {
 /// Remember that the server `stdio` starts speaks the initialize era, in a
 /// blocking task (the file is written and renamed; the answer need not
 /// wait for it).
-fn remember(memory: &Arc<super::EraMemory>, stdio: &StdioSpec, n: &Negotiated) {
+fn remember(memory: &Arc<super::memory::EraMemory>, stdio: &StdioSpec, n: &Negotiated) {
     let (m, stdio) = (memory.clone(), stdio.clone());
     let (version, found) = (n.version.clone(), n.detection.clone());
     tokio::task::spawn_blocking(move || m.remember(&stdio, &version, &found));
