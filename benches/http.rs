@@ -403,6 +403,7 @@ async fn connect(url: &str) -> Session {
         transport: TransportSpec::Http(HttpSpec::new(url)),
         client: ClientPolicy::default(),
         pin: Pin::Auto,
+        era_memory: None,
         request_timeout: settings.request_timeout,
         connect_timeout: settings.connect_timeout,
         probe_timeout: settings.probe_timeout,

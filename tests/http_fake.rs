@@ -19,6 +19,7 @@ fn spec(url: &str) -> SessionSpec {
         transport: TransportSpec::Http(HttpSpec::new(url)),
         client: ClientPolicy::default(),
         pin: Pin::Auto,
+        era_memory: None,
         request_timeout: common::limit(20),
         connect_timeout: common::limit(20),
         probe_timeout: Duration::from_secs(1),

@@ -40,6 +40,7 @@ async fn connect(
         transport: TransportSpec::Stdio(stdio),
         client: ClientPolicy::default(),
         pin: Pin::Auto,
+        era_memory: None,
         request_timeout: common::limit(30),
         connect_timeout: common::limit(30),
         probe_timeout: Duration::from_secs(2),

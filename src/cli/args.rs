@@ -44,7 +44,7 @@ pub struct Cli {
 }
 
 fn parse_capabilities(text: &str) -> Result<crate::mcp::session::Declared, String> {
-    crate::mcp::session::Declared::parse(text)
+    crate::mcp::session::Declared::parse(text).map_err(|e| e.to_string())
 }
 
 #[derive(Subcommand, Debug)]

@@ -5,9 +5,15 @@
 //! - [`types`]: views of tools, content blocks and results;
 //! - [`finding`]: what was off-spec in a frame, for a person to read;
 //! - [`framelog`], [`netlog`]: the raw frames and HTTP exchanges, kept in
-//!   rings (the protocol log, the network view, `--trace`);
+//!   rings (the protocol log, the network view, `--trace`), and
+//!   [`change`], the signal their viewers sleep on;
+//! - [`bearer`]: what the HTTP transport and the OAuth engine share (the
+//!   [`bearer::Authorize`] seam, challenges, secrets, `AuthError`), below
+//!   both;
 //! - [`transport`]: stdio, streamable HTTP and legacy HTTP+SSE behind one
 //!   type;
+//! - [`auth`]: the OAuth engine, above the transports (it uses their HTTP
+//!   helpers; the transport reaches it only through `bearer::Authorize`);
 //! - [`session`]: one server: era detection and the handshake, requests
 //!   with timeouts and cancellation, pagination, tasks, subscriptions,
 //!   answers to the server's own requests;
@@ -17,6 +23,8 @@
 //!   codes and the TUI to badges.
 
 pub mod auth;
+pub mod bearer;
+pub mod change;
 pub mod error;
 pub mod finding;
 pub mod framelog;

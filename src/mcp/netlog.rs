@@ -7,6 +7,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use super::change::{ChangeSignal, ChangeWatcher};
+
 /// One HTTP exchange, updated as it progresses.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Exchange {
@@ -160,7 +162,7 @@ pub struct NetLog {
     /// Bumped on every change, so a viewer can tell cheaply.
     version: std::sync::atomic::AtomicU64,
     /// Bumped with `version`, so a viewer can sleep until then.
-    changed: Arc<super::framelog::ChangeSignal>,
+    changed: Arc<ChangeSignal>,
     max: usize,
     start: Instant,
 }
@@ -179,7 +181,7 @@ impl NetLog {
                 next_seq: 0,
             }),
             version: std::sync::atomic::AtomicU64::new(0),
-            changed: Arc::new(super::framelog::ChangeSignal::default()),
+            changed: Arc::new(ChangeSignal::default()),
             tap: std::sync::OnceLock::new(),
             max: max.max(1),
             start: Instant::now(),
@@ -285,8 +287,8 @@ impl NetLog {
     }
 
     /// A receiver marked changed whenever an exchange begins or changes.
-    pub fn subscribe(&self) -> super::framelog::ChangeWatcher {
-        super::framelog::ChangeSignal::watch(&self.changed)
+    pub fn subscribe(&self) -> ChangeWatcher {
+        ChangeSignal::watch(&self.changed)
     }
 
     /// A number that changes whenever an exchange begins or changes.

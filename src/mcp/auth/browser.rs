@@ -48,6 +48,17 @@ impl BrowserSource {
     }
 }
 
+/// Why the chosen browser command cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BrowserCommandError {
+    /// It cannot be split into words (an open quote, a lone backslash).
+    #[error("{}: {why}", .from.label())]
+    Unsplittable { from: BrowserSource, why: String },
+    /// It has no words.
+    #[error("{} is empty", .from.label())]
+    Empty { from: BrowserSource },
+}
+
 /// A command that opens a URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BrowserCommand {
@@ -90,7 +101,7 @@ fn var(env: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
 pub fn choose(
     setting: Option<&str>,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<BrowserCommand>, String> {
+) -> Result<Option<BrowserCommand>, BrowserCommandError> {
     choose_for(CURRENT_OS, setting, env)
 }
 
@@ -98,7 +109,7 @@ fn choose_for(
     os: Os,
     setting: Option<&str>,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<BrowserCommand>, String> {
+) -> Result<Option<BrowserCommand>, BrowserCommandError> {
     if let Some(s) = setting {
         return split(s, BrowserSource::Setting).map(Some);
     }
@@ -140,10 +151,11 @@ fn choose_for(
     }))
 }
 
-fn split(line: &str, source: BrowserSource) -> Result<BrowserCommand, String> {
-    let argv = crate::text::split_command(line).map_err(|e| format!("{}: {e}", source.label()))?;
+fn split(line: &str, source: BrowserSource) -> Result<BrowserCommand, BrowserCommandError> {
+    let argv = crate::text::split_command(line)
+        .map_err(|why| BrowserCommandError::Unsplittable { from: source, why })?;
     if argv.is_empty() {
-        return Err(format!("{} is empty", source.label()));
+        return Err(BrowserCommandError::Empty { from: source });
     }
     Ok(BrowserCommand { argv, source })
 }
@@ -478,12 +490,28 @@ mod tests {
     fn bad_commands_are_errors() {
         let env = env_of(&[]);
         let e = choose_for(Os::Xdg, Some("firefox 'x"), &env).expect_err("unclosed quote");
-        assert!(e.contains("`browser` setting"), "{e}");
+        assert!(e.to_string().contains("`browser` setting"), "{e}");
         let e = choose_for(Os::Xdg, Some("  "), &env).expect_err("empty");
-        assert!(e.contains("empty"), "{e}");
+        assert_eq!(
+            e,
+            BrowserCommandError::Empty {
+                from: BrowserSource::Setting
+            }
+        );
+        assert_eq!(e.to_string(), "the `browser` setting is empty");
         let env = env_of(&[("MCPDECK_BROWSER", "a\\")]);
         let e = choose_for(Os::Xdg, None, &env).expect_err("backslash");
-        assert!(e.contains("$MCPDECK_BROWSER"), "{e}");
+        assert!(
+            matches!(
+                &e,
+                BrowserCommandError::Unsplittable {
+                    from: BrowserSource::McpdeckBrowser,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("$MCPDECK_BROWSER"), "{e}");
     }
 
     #[test]

@@ -6,8 +6,8 @@
 
 use serde_json::{Map, Value};
 
-use super::challenge::BearerChallenge;
-use super::error::{AuthError, AuthErrorKind, Trace};
+use crate::mcp::bearer::{AuthError, AuthErrorKind, BearerChallenge, Trace};
+
 use super::http::{AuthHttp, Fetched, check_url};
 
 /// What the authorization server's metadata says (absent or ill-typed
@@ -323,7 +323,7 @@ pub async fn discover(
         });
     };
     let issuer_url = check_url(&issuer, "authorization server")
-        .map_err(|m| AuthError::new(AuthErrorKind::Discovery, m).with_trace(trace))?;
+        .map_err(|e| AuthError::new(AuthErrorKind::Discovery, e.to_string()).with_trace(trace))?;
     let mut last = String::new();
     for url in as_candidates(&issuer_url) {
         if silent.skip(&url, trace) {

@@ -11,10 +11,9 @@ use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use crate::mcp::bearer::{AuthError, AuthErrorKind, Trace};
 use crate::mcp::netlog::{ExchangeHandle, NetLog, shown_url};
 use crate::mcp::transport::http::{error_chain, status_text};
-
-use super::error::{AuthError, AuthErrorKind, Trace};
 
 /// The most bytes of a metadata or token answer.
 pub const MAX_DOC: usize = 1024 * 1024;
@@ -38,6 +37,75 @@ pub enum Fetched {
     /// An answer that is not a usable document (the status, and why);
     /// discovery moves on to the next candidate.
     Unusable(Option<u16>, String),
+}
+
+/// A URL OAuth will not talk to ([`check_url`]). `url` is as it may be
+/// shown (secrets masked); `what` names the URL (`token request`, …).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlRefused {
+    #[error("the {what} URL {url:?} is not a URL: {source}")]
+    NotAUrl {
+        what: String,
+        url: String,
+        #[source]
+        source: url::ParseError,
+    },
+    #[error(
+        "the {what} URL {url} is plain http on another host; OAuth metadata and tokens go over https only (http is allowed on loopback)"
+    )]
+    PlainHttp { what: String, url: String },
+    #[error("the {what} URL {url} has scheme {scheme:?}; only https (or http on loopback) is used")]
+    Scheme {
+        what: String,
+        url: String,
+        scheme: String,
+    },
+}
+
+/// Why the body of an answer could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("the body broke off: {}", error_chain(.0))]
+    BrokeOff(#[source] reqwest::Error),
+    #[error("the body is larger than {} MiB", MAX_DOC / (1024 * 1024))]
+    TooLarge,
+    #[error("the body did not arrive within {0:?}")]
+    Late(Duration),
+}
+
+/// Why a POST brought no answer to look at. `url` is as it may be shown
+/// (secrets masked); no message holds a secret of the request (its URL is
+/// not in the `reqwest` error kept as the source).
+#[derive(Debug, thiserror::Error)]
+pub enum PostError {
+    #[error(transparent)]
+    Url(#[from] UrlRefused),
+    #[error("POST {url}: no answer within {limit:?}")]
+    Late { url: String, limit: Duration },
+    /// The request could not be sent (DNS, TLS, a refused connection):
+    /// `message` says so in words a person can act on.
+    #[error("{message}")]
+    Send {
+        message: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    /// OAuth POSTs never follow a redirect.
+    #[error(
+        "POST {url} answered {} (a redirect); {label} requests are never redirected",
+        status_text(*.status)
+    )]
+    Redirect {
+        url: String,
+        status: reqwest::StatusCode,
+        label: String,
+    },
+    #[error("POST {url}: {source}")]
+    Body {
+        url: String,
+        #[source]
+        source: ReadError,
+    },
 }
 
 /// An answer to a POST: its status and body (bounded).
@@ -126,8 +194,9 @@ impl AuthHttp {
         what: &str,
         trace: &mut Trace,
     ) -> Result<Fetched, AuthError> {
-        let mut current = check_url(url, what)
-            .map_err(|m| AuthError::new(AuthErrorKind::Discovery, m).with_trace(trace))?;
+        let mut current = check_url(url, what).map_err(|e| {
+            AuthError::new(AuthErrorKind::Discovery, e.to_string()).with_trace(trace)
+        })?;
         let origin = current.origin();
         let mut seen = vec![current.to_string()];
         for _ in 0..=MAX_REDIRECTS {
@@ -244,7 +313,8 @@ impl AuthHttp {
             }
             let body = match body {
                 Ok(b) => b,
-                Err(m) => {
+                Err(e) => {
+                    let m = e.to_string();
                     trace.push("GET", current.as_str(), Some(status.as_u16()), m.clone());
                     return Ok(Fetched::Unusable(Some(status.as_u16()), m));
                 }
@@ -294,7 +364,7 @@ impl AuthHttp {
     }
 
     /// POST a form (token, revocation) or JSON (registration); never follows
-    /// a redirect. `Err` is a message for a person (no secret in it).
+    /// a redirect. `Err` says why there is no answer (no secret in it).
     pub async fn post(
         &self,
         url: &str,
@@ -302,7 +372,7 @@ impl AuthHttp {
         headers: HeaderMap,
         body: PostBody,
         trace: &mut Trace,
-    ) -> Result<Posted, String> {
+    ) -> Result<Posted, PostError> {
         let u = check_url(url, label)?;
         let mut headers = headers;
         headers.insert(
@@ -331,20 +401,26 @@ impl AuthHttp {
             .send();
         let resp = match tokio::time::timeout(self.limit, sent).await {
             Err(_) => {
-                let m = format!("POST {}: no answer within {:?}", shown_url(url), self.limit);
+                let e = PostError::Late {
+                    url: shown_url(url),
+                    limit: self.limit,
+                };
                 if let Some(ex) = &ex {
-                    ex.fail(m.clone());
+                    ex.fail(e.to_string());
                 }
                 trace.push("POST", url, None, "no answer in time");
-                return Err(m);
+                return Err(e);
             }
             Ok(Err(e)) => {
-                let m = crate::mcp::transport::http::describe_send_error("POST", url, &e);
+                let message = crate::mcp::transport::http::describe_send_error("POST", url, &e);
                 if let Some(ex) = &ex {
-                    ex.fail(m.clone());
+                    ex.fail(message.clone());
                 }
-                trace.push("POST", url, None, m.clone());
-                return Err(m);
+                trace.push("POST", url, None, message.clone());
+                return Err(PostError::Send {
+                    message,
+                    source: e.without_url(),
+                });
             }
             Ok(Ok(r)) => r,
         };
@@ -363,15 +439,18 @@ impl AuthHttp {
                 Some(status.as_u16()),
                 "a redirect: not followed",
             );
-            return Err(format!(
-                "POST {} answered {} (a redirect); {label} requests are never redirected",
-                shown_url(url),
-                status_text(status)
-            ));
+            return Err(PostError::Redirect {
+                url: shown_url(url),
+                status,
+                label: label.to_string(),
+            });
         }
-        let body = self.read(resp, ex.as_ref()).await.map_err(|m| {
-            trace.push("POST", url, Some(status.as_u16()), m.clone());
-            format!("POST {}: {m}", shown_url(url))
+        let body = self.read(resp, ex.as_ref()).await.map_err(|source| {
+            trace.push("POST", url, Some(status.as_u16()), source.to_string());
+            PostError::Body {
+                url: shown_url(url),
+                source,
+            }
         })?;
         trace.push(
             "POST",
@@ -390,34 +469,30 @@ impl AuthHttp {
         &self,
         resp: reqwest::Response,
         ex: Option<&ExchangeHandle>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ReadError> {
         let mut stream = resp.bytes_stream();
         let mut buf: Vec<u8> = Vec::new();
         let read = async {
             while let Some(chunk) = stream.next().await {
-                let chunk =
-                    chunk.map_err(|e| format!("the body broke off: {}", error_chain(&e)))?;
+                let chunk = chunk.map_err(ReadError::BrokeOff)?;
                 if let Some(ex) = ex {
                     ex.add_bytes(chunk.len(), 0);
                 }
                 if buf.len() + chunk.len() > MAX_DOC {
-                    return Err(format!(
-                        "the body is larger than {} MiB",
-                        MAX_DOC / (1024 * 1024)
-                    ));
+                    return Err(ReadError::TooLarge);
                 }
                 buf.extend_from_slice(&chunk);
             }
             Ok(())
         };
         let result = match tokio::time::timeout(self.limit, read).await {
-            Err(_) => Err(format!("the body did not arrive within {:?}", self.limit)),
+            Err(_) => Err(ReadError::Late(self.limit)),
             Ok(r) => r,
         };
         if let Some(ex) = ex {
             match &result {
                 Ok(()) => ex.finish(),
-                Err(m) => ex.fail(m.clone()),
+                Err(e) => ex.fail(e.to_string()),
             }
         }
         result?;
@@ -443,21 +518,25 @@ pub fn is_loopback_host(host: &url::Host<&str>) -> bool {
 }
 
 /// A URL that OAuth may talk to: https, or http on loopback only.
-pub fn check_url(url: &str, what: &str) -> Result<reqwest::Url, String> {
-    let u = reqwest::Url::parse(url)
-        .map_err(|e| format!("the {what} URL {:?} is not a URL: {e}", shown_url(url)))?;
+pub fn check_url(url: &str, what: &str) -> Result<reqwest::Url, UrlRefused> {
+    let u = reqwest::Url::parse(url).map_err(|source| UrlRefused::NotAUrl {
+        what: what.to_string(),
+        url: shown_url(url),
+        source,
+    })?;
     let loopback = u.host().is_some_and(|h| is_loopback_host(&h));
     match u.scheme() {
         "https" => Ok(u),
         "http" if loopback => Ok(u),
-        "http" => Err(format!(
-            "the {what} URL {} is plain http on another host; OAuth metadata and tokens go over https only (http is allowed on loopback)",
-            shown_url(url)
-        )),
-        s => Err(format!(
-            "the {what} URL {} has scheme {s:?}; only https (or http on loopback) is used",
-            shown_url(url)
-        )),
+        "http" => Err(UrlRefused::PlainHttp {
+            what: what.to_string(),
+            url: shown_url(url),
+        }),
+        s => Err(UrlRefused::Scheme {
+            what: what.to_string(),
+            url: shown_url(url),
+            scheme: s.to_string(),
+        }),
     }
 }
 
@@ -472,8 +551,17 @@ mod tests {
         assert!(check_url("http://localhost:9/x", "m").is_ok());
         assert!(check_url("http://[::1]:9/x", "m").is_ok());
         let e = check_url("http://a.example/x", "metadata").unwrap_err();
-        assert!(e.contains("https only"), "{e}");
-        assert!(check_url("file:///etc/passwd", "m").is_err());
-        assert!(check_url("not a url", "m").is_err());
+        assert!(matches!(e, UrlRefused::PlainHttp { .. }), "{e:?}");
+        assert!(e.to_string().contains("https only"), "{e}");
+        assert!(matches!(
+            check_url("file:///etc/passwd", "m"),
+            Err(UrlRefused::Scheme { scheme, .. }) if scheme == "file"
+        ));
+        let e = check_url("not a url", "m").unwrap_err();
+        assert!(matches!(e, UrlRefused::NotAUrl { .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "the m URL \"not a url\" is not a URL: relative URL without a base"
+        );
     }
 }

@@ -7,11 +7,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::config::OAuthConfig;
+use crate::mcp::bearer::{AuthError, AuthErrorKind, Secret, Trace};
 
 use super::discovery::AsMetadata;
-use super::error::{AuthError, AuthErrorKind, Trace};
 use super::http::{AuthHttp, PostBody};
-use super::secret::Secret;
 use super::store::{CredentialStore, StoredClient};
 use super::token::{Client, ClientAuth, now};
 
@@ -186,7 +185,9 @@ pub async fn identify(
             trace,
         )
         .await
-        .map_err(|m| AuthError::new(AuthErrorKind::Registration, m).with_trace(trace))?;
+        .map_err(|e| {
+            AuthError::new(AuthErrorKind::Registration, e.to_string()).with_trace(trace)
+        })?;
     let doc: Option<Value> = serde_json::from_str(&posted.body).ok();
     let get = |k: &str| {
         doc.as_ref()

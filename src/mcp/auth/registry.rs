@@ -1,8 +1,8 @@
 //! One authorizer per configured server and process, so that the
 //! transport, every reconnect, the TUI's login key and `mcpdeck auth` share
-//! its token and its single-flight refresh. Also the process's choices
-//! about logins without a person: whether one may start by itself, and
-//! where its events go when nobody asked for them.
+//! its token and its single-flight refresh. Also the process's choice
+//! about logins without a person: whether one may start by itself (where
+//! their events go is in [`super::report`], which the engine reads).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::{ServerConfig, Settings, TransportConfig};
 
-use super::engine::{AuthSpec, Authorizer, Reporter};
-use super::error::AuthError;
+use super::engine::{AuthSpec, Authorizer};
+use crate::mcp::bearer::AuthError;
 
 static UNATTENDED: AtomicBool = AtomicBool::new(false);
 
@@ -24,23 +24,6 @@ pub fn allow_unattended_login(allow: bool) {
 
 pub fn unattended_login() -> bool {
     UNATTENDED.load(Ordering::Acquire)
-}
-
-fn default_reporter() -> &'static Mutex<Option<Reporter>> {
-    static R: OnceLock<Mutex<Option<Reporter>>> = OnceLock::new();
-    R.get_or_init(|| Mutex::new(None))
-}
-
-/// Where the events of logins nobody asked for go (the CLI prints them).
-pub fn set_default_reporter(reporter: Option<Reporter>) {
-    *default_reporter().lock().unwrap_or_else(|p| p.into_inner()) = reporter;
-}
-
-pub(super) fn default_reporter_now() -> Option<Reporter> {
-    default_reporter()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone()
 }
 
 type Key = (String, String, String);

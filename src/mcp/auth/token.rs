@@ -8,9 +8,9 @@ use base64::Engine as _;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
-use super::error::{AuthError, AuthErrorKind, Trace};
 use super::http::{AuthHttp, PostBody};
-use super::secret::{Secret, scrub};
+use crate::mcp::bearer::secret::scrub;
+use crate::mcp::bearer::{AuthError, AuthErrorKind, Secret, Trace};
 
 /// How the client proves who it is at the token endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,8 +90,10 @@ pub struct Granted {
     pub issued_token_type: Option<String>,
 }
 
-/// A token endpoint's failure.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A token endpoint's failure: the message names the endpoint and the
+/// OAuth error, and never a secret.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct TokenFailure {
     /// The OAuth `error` code (`invalid_grant`, `invalid_client`, …).
     pub error: Option<String>,
@@ -200,11 +202,11 @@ pub async fn request(
             trace,
         )
         .await
-        .map_err(|m| TokenFailure {
+        .map_err(|e| TokenFailure {
             error: None,
             error_description: None,
             status: None,
-            message: scrub(&m, &refs),
+            message: scrub(&e.to_string(), &refs),
         })?;
     let body: Option<Value> = serde_json::from_str(&posted.body).ok();
     let field = |k: &str| {
@@ -300,7 +302,7 @@ pub async fn revoke(
     token: &Secret,
     hint: &str,
     trace: &mut Trace,
-) -> Result<(), String> {
+) -> Result<(), TokenFailure> {
     let params = vec![
         ("token".to_string(), token.expose().to_string()),
         ("token_type_hint".to_string(), hint.to_string()),
@@ -310,7 +312,7 @@ pub async fn revoke(
         // 200 with an empty body is success for RFC 7009; `request` wants an
         // access_token, so read its failure.
         Err(f) if f.status.is_some_and(|s| (200..300).contains(&s)) => Ok(()),
-        Err(f) => Err(f.message),
+        Err(f) => Err(f),
     }
 }
 

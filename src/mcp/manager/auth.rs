@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use crate::mcp::auth::{self, AuthError, AuthErrorKind, LoginEvent};
+use crate::mcp::auth::{self, LoginEvent};
+use crate::mcp::bearer::{AuthError, AuthErrorKind};
 
 use super::model::*;
 use super::task::*;

@@ -182,7 +182,7 @@ impl CallError {
 
     /// The login failure behind this error (a 401 that could not be
     /// answered, a step-up that needs a person), if that is what it is.
-    pub fn auth(&self) -> Option<&crate::mcp::auth::AuthError> {
+    pub fn auth(&self) -> Option<&crate::mcp::bearer::AuthError> {
         match self {
             CallError::Request(e) => e.http().and_then(|f| f.auth.as_deref()),
             _ => None,
@@ -290,12 +290,12 @@ pub enum Event {
     /// A login ended.
     LoginFinished {
         server: String,
-        result: Result<crate::mcp::auth::TokenInfo, crate::mcp::auth::AuthError>,
+        result: Result<crate::mcp::auth::TokenInfo, crate::mcp::bearer::AuthError>,
     },
     /// A log-out ended: what was revoked and forgotten.
     LoggedOut {
         server: String,
-        result: Result<Vec<String>, crate::mcp::auth::AuthError>,
+        result: Result<Vec<String>, crate::mcp::bearer::AuthError>,
     },
     /// What may be shown about a server's login (issuer, scopes, expiry);
     /// `None`: not logged in.

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::config::{HttpTransportKind, ProtocolPin, ServerConfig, Settings, TransportConfig};
 use crate::mcp::session::{ClientPolicy, TransportSpec};
-use crate::mcp::session::{ConnectError, Pin, SessionSpec};
+use crate::mcp::session::{ConnectError, EraMemory, Pin, SessionSpec};
 use crate::mcp::transport::StdioSpec;
 use crate::mcp::transport::http::{HttpKind, HttpSpec};
 use crate::mcp::transport::stdio::Children;
@@ -35,7 +35,6 @@ pub fn session_spec(
             grace: settings.shutdown_grace,
             children,
             max_line: settings.max_message_size,
-            era_memory: crate::mcp::session::EraMemory::shared(settings.remember_era),
         }),
         TransportConfig::Http {
             url,
@@ -62,6 +61,11 @@ pub fn session_spec(
             },
         }),
     };
+    // Only stdio servers' eras are remembered.
+    let era_memory = match &transport {
+        TransportSpec::Stdio(_) => EraMemory::shared(settings.remember_era),
+        TransportSpec::Http(_) => None,
+    };
     let pin = match &config.protocol {
         ProtocolPin::Auto => Pin::Auto,
         ProtocolPin::Stateless => Pin::Stateless,
@@ -73,6 +77,7 @@ pub fn session_spec(
         transport,
         client: ClientPolicy::default(),
         pin,
+        era_memory,
         request_timeout: config.request_timeout(settings),
         connect_timeout: settings.connect_timeout,
         probe_timeout: settings.probe_timeout,

@@ -5,11 +5,11 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
-use crate::mcp::session::RequestError;
 use crate::text::fmt_duration;
 
 use super::handle::*;
-use super::request::MAX_PROGRESS_FACTOR;
+use super::model::RequestError;
+use super::timeout::{Deadline, MAX_PROGRESS_FACTOR};
 
 /// The sweeper's loop: sleep until the armed time (or until woken with an
 /// earlier one), then time out what is due. Holds the session weakly: it
@@ -73,7 +73,7 @@ impl Inner {
             due.retain(|id| pending.contains_key(id));
         }
         for id in due {
-            let session = super::Session {
+            let session = Session {
                 inner: self.clone(),
             };
             session.end_request(id, |entry| {

@@ -1,7 +1,7 @@
 //! The session handle: its shared state ([`Inner`]), accessors, and close.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU64};
+use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,7 @@ use crate::mcp::types::Era;
 
 use super::model::*;
 use super::policy::*;
+use super::timeout::Deadline;
 
 pub(super) struct PendingEntry {
     pub(super) tx: oneshot::Sender<Result<Value, RequestError>>,
@@ -54,31 +55,6 @@ impl PendingEntry {
     pub(super) fn settle(mut self, outcome: Result<Value, RequestError>) {
         self.end_span(outcome.as_ref());
         let _ = self.tx.send(outcome);
-    }
-}
-
-/// A request's deadline. Progress moves `at` on, up to `hard`.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Deadline {
-    pub(super) at: tokio::time::Instant,
-    pub(super) hard: tokio::time::Instant,
-    pub(super) timeout: Duration,
-}
-
-impl Deadline {
-    pub(super) fn after(timeout: Duration) -> Deadline {
-        Deadline {
-            at: super::request::deadline_after(timeout),
-            hard: super::request::deadline_after(
-                timeout.saturating_mul(super::request::MAX_PROGRESS_FACTOR),
-            ),
-            timeout,
-        }
-    }
-
-    /// Progress: the clock starts again, but never past `hard`.
-    pub(super) fn extend(&mut self) {
-        self.at = super::request::deadline_after(self.timeout).min(self.hard);
     }
 }
 
@@ -138,8 +114,6 @@ pub(super) const MAX_FINDINGS: usize = 1000;
 
 /// The most pages a list may have before we stop following cursors.
 pub(super) const MAX_PAGES: usize = 10_000;
-
-pub(super) static SESSION_IDS: AtomicU64 = AtomicU64::new(1);
 
 pub(super) struct Inner {
     pub(super) id: u64,

@@ -9,7 +9,12 @@
 //!   handshake; `request`: requests, timeouts, cancellation;
 //!   `list`: pagination; `task`: task-augmented calls;
 //!   `subscribe`: subscriptions; `inbound`: what the server sends;
-//!   `memory`: the era remembered between runs.
+//!   `memory`: the era remembered between runs;
+//! - `timeout`: a request's deadline as a value, `deadline`: the one
+//!   timer that acts on them.
+//!
+//! Below `handle`, nothing names it: `model`, `policy` and `timeout` are
+//! plain data the handle holds (the session ids too live in `model`).
 
 mod deadline;
 mod handle;
@@ -23,6 +28,7 @@ mod policy;
 mod request;
 mod subscribe;
 mod task;
+mod timeout;
 
 pub use handle::{PendingRequest, Session};
 pub use memory::{ENV as ERA_MEMORY_ENV, EraMemory, Remembered};
@@ -30,6 +36,7 @@ pub use model::{
     ConnectError, EventSink, ListSet, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin, RequestError,
     SessionEvent, SessionSpec, Tagged, TransportSpec, next_session_id,
 };
-pub use policy::{Asker, ClientPolicy, Declared, ServerRequest, SharedRoots};
-pub use request::{LOG_LEVELS, MAX_PROGRESS_FACTOR, envelope, envelope_with};
+pub use policy::{Asker, ClientPolicy, Declared, ServerRequest, SharedRoots, UnknownCapability};
+pub use request::{LOG_LEVELS, envelope, envelope_with};
 pub use task::{MAX_TASK_POLLS, TASK_TTL_MS, TaskStatus};
+pub use timeout::MAX_PROGRESS_FACTOR;

@@ -14,6 +14,7 @@ use crate::mcp::transport::{HttpFailure, StdioSpec};
 use crate::mcp::types::{Era, ServerInfo, Tool};
 use crate::text::fmt_duration;
 
+use super::memory::EraMemory;
 use super::policy::*;
 
 /// Which era and version to use.
@@ -53,6 +54,9 @@ pub struct SessionSpec {
     pub transport: TransportSpec,
     pub client: ClientPolicy,
     pub pin: Pin,
+    /// Where a stdio server's era is remembered between runs, if anywhere
+    /// (`settings.remember_era`): consulted with [`Pin::Auto`] only.
+    pub era_memory: Option<Arc<EraMemory>>,
     pub request_timeout: Duration,
     pub connect_timeout: Duration,
     pub probe_timeout: Duration,
@@ -95,8 +99,11 @@ pub type EventSink = Arc<dyn Fn(Tagged) + Send + Sync>;
 /// session opened before this call has a smaller one (the manager tells a
 /// replaced session's late events from its successor's this way).
 pub fn next_session_id() -> u64 {
-    super::handle::SESSION_IDS.load(std::sync::atomic::Ordering::Relaxed)
+    SESSION_IDS.load(std::sync::atomic::Ordering::Relaxed)
 }
+
+/// Where session ids come from (a session takes the next when it opens).
+pub(super) static SESSION_IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Why a request did not produce a result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -242,7 +249,7 @@ impl ConnectError {
     }
 
     /// Why the OAuth engine could not authorize the connection, if it tried.
-    pub fn auth(&self) -> Option<&crate::mcp::auth::AuthError> {
+    pub fn auth(&self) -> Option<&crate::mcp::bearer::AuthError> {
         self.http().and_then(|f| f.auth.as_deref())
     }
 

@@ -35,7 +35,7 @@ impl Session {
         // A stdio server detected as initialize-era before, and remembered.
         let memory = match (&spec.transport, &spec.pin) {
             (TransportSpec::Stdio(stdio), Pin::Auto) => {
-                stdio.era_memory.as_ref().map(|m| (m.clone(), stdio))
+                spec.era_memory.as_ref().map(|m| (m.clone(), stdio))
             }
             _ => None,
         };
@@ -241,7 +241,7 @@ impl Session {
 /// Remember that the server `stdio` starts speaks the initialize era, in a
 /// blocking task (the file is written and renamed; the answer need not
 /// wait for it).
-fn remember(memory: &Arc<super::EraMemory>, stdio: &StdioSpec, n: &Negotiated) {
+fn remember(memory: &Arc<super::memory::EraMemory>, stdio: &StdioSpec, n: &Negotiated) {
     let (m, stdio) = (memory.clone(), stdio.clone());
     let (version, found) = (n.version.clone(), n.detection.clone());
     tokio::task::spawn_blocking(move || m.remember(&stdio, &version, &found));

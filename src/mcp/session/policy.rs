@@ -113,6 +113,14 @@ pub struct Declared {
     pub elicitation_url: bool,
 }
 
+/// A word [`Declared::parse`] does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown capability {word:?}: use {}", Declared::WORDS)]
+pub struct UnknownCapability {
+    /// The word, as written.
+    pub word: String,
+}
+
 impl Declared {
     /// `{}`: nothing declared.
     pub const NONE: Declared = Declared {
@@ -139,7 +147,7 @@ impl Declared {
     /// `none`, `default`, `all`, or a comma-separated list of `roots`,
     /// `sampling`, `elicitation` (form and URL), `elicitation-form`,
     /// `elicitation-url`. The error names the word it does not know.
-    pub fn parse(text: &str) -> Result<Declared, String> {
+    pub fn parse(text: &str) -> Result<Declared, UnknownCapability> {
         match text.trim() {
             "none" | "" => return Ok(Declared::NONE),
             "default" => return Ok(Declared::DEFAULT),
@@ -158,10 +166,9 @@ impl Declared {
                 "elicitation-form" => d.elicitation_form = true,
                 "elicitation-url" => d.elicitation_url = true,
                 other => {
-                    return Err(format!(
-                        "unknown capability {other:?}: use {}",
-                        Declared::WORDS
-                    ));
+                    return Err(UnknownCapability {
+                        word: other.to_string(),
+                    });
                 }
             }
         }
@@ -492,6 +499,8 @@ mod tests {
             assert_eq!(Declared::parse(&d.words()).unwrap(), d);
         }
         let e = Declared::parse("roots,tasks").unwrap_err();
+        assert_eq!(e.word, "tasks");
+        let e = e.to_string();
         assert!(
             e.contains("\"tasks\"") && e.contains("elicitation-url"),
             "{e}"

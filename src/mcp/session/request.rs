@@ -17,6 +17,7 @@ use crate::text::fmt_duration;
 use super::handle::*;
 use super::model::*;
 use super::policy::*;
+use super::timeout::Deadline;
 
 impl Session {
     pub(super) fn closed_error(&self) -> RequestError {
@@ -820,17 +821,6 @@ pub const LOG_LEVELS: [&str; 8] = [
     "alert",
     "emergency",
 ];
-
-/// Progress notifications restart a request's timeout, but a request never
-/// runs longer than this many timeouts in all.
-pub const MAX_PROGRESS_FACTOR: u32 = 10;
-
-/// `now + d`, or a far future when that does not fit.
-pub(super) fn deadline_after(d: Duration) -> tokio::time::Instant {
-    let now = tokio::time::Instant::now();
-    now.checked_add(d)
-        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
-}
 
 /// Add the 2026-07-28 `_meta` envelope to request params.
 pub fn envelope(params: Option<Value>, version: &str) -> Value {

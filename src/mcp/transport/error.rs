@@ -1,7 +1,7 @@
 //! How a transport fails: an HTTP exchange that brought no answer, or a
 //! connection that can no longer send.
 
-use crate::mcp::auth::error::AuthError;
+use crate::mcp::bearer::AuthError;
 use crate::mcp::error::ErrorKind;
 
 /// Why an HTTP exchange did not bring an answer.

@@ -1,5 +1,11 @@
 //! Transports: how frames reach a server and come back. Each transport
 //! delivers what it receives as [`Inbound`] items on a channel.
+//!
+//! The transports sit below the session and below the OAuth engine
+//! ([`crate::mcp::auth`]): the streamable HTTP transport holds a
+//! [`crate::mcp::bearer::Authorize`] for its tokens and 401s and names
+//! nothing in `auth`, while the engine uses the HTTP helpers here
+//! ([`http::error_chain`], [`http::describe_send_error`], …).
 
 mod error;
 pub mod http;

@@ -42,9 +42,6 @@ pub struct StdioSpec {
     /// The longest line (message) taken; a longer one is dropped, and the
     /// request it answers fails at once when its id can be read.
     pub max_line: usize,
-    /// Where this server's era is remembered between runs, if anywhere
-    /// (`settings.remember_era`).
-    pub era_memory: Option<Arc<crate::mcp::session::EraMemory>>,
 }
 
 impl StdioSpec {
@@ -58,7 +55,6 @@ impl StdioSpec {
             grace: Duration::from_secs(2),
             children: None,
             max_line: MAX_LINE,
-            era_memory: None,
         }
     }
 

@@ -58,8 +58,9 @@ impl Authorizer {
             )
             .with_trace(trace));
         };
-        let auth_url = check_url(&auth_endpoint, "authorization endpoint")
-            .map_err(|m| AuthError::new(AuthErrorKind::Discovery, m).with_trace(trace))?;
+        let auth_url = check_url(&auth_endpoint, "authorization endpoint").map_err(|e| {
+            AuthError::new(AuthErrorKind::Discovery, e.to_string()).with_trace(trace)
+        })?;
         let listener = self.listener(d, trace).await?;
         let redirect_uri = listener.redirect_uri();
         let store = self.store().ok();

@@ -20,16 +20,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::config::{CredentialStoreKind, OAuthConfig, OAuthGrant, OAuthResource};
+use crate::mcp::bearer::{AuthError, AuthErrorKind, Authorize, BearerChallenge, Secret, Trace};
 use crate::mcp::netlog::NetLog;
 
 use super::browser;
-use super::challenge::BearerChallenge;
 use super::discovery::{Discovered, discover};
-use super::error::{AuthError, AuthErrorKind, Trace};
 use super::http::{AuthHttp, check_url};
 use super::register::{self, Identity, Source};
-use super::secret::Secret;
-use super::store::{CredentialStore, StoredToken};
+use super::report::{LoginEvent, Reporter, default_reporter_now};
+use super::store::{CredentialStore, StoreError, StoredToken};
 use super::token::{self, Client, ClientAuth, Granted, now};
 
 /// Refresh this long before a token expires.
@@ -78,24 +77,6 @@ impl AuthSpec {
     }
 }
 
-/// What a login shows while it runs.
-#[derive(Debug, Clone)]
-pub enum LoginEvent {
-    /// Discovery finished: each URL tried and what was concluded.
-    Discovered(Trace),
-    /// Open this URL in a browser (it holds no secret).
-    OpenUrl(String),
-    /// How the URL was opened, or that it must be opened by hand.
-    Browser(String),
-    /// Waiting for the browser to come back.
-    Waiting,
-    /// Exchanging the code for a token.
-    Exchanging,
-}
-
-/// Receives a login's events.
-pub type Reporter = Arc<dyn Fn(LoginEvent) + Send + Sync>;
-
 /// What may be shown about the current token: never the token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenInfo {
@@ -120,7 +101,9 @@ struct Current {
 pub struct Authorizer {
     spec: AuthSpec,
     http: AuthHttp,
-    store: OnceLock<Result<CredentialStore, String>>,
+    /// Opened on first use; an error when it cannot be (tokens are then
+    /// kept in memory only).
+    store: OnceLock<Result<CredentialStore, StoreError>>,
     current: Mutex<Current>,
     flight: tokio::sync::Mutex<()>,
     cancel: tokio::sync::Notify,
@@ -205,17 +188,16 @@ impl Authorizer {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
-            .or_else(super::registry::default_reporter_now);
+            .or_else(default_reporter_now);
         if let Some(r) = r {
             r(event);
         }
     }
 
-    fn store(&self) -> Result<&CredentialStore, String> {
+    fn store(&self) -> Result<&CredentialStore, &StoreError> {
         self.store
-            .get_or_init(|| CredentialStore::open(self.spec.store).map_err(|e| e.to_string()))
+            .get_or_init(|| CredentialStore::open(self.spec.store))
             .as_ref()
-            .map_err(Clone::clone)
     }
 
     /// Where tokens are kept, in words.
@@ -622,7 +604,7 @@ impl Authorizer {
         self.load();
         let store = self
             .store()
-            .map_err(|e| AuthError::new(AuthErrorKind::Store, e))?;
+            .map_err(|e| AuthError::new(AuthErrorKind::Store, e.to_string()))?;
         let removed = store
             .remove_tokens(&self.spec.url)
             .map_err(|e| AuthError::new(AuthErrorKind::Store, e.to_string()))?;
@@ -812,6 +794,37 @@ impl Authorizer {
                 Err(f.into_auth(trace))
             }
         }
+    }
+}
+
+/// How the HTTP transport reaches the engine (it names none of it).
+impl Authorize for Authorizer {
+    fn bearer(&self) -> Option<Secret> {
+        Authorizer::bearer(self)
+    }
+
+    fn fresh(&self) -> futures_util::future::BoxFuture<'_, ()> {
+        Box::pin(Authorizer::fresh(self))
+    }
+
+    fn unauthorized<'a>(
+        &'a self,
+        sent: Option<&'a Secret>,
+        challenge: &'a BearerChallenge,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), AuthError>> {
+        Box::pin(Authorizer::unauthorized(self, sent, challenge))
+    }
+
+    fn insufficient_scope<'a>(
+        &'a self,
+        challenge: &'a BearerChallenge,
+        round: u32,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), AuthError>> {
+        Box::pin(Authorizer::insufficient_scope(self, challenge, round))
+    }
+
+    fn attach(&self, net: Arc<NetLog>) {
+        Authorizer::attach(self, net)
     }
 }
 

@@ -34,8 +34,8 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::secret::Secret;
 use crate::config::CredentialStoreKind;
+use crate::mcp::bearer::Secret;
 
 /// The keyring service name, and the name of the data directory.
 const SERVICE: &str = "mcpdeck";
@@ -101,7 +101,10 @@ pub enum StoreError {
     NoHome,
     /// `credentials = "keyring"`, and no keyring answered.
     #[error("no OS keyring is reachable ({reason}); {FILE_HINT}")]
-    KeyringUnavailable { reason: String },
+    KeyringUnavailable {
+        #[source]
+        reason: KeyringError,
+    },
     /// A file or directory operation failed.
     #[error("could not {action} {}: {source}", path.display())]
     Io {
@@ -110,18 +113,27 @@ pub enum StoreError {
         #[source]
         source: io::Error,
     },
+    /// A credentials file could not be encoded (serialized) before writing.
+    #[error("could not encode {}: {source}", path.display())]
+    Encode {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
     /// A credentials file that cannot be read as one. It is left as it is.
+    /// The detail never quotes the file (it may hold secrets).
     #[error(
         "{} is not a credentials file this mcpdeck can read ({detail}); it was left untouched: delete it (this forgets every saved login) and log in again",
         path.display()
     )]
     Corrupt { path: PathBuf, detail: String },
     /// The keyring refused an operation.
-    #[error("the OS keyring ({keyring}) could not {action}: {detail}; {FILE_HINT}")]
+    #[error("the OS keyring ({keyring}) could not {action}: {source}; {FILE_HINT}")]
     Keyring {
         keyring: &'static str,
         action: &'static str,
-        detail: String,
+        #[source]
+        source: KeyringError,
     },
 }
 
@@ -131,7 +143,7 @@ pub struct CredentialStore {
     dir: PathBuf,
     backend: Backend,
     /// Why `auto` did not use the keyring, if it did not.
-    fallback: Option<String>,
+    fallback: Option<KeyringError>,
 }
 
 enum Backend {
@@ -164,7 +176,7 @@ impl CredentialStore {
     fn open_with(
         kind: CredentialStoreKind,
         dir: impl FnOnce() -> Result<PathBuf, StoreError>,
-        probe: impl FnOnce() -> Result<Arc<dyn Vault>, String>,
+        probe: impl FnOnce() -> Result<Arc<dyn Vault>, KeyringError>,
     ) -> Result<CredentialStore, StoreError> {
         let dir = dir()?;
         match kind {
@@ -221,8 +233,8 @@ impl CredentialStore {
 
     /// Why `auto` chose the file: the keyring probe's answer. `None` when the
     /// store is what was asked for.
-    pub fn fallback_reason(&self) -> Option<&str> {
-        self.fallback.as_deref()
+    pub fn fallback_reason(&self) -> Option<&KeyringError> {
+        self.fallback.as_ref()
     }
 
     /// The newest token obtained for this server URL (exact string match
@@ -501,10 +513,9 @@ impl CredentialStore {
         let before = doc.clone();
         let out = change(&mut doc)?;
         if doc != before {
-            let bytes = serde_json::to_vec_pretty(&doc).map_err(|e| StoreError::Io {
-                action: "encode",
+            let bytes = serde_json::to_vec_pretty(&doc).map_err(|source| StoreError::Encode {
                 path: path.clone(),
-                source: io::Error::other(e.to_string()),
+                source,
             })?;
             write_atomic(&self.dir, name, &bytes)?;
         }
@@ -560,6 +571,7 @@ mod file;
 mod vault;
 
 use file::*;
+pub use vault::KeyringError;
 use vault::*;
 
 #[cfg(test)]
@@ -643,12 +655,12 @@ mod tests {
         fn max_part(&self) -> usize {
             self.max_part
         }
-        fn get(&self, user: &str) -> Result<Option<Vec<u8>>, String> {
+        fn get(&self, user: &str) -> Result<Option<Vec<u8>>, KeyringError> {
             Ok(self.entries.lock().expect("lock").get(user).cloned())
         }
-        fn set(&self, user: &str, secret: &[u8]) -> Result<(), String> {
+        fn set(&self, user: &str, secret: &[u8]) -> Result<(), KeyringError> {
             if self.fail.load(Ordering::SeqCst) {
-                return Err("the collection is locked".into());
+                return Err(KeyringError::NoAccess("the collection is locked".into()));
             }
             self.entries
                 .lock()
@@ -656,7 +668,7 @@ mod tests {
                 .insert(user.to_string(), secret.to_vec());
             Ok(())
         }
-        fn delete(&self, user: &str) -> Result<(), String> {
+        fn delete(&self, user: &str) -> Result<(), KeyringError> {
             self.entries.lock().expect("lock").remove(user);
             Ok(())
         }
@@ -1046,11 +1058,14 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let dir = || Ok(tmp.path().to_path_buf());
         let store = CredentialStore::open_with(CredentialStoreKind::Auto, dir, || {
-            Err("no D-Bus session bus".to_string())
+            Err(KeyringError::Platform("no D-Bus session bus".to_string()))
         })
         .expect("open");
         assert_eq!(store.kind_name(), "file");
-        assert_eq!(store.fallback_reason(), Some("no D-Bus session bus"));
+        assert_eq!(
+            store.fallback_reason().map(ToString::to_string).as_deref(),
+            Some("platform failure: no D-Bus session bus")
+        );
         assert!(
             store.describe().starts_with("file "),
             "{}",
@@ -1063,7 +1078,7 @@ mod tests {
         .expect("open");
         assert_eq!(store.kind_name(), "keyring");
         assert_eq!(store.describe(), "OS keyring (test vault)");
-        assert_eq!(store.fallback_reason(), None);
+        assert!(store.fallback_reason().is_none());
     }
 
     #[test]
@@ -1072,9 +1087,10 @@ mod tests {
         let e = CredentialStore::open_with(
             CredentialStoreKind::Keyring,
             || Ok(tmp.path().to_path_buf()),
-            || Err("no D-Bus session bus".to_string()),
+            || Err(KeyringError::Platform("no D-Bus session bus".to_string())),
         )
         .expect_err("open");
+        assert!(matches!(e, StoreError::KeyringUnavailable { .. }), "{e:?}");
         let msg = e.to_string();
         assert!(msg.contains("no D-Bus session bus"), "{msg}");
         assert!(msg.contains("credentials = \"file\""), "{msg}");
@@ -1090,7 +1106,7 @@ mod tests {
         )
         .expect("open");
         assert_eq!(store.kind_name(), "file");
-        assert_eq!(store.fallback_reason(), None);
+        assert!(store.fallback_reason().is_none());
         let e = CredentialStore::open_with(
             CredentialStoreKind::File,
             || Err(StoreError::NoHome),
@@ -1107,13 +1123,16 @@ mod tests {
             std::thread::sleep(Duration::from_secs(5));
             Ok(())
         });
-        assert!(answer.is_err());
-        assert!(started.elapsed() < Duration::from_secs(2));
-        assert_eq!(probe_bounded(Duration::from_secs(2), || Ok(())), Ok(()));
-        assert_eq!(
-            probe_bounded(Duration::from_secs(2), || Err("nope".to_string())),
-            Err("nope".to_string())
+        assert!(
+            matches!(answer, Err(KeyringError::ProbeTimeout(t)) if t == Duration::from_millis(100)),
+            "{answer:?}"
         );
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(probe_bounded(Duration::from_secs(2), || Ok(())).is_ok());
+        assert!(matches!(
+            probe_bounded(Duration::from_secs(2), || Err(KeyringError::NoService)),
+            Err(KeyringError::NoService)
+        ));
     }
 
     #[test]
@@ -1222,6 +1241,16 @@ mod tests {
         let e = store
             .save_token(&token("https://m", "c", "sekrit-2", 2))
             .expect_err("locked");
+        assert!(
+            matches!(
+                &e,
+                StoreError::Keyring {
+                    source: KeyringError::NoAccess(_),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         let msg = e.to_string();
         assert!(msg.contains("the collection is locked"), "{msg}");
         assert!(msg.contains("credentials = \"file\""), "{msg}");

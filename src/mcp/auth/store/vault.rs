@@ -15,10 +15,86 @@ pub(super) trait Vault: Send + Sync {
     /// The largest secret one entry holds (Windows: 2560 bytes).
     fn max_part(&self) -> usize;
     /// `None`: no such entry.
-    fn get(&self, user: &str) -> Result<Option<Vec<u8>>, String>;
-    fn set(&self, user: &str, secret: &[u8]) -> Result<(), String>;
+    fn get(&self, user: &str) -> Result<Option<Vec<u8>>, KeyringError>;
+    fn set(&self, user: &str, secret: &[u8]) -> Result<(), KeyringError>;
     /// Deleting a missing entry is not an error.
-    fn delete(&self, user: &str) -> Result<(), String>;
+    fn delete(&self, user: &str) -> Result<(), KeyringError>;
+}
+
+/// Why the keyring refused, or could not be asked. The `keyring` crate's
+/// own error is kept as text only: its `Debug` can carry the bytes of a
+/// secret (`BadEncoding`), and nothing here may show one.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum KeyringError {
+    /// The platform's secure storage failed.
+    #[error("platform failure: {0}")]
+    Platform(String),
+    /// The keyring could not be used (it is locked, say).
+    #[error("no access to the keyring (is it locked?): {0}")]
+    NoAccess(String),
+    #[error("no such entry")]
+    NoEntry,
+    /// An entry's data is not what was stored.
+    #[error("an entry is not in the expected format")]
+    BadFormat,
+    #[error("the keyring is malformed: {0}")]
+    Malformed(String),
+    /// An attribute or the secret is too long for this keyring.
+    #[error("the {what} is longer than the keyring allows ({limit})")]
+    TooLong { what: String, limit: u32 },
+    /// An attribute the keyring does not accept.
+    #[error("invalid {what}: {why}")]
+    Invalid { what: String, why: String },
+    /// Several entries match one key.
+    #[error(
+        "{count} entries match; remove the extra `{SERVICE}` entries with the keyring's own tool"
+    )]
+    Ambiguous { count: usize },
+    #[error("no keyring service is available")]
+    NoService,
+    #[error("not supported: {0}")]
+    NotSupported(String),
+    /// A keyring error this mcpdeck does not know.
+    #[error("unexpected keyring error")]
+    Unexpected,
+    /// This build has no keyring for its platform.
+    #[error("no OS keyring support on this platform")]
+    NoPlatform,
+    /// The probe's thread could not be started.
+    #[error("could not start the keyring probe: {0}")]
+    ProbeThread(#[source] Arc<io::Error>),
+    /// The probe did not answer in time (a D-Bus call can hang).
+    #[error("the keyring did not answer within {} s", .0.as_secs_f32())]
+    ProbeTimeout(Duration),
+    /// The probe's thread ended without an answer.
+    #[error("the keyring probe failed")]
+    ProbeLost,
+}
+
+impl From<&keyring::Error> for KeyringError {
+    /// The error, described without any secret data it may carry.
+    fn from(e: &keyring::Error) -> Self {
+        use keyring::Error as E;
+        match e {
+            E::PlatformFailure(p) => KeyringError::Platform(p.to_string()),
+            E::NoStorageAccess(p) => KeyringError::NoAccess(p.to_string()),
+            E::NoEntry => KeyringError::NoEntry,
+            E::BadEncoding(_) | E::BadDataFormat(..) => KeyringError::BadFormat,
+            E::BadStoreFormat(why) => KeyringError::Malformed(why.clone()),
+            E::TooLong(what, limit) => KeyringError::TooLong {
+                what: what.clone(),
+                limit: *limit,
+            },
+            E::Invalid(what, why) => KeyringError::Invalid {
+                what: what.clone(),
+                why: why.clone(),
+            },
+            E::Ambiguous(items) => KeyringError::Ambiguous { count: items.len() },
+            E::NoDefaultStore => KeyringError::NoService,
+            E::NotSupportedByStore(why) => KeyringError::NotSupported(why.clone()),
+            _ => KeyringError::Unexpected,
+        }
+    }
 }
 
 #[cfg(target_os = "macos")]
@@ -32,8 +108,8 @@ pub(super) const KEYRING_NAME: &str = "Secret Service";
 pub(super) struct OsKeyring;
 
 impl OsKeyring {
-    pub(super) fn entry(user: &str) -> Result<keyring::Entry, String> {
-        keyring::Entry::new(SERVICE, user).map_err(|e| keyring_detail(&e))
+    pub(super) fn entry(user: &str) -> Result<keyring::Entry, KeyringError> {
+        keyring::Entry::new(SERVICE, user).map_err(|e| KeyringError::from(&e))
     }
 }
 
@@ -47,56 +123,31 @@ impl Vault for OsKeyring {
         if cfg!(windows) { 2048 } else { usize::MAX }
     }
 
-    fn get(&self, user: &str) -> Result<Option<Vec<u8>>, String> {
+    fn get(&self, user: &str) -> Result<Option<Vec<u8>>, KeyringError> {
         match Self::entry(user)?.get_secret() {
             Ok(secret) => Ok(Some(secret)),
             Err(keyring::Error::NoEntry) => Ok(None),
-            Err(e) => Err(keyring_detail(&e)),
+            Err(e) => Err(KeyringError::from(&e)),
         }
     }
 
-    fn set(&self, user: &str, secret: &[u8]) -> Result<(), String> {
+    fn set(&self, user: &str, secret: &[u8]) -> Result<(), KeyringError> {
         Self::entry(user)?
             .set_secret(secret)
-            .map_err(|e| keyring_detail(&e))
+            .map_err(|e| KeyringError::from(&e))
     }
 
-    fn delete(&self, user: &str) -> Result<(), String> {
+    fn delete(&self, user: &str) -> Result<(), KeyringError> {
         match Self::entry(user)?.delete_credential() {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
-            Err(e) => Err(keyring_detail(&e)),
+            Err(e) => Err(KeyringError::from(&e)),
         }
-    }
-}
-
-/// A keyring error, described without any secret data it may carry.
-pub(super) fn keyring_detail(e: &keyring::Error) -> String {
-    use keyring::Error as E;
-    match e {
-        E::PlatformFailure(p) => format!("platform failure: {p}"),
-        E::NoStorageAccess(p) => format!("no access to the keyring (is it locked?): {p}"),
-        E::NoEntry => "no such entry".to_string(),
-        E::BadEncoding(_) | E::BadDataFormat(..) => {
-            "an entry is not in the expected format".to_string()
-        }
-        E::BadStoreFormat(why) => format!("the keyring is malformed: {why}"),
-        E::TooLong(what, limit) => {
-            format!("the {what} is longer than the keyring allows ({limit})")
-        }
-        E::Invalid(what, why) => format!("invalid {what}: {why}"),
-        E::Ambiguous(items) => format!(
-            "{} entries match; remove the extra `{SERVICE}` entries with the keyring's own tool",
-            items.len()
-        ),
-        E::NoDefaultStore => "no keyring service is available".to_string(),
-        E::NotSupportedByStore(why) => format!("not supported: {why}"),
-        _ => "unexpected keyring error".to_string(),
     }
 }
 
 /// The OS keyring, if it answers: probed once per process.
-pub(super) fn os_keyring() -> Result<Arc<dyn Vault>, String> {
-    static PROBED: OnceLock<Result<(), String>> = OnceLock::new();
+pub(super) fn os_keyring() -> Result<Arc<dyn Vault>, KeyringError> {
+    static PROBED: OnceLock<Result<(), KeyringError>> = OnceLock::new();
     PROBED
         .get_or_init(|| probe_bounded(PROBE_TIMEOUT, probe_os_keyring))
         .clone()
@@ -106,13 +157,11 @@ pub(super) fn os_keyring() -> Result<Arc<dyn Vault>, String> {
 /// Looks up an entry that does not exist: "no entry" means the keyring
 /// works; anything else (no D-Bus session, no Secret Service, an
 /// unsupported platform) means it does not.
-pub(super) fn probe_os_keyring() -> Result<(), String> {
+pub(super) fn probe_os_keyring() -> Result<(), KeyringError> {
     if let Err(e) = keyring::Entry::store_status() {
         return Err(match e {
-            keyring::Error::Invalid(what, _) if what == "platform" => {
-                "no OS keyring support on this platform".to_string()
-            }
-            e => keyring_detail(e),
+            keyring::Error::Invalid(what, _) if what == "platform" => KeyringError::NoPlatform,
+            e => KeyringError::from(e),
         });
     }
     match OsKeyring.get("probe") {
@@ -126,22 +175,19 @@ pub(super) fn probe_os_keyring() -> Result<(), String> {
 /// and its thread is left to finish on its own.
 pub(super) fn probe_bounded(
     timeout: Duration,
-    probe: impl FnOnce() -> Result<(), String> + Send + 'static,
-) -> Result<(), String> {
+    probe: impl FnOnce() -> Result<(), KeyringError> + Send + 'static,
+) -> Result<(), KeyringError> {
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()
         .name("mcpdeck-keyring-probe".to_string())
         .spawn(move || {
             let _ = tx.send(probe());
         })
-        .map_err(|e| format!("could not start the keyring probe: {e}"))?;
+        .map_err(|e| KeyringError::ProbeThread(Arc::new(e)))?;
     match rx.recv_timeout(timeout) {
         Ok(answer) => answer,
-        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
-            "the keyring did not answer within {} s",
-            timeout.as_secs_f32()
-        )),
-        Err(mpsc::RecvTimeoutError::Disconnected) => Err("the keyring probe failed".to_string()),
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(KeyringError::ProbeTimeout(timeout)),
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err(KeyringError::ProbeLost),
     }
 }
 
@@ -191,12 +237,12 @@ pub(super) fn put_blob(
     for (i, chunk) in chunks.iter().enumerate() {
         vault
             .set(&part_key(key, i), chunk)
-            .map_err(|detail| keyring_error(vault, "store a secret", detail))?;
+            .map_err(|e| keyring_error(vault, "store a secret", e))?;
     }
     for i in chunks.len()..old_parts {
         vault
             .delete(&part_key(key, i))
-            .map_err(|detail| keyring_error(vault, "delete a secret", detail))?;
+            .map_err(|e| keyring_error(vault, "delete a secret", e))?;
     }
     Ok(chunks.len())
 }
@@ -211,7 +257,7 @@ pub(super) fn get_blob(
     for i in 0..parts {
         match vault
             .get(&part_key(key, i))
-            .map_err(|detail| keyring_error(vault, "read a secret", detail))?
+            .map_err(|e| keyring_error(vault, "read a secret", e))?
         {
             Some(part) => out.extend_from_slice(&part),
             None => return Ok(None),
@@ -224,16 +270,20 @@ pub(super) fn delete_blob(vault: &dyn Vault, key: &str, parts: usize) -> Result<
     for i in 0..parts.max(1) {
         vault
             .delete(&part_key(key, i))
-            .map_err(|detail| keyring_error(vault, "delete a secret", detail))?;
+            .map_err(|e| keyring_error(vault, "delete a secret", e))?;
     }
     Ok(())
 }
 
-pub(super) fn keyring_error(vault: &dyn Vault, action: &'static str, detail: String) -> StoreError {
+pub(super) fn keyring_error(
+    vault: &dyn Vault,
+    action: &'static str,
+    source: KeyringError,
+) -> StoreError {
     StoreError::Keyring {
         keyring: vault.name(),
         action,
-        detail,
+        source,
     }
 }
 

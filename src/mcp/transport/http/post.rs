@@ -9,6 +9,7 @@ use futures_util::StreamExt;
 use reqwest::header::HeaderValue;
 use serde_json::Value;
 
+use crate::mcp::bearer::Secret;
 use crate::mcp::finding::Severity;
 use crate::mcp::netlog::{ExchangeHandle, shown_url};
 use crate::mcp::transport::error::HttpFailure;
@@ -157,7 +158,7 @@ impl Shared {
         reqwest::Response,
         ExchangeHandle,
         Option<String>,
-        Option<crate::mcp::auth::Secret>,
+        Option<Secret>,
     )> {
         let mut headers = self.base_headers(Some(out));
         headers.insert(

@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use crate::mcp::auth::Authorizer;
+use crate::mcp::bearer::{AuthError, AuthErrorKind, Authorize, BearerChallenge, Secret};
 use crate::mcp::finding::{Finding, Severity};
 use crate::mcp::netlog::{NetLog, shown_header};
 use crate::mcp::transport::error::HttpFailure;
@@ -64,8 +64,9 @@ pub(super) struct Shared {
     pub(super) closed: AtomicBool,
     /// How long a notification or response POST may take.
     pub(super) notify_timeout: Duration,
-    /// The OAuth engine (absent when the config sets `Authorization`).
-    pub(super) auth: Option<Arc<Authorizer>>,
+    /// Whoever authorizes requests (the OAuth engine; absent when the
+    /// config sets `Authorization`).
+    pub(super) auth: Option<Arc<dyn Authorize>>,
 }
 
 pub(super) struct Pumped {
@@ -88,10 +89,9 @@ impl Shared {
         &self,
         code: u16,
         www_authenticate: &[String],
-    ) -> Option<crate::mcp::auth::challenge::BearerChallenge> {
+    ) -> Option<BearerChallenge> {
         self.auth.as_ref()?;
-        let challenge =
-            crate::mcp::auth::challenge::BearerChallenge::from_headers(www_authenticate);
+        let challenge = BearerChallenge::from_headers(www_authenticate);
         (code == 401 || (code == 403 && challenge.insufficient_scope())).then_some(challenge)
     }
 
@@ -101,14 +101,14 @@ impl Shared {
     pub(super) async fn reauthorize(
         &self,
         code: u16,
-        challenge: &crate::mcp::auth::challenge::BearerChallenge,
-        sent_token: Option<&crate::mcp::auth::Secret>,
+        challenge: &BearerChallenge,
+        sent_token: Option<&Secret>,
         rounds: &mut AuthRounds,
         what: &str,
-    ) -> Result<(), crate::mcp::auth::AuthError> {
+    ) -> Result<(), AuthError> {
         let Some(auth) = &self.auth else {
-            return Err(crate::mcp::auth::AuthError::new(
-                crate::mcp::auth::AuthErrorKind::Config,
+            return Err(AuthError::new(
+                AuthErrorKind::Config,
                 format!("{what} needs authorization and the server has no OAuth login"),
             ));
         };
@@ -118,8 +118,8 @@ impl Shared {
             return r;
         }
         if rounds.unauthorized >= 2 {
-            return Err(crate::mcp::auth::AuthError::new(
-                crate::mcp::auth::AuthErrorKind::Token,
+            return Err(AuthError::new(
+                AuthErrorKind::Token,
                 format!(
                     "{what} still answers 401 with a new token; the server does not accept what its authorization server issues"
                 ),
@@ -130,12 +130,12 @@ impl Shared {
     }
 
     /// The bearer token a request carries, as sent.
-    pub(super) fn sent_token(headers: &HeaderMap) -> Option<crate::mcp::auth::Secret> {
+    pub(super) fn sent_token(headers: &HeaderMap) -> Option<Secret> {
         headers
             .get(reqwest::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
-            .map(crate::mcp::auth::Secret::new)
+            .map(Secret::new)
     }
 
     /// Abort every request and background task, and mark their open

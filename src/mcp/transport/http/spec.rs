@@ -2,10 +2,9 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-
-use crate::mcp::auth::Authorizer;
 use std::time::Duration;
 
+use crate::mcp::bearer::Authorize;
 use crate::mcp::netlog::shown_url;
 
 /// Which HTTP transport to use.
@@ -32,9 +31,10 @@ pub struct HttpSpec {
     pub insecure: bool,
     /// Time allowed to open a TCP + TLS connection.
     pub connect_timeout: Duration,
-    /// The OAuth engine, when the server may need a login (a 401 starts
-    /// it); `None` when `headers` carry an `Authorization` of their own.
-    pub auth: Option<Arc<Authorizer>>,
+    /// Whoever authorizes the requests: the OAuth engine's authorizer,
+    /// when the server may need a login (a 401 starts it); `None` when
+    /// `headers` carry an `Authorization` of their own.
+    pub auth: Option<Arc<dyn Authorize>>,
 }
 
 impl HttpSpec {
