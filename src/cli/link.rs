@@ -276,7 +276,7 @@ pub fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfi
         }
         None => {
             let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
-            let hint = super::exit::did_you_mean(&names, name).unwrap_or_else(|| {
+            let hint = crate::text::did_you_mean(&names, name).unwrap_or_else(|| {
                 if names.is_empty() {
                     let at = config
                         .path

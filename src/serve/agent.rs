@@ -156,7 +156,7 @@ pub(super) async fn run(
     for name in &args.servers {
         if config.server(name).is_none() {
             let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
-            let hint = crate::cli::exit::did_you_mean(&names, name).unwrap_or_default();
+            let hint = crate::text::did_you_mean(&names, name).unwrap_or_default();
             return Err(ServeError::Usage(format!(
                 "there is no server named {name:?} in the configuration{hint}"
             )));

@@ -32,9 +32,10 @@ mod file;
 pub use file::{ConfigCmd, config_cmd};
 
 use super::args::{Cli, Cmd};
-use super::exit::{Exit, Failure, Kind, Outcome, did_you_mean};
+use super::exit::{Exit, Failure, Kind, Outcome};
 use crate::config::{self, Config, ConfigEditor, ConfigError, ServerConfig, TransportConfig};
 use crate::sanitize;
+use crate::text::did_you_mean;
 
 #[derive(Args, Debug)]
 pub struct AddArgs {

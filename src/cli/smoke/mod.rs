@@ -358,7 +358,7 @@ fn unknown_only_failure(unknown: &[&str], tools: &[crate::mcp::Tool]) -> Failure
     let shown: Vec<String> = unknown
         .iter()
         .map(|n| {
-            let close = super::exit::did_you_mean(&names, n)
+            let close = crate::text::did_you_mean(&names, n)
                 .map(|h| format!(" ({})", h.trim_start_matches("; ")))
                 .unwrap_or_default();
             format!("{:?}{close}", sanitize::one_line(n))
