@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::TargetArgs;
 use super::exit::{Exit, Failure, connect_failure_as};
-use super::{TargetArgs, trace};
 use crate::config::{self, Config, ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
 use crate::mcp::manager::{
@@ -28,20 +28,7 @@ use crate::mcp::session::{ConnectError, ListSet};
 use crate::mcp::{CallResult, Finding};
 use crate::sanitize;
 use crate::startup::CHILDREN;
-
-/// Say on stderr when TLS verification is off for a server.
-pub fn warn_insecure(servers: &[ServerConfig]) {
-    for s in servers {
-        if s.enabled
-            && let config::TransportConfig::Http { insecure: true, .. } = &s.transport
-        {
-            eprintln!(
-                "mcpdeck: warning: TLS certificates are not verified for server {:?} (insecure = true)",
-                s.name
-            );
-        }
-    }
-}
+use crate::trace::{self, warn_insecure};
 
 /// This run's `--timeout` ([`set_limit`]).
 static LIMIT: std::sync::Mutex<Option<Duration>> = std::sync::Mutex::new(None);

@@ -51,7 +51,6 @@ mod servers;
 pub mod serves;
 pub mod smoke;
 mod tour;
-pub mod trace;
 pub mod trust;
 pub mod values;
 

@@ -95,7 +95,7 @@ pub(super) async fn connect_one(
     settings.shutdown_grace = settings.oneshot_grace;
     server.enabled = true;
     server.timeout = Some(limit);
-    link::warn_insecure(std::slice::from_ref(&server));
+    trace::warn_insecure(std::slice::from_ref(&server));
     let name = server.name.clone();
     let frames = trace::frame_log(&settings, trace_frames, std::slice::from_ref(&server));
     let (manager, mut events) = Manager::start_answering(
