@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
+use super::target::{Limit, TargetArgs};
 use super::{resources, smoke};
 
 pub const AFTER_HELP: &str = "\
@@ -203,40 +204,6 @@ pub enum Cmd {
     Bench(super::load::BenchArgs),
 }
 
-/// `--timeout SECS` of the commands that connect and ask.
-#[derive(Args, Debug, Clone, Default)]
-pub struct Limit {
-    /// Give up after SECS seconds, connect and request together (exit 3) [default: the config's connect_timeout and request_timeout]
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
-}
-
-impl Limit {
-    /// The timeout, checked: a number of seconds above 0, at most a week.
-    pub fn duration(&self) -> Result<Option<std::time::Duration>, super::Failure> {
-        match self.timeout {
-            None => Ok(None),
-            Some(t) if t.is_finite() && t > 0.0 && t <= 7.0 * 86400.0 => {
-                Ok(Some(std::time::Duration::from_secs_f64(t)))
-            }
-            Some(t) => Err(super::Failure::new(
-                super::Exit::Usage,
-                format!("--timeout {t}: give a number of seconds above 0 and at most a week"),
-            )),
-        }
-    }
-
-    /// `d` as `--timeout` would take it: `1`, `2.5`.
-    pub fn secs(d: std::time::Duration) -> String {
-        let s = d.as_secs_f64();
-        if s.fract() == 0.0 {
-            format!("{s:.0}")
-        } else {
-            format!("{s}")
-        }
-    }
-}
-
 /// Parse the command line as clap does (a usage error is printed, exit 2),
 /// with two rules of mcpdeck's: a mistyped command is offered only visible
 /// commands as suggestions (never the hidden `__servers`), and the global
@@ -341,15 +308,6 @@ impl Cli {
             if given.len() == 1 { "it" } else { "them" },
         ))
     }
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct TargetArgs {
-    /// A configured server name or an http(s):// URL
-    pub target: Option<String>,
-    /// An ad-hoc stdio server: `-- CMD ARGS…`
-    #[arg(last = true, value_name = "CMD")]
-    pub command: Vec<String>,
 }
 
 #[cfg(test)]

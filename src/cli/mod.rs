@@ -36,6 +36,7 @@ mod call;
 pub mod completions;
 mod config;
 pub mod diff;
+mod events;
 pub mod exit;
 pub mod export;
 pub mod import;
@@ -50,6 +51,7 @@ pub mod resources;
 mod servers;
 pub mod serves;
 pub mod smoke;
+pub mod target;
 mod tour;
 pub mod trust;
 pub mod values;
@@ -58,9 +60,10 @@ use std::io::Write;
 
 use crate::text;
 
-pub use args::{Cli, Cmd, TargetArgs};
+pub use args::{Cli, Cmd};
 pub use config::load_config;
 pub use exit::{Exit, Failure, Outcome};
+pub use target::TargetArgs;
 
 use crate::config::Config;
 use call::{CallArgs, call_tool};
@@ -155,7 +158,7 @@ pub async fn run(cli: Cli, config: Config) -> i32 {
 
 /// The `--timeout` of a command that has one (not smoke, scan and bench,
 /// whose `--timeout` is their own).
-fn limit_of(cmd: &Cmd) -> Option<&args::Limit> {
+fn limit_of(cmd: &Cmd) -> Option<&target::Limit> {
     match cmd {
         Cmd::Servers { limit, .. }
         | Cmd::Info { limit, .. }
@@ -213,7 +216,7 @@ async fn timed(cli: Cli, config: Config) -> Outcome {
         let hint = match limit {
             Some(d) => format!(
                 "\nthe limit was --timeout {}; give it more time with a larger --timeout SECS",
-                args::Limit::secs(d)
+                target::Limit::secs(d)
             ),
             None => "\nthe limit was the config's connect_timeout / request_timeout; give it more time with --timeout SECS".to_string(),
         };

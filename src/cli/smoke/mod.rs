@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 
 use super::TargetArgs;
 use super::exit::{Exit, Failure, Outcome};
-use super::link::{Link, Options, target_config};
+use super::link::{Link, Options};
+use super::target::target_config;
 use crate::config::Config;
 use crate::mcp::framelog::Direction;
 use crate::mcp::manager::Answers;

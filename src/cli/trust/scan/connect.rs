@@ -110,7 +110,7 @@ pub(super) async fn connect_one(
             // Findings about the frames are not what scan reports; --trace
             // shows them.
             if trace_frames {
-                link::report(&ev);
+                events::report(&ev);
             }
             if let Event::Status { server, status, .. } = &ev
                 && *server == name
@@ -128,7 +128,7 @@ pub(super) async fn connect_one(
         .find(|s| s.config.name == name);
     manager.shutdown().await;
     if trace_frames {
-        link::drain(&mut events);
+        events::drain(&mut events);
     }
     match snap {
         Some(s) if s.status == ServerStatus::Connected => Reach::Scanned {

@@ -31,7 +31,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::cli::exit::{Exit, Failure, Outcome, connect_failure_as};
-use crate::cli::{link, output};
+use crate::cli::{events, output};
 use crate::config::import::{self, Client, Locations};
 use crate::config::{self, Config, NewServer, ServerConfig, Settings, TransportConfig};
 use crate::mcp::manager::{Answers, Event, Manager, ServerStatus};
