@@ -320,7 +320,9 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Verify(a)) => trust::pin::verify(&config, &a, trace).await,
         Some(Cmd::Scan(a)) => trust::scan::run(&config, &a, trace).await,
         Some(Cmd::Config(c)) => manage::config_cmd(&config, cli.config.is_some(), &c),
-        Some(Cmd::Completions(a)) => completions::print(&a),
+        Some(Cmd::Completions(a)) => {
+            completions::print(&a, <Cli as clap::CommandFactory>::command())
+        }
         Some(Cmd::ServerNames) => manage::server_names(&config),
         Some(Cmd::Open(a)) => record::open(&config, &a).await,
         Some(Cmd::Replay(_)) => Ok(Exit::Ok),

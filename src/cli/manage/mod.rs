@@ -7,7 +7,7 @@
 //! replaced atomically, so a failure leaves it byte for byte as it was.
 //! These commands read the file themselves (leniently: a `${VAR}` that is
 //! not set is no reason to refuse an edit), which is why `load_config`
-//! skips them ([`config_for`]).
+//! skips them ([`super::config::config_for`]).
 //!
 //! `enable`, `disable`, `deny` and `allow` make their edit with
 //! [`config::edit_enabled`], [`config::edit_deny`] and
@@ -25,7 +25,6 @@ use toml_edit::{DocumentMut, Item};
 mod file;
 pub use file::{ConfigCmd, config_cmd};
 
-use super::args::{Cli, Cmd};
 use super::exit::{Exit, Failure, Kind, Outcome};
 use crate::config::{self, Config, ConfigEditor, EditError, ServerConfig, TransportConfig};
 use crate::sanitize;
@@ -76,37 +75,6 @@ pub struct ToolArgs {
     /// Print {"path", "server", "tool", "action", "changed"} instead of text
     #[arg(long)]
     pub json: bool,
-}
-
-/// For the commands that read the config file themselves (so that a broken
-/// or incomplete file does not stop them before they start): the config
-/// they get, which only names the file. `None` for every other command.
-pub fn config_for(cli: &Cli) -> Option<Result<Config, Failure>> {
-    let writes = match cli.command.as_ref()? {
-        Cmd::Add(_)
-        | Cmd::Remove(_)
-        | Cmd::Enable(_)
-        | Cmd::Disable(_)
-        | Cmd::Deny(_)
-        | Cmd::Allow(_)
-        | Cmd::Config(_)
-        | Cmd::Import(_) => true,
-        // scan reads the config itself: a broken file is reported, the
-        // other clients are still scanned.
-        // serves reads no config at all.
-        Cmd::Completions(_) | Cmd::ServerNames | Cmd::Scan(_) | Cmd::Serves { .. } => false,
-        _ => return None,
-    };
-    if writes && cli.demo {
-        return Some(Err(usage(
-            "--demo uses the built-in demo servers, which are in no file; drop --demo to work on the config file",
-        )));
-    }
-    let mut config = Config::empty(config::resolve_path(cli.config.as_deref()));
-    // `--roots` and `--capabilities` still hold (scan connects servers
-    // with these settings when mcpdeck's own config has none to give).
-    config::apply_roots_flag(&mut config);
-    Some(Ok(config))
 }
 
 fn usage(message: impl Into<String>) -> Failure {
