@@ -39,6 +39,7 @@ pub mod diff;
 mod events;
 pub mod exit;
 pub mod export;
+mod help;
 pub mod import;
 mod info;
 pub mod link;
