@@ -1,8 +1,9 @@
-//! What names the server a command talks to, and how long it waits for
-//! it: TARGET (a configured name, an http(s):// URL, or `-- CMD ARGS…`),
-//! resolved to one server's config, and `--timeout SECS`. The arguments
-//! many commands flatten into theirs, below both the command line
-//! ([`super::args`]) and the commands.
+//! The server a command talks to and how long it waits for it: TARGET (a
+//! configured name, an http(s):// URL, or `-- CMD ARGS…`), resolved to one
+//! server's config, and `--timeout SECS`. Many commands flatten these
+//! arguments into theirs, so they live here, below both the command line
+//! ([`super::args`], which names the commands' arguments) and the commands
+//! (which never name `args`).
 
 use clap::Args;
 
