@@ -13,6 +13,8 @@
 //! - [`diff`]: two versions of a server's tools, prompts, resources and
 //!   templates compared, each change breaking or not;
 //! - [`startup`]: logging, the runtime, signals, the server registry;
+//! - [`trace`]: what a headless run tells on stderr of its servers
+//!   (`--trace`, unverified TLS), with the `--record` tap;
 //! - [`serve`]: `mcpdeck serve`, an MCP server for agents in front of the
 //!   configured servers (the manager's sessions, the config's policy);
 //! - [`cli`] (headless commands) and [`tui`] (the terminal UI), side by
@@ -31,6 +33,7 @@ pub mod serve;
 pub mod startup;
 pub mod telemetry;
 pub mod text;
+pub mod trace;
 pub mod trust;
 pub mod tui;
 pub mod uritemplate;

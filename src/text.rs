@@ -1,6 +1,7 @@
-//! Text helpers shared by the CLI and the TUI (and the core's messages):
-//! durations, sizes, safe file names for resources, percent-decoding, and
-//! a file extension for a MIME type. Pure functions, no I/O.
+//! Text helpers shared by the CLI, `serve` and the TUI (and the core's
+//! messages): durations, sizes, safe file names for resources,
+//! percent-decoding, a file extension for a MIME type, and the
+//! did-you-mean of a mistyped name. Pure functions, no I/O.
 
 use std::time::Duration;
 
@@ -183,6 +184,17 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
+/// `; did you mean "x"?` for the name in `names` closest to `wanted`, if
+/// one is close.
+pub fn did_you_mean(names: &[&str], wanted: &str) -> Option<String> {
+    names
+        .iter()
+        .map(|n| (strsim::jaro_winkler(n, wanted), n))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| format!("; did you mean {:?}?", crate::sanitize::one_line(n)))
+}
+
 /// Split a command line into words: spaces separate, quotes group, and a
 /// backslash escapes the next character.
 pub fn split_command(line: &str) -> Result<Vec<String>, String> {
@@ -362,6 +374,22 @@ pub fn json_error_detail(e: &serde_json::Error) -> String {
         what.to_string()
     } else {
         format!("{what} at line {} column {}", e.line(), e.column())
+    }
+}
+
+#[cfg(test)]
+mod did_you_mean_tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn only_a_close_name_is_offered() {
+        let names = ["everything", "filesystem", "remote"];
+        assert_eq!(
+            did_you_mean(&names, "everythin").as_deref(),
+            Some("; did you mean \"everything\"?")
+        );
+        assert_eq!(did_you_mean(&names, "zzz"), None);
+        assert_eq!(did_you_mean(&[], "x"), None);
     }
 }
 

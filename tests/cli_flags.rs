@@ -1,7 +1,8 @@
-//! The command line itself, run as the binary: every flag described, the
-//! global flags under their own heading, global flags that would do nothing
-//! refused, only visible commands suggested, bench's `--count`, and bare
-//! `mcpdeck` without a terminal.
+//! The command line itself, run as the binary: the commands under headings
+//! in the help, every flag described, the global flags under their own
+//! heading, global flags that would do nothing refused, only visible
+//! commands suggested, bench's `--count`, and bare `mcpdeck` without a
+//! terminal.
 
 mod common;
 
@@ -20,6 +21,40 @@ fn section<'a>(help: &'a str, heading: &str) -> Vec<&'a str> {
         // Its lines are indented (blank ones between entries in long help).
         .take_while(|l| l.is_empty() || l.starts_with(' '))
         .collect()
+}
+
+#[test]
+fn the_help_lists_the_commands_under_headings_however_it_is_asked() {
+    let help = run(&["--help"]).ok().stdout.clone();
+    assert_eq!(run(&["-h"]).ok().stdout, help);
+    assert_eq!(run(&["help"]).ok().stdout, help);
+    assert!(!help.contains("Commands:"), "{help}");
+    for (heading, first) in [
+        ("Explore and call:", "servers"),
+        ("Configure:", "add"),
+        ("Trust:", "lint"),
+        ("Record and compare:", "open"),
+        ("Serve:", "serve"),
+        ("CI:", "smoke"),
+        ("Other:", "demo-server"),
+    ] {
+        let under = section(&help, heading);
+        assert!(
+            under
+                .first()
+                .is_some_and(|l| l.starts_with(&format!("  {first} "))),
+            "{heading} {first}:\n{help}"
+        );
+    }
+    // Options and the text after them as before.
+    assert!(section(&help, "Global options:").len() >= 7, "{help}");
+    assert!(help.contains("\nExit codes: 0 ok"), "{help}");
+    // A command's own help is clap's, asked either way.
+    let tools = run(&["help", "tools"]).ok().stdout.clone();
+    assert!(tools.contains("Usage: mcpdeck tools"), "{tools}");
+    assert_eq!(run(&["tools", "--help"]).ok().stdout, tools);
+    let auth = run(&["auth", "--help"]).ok().stdout.clone();
+    assert!(auth.contains("Commands:\n  login "), "{auth}");
 }
 
 #[test]

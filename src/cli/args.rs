@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
+use super::target::{Limit, TargetArgs};
 use super::{resources, smoke};
 
 pub const AFTER_HELP: &str = "\
@@ -203,38 +204,70 @@ pub enum Cmd {
     Bench(super::load::BenchArgs),
 }
 
-/// `--timeout SECS` of the commands that connect and ask.
-#[derive(Args, Debug, Clone, Default)]
-pub struct Limit {
-    /// Give up after SECS seconds, connect and request together (exit 3) [default: the config's connect_timeout and request_timeout]
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+/// The headings of `mcpdeck --help`, each with its commands in the order
+/// shown ([`super::help`]). Every visible command is under one heading, once
+/// (a test checks it): a new command is its name added here.
+pub const GROUPS: super::help::Groups = &[
+    (
+        "Explore and call",
+        &[
+            "servers",
+            "info",
+            "tools",
+            "tool",
+            "call",
+            "resources",
+            "templates",
+            "read",
+            "prompts",
+            "prompt",
+            "complete",
+        ],
+    ),
+    (
+        "Configure",
+        &[
+            "add", "remove", "enable", "disable", "deny", "allow", "config", "import", "export",
+            "auth",
+        ],
+    ),
+    ("Trust", &["lint", "pin", "verify", "scan"]),
+    ("Record and compare", &["open", "replay", "stats", "diff"]),
+    ("Serve", &["serve", "serves"]),
+    ("CI", &["smoke", "bench"]),
+    ("Other", &["demo-server", "completions", "help"]),
+];
+
+/// The command line: [`Cli`], its help grouped by [`GROUPS`].
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    super::help::grouped(Cli::command(), GROUPS)
 }
 
-impl Limit {
-    /// The timeout, checked: a number of seconds above 0, at most a week.
-    pub fn duration(&self) -> Result<Option<std::time::Duration>, super::Failure> {
-        match self.timeout {
-            None => Ok(None),
-            Some(t) if t.is_finite() && t > 0.0 && t <= 7.0 * 86400.0 => {
-                Ok(Some(std::time::Duration::from_secs_f64(t)))
-            }
-            Some(t) => Err(super::Failure::new(
-                super::Exit::Usage,
-                format!("--timeout {t}: give a number of seconds above 0 and at most a week"),
-            )),
+/// [`Cli`] from `args` (the first being the program); a request for help
+/// is the error that prints it, with the grouped help of [`command`].
+pub fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::error::ErrorKind;
+    use clap::{CommandFactory, FromArgMatches};
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    // The grouped help costs a build of the whole command (milliseconds):
+    // only a run that shows help pays for it.
+    let matches = match Cli::command().try_get_matches_from(&args) {
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) =>
+        {
+            command().try_get_matches_from(&args)
         }
-    }
-
-    /// `d` as `--timeout` would take it: `1`, `2.5`.
-    pub fn secs(d: std::time::Duration) -> String {
-        let s = d.as_secs_f64();
-        if s.fract() == 0.0 {
-            format!("{s:.0}")
-        } else {
-            format!("{s}")
-        }
-    }
+        other => other,
+    };
+    Cli::from_arg_matches_mut(&mut matches?).map_err(|e| e.format(&mut Cli::command()))
 }
 
 /// Parse the command line as clap does (a usage error is printed, exit 2),
@@ -243,7 +276,7 @@ impl Limit {
 /// flags that do nothing for a command are refused ([`Cli::unused_globals`]).
 pub fn parse() -> Cli {
     use clap::CommandFactory;
-    let cli = match Cli::try_parse() {
+    let cli = match try_parse_from(std::env::args_os()) {
         Ok(cli) => cli,
         // Paths (`--config`, `--record`…) may be any bytes; a word taken as
         // text that is not UTF-8 is named.
@@ -341,15 +374,6 @@ impl Cli {
             if given.len() == 1 { "it" } else { "them" },
         ))
     }
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct TargetArgs {
-    /// A configured server name or an http(s):// URL
-    pub target: Option<String>,
-    /// An ad-hoc stdio server: `-- CMD ARGS…`
-    #[arg(last = true, value_name = "CMD")]
-    pub command: Vec<String>,
 }
 
 #[cfg(test)]
@@ -472,6 +496,114 @@ mod tests {
             "{message}"
         );
         assert!(non_utf8_argument(["mcpdeck".into(), "tools".into()]).is_none());
+    }
+
+    /// The visible commands, `help` included.
+    fn visible_commands() -> Vec<String> {
+        let mut cmd = Cli::command();
+        cmd.build();
+        cmd.get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .map(|s| s.get_name().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn every_command_is_under_one_heading_of_the_help() {
+        let visible = visible_commands();
+        let listed: Vec<&str> = GROUPS
+            .iter()
+            .flat_map(|(_, names)| names.iter().copied())
+            .collect();
+        let mut wrong = Vec::new();
+        for name in &visible {
+            match listed.iter().filter(|n| **n == name).count() {
+                1 => {}
+                0 => wrong.push(format!("{name}: under no heading (add it to GROUPS)")),
+                n => wrong.push(format!("{name}: under {n} headings")),
+            }
+        }
+        for name in &listed {
+            if !visible.iter().any(|v| v == name) {
+                wrong.push(format!(
+                    "{name}: in GROUPS, but no visible command has this name"
+                ));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn the_help_lists_each_command_under_its_heading_as_clap_would() {
+        let help = command().render_help().to_string();
+        let flat = Cli::command().render_help().to_string();
+        // Under each heading its commands, in order, each line as clap
+        // writes it in its flat list (the abouts aligned the same way).
+        for (heading, names) in GROUPS {
+            let lines: Vec<&str> = help
+                .lines()
+                .skip_while(|l| *l != format!("{heading}:"))
+                .skip(1)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            assert_eq!(lines.len(), names.len(), "{heading}:\n{help}");
+            for (line, name) in lines.iter().zip(names.iter()) {
+                assert!(
+                    line.starts_with(&format!("  {name} ")),
+                    "{line:?} under {heading}"
+                );
+                assert!(flat.lines().any(|l| l == *line), "{line:?} is not clap's");
+            }
+        }
+        assert!(!help.contains("Commands:"), "{help}");
+        // Before the headings and from the options on, clap's own text.
+        let first = format!("{}:", GROUPS[0].0);
+        assert_eq!(
+            help[..help.find(&first).expect("the first heading")],
+            flat[..flat.find("Commands:").expect("clap's list")]
+        );
+        assert_eq!(
+            help[help.find("\nOptions:").expect("options")..],
+            flat[flat.find("\nOptions:").expect("options")..]
+        );
+        // The options are written once for -h and --help: none of the
+        // global flags may have a long help of its own.
+        assert_eq!(command().render_long_help().to_string(), help);
+    }
+
+    #[test]
+    fn every_command_still_parses_and_help_asked_any_way_is_grouped() {
+        use clap::error::ErrorKind;
+        let mut cmd = Cli::command();
+        cmd.build();
+        for sub in cmd.get_subcommands() {
+            let name = sub.get_name();
+            let usage = format!("Usage: mcpdeck {name}");
+            let asked: Vec<Vec<&str>> = std::iter::once(name)
+                .chain(sub.get_all_aliases())
+                .filter(|n| *n != "help")
+                .map(|n| vec!["mcpdeck", n, "--help"])
+                .chain([vec!["mcpdeck", "help", name]])
+                .collect();
+            for args in asked {
+                let e = try_parse_from(&args).expect_err("help");
+                assert_eq!(e.kind(), ErrorKind::DisplayHelp, "{args:?}: {e}");
+                assert!(e.to_string().contains(&usage), "{args:?}: {e}");
+            }
+        }
+        let grouped = command().render_help().to_string();
+        for args in [
+            &["mcpdeck", "--help"][..],
+            &["mcpdeck", "-h"],
+            &["mcpdeck", "help"],
+        ] {
+            let e = try_parse_from(args).expect_err("help");
+            assert_eq!(e.kind(), ErrorKind::DisplayHelp, "{args:?}");
+            assert_eq!(e.to_string(), grouped, "{args:?}");
+        }
+        // A command still parses into its arguments.
+        let cli = try_parse_from(["mcpdeck", "--demo", "tools", "demo", "--json"]).expect("parses");
+        assert!(cli.demo && matches!(cli.command, Some(Cmd::Tools { json: true, .. })));
     }
 
     #[test]

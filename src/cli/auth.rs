@@ -51,7 +51,7 @@ fn server_config(config: &Config, name: &str) -> Result<ServerConfig, Failure> {
         target: Some(name.to_string()),
         command: Vec::new(),
     };
-    let server = super::link::target_config(config, &target)?;
+    let server = super::target::target_config(config, &target)?;
     if !matches!(
         server.transport,
         crate::config::TransportConfig::Http { .. }

@@ -6,13 +6,14 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use super::TargetArgs;
-use super::exit::{Exit, Failure, Kind, Outcome, call_failure, did_you_mean};
+use super::exit::{Exit, Failure, Kind, Outcome, call_failure};
 use super::link::{Link, Options};
 use super::{output, values};
 use crate::config::Config;
 use crate::mcp::manager::CallError;
 use crate::mcp::session::{ListSet, RequestError};
 use crate::sanitize;
+use crate::text::did_you_mean;
 use crate::text::fmt_duration;
 
 pub struct CallArgs {

@@ -10,10 +10,9 @@
 //! argument of those commands (not `call`'s words). Elvish and PowerShell
 //! complete commands and flags only.
 
-use clap::{Args, CommandFactory};
+use clap::{Args, Command};
 use clap_complete::Shell;
 
-use super::args::Cli;
 use super::exit::{Exit, Outcome};
 
 #[derive(Args, Debug)]
@@ -30,10 +29,11 @@ const NAMES_CMD: &str = "__servers";
 /// are `auth`'s).
 const TAKES_SERVER: &str = "remove enable disable deny allow info tools tool call smoke resources templates read prompts prompt complete login logout lint pin verify bench serve";
 
-/// The completion script for `shell`.
-pub fn script(shell: Shell) -> String {
+/// The completion script for `shell` of the command line `cli` (mcpdeck's,
+/// [`super::Cli`]).
+pub fn script(shell: Shell, mut cli: Command) -> String {
     let mut out = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "mcpdeck", &mut out);
+    clap_complete::generate(shell, &mut cli, "mcpdeck", &mut out);
     let script = String::from_utf8_lossy(&out).into_owned();
     match shell {
         Shell::Bash => bash(&script),
@@ -43,8 +43,9 @@ pub fn script(shell: Shell) -> String {
     }
 }
 
-pub fn print(a: &CompletionsArgs) -> Outcome {
-    out!("{}", script(a.shell));
+/// Print the completion script of the command line `cli`.
+pub fn print(a: &CompletionsArgs, cli: Command) -> Outcome {
+    out!("{}", script(a.shell, cli));
     Ok(Exit::Ok)
 }
 

@@ -2,7 +2,7 @@
 //! `$MCPDECK_CONFIG`, or the user's default file; and what to say when no
 //! servers are configured yet.
 
-use super::args::Cli;
+use super::args::{Cli, Cmd};
 use super::exit::{Exit, Failure, Kind};
 use crate::config::{self, Config};
 
@@ -25,7 +25,7 @@ pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
     // The config commands and import read the file themselves (a broken
     // file is what `config check` and `config edit` are for; import writes
     // `${VAR}`s that need not be set).
-    if let Some(config) = super::manage::config_for(cli) {
+    if let Some(config) = config_for(cli) {
         return config;
     }
     if cli.demo {
@@ -42,7 +42,7 @@ pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
         || std::env::var_os(config::CONFIG_ENV_VAR).is_some_and(|v| !v.is_empty());
     // export writes the servers as written (`${VAR}` stays a reference):
     // the variables need not be set.
-    if matches!(cli.command, Some(super::args::Cmd::Export(_))) {
+    if matches!(cli.command, Some(Cmd::Export(_))) {
         if !explicit && !path.exists() {
             return Ok(Config::empty(Some(path)));
         }
@@ -69,6 +69,38 @@ pub fn load_config(cli: &Cli) -> Result<Config, Failure> {
         };
         Failure::new(Exit::Usage, format!("{e}{hint}")).kind(Kind::Config)
     })
+}
+
+/// For the commands that read the config file themselves (so that a broken
+/// or incomplete file does not stop them before they start): the config
+/// they get, which only names the file. `None` for every other command.
+fn config_for(cli: &Cli) -> Option<Result<Config, Failure>> {
+    let writes = match cli.command.as_ref()? {
+        Cmd::Add(_)
+        | Cmd::Remove(_)
+        | Cmd::Enable(_)
+        | Cmd::Disable(_)
+        | Cmd::Deny(_)
+        | Cmd::Allow(_)
+        | Cmd::Config(_)
+        | Cmd::Import(_) => true,
+        // scan reads the config itself: a broken file is reported, the
+        // other clients are still scanned.
+        // serves reads no config at all.
+        Cmd::Completions(_) | Cmd::ServerNames | Cmd::Scan(_) | Cmd::Serves { .. } => false,
+        _ => return None,
+    };
+    if writes && cli.demo {
+        return Some(Err(Failure::new(
+            Exit::Usage,
+            "--demo uses the built-in demo servers, which are in no file; drop --demo to work on the config file",
+        )));
+    }
+    let mut config = Config::empty(config::resolve_path(cli.config.as_deref()));
+    // `--roots` and `--capabilities` still hold (scan connects servers
+    // with these settings when mcpdeck's own config has none to give).
+    config::apply_roots_flag(&mut config);
+    Some(Ok(config))
 }
 
 pub fn no_servers_yet(config: &Config) {

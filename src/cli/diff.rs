@@ -115,7 +115,7 @@ fn word_side(config: &Config, word: &str) -> Result<Side, Failure> {
         target: Some(word.to_string()),
         command: Vec::new(),
     };
-    match crate::cli::link::target_config(config, &target) {
+    match crate::cli::target::target_config(config, &target) {
         Ok(_) => Ok(live()),
         Err(f) => Err(Failure::new(
             Exit::Usage,

@@ -326,17 +326,6 @@ pub fn tail_text(tail: &[String]) -> String {
     format!("\nthe server's last stderr lines:\n{}", lines.join("\n"))
 }
 
-/// `; did you mean "x"?` for the name in `names` closest to `wanted`, if
-/// one is close.
-pub fn did_you_mean(names: &[&str], wanted: &str) -> Option<String> {
-    names
-        .iter()
-        .map(|n| (strsim::jaro_winkler(n, wanted), n))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, n)| format!("; did you mean {:?}?", sanitize::one_line(n)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,9 +5,10 @@ use std::io::Write;
 
 use clap::Args;
 
-use super::exit::{Exit, Failure, Outcome, did_you_mean};
+use super::exit::{Exit, Failure, Outcome};
 use crate::config::Config;
 use crate::config::export::{self, Client, FileReport};
+use crate::text::did_you_mean;
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {

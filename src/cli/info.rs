@@ -200,7 +200,7 @@ pub async fn tool(
     }
     let Some(t) = snap.lists.tools.iter().find(|t| t.name == name) else {
         let names: Vec<&str> = snap.lists.tools.iter().map(|t| t.name.as_str()).collect();
-        let hint = super::exit::did_you_mean(&names, &name).unwrap_or_else(|| {
+        let hint = crate::text::did_you_mean(&names, &name).unwrap_or_else(|| {
             if names.is_empty() {
                 "; it lists no tools".to_string()
             } else {

@@ -10,38 +10,24 @@
 //!   and findings reported on stderr as they arrive (never on stdout).
 
 use std::collections::VecDeque;
-use std::io::Write;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::events::report;
 use super::exit::{Exit, Failure, connect_failure_as};
-use super::{TargetArgs, trace};
-use crate::config::{self, Config, ServerConfig, Settings};
+use super::target::{TargetArgs, target_config};
+use crate::config::{Config, ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
 use crate::mcp::manager::{
     Answers, CallError, Command, Event, EventReceiver, Manager, ServerSnapshot, ServerStatus,
 };
 use crate::mcp::session::{ConnectError, ListSet};
 use crate::mcp::{CallResult, Finding};
-use crate::sanitize;
 use crate::startup::CHILDREN;
-
-/// Say on stderr when TLS verification is off for a server.
-pub fn warn_insecure(servers: &[ServerConfig]) {
-    for s in servers {
-        if s.enabled
-            && let config::TransportConfig::Http { insecure: true, .. } = &s.transport
-        {
-            eprintln!(
-                "mcpdeck: warning: TLS certificates are not verified for server {:?} (insecure = true)",
-                s.name
-            );
-        }
-    }
-}
+use crate::trace::{self, warn_insecure};
 
 /// This run's `--timeout` ([`set_limit`]).
 static LIMIT: std::sync::Mutex<Option<Duration>> = std::sync::Mutex::new(None);
@@ -96,13 +82,6 @@ pub async fn wait_settled(rx: &mut EventReceiver, names: &[String]) {
     }
 }
 
-/// Report what is left in the event stream.
-pub fn drain(rx: &mut EventReceiver) {
-    while let Ok(ev) = rx.try_recv() {
-        report(&ev);
-    }
-}
-
 /// Stop the manager's servers once the answer is out (stdout closed, see
 /// [`super::oneshot`]), then report what it said last.
 pub fn finish(manager: Manager, rx: EventReceiver) {
@@ -115,192 +94,6 @@ fn oneshot_settings(config: &Config) -> Settings {
     let mut settings = config.settings.clone();
     settings.shutdown_grace = settings.oneshot_grace;
     settings
-}
-
-/// Print what deserves the user's attention while we wait: progress, log
-/// messages and task statuses, and findings about the server's frames.
-pub fn report(ev: &Event) {
-    match ev {
-        Event::TaskStatus { server, status, .. } => {
-            let message = status
-                .message
-                .as_deref()
-                .map(|m| format!(" · {}", sanitize::one_line(m)))
-                .unwrap_or_default();
-            eprintln!(
-                "mcpdeck: [{}] task {} {}{message}",
-                sanitize::one_line(server),
-                sanitize::one_line(&status.task_id),
-                sanitize::one_line(&status.status)
-            );
-        }
-        Event::Notification {
-            server,
-            method,
-            params: Some(p),
-        } => {
-            let mut err = std::io::stderr().lock();
-            match method.as_str() {
-                "notifications/progress" => {
-                    let _ = writeln!(
-                        err,
-                        "mcpdeck: [{}] progress {}",
-                        sanitize::one_line(server),
-                        crate::mcp::types::progress_text(
-                            p.get("progress").and_then(Value::as_f64).unwrap_or(0.0),
-                            p.get("total").and_then(Value::as_f64),
-                            p.get("message").and_then(Value::as_str),
-                        )
-                    );
-                }
-                "notifications/message" => {
-                    let _ = writeln!(
-                        err,
-                        "mcpdeck: [{}] {}",
-                        sanitize::one_line(server),
-                        crate::mcp::types::log_line(p)
-                    );
-                }
-                _ => {}
-            }
-        }
-        Event::Finding {
-            server,
-            previous,
-            finding,
-            ..
-        } => {
-            if *previous {
-                print_finding(&format!("{server} (previous session)"), finding)
-            } else {
-                print_finding(server, finding)
-            }
-        }
-        Event::Dropped {
-            server,
-            notifications,
-            stderr,
-            findings,
-        } => eprintln!(
-            "mcpdeck: [{}] {}",
-            sanitize::one_line(server),
-            crate::mcp::manager::DropCounts {
-                notifications: *notifications,
-                stderr: *stderr,
-                findings: *findings,
-            }
-            .text()
-        ),
-        _ => {}
-    }
-}
-
-/// A finding on stderr, with (the start of) its frame.
-pub fn print_finding(server: &str, finding: &Finding) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "mcpdeck: [{}] {}: {}",
-        sanitize::one_line(server),
-        finding.severity.label(),
-        sanitize::one_line(&finding.message)
-    );
-    if let Some(raw) = &finding.raw {
-        let cut = crate::mcp::finding::truncate(raw, 200);
-        let more = if finding.raw_len > cut.len() {
-            format!(" …({} bytes)", finding.raw_len)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(err, "    frame: {}{more}", sanitize::one_line(cut));
-    }
-}
-
-/// Resolve TARGET to one server config.
-pub fn target_config(config: &Config, target: &TargetArgs) -> Result<ServerConfig, Failure> {
-    if !target.command.is_empty() {
-        if target.target.is_some() {
-            return Err(Failure::new(
-                Exit::Usage,
-                "give either TARGET or `-- CMD ARGS…`, not both",
-            ));
-        }
-        let mut server = ServerConfig::stdio("adhoc", target.command[0].clone(), &[]);
-        if let config::TransportConfig::Stdio { args, .. } = &mut server.transport {
-            *args = target.command[1..].to_vec();
-        }
-        return Ok(server);
-    }
-    let Some(name) = target.target.as_deref() else {
-        return Err(Failure::new(
-            Exit::Usage,
-            "give a TARGET: a configured server name, an http(s):// URL, or `-- CMD ARGS…`",
-        ));
-    };
-    if name.starts_with("http://") || name.starts_with("https://") {
-        // A configured server with this URL brings its settings (headers,
-        // OAuth client, TLS).
-        let configured = config.servers.iter().find(
-            |s| matches!(&s.transport, config::TransportConfig::Http { url, .. } if url == name),
-        );
-        // A URL never depends on the config's variables: with one of them
-        // unset, the server's settings are left out.
-        if let Some(s) = configured
-            && let Some(why) = s.unresolved()
-        {
-            eprintln!(
-                "mcpdeck: warning: not using the settings of server {:?}, which has this URL: {}",
-                s.name,
-                sanitize::strip(&why)
-            );
-            return Ok(ServerConfig::http("remote", name));
-        }
-        if let Some(s) = configured {
-            let mut s = s.clone();
-            s.enabled = true;
-            return Ok(s);
-        }
-        return Ok(ServerConfig::http("remote", name));
-    }
-    match config.server(name) {
-        Some(s) if s.unresolved().is_some() => Err(unresolved_failure(s)),
-        Some(s) => {
-            let mut s = s.clone();
-            if !s.enabled {
-                eprintln!(
-                    "mcpdeck: server {name:?} is disabled in the config; connecting to it anyway"
-                );
-                s.enabled = true;
-            }
-            Ok(s)
-        }
-        None => {
-            let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
-            let hint = super::exit::did_you_mean(&names, name).unwrap_or_else(|| {
-                if names.is_empty() {
-                    let at = config
-                        .path
-                        .as_ref()
-                        .map(|p| format!(" in {}", p.display()))
-                        .unwrap_or_default();
-                    format!("; no servers are configured{at} (try --demo, or `-- CMD ARGS…`)")
-                } else {
-                    format!(" (configured: {})", names.join(", "))
-                }
-            });
-            Err(Failure::new(
-                Exit::Usage,
-                format!("no server named {name:?} in the configuration{hint}"),
-            ))
-        }
-    }
-}
-
-/// A configured server named by a command while one of its `${VAR}`s is
-/// not set: a configuration error (exit 2) that says where and what to do.
-pub fn unresolved_failure(server: &ServerConfig) -> Failure {
-    let why = server.unresolved().unwrap_or_default();
-    Failure::new(Exit::Usage, sanitize::strip(&why)).kind(super::exit::Kind::Config)
 }
 
 /// How a [`Link`] is opened.

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::exit::{Exit, Failure, Outcome, did_you_mean, tail_text};
+use super::exit::{Exit, Failure, Outcome, tail_text};
 use super::link::{Link, Options};
 use super::smoke::policy::Effect;
 use super::values;
@@ -37,6 +37,7 @@ use crate::mcp::manager::{CallError, Event, ServerStatus};
 use crate::mcp::session::ListSet;
 use crate::record::stats::percentile;
 use crate::sanitize;
+use crate::text::did_you_mean;
 
 /// Calls made when neither `--count` nor `--duration` is given.
 pub const DEFAULT_CALLS: u64 = 100;

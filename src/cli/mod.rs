@@ -36,8 +36,10 @@ mod call;
 pub mod completions;
 mod config;
 pub mod diff;
+mod events;
 pub mod exit;
 pub mod export;
+mod help;
 pub mod import;
 mod info;
 pub mod link;
@@ -50,8 +52,8 @@ pub mod resources;
 mod servers;
 pub mod serves;
 pub mod smoke;
+pub mod target;
 mod tour;
-pub mod trace;
 pub mod trust;
 pub mod values;
 
@@ -59,9 +61,10 @@ use std::io::Write;
 
 use crate::text;
 
-pub use args::{Cli, Cmd, TargetArgs};
+pub use args::{Cli, Cmd};
 pub use config::load_config;
 pub use exit::{Exit, Failure, Outcome};
+pub use target::TargetArgs;
 
 use crate::config::Config;
 use call::{CallArgs, call_tool};
@@ -156,7 +159,7 @@ pub async fn run(cli: Cli, config: Config) -> i32 {
 
 /// The `--timeout` of a command that has one (not smoke, scan and bench,
 /// whose `--timeout` is their own).
-fn limit_of(cmd: &Cmd) -> Option<&args::Limit> {
+fn limit_of(cmd: &Cmd) -> Option<&target::Limit> {
     match cmd {
         Cmd::Servers { limit, .. }
         | Cmd::Info { limit, .. }
@@ -214,7 +217,7 @@ async fn timed(cli: Cli, config: Config) -> Outcome {
         let hint = match limit {
             Some(d) => format!(
                 "\nthe limit was --timeout {}; give it more time with a larger --timeout SECS",
-                args::Limit::secs(d)
+                target::Limit::secs(d)
             ),
             None => "\nthe limit was the config's connect_timeout / request_timeout; give it more time with --timeout SECS".to_string(),
         };
@@ -318,7 +321,9 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Verify(a)) => trust::pin::verify(&config, &a, trace).await,
         Some(Cmd::Scan(a)) => trust::scan::run(&config, &a, trace).await,
         Some(Cmd::Config(c)) => manage::config_cmd(&config, cli.config.is_some(), &c),
-        Some(Cmd::Completions(a)) => completions::print(&a),
+        Some(Cmd::Completions(a)) => {
+            completions::print(&a, <Cli as clap::CommandFactory>::command())
+        }
         Some(Cmd::ServerNames) => manage::server_names(&config),
         Some(Cmd::Open(a)) => record::open(&config, &a).await,
         Some(Cmd::Replay(_)) => Ok(Exit::Ok),

@@ -83,7 +83,7 @@ pub async fn finish() {
     futures_util::future::join_all(all.iter().map(|p| p.manager.shutdown())).await;
     for p in &mut all {
         if p.report {
-            super::link::drain(&mut p.events);
+            super::events::drain(&mut p.events);
         }
     }
     // The managers of the CLI share one registry of server processes.

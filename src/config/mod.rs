@@ -22,7 +22,10 @@
 //!   line and column (see [`ConfigError`]).
 //! - [`ConfigEditor`] makes targeted edits (enable/disable, deny lists,
 //!   adding/removing servers) that keep comments and formatting, merge with
-//!   external edits when that is safe, and write atomically.
+//!   external edits when that is safe, and write atomically;
+//!   [`edit_enabled`], [`edit_deny`] and [`edit_allow`] make them on a
+//!   server named by a person (the CLI's commands, `serve`'s control
+//!   socket), failing with an [`EditError`] that says what to do.
 
 mod edit;
 mod error;
@@ -40,7 +43,10 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use edit::{ConfigEditor, NewServer, import_preview};
+pub use edit::{
+    ConfigEditor, EditError, Edited, NewServer, edit_allow, edit_deny, edit_enabled, find_server,
+    import_preview,
+};
 pub use error::{ConfigError, Diagnostic, Position};
 pub use model::{
     Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, OAuthGrant,

@@ -156,7 +156,7 @@ pub(super) async fn run(
     for name in &args.servers {
         if config.server(name).is_none() {
             let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
-            let hint = crate::cli::exit::did_you_mean(&names, name).unwrap_or_default();
+            let hint = crate::text::did_you_mean(&names, name).unwrap_or_default();
             return Err(ServeError::Usage(format!(
                 "there is no server named {name:?} in the configuration{hint}"
             )));
@@ -181,7 +181,7 @@ pub(super) async fn run(
             );
         }
     }
-    crate::cli::link::warn_insecure(&served);
+    crate::trace::warn_insecure(&served);
     let pins = if args.pinned {
         Some(load_pins()?)
     } else {
@@ -196,7 +196,7 @@ pub(super) async fn run(
         None => Io::stdio(in_tx, out_rx),
         Some(addr) => Io::Http(super::http::start(addr, args.allow_remote, in_tx, out_rx).await?),
     };
-    let frames = crate::cli::trace::frame_log(&config.settings, trace, &served);
+    let frames = crate::trace::frame_log(&config.settings, trace, &served);
     let settle = config.settings.connect_timeout + config.settings.probe_timeout;
     let (manager, events) = Manager::start_answering(
         config.settings.clone(),

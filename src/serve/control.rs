@@ -754,19 +754,19 @@ async fn edit(op: &str, req: &Value, config: Option<PathBuf>) -> Value {
     }
     let op = op.to_string();
     let done = tokio::task::spawn_blocking(move || {
-        use crate::cli::manage;
+        use crate::config;
         let tool = tool.unwrap_or_default();
         match op.as_str() {
-            "deny" => manage::edit_deny(&path, &server, &tool),
-            "allow" => manage::edit_allow(&path, &server, &tool),
-            "enable" => manage::edit_enabled(&path, &server, true),
-            _ => manage::edit_enabled(&path, &server, false),
+            "deny" => config::edit_deny(&path, &server, &tool),
+            "allow" => config::edit_allow(&path, &server, &tool),
+            "enable" => config::edit_enabled(&path, &server, true),
+            _ => config::edit_enabled(&path, &server, false),
         }
     })
     .await;
     match done {
         Ok(Ok(e)) => json!({"ok": true, "changed": e.changed, "message": e.message}),
-        Ok(Err(f)) => json!({"error": f.message}),
+        Ok(Err(e)) => json!({"error": e.to_string()}),
         Err(e) => json!({"error": format!("the edit failed: {e}")}),
     }
 }

@@ -7,19 +7,13 @@
 //! replaced atomically, so a failure leaves it byte for byte as it was.
 //! These commands read the file themselves (leniently: a `${VAR}` that is
 //! not set is no reason to refuse an edit), which is why `load_config`
-//! skips them ([`config_for`]).
+//! skips them ([`super::config::config_for`]).
 //!
-//! # Round trips across runs
-//!
-//! Each run has a new editor, which cannot remember what an earlier run
-//! added. So `enable` and `allow` (back to the default) remove the key
-//! when it looks added by mcpdeck, i.e. when no comment is on or above it
-//! and only such toggle keys follow it in its table; otherwise the key
-//! keeps its place and comments and gets the new value. `disable` then
-//! `enable` (or `deny` then `allow`) thus gives the file back byte for
-//! byte, except for a hand-written, comment-less `enabled = true` (or
-//! `deny_tools = []`) at the end of a table, which comes back absent (the
-//! same meaning).
+//! `enable`, `disable`, `deny` and `allow` make their edit with
+//! [`config::edit_enabled`], [`config::edit_deny`] and
+//! [`config::edit_allow`] (shared with `serve`'s control socket, and where
+//! a toggle and its opposite give the file back across runs); this module
+//! prints what they did and turns their [`EditError`] into an exit code.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,9 +25,8 @@ use toml_edit::{DocumentMut, Item};
 mod file;
 pub use file::{ConfigCmd, config_cmd};
 
-use super::args::{Cli, Cmd};
-use super::exit::{Exit, Failure, Kind, Outcome, did_you_mean};
-use crate::config::{self, Config, ConfigEditor, ConfigError, ServerConfig, TransportConfig};
+use super::exit::{Exit, Failure, Kind, Outcome};
+use crate::config::{self, Config, ConfigEditor, EditError, ServerConfig, TransportConfig};
 use crate::sanitize;
 
 #[derive(Args, Debug)]
@@ -84,37 +77,6 @@ pub struct ToolArgs {
     pub json: bool,
 }
 
-/// For the commands that read the config file themselves (so that a broken
-/// or incomplete file does not stop them before they start): the config
-/// they get, which only names the file. `None` for every other command.
-pub fn config_for(cli: &Cli) -> Option<Result<Config, Failure>> {
-    let writes = match cli.command.as_ref()? {
-        Cmd::Add(_)
-        | Cmd::Remove(_)
-        | Cmd::Enable(_)
-        | Cmd::Disable(_)
-        | Cmd::Deny(_)
-        | Cmd::Allow(_)
-        | Cmd::Config(_)
-        | Cmd::Import(_) => true,
-        // scan reads the config itself: a broken file is reported, the
-        // other clients are still scanned.
-        // serves reads no config at all.
-        Cmd::Completions(_) | Cmd::ServerNames | Cmd::Scan(_) | Cmd::Serves { .. } => false,
-        _ => return None,
-    };
-    if writes && cli.demo {
-        return Some(Err(usage(
-            "--demo uses the built-in demo servers, which are in no file; drop --demo to work on the config file",
-        )));
-    }
-    let mut config = Config::empty(config::resolve_path(cli.config.as_deref()));
-    // `--roots` and `--capabilities` still hold (scan connects servers
-    // with these settings when mcpdeck's own config has none to give).
-    config::apply_roots_flag(&mut config);
-    Some(Ok(config))
-}
-
 fn usage(message: impl Into<String>) -> Failure {
     Failure::new(Exit::Usage, message)
 }
@@ -126,23 +88,16 @@ fn config_path(config: &Config) -> Result<&Path, Failure> {
     })
 }
 
-/// A failed read or edit; the file was not changed.
-fn edit_failure(error: ConfigError) -> Failure {
-    let hint = match &error {
-        ConfigError::Invalid(_) => {
-            "\nthe file was not changed; fix it first (`mcpdeck config edit`, `mcpdeck config check`)"
-        }
-        ConfigError::Write { .. } => "\nthe file was not changed",
-        ConfigError::Conflict { path, reason } => {
-            return usage(format!(
-                "{} was changed by something else while mcpdeck edited it ({reason}); nothing was written: run the command again",
-                path.display()
-            ))
-            .kind(Kind::Config);
-        }
-        _ => "",
-    };
-    usage(format!("{error}{hint}")).kind(Kind::Config)
+/// A failed read or edit (the file was not changed), with its message
+/// ([`EditError`]): exit 2, its kind `config` when the file is the
+/// trouble, `usage` when the command line is (an unknown server).
+fn edit_failure(error: impl Into<EditError>) -> Failure {
+    let error = error.into();
+    let failure = usage(error.to_string());
+    match error {
+        EditError::File(_) => failure.kind(Kind::Config),
+        EditError::NoServer { .. } | EditError::EmptyTool => failure,
+    }
 }
 
 /// The editor of the config file and the file as it is now (validated).
@@ -151,30 +106,6 @@ fn open(config: &Config) -> Result<(ConfigEditor, Config), Failure> {
     let editor = ConfigEditor::open(path).map_err(edit_failure)?;
     let current = editor.config().map_err(edit_failure)?;
     Ok((editor, current))
-}
-
-/// The server named `name`, or an exit-2 failure with a did-you-mean.
-fn find<'c>(current: &'c Config, path: &Path, name: &str) -> Result<&'c ServerConfig, Failure> {
-    if let Some(server) = current.server(name) {
-        return Ok(server);
-    }
-    let names: Vec<&str> = current.servers.iter().map(|s| s.name.as_str()).collect();
-    let hint = did_you_mean(&names, name).unwrap_or_else(|| {
-        if names.is_empty() {
-            if path.exists() {
-                "; it has no servers yet (add one with `mcpdeck add`)".to_owned()
-            } else {
-                "; the file does not exist yet (add a server with `mcpdeck add`)".to_owned()
-            }
-        } else {
-            format!("; the servers are: {}", names.join(", "))
-        }
-    });
-    Err(usage(format!(
-        "there is no server named {:?} in {}{hint}",
-        sanitize::one_line(name),
-        path.display()
-    )))
 }
 
 /// What a write command did, as text or JSON.
@@ -413,7 +344,7 @@ fn pairs(
 pub fn remove(config: &Config, a: &ServerArg) -> Outcome {
     let (mut editor, current) = open(config)?;
     let path = editor.path().to_path_buf();
-    find(&current, &path, &a.server)?;
+    config::find_server(&current, &path, &a.server).map_err(edit_failure)?;
     let before = editor.baseline().to_owned();
     editor.remove_server(&a.server).map_err(edit_failure)?;
     Done {
@@ -436,133 +367,9 @@ pub fn remove(config: &Config, a: &ServerArg) -> Outcome {
 
 // ----- enable, disable, deny, allow -----
 
-/// What an edit of a server's toggles did: whether the file changed, and
-/// the sentence that says so (shared by the commands and `serve`'s
-/// control socket).
-#[derive(Debug, Clone)]
-pub struct Edited {
-    pub changed: bool,
-    pub message: String,
-}
-
-/// Enable or disable `server` in the config file at `path`.
-pub fn edit_enabled(path: &Path, server: &str, enabled: bool) -> Result<Edited, Failure> {
-    let mut editor = ConfigEditor::open(path).map_err(edit_failure)?;
-    let current = editor.config().map_err(edit_failure)?;
-    let found = find(&current, path, server)?;
-    let word = if enabled { "enabled" } else { "disabled" };
-    let changed = found.enabled != enabled;
-    if changed {
-        if enabled && editor.looks_added(server, "enabled") {
-            editor.assume_added(server, "enabled");
-        }
-        editor.set_enabled(server, enabled).map_err(edit_failure)?;
-    }
-    let message = if changed {
-        format!("{word} server {server:?} in {}", path.display())
-    } else {
-        format!("server {server:?} is already {word} in {}", path.display())
-    };
-    Ok(Edited { changed, message })
-}
-
-/// Deny `tool` of `server` in the config file at `path`.
-pub fn edit_deny(path: &Path, server: &str, tool: &str) -> Result<Edited, Failure> {
-    let mut editor = ConfigEditor::open(path).map_err(edit_failure)?;
-    let current = editor.config().map_err(edit_failure)?;
-    let found = find(&current, path, server)?;
-    if tool.is_empty() {
-        return Err(usage("the tool name is empty"));
-    }
-    let shown = sanitize::one_line(tool);
-    // Refused already by a pattern or by allow_tools: an exact entry beside
-    // it would change nothing (and stay behind when the pattern goes).
-    if !found.denies_exactly(tool)
-        && let Some(rule) = found.tool_refusal(tool)
-    {
-        return Ok(Edited {
-            changed: false,
-            message: format!(
-                "tool {shown:?} of server {server:?} is already refused by {rule} in {}",
-                path.display()
-            ),
-        });
-    }
-    let changed = !found.denies_exactly(tool);
-    if changed {
-        editor.deny_tool(server, tool).map_err(edit_failure)?;
-    }
-    let message = if changed {
-        format!(
-            "denied tool {shown:?} of server {server:?} in {}",
-            path.display()
-        )
-    } else {
-        format!(
-            "tool {shown:?} of server {server:?} is already denied in {}",
-            path.display()
-        )
-    };
-    Ok(Edited { changed, message })
-}
-
-/// Allow a denied `tool` of `server` again in the config file at `path`.
-pub fn edit_allow(path: &Path, server: &str, tool: &str) -> Result<Edited, Failure> {
-    let mut editor = ConfigEditor::open(path).map_err(edit_failure)?;
-    let current = editor.config().map_err(edit_failure)?;
-    let found = find(&current, path, server)?;
-    let shown = sanitize::one_line(tool);
-    let changed = found.denies_exactly(tool);
-    if changed {
-        let emptied = found.deny_tools.iter().all(|t| t == tool);
-        if emptied && editor.looks_added(server, "deny_tools") {
-            editor.assume_added(server, "deny_tools");
-        }
-        editor.allow_tool(server, tool).map_err(edit_failure)?;
-    }
-    let message = if changed {
-        match found.tool_refusal_without(tool) {
-            // Another entry (a pattern, or allow_tools) still refuses it.
-            Some(rule) => format!(
-                "removed {shown:?} from deny_tools of server {server:?} in {}, but the tool is still refused by {rule}; change that entry in the config (`mcpdeck config edit`)",
-                path.display()
-            ),
-            None => format!(
-                "allowed tool {shown:?} of server {server:?} again in {}",
-                path.display()
-            ),
-        }
-    } else if let Some(rule) = found.tool_refusal(tool) {
-        format!(
-            "tool {shown:?} of server {server:?} is refused by {rule}, not by its own name; change that entry in the config (`mcpdeck config edit`)",
-        )
-    } else {
-        let denied: Vec<&str> = found.deny_tools.iter().map(String::as_str).collect();
-        let hint = did_you_mean(&denied, tool).unwrap_or_else(|| {
-            if denied.is_empty() {
-                "; it denies no tools".to_owned()
-            } else {
-                format!(
-                    "; it denies {}",
-                    denied
-                        .iter()
-                        .map(|t| format!("{:?}", sanitize::one_line(t)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        });
-        format!(
-            "tool {shown:?} is not denied on server {server:?} in {}, nothing to allow{hint}",
-            path.display()
-        )
-    };
-    Ok(Edited { changed, message })
-}
-
 pub fn set_enabled(config: &Config, a: &ServerArg, enabled: bool) -> Outcome {
     let path = config_path(config)?;
-    let done = edit_enabled(path, &a.server, enabled)?;
+    let done = config::edit_enabled(path, &a.server, enabled).map_err(edit_failure)?;
     Done {
         path,
         server: &a.server,
@@ -576,7 +383,7 @@ pub fn set_enabled(config: &Config, a: &ServerArg, enabled: bool) -> Outcome {
 
 pub fn deny(config: &Config, a: &ToolArgs) -> Outcome {
     let path = config_path(config)?;
-    let done = edit_deny(path, &a.server, &a.tool)?;
+    let done = config::edit_deny(path, &a.server, &a.tool).map_err(edit_failure)?;
     Done {
         path,
         server: &a.server,
@@ -590,7 +397,7 @@ pub fn deny(config: &Config, a: &ToolArgs) -> Outcome {
 
 pub fn allow(config: &Config, a: &ToolArgs) -> Outcome {
     let path = config_path(config)?;
-    let done = edit_allow(path, &a.server, &a.tool)?;
+    let done = config::edit_allow(path, &a.server, &a.tool).map_err(edit_failure)?;
     Done {
         path,
         server: &a.server,

@@ -53,7 +53,7 @@ pub struct ListArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub limit: super::args::Limit,
+    pub limit: super::target::Limit,
 }
 
 /// `read TARGET URI`, or `read URI -- CMD ARGS…`.
@@ -72,7 +72,7 @@ pub struct ReadArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub limit: super::args::Limit,
+    pub limit: super::target::Limit,
     /// Then subscribe to the resource and read it again on every
     /// `notifications/resources/updated`, until Ctrl-C (or --updates)
     #[arg(long)]
@@ -98,7 +98,7 @@ pub struct PromptArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub limit: super::args::Limit,
+    pub limit: super::target::Limit,
     /// An ad-hoc stdio server
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -126,7 +126,7 @@ pub struct CompleteArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub limit: super::args::Limit,
+    pub limit: super::target::Limit,
 }
 
 pub async fn resources(config: &Config, a: &ListArgs, trace: bool) -> Outcome {

@@ -5,11 +5,12 @@ use std::io::Write;
 
 use serde_json::{Map, Value, json};
 
-use crate::cli::exit::{Exit, Failure, Outcome, did_you_mean};
+use crate::cli::exit::{Exit, Failure, Outcome};
 use crate::cli::link::Link;
 use crate::cli::output::json_pretty;
 use crate::config::Config;
 use crate::sanitize;
+use crate::text::did_you_mean;
 use crate::uritemplate;
 
 use super::text::*;

@@ -153,7 +153,7 @@ pub(super) fn write_messages(out: &mut impl Write, result: &Value) -> std::io::R
             .map(|b| Content::parse(b, &mut findings))
             .collect();
         for f in &findings {
-            crate::cli::link::print_finding("prompt", f);
+            crate::cli::events::print_finding("prompt", f);
         }
         let r = CallResult {
             content,

@@ -5,8 +5,9 @@
 use serde_json::Value;
 
 use crate::cli::TargetArgs;
-use crate::cli::exit::{Exit, Failure, did_you_mean};
+use crate::cli::exit::{Exit, Failure};
 use crate::sanitize;
+use crate::text::did_you_mean;
 use crate::uritemplate;
 
 /// `TARGET X` or, with `-- CMD`, `X` alone.

@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 
 use super::TargetArgs;
 use super::exit::{Exit, Failure, Outcome};
-use super::link::{Link, Options, target_config};
+use super::link::{Link, Options};
+use super::target::target_config;
 use crate::config::Config;
 use crate::mcp::framelog::Direction;
 use crate::mcp::manager::Answers;
@@ -358,7 +359,7 @@ fn unknown_only_failure(unknown: &[&str], tools: &[crate::mcp::Tool]) -> Failure
     let shown: Vec<String> = unknown
         .iter()
         .map(|n| {
-            let close = super::exit::did_you_mean(&names, n)
+            let close = crate::text::did_you_mean(&names, n)
                 .map(|h| format!(" ({})", h.trim_start_matches("; ")))
                 .unwrap_or_default();
             format!("{:?}{close}", sanitize::one_line(n))

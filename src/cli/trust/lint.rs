@@ -25,7 +25,7 @@ pub struct LintArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub limit: crate::cli::args::Limit,
+    pub limit: crate::cli::target::Limit,
 }
 
 pub async fn run(config: &Config, args: &LintArgs, trace: bool) -> Outcome {

@@ -36,7 +36,7 @@ pub struct PinArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub limit: crate::cli::args::Limit,
+    pub limit: crate::cli::target::Limit,
 }
 
 /// How many servers are connected at once.
@@ -65,7 +65,7 @@ fn targets(config: &Config, args: &PinArgs) -> Result<Vec<Target>, Failure> {
             target: None,
             command: args.command.clone(),
         };
-        let server = crate::cli::link::target_config(config, &t)?;
+        let server = crate::cli::target::target_config(config, &t)?;
         return Ok(vec![Target {
             shown: format!("-- {}", args.command.join(" ")),
             args: t,
@@ -113,7 +113,7 @@ fn targets(config: &Config, args: &PinArgs) -> Result<Vec<Target>, Failure> {
         // is a usage error before anything connects.
         let server = match config.server(&name) {
             Some(s) => s.clone(),
-            None => crate::cli::link::target_config(config, &t)?,
+            None => crate::cli::target::target_config(config, &t)?,
         };
         out.push(Target {
             args: t,

@@ -474,10 +474,12 @@ fn read_or_empty(path: &Path) -> Result<String> {
 
 mod atomic;
 mod document;
+mod toggle;
 
 use atomic::*;
 pub use document::import_preview;
 use document::*;
+pub use toggle::{EditError, Edited, edit_allow, edit_deny, edit_enabled, find_server};
 
 /// Whether `key` of `server` in `text` looks added by mcpdeck: no comment
 /// on or above it, and only such toggle keys after it in its table (see the

@@ -95,7 +95,7 @@ pub(super) async fn connect_one(
     settings.shutdown_grace = settings.oneshot_grace;
     server.enabled = true;
     server.timeout = Some(limit);
-    link::warn_insecure(std::slice::from_ref(&server));
+    trace::warn_insecure(std::slice::from_ref(&server));
     let name = server.name.clone();
     let frames = trace::frame_log(&settings, trace_frames, std::slice::from_ref(&server));
     let (manager, mut events) = Manager::start_answering(
@@ -110,7 +110,7 @@ pub(super) async fn connect_one(
             // Findings about the frames are not what scan reports; --trace
             // shows them.
             if trace_frames {
-                link::report(&ev);
+                events::report(&ev);
             }
             if let Event::Status { server, status, .. } = &ev
                 && *server == name
@@ -128,7 +128,7 @@ pub(super) async fn connect_one(
         .find(|s| s.config.name == name);
     manager.shutdown().await;
     if trace_frames {
-        link::drain(&mut events);
+        events::drain(&mut events);
     }
     match snap {
         Some(s) if s.status == ServerStatus::Connected => Reach::Scanned {

@@ -31,7 +31,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::cli::exit::{Exit, Failure, Outcome, connect_failure_as};
-use crate::cli::{link, output, trace};
+use crate::cli::{events, output};
 use crate::config::import::{self, Client, Locations};
 use crate::config::{self, Config, NewServer, ServerConfig, Settings, TransportConfig};
 use crate::mcp::manager::{Answers, Event, Manager, ServerStatus};
@@ -39,6 +39,7 @@ use crate::mcp::session::{ConnectError, Lists, Negotiated};
 use crate::mcp::transport::stdio::Children;
 use crate::sanitize;
 use crate::text::fmt_duration;
+use crate::trace;
 use crate::trust::{Finding, Kind, Severity, lint, pin, sarif};
 
 mod connect;

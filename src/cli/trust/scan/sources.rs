@@ -65,7 +65,7 @@ pub(super) fn own_source(config: &Config) -> (Settings, Option<Source>) {
     let Some(path) = config.path.clone() else {
         return (config.settings.clone(), None);
     };
-    // `scan` reads its config itself (see cli::manage::config_for), so a
+    // `scan` reads its config itself (see cli::config::config_for), so a
     // broken file is one report among others.
     let loaded = if path.exists() {
         config::load(&path)

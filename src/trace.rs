@@ -1,5 +1,8 @@
-//! `--trace`: every raw frame, with time, server and direction, and each
-//! HTTP exchange as it ends (secrets masked by the net log), on stderr.
+//! What a headless run (a CLI command, `mcpdeck serve`) tells on stderr of
+//! the servers it starts: with `--trace`, every raw frame, with time,
+//! server and direction, and each HTTP exchange as it ends (secrets masked
+//! by the net log); and, always, the servers whose TLS certificates are not
+//! verified. (The TUI shows both on its screen.)
 //!
 //! The taps run on the sessions' reader and writer paths: they only format
 //! the line and queue it on a [`LineWriter`], whose own thread writes
@@ -13,11 +16,25 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::config::{ServerConfig, Settings};
+use crate::config::{ServerConfig, Settings, TransportConfig};
 use crate::mcp::framelog::FrameLog;
 use crate::record::Recorder;
 use crate::sanitize;
 use crate::startup::LineWriter;
+
+/// Say on stderr when TLS verification is off for a server.
+pub fn warn_insecure(servers: &[ServerConfig]) {
+    for s in servers {
+        if s.enabled
+            && let TransportConfig::Http { insecure: true, .. } = &s.transport
+        {
+            eprintln!(
+                "mcpdeck: warning: TLS certificates are not verified for server {:?} (insecure = true)",
+                s.name
+            );
+        }
+    }
+}
 
 /// The frame log, with a `--trace` tap that prints every frame to stderr,
 /// and the `--record` tap when recording (`servers` are named in the
