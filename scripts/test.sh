@@ -86,6 +86,10 @@ step "rmcp test server (tests/servers/rmcp-server)"
 rmcp_dir="$ROOT/tests/servers/rmcp-server"
 cargo build --release --locked --manifest-path "$rmcp_dir/Cargo.toml" --target-dir "$rmcp_dir/target"
 
+step "fuzz crate's dependencies (cargo fetch --locked, fuzz/Cargo.lock)"
+cargo fetch --locked --manifest-path fuzz/Cargo.toml \
+    || die "fuzz/Cargo.lock does not resolve as it is (out of date, or no network): see docs/development.md#fuzzing"
+
 echo
 echo "dependencies ready in $((SECONDS - install_start)) s"
 
@@ -123,8 +127,8 @@ cargo clippy --all-targets -- -D warnings
 # ===================================================================================
 
 step "fuzz/Cargo.lock in sync (cargo metadata --locked)"
-cargo metadata --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null \
-    || die "fuzz/Cargo.lock is out of date: see docs/development.md#fuzzing for the command that brings it along"
+cargo metadata --locked --offline --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null \
+    || die "fuzz/Cargo.lock does not resolve offline with --locked (out of date with Cargo.toml?): see docs/development.md#fuzzing for the command that brings it along"
 
 step "import circles (scripts/module-cycles mcp cli)"
 python3 scripts/module-cycles mcp cli
@@ -134,7 +138,7 @@ if [[ $# -eq 0 ]]; then
     # binaries at a time (they mostly wait on servers): scripts/run-tests.
     step "cargo test --all-targets --no-run (build the tests once)"
     cargo test --all-targets --no-run
-    step "run the tests (scripts/run-tests, ${MCPDECK_TEST_JOBS:-CPUs + 1} binaries at a time)"
+    step "run the tests (scripts/run-tests, ${MCPDECK_TEST_JOBS:-one per CPU} binaries at a time)"
     python3 scripts/run-tests
 else
     step "cargo test --all-targets $*"

@@ -474,7 +474,7 @@ impl AuthHttp {
         let mut buf: Vec<u8> = Vec::new();
         let read = async {
             while let Some(chunk) = stream.next().await {
-                let chunk = chunk.map_err(ReadError::BrokeOff)?;
+                let chunk = chunk.map_err(|e| ReadError::BrokeOff(e.without_url()))?;
                 if let Some(ex) = ex {
                     ex.add_bytes(chunk.len(), 0);
                 }
