@@ -31,7 +31,6 @@ end_phase() {
 }
 print_phases() {
     local rc=$?
-    [[ $rc -ne 0 ]] && declare -F stop_release_build >/dev/null && stop_release_build
     end_phase
     printf '\n==> phase times\n'
     local i
@@ -117,29 +116,6 @@ if [[ "${MCPDECK_DEPS_ONLY:-}" == 1 ]]; then
 fi
 
 # ---------------------------------------------------------------- checks and tests
-# The release binary for the size check (last step) builds in the
-# background from here on, at the lowest CPU priority: it takes the cycles
-# the checks and the tests leave (the tests mostly wait on servers), so it
-# adds little to the run. Its own log: target/release-build.log.
-release_pid=""
-if [[ "${MCPDECK_SKIP_RELEASE_SIZE:-}" != 1 ]]; then
-    mkdir -p target
-    # setsid: a process group of its own, stopped whole if the run fails.
-    setsid nice -n 19 cargo build --release --locked --bin mcpdeck \
-        >target/release-build.log 2>&1 </dev/null &
-    release_pid=$!
-fi
-stop_release_build() {
-    if [[ -n "$release_pid" ]] && kill -0 "$release_pid" 2>/dev/null; then
-        # kill(2) on the group setsid made (its leader's pid), never kill(1).
-        # Only when it leads a group of its own (setsid did not fork).
-        python3 -c 'import os, signal, sys
-pid = int(sys.argv[1])
-if os.getpgid(pid) == pid:
-    os.killpg(pid, signal.SIGTERM)' "$release_pid" 2>/dev/null || true
-    fi
-}
-
 step "cargo fmt --check"
 cargo fmt --check
 
@@ -175,15 +151,8 @@ fi
 # several minutes: MCPDECK_CHECK_DIST=1 checks it here too).
 # MCPDECK_SKIP_RELEASE_SIZE=1 skips the release build.
 if [[ "${MCPDECK_SKIP_RELEASE_SIZE:-}" != 1 ]]; then
-    step "release binary size (at most 20 MB; waits for the background build)"
-    rc=0
-    wait "$release_pid" || rc=$?
-    release_pid=""
-    if (( rc != 0 )); then
-        tail -n 40 target/release-build.log
-        die "cargo build --release failed (exit $rc): the whole log is target/release-build.log"
-    fi
-    tail -n 1 target/release-build.log
+    step "release binary size (at most 20 MB)"
+    cargo build --release --locked --bin mcpdeck
     size=$(stat -c %s target/release/mcpdeck)
     limit=20000000
     echo "target/release/mcpdeck: $size bytes (limit $limit)"
