@@ -1,7 +1,7 @@
 //! Spans over OTLP/HTTP: one CLIENT span per MCP request mcpdeck sends
 //! (the handshake, lists, reads, prompts, tool calls, every other
-//! request), exported with the official `opentelemetry` SDK and the
-//! `opentelemetry-otlp` exporter (protobuf over HTTP).
+//! request), exported over OTLP/HTTP in protobuf ([`otlp`] encodes it,
+//! [`client`] batches and sends it).
 //!
 //! On when `[telemetry] otlp_endpoint` or `OTEL_EXPORTER_OTLP_ENDPOINT` /
 //! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set (and `OTEL_SDK_DISABLED` is
@@ -16,29 +16,29 @@
 //! answer ends its span on drop, as `error.type = transport`: no span is
 //! left open.
 //!
-//! One tracer provider for the process, so the resource is the same for
-//! every server (`service.name = mcpdeck`, `service.version`); the server's
+//! One resource for the process, the same for every server (`service.name = mcpdeck`, `service.version`); the server's
 //! name is the span attribute `mcp.server.name`.
 //!
-//! Export runs on the SDK's batch thread; its HTTP requests go through
-//! mcpdeck's own reqwest (one HTTP and TLS stack in the binary), on a
-//! small runtime thread of their own, so that neither the UI nor the
+//! Export runs on a thread of its own, through mcpdeck's own reqwest (one
+//! HTTP and TLS stack in the binary), so that neither the UI nor the
 //! sessions ever wait for the collector. At exit [`shutdown`] flushes
 //! within [`FLUSH_LIMIT`]. A collector that cannot be reached (or
 //! refuses) gives one warning for the whole run.
 
 mod client;
 mod content;
+mod context;
+mod otlp;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
-use opentelemetry::trace::{Span as _, SpanKind, Status, Tracer as _};
-use opentelemetry::{Context, KeyValue};
-use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 use serde_json::Value;
+
+use context::{SAMPLED, SpanContext};
+use otlp::{Attr, SpanData};
 
 use crate::config::{ServerConfig, TelemetryConfig, TransportConfig};
 
@@ -49,8 +49,8 @@ pub const FLUSH_LIMIT: Duration = Duration::from_secs(2);
 
 /// The spans in progress, once [`init`] found an endpoint.
 pub struct Telemetry {
-    provider: SdkTracerProvider,
-    tracer: SdkTracer,
+    exporter: client::Exporter,
+    ids: context::Ids,
     capture_content: bool,
     /// Per server name: address and port (HTTP servers).
     servers: RwLock<HashMap<String, ServerInfo>>,
@@ -115,37 +115,18 @@ pub fn init(config: &TelemetryConfig) -> Result<bool, String> {
     let Some(endpoint) = endpoint(config, &|k| std::env::var(k).ok()) else {
         return Ok(false);
     };
-    use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
-    let http = client::ExportClient::start(&endpoint)?;
-    let exporter = opentelemetry_otlp::SpanExporter::builder()
-        .with_http()
-        .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
-        .with_endpoint(endpoint.clone())
-        .with_http_client(http)
-        .build()
-        .map_err(|e| {
-            format!(
-                "telemetry: cannot export to {}: {e}; fix [telemetry] otlp_endpoint or OTEL_EXPORTER_OTLP_ENDPOINT",
-                crate::mcp::netlog::shown_url(&endpoint)
-            )
-        })?;
     let service = std::env::var("OTEL_SERVICE_NAME")
         .ok()
         .filter(|s| !s.trim().is_empty())
         .unwrap_or_else(|| "mcpdeck".into());
-    let resource = opentelemetry_sdk::Resource::builder_empty()
-        .with_service_name(service)
-        .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
-        .build();
-    let provider = SdkTracerProvider::builder()
-        .with_batch_exporter(exporter)
-        .with_resource(resource)
-        .build();
-    use opentelemetry::trace::TracerProvider as _;
-    let tracer = provider.tracer("mcpdeck");
+    let resource = vec![
+        Attr::new("service.name", service),
+        Attr::new("service.version", env!("CARGO_PKG_VERSION")),
+    ];
+    let exporter = client::Exporter::start(&endpoint, resource)?;
     let _ = TELEMETRY.set(Telemetry {
-        provider,
-        tracer,
+        exporter,
+        ids: context::Ids::new(),
         capture_content: config.capture_content,
         servers: RwLock::new(HashMap::new()),
         endpoint,
@@ -208,15 +189,7 @@ pub(crate) fn warn_once(message: String) {
 /// thread of its own: a stuck collector never holds the exit longer).
 pub fn shutdown() {
     let Some(t) = active() else { return };
-    let provider = t.provider.clone();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let spawned = std::thread::Builder::new()
-        .name("mcpdeck-otel-flush".into())
-        .spawn(move || {
-            let _ = provider.force_flush();
-            let _ = tx.send(());
-        });
-    if spawned.is_ok() && rx.recv_timeout(FLUSH_LIMIT).is_err() {
+    if !t.exporter.flush(FLUSH_LIMIT) {
         warn_once(format!(
             "telemetry: spans not all sent to {} within {}; the rest are dropped",
             crate::mcp::netlog::shown_url(&t.endpoint),
@@ -254,29 +227,29 @@ impl Telemetry {
             None => req.method.to_string(),
         };
         let mut attrs = vec![
-            KeyValue::new("mcp.method.name", req.method.to_string()),
-            KeyValue::new("mcp.server.name", req.server.to_string()),
-            KeyValue::new("jsonrpc.request.id", req.id.to_string()),
-            KeyValue::new("jsonrpc.protocol.version", "2.0"),
+            Attr::new("mcp.method.name", req.method.to_string()),
+            Attr::new("mcp.server.name", req.server.to_string()),
+            Attr::new("jsonrpc.request.id", req.id.to_string()),
+            Attr::new("jsonrpc.protocol.version", "2.0"),
         ];
         match (req.method, target) {
             ("tools/call", Some(tool)) => {
-                attrs.push(KeyValue::new("gen_ai.tool.name", tool.to_string()));
-                attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+                attrs.push(Attr::new("gen_ai.tool.name", tool.to_string()));
+                attrs.push(Attr::new("gen_ai.operation.name", "execute_tool"));
             }
             ("prompts/get", Some(prompt)) => {
-                attrs.push(KeyValue::new("gen_ai.prompt.name", prompt.to_string()));
+                attrs.push(Attr::new("gen_ai.prompt.name", prompt.to_string()));
             }
             (m, Some(uri)) if m.starts_with("resources/") => {
-                attrs.push(KeyValue::new("mcp.resource.uri", uri.to_string()));
+                attrs.push(Attr::new("mcp.resource.uri", uri.to_string()));
             }
             _ => {}
         }
         if let Some(v) = req.protocol_version {
-            attrs.push(KeyValue::new("mcp.protocol.version", v.to_string()));
+            attrs.push(Attr::new("mcp.protocol.version", v.to_string()));
         }
         if let Some(sid) = req.session_id {
-            attrs.push(KeyValue::new("mcp.session.id", sid));
+            attrs.push(Attr::new("mcp.session.id", sid));
         }
         let info = self
             .servers
@@ -285,46 +258,62 @@ impl Telemetry {
             .get(req.server)
             .cloned();
         if req.http {
-            attrs.push(KeyValue::new("network.transport", "tcp"));
-            attrs.push(KeyValue::new("network.protocol.name", "http"));
+            attrs.push(Attr::new("network.transport", "tcp"));
+            attrs.push(Attr::new("network.protocol.name", "http"));
             if let Some(ServerInfo { address, port, .. }) = info {
                 if let Some(a) = address {
-                    attrs.push(KeyValue::new("server.address", a));
+                    attrs.push(Attr::new("server.address", a));
                 }
                 if let Some(p) = port {
-                    attrs.push(KeyValue::new("server.port", i64::from(p)));
+                    attrs.push(Attr::new("server.port", i64::from(p)));
                 }
             }
         } else {
-            attrs.push(KeyValue::new("network.transport", "pipe"));
+            attrs.push(Attr::new("network.transport", "pipe"));
         }
         if self.capture_content
             && req.method == "tools/call"
             && let Some(args) = params.and_then(|p| p.get("arguments"))
         {
-            attrs.push(KeyValue::new(
+            attrs.push(Attr::new(
                 "gen_ai.tool.call.arguments",
                 content::captured(args),
             ));
         }
-        let span = self
-            .tracer
-            .span_builder(name)
-            .with_kind(SpanKind::Client)
-            .with_attributes(attrs)
-            .start_with_context(&self.tracer, &parent_context(params));
-        let cx = span.span_context().clone();
-        let traceparent = format!(
-            "00-{}-{}-{:02x}",
-            cx.trace_id(),
-            cx.span_id(),
-            cx.trace_flags().to_u8()
-        );
-        let tracestate = cx.trace_state().header();
+        // Parent-based sampling, always on for a new trace: a span whose
+        // parent was not sampled is not recorded either (its context still
+        // goes to the server, unsampled).
+        let parent = parent_context(params);
+        let context = match &parent {
+            Some((p, _)) => SpanContext {
+                trace_id: p.trace_id,
+                span_id: self.ids.span_id(),
+                flags: p.flags,
+            },
+            None => SpanContext {
+                trace_id: self.ids.trace_id(),
+                span_id: self.ids.span_id(),
+                flags: SAMPLED,
+            },
+        };
+        let trace_state = parent
+            .as_ref()
+            .map(|(_, ts)| ts.clone())
+            .unwrap_or_default();
+        let span = context.sampled().then(|| SpanData {
+            context,
+            parent: parent.as_ref().map(|(p, _)| p.span_id),
+            trace_state: trace_state.clone(),
+            name,
+            start: otlp::now_nanos(),
+            end: 0,
+            attrs,
+            error: None,
+        });
         RequestSpan {
-            span: Some(span),
-            traceparent,
-            tracestate: (!tracestate.is_empty()).then_some(tracestate),
+            span,
+            traceparent: context.traceparent(),
+            tracestate: (!trace_state.is_empty()).then_some(trace_state),
             capture: self.capture_content && req.method == "tools/call",
         }
     }
@@ -333,7 +322,8 @@ impl Telemetry {
 /// The span of one request in flight. Ends once: by [`RequestSpan::end`],
 /// or, dropped unanswered, as `error.type = transport`.
 pub struct RequestSpan {
-    span: Option<opentelemetry_sdk::trace::Span>,
+    /// `None` when not recorded, or once ended.
+    span: Option<SpanData>,
     traceparent: String,
     tracestate: Option<String>,
     capture: bool,
@@ -390,14 +380,14 @@ impl RequestSpan {
     /// The request's size on the wire, in bytes.
     pub fn request_size(&mut self, bytes: usize) {
         if let Some(s) = &mut self.span {
-            s.set_attribute(KeyValue::new("mcp.request.size", bytes as i64));
+            s.set(Attr::new("mcp.request.size", bytes as i64));
         }
     }
 
     /// The answer's size on the wire, in bytes.
     pub fn response_size(&mut self, bytes: usize) {
         if let Some(s) = &mut self.span {
-            s.set_attribute(KeyValue::new("mcp.response.size", bytes as i64));
+            s.set(Attr::new("mcp.response.size", bytes as i64));
         }
     }
 
@@ -410,19 +400,14 @@ impl RequestSpan {
         let Some(mut span) = self.span.take() else {
             return;
         };
-        let error = |span: &mut opentelemetry_sdk::trace::Span, kind: String, why: &str| {
-            span.set_attribute(KeyValue::new("error.type", kind));
-            span.set_status(Status::error(
-                crate::mcp::finding::truncate(why, 512).to_string(),
-            ));
+        let error = |span: &mut SpanData, kind: String, why: &str| {
+            span.set(Attr::new("error.type", kind));
+            span.error = Some(crate::mcp::finding::truncate(why, 512).to_string());
         };
         match outcome {
             Outcome::Result(v) => {
                 if self.capture {
-                    span.set_attribute(KeyValue::new(
-                        "gen_ai.tool.call.result",
-                        content::captured(v),
-                    ));
+                    span.set(Attr::new("gen_ai.tool.call.result", content::captured(v)));
                 }
                 if v.get("isError").and_then(Value::as_bool) == Some(true) {
                     error(
@@ -433,7 +418,7 @@ impl RequestSpan {
                 }
             }
             Outcome::RpcError(code, message) => {
-                span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+                span.set(Attr::new("rpc.response.status_code", code.to_string()));
                 error(&mut span, code.to_string(), message);
             }
             Outcome::Timeout => error(&mut span, "timeout".into(), "no answer in time"),
@@ -441,7 +426,10 @@ impl RequestSpan {
             Outcome::Transport(why) => error(&mut span, "transport".into(), why),
             Outcome::Protocol(why) => error(&mut span, "protocol".into(), why),
         }
-        span.end();
+        span.end = otlp::now_nanos().max(span.start);
+        if let Some(t) = active() {
+            t.exporter.send(span);
+        }
     }
 }
 
@@ -452,33 +440,21 @@ impl Drop for RequestSpan {
 }
 
 /// The trace a request joins: the W3C trace context already in its
-/// `params._meta` (an agent's, passed on by `mcpdeck serve`), else none (a
-/// new trace). The request then carries this span's context instead, so
-/// the server's spans are children of mcpdeck's, and mcpdeck's of the
-/// agent's. Read by the SDK's own W3C propagator.
-fn parent_context(params: Option<&Value>) -> Context {
-    use opentelemetry::propagation::TextMapPropagator as _;
-    match params
+/// `params._meta` (an agent's, passed on by `mcpdeck serve`), with its
+/// `tracestate` (empty when absent or invalid), else none (a new trace).
+/// The request then carries this span's context instead, so the server's
+/// spans are children of mcpdeck's, and mcpdeck's of the agent's.
+fn parent_context(params: Option<&Value>) -> Option<(SpanContext, String)> {
+    let meta = params
         .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-    {
-        Some(meta) => opentelemetry_sdk::propagation::TraceContextPropagator::new()
-            .extract_with_context(&Context::new(), &MetaCarrier(meta)),
-        None => Context::new(),
-    }
-}
-
-/// A request's `_meta` as the carrier of a trace context.
-struct MetaCarrier<'a>(&'a serde_json::Map<String, Value>);
-
-impl opentelemetry::propagation::Extractor for MetaCarrier<'_> {
-    fn get(&self, key: &str) -> Option<&str> {
-        self.0.get(key).and_then(Value::as_str)
-    }
-
-    fn keys(&self) -> Vec<&str> {
-        self.0.keys().map(String::as_str).collect()
-    }
+        .and_then(Value::as_object)?;
+    let parent = context::parse_traceparent(meta.get("traceparent")?.as_str()?)?;
+    let state = meta
+        .get("tracestate")
+        .and_then(Value::as_str)
+        .and_then(context::parse_tracestate)
+        .unwrap_or_default();
+    Some((parent, state))
 }
 
 #[cfg(test)]
@@ -487,14 +463,9 @@ mod tests {
 
     #[test]
     fn a_valid_trace_context_in_meta_is_joined_and_others_are_not() {
-        use opentelemetry::trace::TraceContextExt as _;
         let joined = |tp: &str| {
             let params = serde_json::json!({"_meta": {"traceparent": tp, "tracestate": "a=1"}});
-            let cx = parent_context(Some(&params));
-            let span = cx.span();
-            let sc = span.span_context();
-            sc.is_valid()
-                .then(|| (sc.trace_id().to_string(), sc.trace_state().header()))
+            parent_context(Some(&params)).map(|(cx, ts)| (context::hex(&cx.trace_id), ts))
         };
         assert_eq!(
             joined("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
@@ -509,7 +480,80 @@ mod tests {
         ] {
             assert_eq!(joined(bad), None, "{bad}");
         }
-        assert!(!parent_context(None).span().span_context().is_valid());
+        assert!(parent_context(None).is_none());
+        // A bad tracestate is dropped; the trace is still joined.
+        let params = serde_json::json!({"_meta": {
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "tracestate": "A=1"}});
+        assert_eq!(
+            parent_context(Some(&params)).map(|(_, ts)| ts),
+            Some(String::new())
+        );
+    }
+
+    fn telemetry() -> Telemetry {
+        Telemetry {
+            // Nothing is flushed here: the endpoint is never reached.
+            exporter: client::Exporter::start("http://127.0.0.1:9/v1/traces", Vec::new())
+                .expect("export thread"),
+            ids: context::Ids::new(),
+            capture_content: false,
+            servers: RwLock::new(HashMap::new()),
+            endpoint: "http://127.0.0.1:9/v1/traces".into(),
+        }
+    }
+
+    fn info<'a>(params: Option<&'a Value>) -> RequestInfo<'a> {
+        RequestInfo {
+            server: "s",
+            method: "tools/call",
+            id: 7,
+            params,
+            protocol_version: None,
+            session_id: None,
+            http: false,
+        }
+    }
+
+    #[test]
+    fn spans_join_the_callers_trace_and_follow_its_sampling() {
+        let t = telemetry();
+        // A new trace: sampled, recorded.
+        let mut fresh = t.start(info(None));
+        let cx = context::parse_traceparent(fresh.traceparent()).expect("valid");
+        assert!(cx.sampled());
+        let span = fresh.span.take().expect("recorded");
+        assert_eq!(span.parent, None);
+        assert_eq!(span.context, cx);
+        assert!(fresh.tracestate.is_none());
+        // A sampled parent: same trace, a new span, the parent's state.
+        let params = serde_json::json!({"name": "echo", "_meta": {
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "tracestate": "agent=1"}});
+        let mut child = t.start(info(Some(&params)));
+        let span = child.span.take().expect("recorded");
+        assert_eq!(
+            context::hex(&span.context.trace_id),
+            "0af7651916cd43dd8448eb211c80319c"
+        );
+        assert_eq!(
+            span.parent,
+            Some([0xb7, 0xad, 0x6b, 0x71, 0x69, 0x20, 0x33, 0x31])
+        );
+        assert_ne!(span.context.span_id, span.parent.unwrap_or_default());
+        assert_eq!(span.name, "tools/call echo");
+        assert_eq!(child.tracestate.as_deref(), Some("agent=1"));
+        // An unsampled parent: not recorded, passed on unsampled.
+        let params = serde_json::json!({"_meta": {
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"}});
+        let quiet = t.start(info(Some(&params)));
+        assert!(quiet.span.is_none());
+        assert!(
+            quiet
+                .traceparent()
+                .starts_with("00-0af7651916cd43dd8448eb211c80319c-")
+        );
+        assert!(quiet.traceparent().ends_with("-00"));
     }
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {

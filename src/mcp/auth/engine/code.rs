@@ -13,18 +13,29 @@ const BROWSER_FAILURE_GRACE: Duration = Duration::from_secs(2);
 pub(super) const FORGOTTEN_CLIENT: &str =
     "the server no longer knows the registered client (invalid_client): forgotten";
 
-/// A PKCE verifier and its S256 challenge (the `oauth2` crate's).
-pub fn pkce() -> (Secret, String) {
-    let (challenge, verifier) = oauth2::PkceCodeChallenge::new_random_sha256();
-    (
-        Secret::new(verifier.secret().clone()),
-        challenge.as_str().to_string(),
-    )
+/// `len` bytes from the operating system's random source, base64url
+/// without padding. `None` only when the OS cannot give randomness.
+fn random_token(len: usize) -> Option<String> {
+    use base64::Engine as _;
+    use ring::rand::{SecureRandom as _, SystemRandom};
+    let mut buf = vec![0u8; len];
+    SystemRandom::new().fill(&mut buf).ok()?;
+    Some(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&buf))
 }
 
-/// An unguessable `state`.
-fn new_state() -> String {
-    oauth2::CsrfToken::new_random().secret().clone()
+/// A PKCE verifier (RFC 7636: 32 random bytes, base64url, 43 characters)
+/// and its S256 challenge (base64url of the verifier's SHA-256).
+pub fn pkce() -> Option<(Secret, String)> {
+    use base64::Engine as _;
+    let verifier = random_token(32)?;
+    let digest = ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes());
+    let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest.as_ref());
+    Some((Secret::new(verifier), challenge))
+}
+
+/// An unguessable `state` (16 random bytes).
+fn new_state() -> Option<String> {
+    random_token(16)
 }
 
 impl Authorizer {
@@ -75,8 +86,13 @@ impl Authorizer {
         .await?;
         let scopes = self.scopes(d, challenge, extra);
         let resource = self.resource(d);
-        let (verifier, code_challenge) = pkce();
-        let state = new_state();
+        let (Some((verifier, code_challenge)), Some(state)) = (pkce(), new_state()) else {
+            return Err(AuthError::new(
+                AuthErrorKind::Config,
+                "the operating system gave no randomness for the PKCE verifier; check /dev/urandom and getrandom(2)",
+            )
+            .with_trace(trace));
+        };
         let mut url = auth_url;
         {
             let mut q = url.query_pairs_mut();

@@ -835,14 +835,19 @@ mod tests {
 
     #[test]
     fn pkce_is_s256_of_the_verifier() {
-        let (v, c) = pkce();
-        assert!(v.expose().len() >= 43);
+        let (v, c) = pkce().expect("randomness");
+        assert_eq!(v.expose().len(), 43);
+        assert!(
+            v.expose()
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        );
         let d = ring::digest::digest(&ring::digest::SHA256, v.expose().as_bytes());
         assert_eq!(
             c,
             base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(d.as_ref())
         );
-        assert_ne!(pkce().0.expose(), v.expose());
+        assert_ne!(pkce().expect("randomness").0.expose(), v.expose());
     }
 
     #[test]
