@@ -14,7 +14,11 @@
 //!
 //! Under `cargo test --all-targets` this is a quick smoke run (tiny counts,
 //! one run of each command, no verdicts). A missing test dependency fails
-//! with its path: scripts/test.sh installs them all.
+//! with its path: scripts/test.sh installs them all. The rmcp server for a
+//! real run is the optimized one (`cargo build --release --manifest-path
+//! tests/servers/rmcp-server/Cargo.toml`, the default path here); the test
+//! command builds an unoptimized one for the tests and passes it in
+//! `MCPDECK_TEST_RMCP_SERVER`, which a real run should leave unset.
 
 #[path = "support/mod.rs"]
 mod support;

@@ -4,7 +4,8 @@
 # 1. Installs the pinned test dependencies (skipped when already in sync):
 #      tests/deps/node_modules   <- npm ci from tests/deps/package-lock.json
 #      .deps/venv-v1, .deps/venv-v2 <- python3 -m venv + pip install -r tests/deps/requirements-v{1,2}.txt
-#      tests/servers/rmcp-server/target/release/rmcp-test-server <- cargo build --release --locked
+#      tests/servers/rmcp-server/target/debug/rmcp-test-server <- cargo build --locked (unoptimized:
+#        a test peer; benches/http.rs wants the --release one)
 # 2. Exports the MCPDECK_TEST_* variables the Rust tests read.
 # 3. Runs cargo fmt --check, cargo clippy -D warnings, the fuzz lock and import-circle
 #    checks, cargo test (extra args go to cargo test) and the release binary's size;
@@ -84,7 +85,7 @@ done
 
 step "rmcp test server (tests/servers/rmcp-server)"
 rmcp_dir="$ROOT/tests/servers/rmcp-server"
-cargo build --release --locked --manifest-path "$rmcp_dir/Cargo.toml" --target-dir "$rmcp_dir/target"
+cargo build --locked --manifest-path "$rmcp_dir/Cargo.toml" --target-dir "$rmcp_dir/target"
 
 step "fuzz crate's dependencies (cargo fetch --locked, fuzz/Cargo.lock)"
 cargo fetch --locked --manifest-path fuzz/Cargo.toml \
@@ -96,7 +97,7 @@ echo "dependencies ready in $((SECONDS - install_start)) s"
 export MCPDECK_TEST_NODE_MODULES="$node_modules"
 export MCPDECK_TEST_PY_V1="$ROOT/.deps/venv-v1/bin/python"
 export MCPDECK_TEST_PY_V2="$ROOT/.deps/venv-v2/bin/python"
-export MCPDECK_TEST_RMCP_SERVER="$rmcp_dir/target/release/rmcp-test-server"
+export MCPDECK_TEST_RMCP_SERVER="$rmcp_dir/target/debug/rmcp-test-server"
 for f in "$MCPDECK_TEST_PY_V1" "$MCPDECK_TEST_PY_V2" "$MCPDECK_TEST_RMCP_SERVER" \
     "$node_modules/@modelcontextprotocol/server-everything/dist/index.js"; do
     [[ -e "$f" ]] || die "missing after install: $f"

@@ -65,12 +65,13 @@ pub fn py_v2() -> PathBuf {
     )
 }
 
-/// The rmcp 3.9.0 test server binary.
+/// The rmcp 3.9.0 test server binary (the test command builds it
+/// unoptimized, in target/debug).
 pub fn rmcp_server() -> PathBuf {
     need(
         env_or(
             "MCPDECK_TEST_RMCP_SERVER",
-            repo().join("tests/servers/rmcp-server/target/release/rmcp-test-server"),
+            repo().join("tests/servers/rmcp-server/target/debug/rmcp-test-server"),
         ),
         "the rmcp test server",
     )
