@@ -40,7 +40,26 @@ print_phases() {
     done
     printf '%6d s  in all%s\n' "$((SECONDS - run_start))" "$([[ $rc -ne 0 ]] && echo " (failed, exit $rc)")"
 }
-trap print_phases EXIT
+# A build started in the background (its own process group, from setsid):
+# stopped if the run ends first.
+bg_pgid=""
+stop_background() {
+    if [[ -n "$bg_pgid" ]]; then
+        python3 -c 'import os, signal, sys
+try:
+    os.killpg(int(sys.argv[1]), signal.SIGTERM)
+except ProcessLookupError:
+    pass' "$bg_pgid" || true
+        bg_pgid=""
+    fi
+}
+on_exit() {
+    local rc=$?
+    stop_background
+    (exit $rc)
+    print_phases
+}
+trap on_exit EXIT
 step() {
     end_phase
     phase_name="$*"
@@ -56,6 +75,16 @@ done
 
 # ---------------------------------------------------------------- dependencies
 install_start=$SECONDS
+
+# The rmcp test server compiles while npm and pip wait on the network and
+# the disk (its own process group; log in target/rmcp-build.log).
+rmcp_dir="$ROOT/tests/servers/rmcp-server"
+mkdir -p "$ROOT/target"
+rmcp_log="$ROOT/target/rmcp-build.log"
+setsid -w cargo build --locked --manifest-path "$rmcp_dir/Cargo.toml" --target-dir "$rmcp_dir/target" \
+    >"$rmcp_log" 2>&1 </dev/null &
+rmcp_pid=$!
+bg_pgid=$rmcp_pid
 
 step "node test dependencies (tests/deps)"
 node_modules="$ROOT/tests/deps/node_modules"
@@ -83,9 +112,14 @@ for v in v1 v2; do
     fi
 done
 
-step "rmcp test server (tests/servers/rmcp-server)"
-rmcp_dir="$ROOT/tests/servers/rmcp-server"
-cargo build --locked --manifest-path "$rmcp_dir/Cargo.toml" --target-dir "$rmcp_dir/target"
+step "rmcp test server (tests/servers/rmcp-server; started in the background)"
+if ! wait "$rmcp_pid"; then
+    bg_pgid=""
+    cat "$rmcp_log" >&2
+    die "the rmcp test server did not build (above; also in $rmcp_log)"
+fi
+bg_pgid=""
+tail -n 1 "$rmcp_log"
 
 step "fuzz crate's dependencies (cargo fetch --locked, fuzz/Cargo.lock)"
 cargo fetch --locked --manifest-path fuzz/Cargo.toml \
