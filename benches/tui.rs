@@ -210,7 +210,18 @@ fn real_servers() -> Option<Vec<(&'static str, Vec<String>)>> {
     let js = nm.join("@modelcontextprotocol/server-everything/dist/index.js");
     let v1 = common::repo().join(".deps/venv-v1/bin/python");
     let v2 = common::repo().join(".deps/venv-v2/bin/python");
-    let rmcp = common::repo().join("tests/servers/rmcp-server/target/release/rmcp-test-server");
+    // The server's build does not change mcpdeck's figures: the optimized
+    // one when it is there, else the test command's.
+    let rmcp = std::env::var_os("MCPDECK_TEST_RMCP_SERVER")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(["release", "debug"].map(|p| {
+            common::repo().join(format!(
+                "tests/servers/rmcp-server/target/{p}/rmcp-test-server"
+            ))
+        }))
+        .find(|p| p.exists())
+        .unwrap_or_default();
     if !(js.exists() && v1.exists() && v2.exists() && rmcp.exists()) {
         return None;
     }

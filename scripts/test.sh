@@ -32,7 +32,7 @@ end_phase() {
     phase_name=""
 }
 print_phases() {
-    local rc=$?
+    local rc=${1:-$?}
     end_phase
     printf '\n==> phase times\n'
     local i
@@ -56,9 +56,10 @@ except ProcessLookupError:
 }
 on_exit() {
     local rc=$?
+    set +e  # in the EXIT trap too: a failed command here must not cut the report short
     stop_background
-    (exit $rc)
-    print_phases
+    print_phases "$rc"
+    exit "$rc"
 }
 trap on_exit EXIT
 step() {
@@ -70,7 +71,7 @@ step() {
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 hash_files() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
-for tool in node npm python3 cargo sha256sum; do
+for tool in node npm python3 cargo sha256sum setsid; do
     command -v "$tool" >/dev/null 2>&1 || die "'$tool' is required but not on PATH"
 done
 
@@ -194,7 +195,9 @@ fi
 # `cargo build --profile dist` (under 16 MB; fat LTO, so it takes several
 # minutes: MCPDECK_CHECK_DIST=1 checks it here too).
 check_size="${MCPDECK_CHECK_SIZE:-auto}"
-[[ "${MCPDECK_SKIP_RELEASE_SIZE:-}" == 1 ]] && check_size=0
+if [[ -z "${MCPDECK_CHECK_SIZE:-}" && "${MCPDECK_SKIP_RELEASE_SIZE:-}" == 1 ]]; then
+    check_size=0  # the older name; MCPDECK_CHECK_SIZE, when set, wins
+fi
 if [[ "$check_size" == auto ]]; then
     if [[ -x target/release/mcpdeck ]]; then check_size=1; else check_size=skipped; fi
 fi

@@ -7,9 +7,10 @@
 //! Batching follows the OpenTelemetry batch span processor and its
 //! variables: a batch goes out `OTEL_BSP_SCHEDULE_DELAY` ms (5,000) after
 //! its first span, or at once when it holds `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`
-//! spans (512); at most `OTEL_BSP_MAX_QUEUE_SIZE` spans wait (2,048), and
-//! more are dropped (with the one warning). Idle, the thread sleeps on its
-//! queue: no timer runs.
+//! spans (512); at most `OTEL_BSP_MAX_QUEUE_SIZE` spans wait in the queue
+//! (2,048; at most 2^20), and more are dropped (with the one warning).
+//! Idle, the thread sleeps on its queue: no timer runs (the connection pool
+//! keeps no idle timer either).
 
 use std::time::Duration;
 
@@ -17,6 +18,9 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::mpsc;
 
 use super::otlp::{Attr, SpanData, export_request};
+
+/// The largest queue `OTEL_BSP_MAX_QUEUE_SIZE` may ask for.
+const MAX_QUEUE: u64 = 1 << 20;
 
 /// The exporter's timeout when no variable sets one (the OTel default).
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -43,7 +47,9 @@ impl Batching {
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .filter(|n| *n > 0)
         };
-        let queue = num("OTEL_BSP_MAX_QUEUE_SIZE").map_or(2048, |n| n as usize);
+        // Bounded: the channel's own limit is far above, and a queue
+        // larger than this only holds memory.
+        let queue = num("OTEL_BSP_MAX_QUEUE_SIZE").map_or(2048, |n| n.min(MAX_QUEUE) as usize);
         Batching {
             delay: Duration::from_millis(num("OTEL_BSP_SCHEDULE_DELAY").unwrap_or(5000)),
             queue,
@@ -70,7 +76,8 @@ fn timeout(env: &dyn Fn(&str) -> Option<String>) -> Duration {
 /// The headers of `OTEL_EXPORTER_OTLP_HEADERS`, then those of
 /// `OTEL_EXPORTER_OTLP_TRACES_HEADERS` over them: `key=value` pairs split
 /// by commas, values percent-decoded. A pair that is not a valid header is
-/// skipped and named (by its key only: values are often secrets).
+/// skipped and named by its place in the list only: values are often
+/// secrets, and an unescaped comma in one makes its tail look like a pair.
 fn headers(env: &dyn Fn(&str) -> Option<String>) -> (HeaderMap, Vec<String>) {
     let mut map = HeaderMap::new();
     let mut skipped = Vec::new();
@@ -79,9 +86,13 @@ fn headers(env: &dyn Fn(&str) -> Option<String>) -> (HeaderMap, Vec<String>) {
         "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
     ] {
         let Some(list) = env(var) else { continue };
-        for pair in list.split(',').filter(|p| !p.trim().is_empty()) {
+        for (n, pair) in list.split(',').enumerate() {
+            if pair.trim().is_empty() {
+                continue;
+            }
+            let place = format!("entry {} of {var}", n + 1);
             let Some((key, value)) = pair.split_once('=') else {
-                skipped.push(format!("{var}: an entry without `=`"));
+                skipped.push(place);
                 continue;
             };
             let key = key.trim();
@@ -94,7 +105,7 @@ fn headers(env: &dyn Fn(&str) -> Option<String>) -> (HeaderMap, Vec<String>) {
                     v.set_sensitive(true);
                     map.insert(name, v);
                 }
-                _ => skipped.push(format!("{var}: the header {key:?}")),
+                _ => skipped.push(place),
             }
         }
     }
@@ -155,9 +166,15 @@ impl Exporter {
         let shown = crate::mcp::netlog::shown_url(endpoint);
         let _ = rustls::crypto::ring::default_provider().install_default();
         let (mut extra, skipped) = headers(&env);
-        for s in skipped {
-            super::warn_once(format!(
-                "telemetry: {s} is not a valid HTTP header and is not sent"
+        if !skipped.is_empty() {
+            // A setting to fix, said at start (not the one export warning,
+            // which stays for a collector that fails).
+            super::config_warning(format!(
+                "telemetry: {} not a valid HTTP header (`key=value`, the value percent-encoded) and not sent",
+                match skipped.as_slice() {
+                    [one] => format!("{one} is"),
+                    many => format!("{} are", many.join(", ")),
+                }
             ));
         }
         extra.insert(
@@ -168,6 +185,10 @@ impl Exporter {
             .user_agent(concat!("mcpdeck/", env!("CARGO_PKG_VERSION")))
             .default_headers(extra)
             .timeout(timeout(&env))
+            // No idle-connection timer: an idle mcpdeck wakes for nothing.
+            // A connection the collector closed meanwhile is noticed (and
+            // the request retried) when the next batch goes out.
+            .pool_idle_timeout(None)
             .build()
             .map_err(|e| format!("telemetry: cannot build the HTTP client for {shown}: {e}"))?;
         let batching = Batching::from_env(&env);
@@ -339,8 +360,20 @@ mod tests {
         assert_eq!(map["c"], "y");
         assert!(map["a"].is_sensitive());
         assert_eq!(map.len(), 3);
-        assert_eq!(skipped.len(), 2, "{skipped:?}");
-        assert!(skipped.iter().all(|s| !s.contains('z')), "{skipped:?}");
+        assert_eq!(
+            skipped,
+            [
+                "entry 2 of OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+                "entry 3 of OTEL_EXPORTER_OTLP_TRACES_HEADERS"
+            ]
+        );
+        // The tail of a value with an unescaped comma is named by place,
+        // never shown.
+        let (_, skipped) = headers(&env(&[(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "authorization=Basic ab,c/d==",
+        )]));
+        assert_eq!(skipped, ["entry 2 of OTEL_EXPORTER_OTLP_HEADERS"]);
     }
 
     #[test]
@@ -377,6 +410,11 @@ mod tests {
         assert_eq!(
             Batching::from_env(&env(&[("OTEL_BSP_MAX_QUEUE_SIZE", "0")])).queue,
             2048
+        );
+        // Huge: bounded (tokio's channel would panic past usize::MAX >> 3).
+        assert_eq!(
+            Batching::from_env(&env(&[("OTEL_BSP_MAX_QUEUE_SIZE", "10000000000000000000")])).queue,
+            1 << 20
         );
         assert_eq!(timeout(&env(&[])), DEFAULT_TIMEOUT);
         assert_eq!(

@@ -29,12 +29,14 @@ pub struct SpanContext {
 impl SpanContext {
     /// The `traceparent` header value (version `00`).
     pub fn traceparent(&self) -> String {
-        format!(
-            "00-{}-{}-{:02x}",
-            hex(&self.trace_id),
-            hex(&self.span_id),
-            self.flags
-        )
+        let mut s = String::with_capacity(55);
+        s.push_str("00-");
+        s.push_str(&hex(&self.trace_id));
+        s.push('-');
+        s.push_str(&hex(&self.span_id));
+        s.push('-');
+        s.push_str(&hex(&[self.flags]));
+        s
     }
 
     pub fn sampled(&self) -> bool {
@@ -44,10 +46,11 @@ impl SpanContext {
 
 /// Lower-case hex.
 pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
-        let _ = write!(s, "{b:02x}");
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 0xf)] as char);
     }
     s
 }

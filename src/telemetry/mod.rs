@@ -173,6 +173,14 @@ pub fn failed() -> bool {
     WARNED.load(Ordering::Relaxed)
 }
 
+/// A telemetry setting that cannot be used as it is (a malformed header
+/// entry): said at once, on stderr and in the log, and not counted as the
+/// export warning (which stays free for a collector that fails).
+pub(crate) fn config_warning(message: String) {
+    eprintln!("mcpdeck: {message}");
+    tracing::warn!("{message}");
+}
+
 /// Give the warning, once a run.
 pub(crate) fn warn_once(message: String) {
     if WARNED.swap(true, Ordering::SeqCst) {

@@ -121,12 +121,26 @@ fn bytes(out: &mut Vec<u8>, field: u32, data: &[u8]) {
 }
 
 /// An embedded message (always written, even empty: its presence counts).
+/// Written in place and its length put in front afterwards: no buffer of
+/// its own per message (a span has a dozen nested ones).
 fn message(out: &mut Vec<u8>, field: u32, body: impl FnOnce(&mut Vec<u8>)) {
-    let mut inner = Vec::new();
-    body(&mut inner);
     tag(out, field, LEN);
-    varint(out, inner.len() as u64);
-    out.extend_from_slice(&inner);
+    let at = out.len();
+    body(out);
+    let len = (out.len() - at) as u64;
+    // At most ten bytes: on the stack, moved in with the body behind it.
+    let mut buf = [0u8; 10];
+    let mut n = 0;
+    let mut v = len;
+    while v >= 0x80 {
+        buf[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    buf[n] = v as u8;
+    n += 1;
+    out.extend_from_slice(&buf[..n]);
+    out[at..].rotate_right(n);
 }
 
 fn fixed64(out: &mut Vec<u8>, field: u32, v: u64) {
