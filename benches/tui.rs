@@ -63,6 +63,11 @@ fn render_figures(frames: usize) {
     let configs = [ServerConfig::stdio("many", "x", &[])];
     let mut s = State::new(&configs, Keymap::default(), None);
     let mut fx = Vec::new();
+    // As the TUI does at start (src/tui/run.rs): the state's layout is the
+    // terminal's. Without it the update's scroll bounds and the frame
+    // disagree on the result pane's width, and every frame wraps the whole
+    // result twice.
+    update(&mut s, Msg::Resize(200, 60), &mut fx);
     let tools: Vec<Tool> = (0..10_000)
         .map(|i| {
             let raw = json!({"name": format!("tool_{i:05}"), "description": format!("Tool number {i}, which does thing {i}."),
