@@ -336,15 +336,7 @@ async fn export(target: &Target, batch: &mut Vec<SpanData>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
-
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |k| map.get(k).cloned()
-    }
+    use crate::telemetry::tests::env;
 
     #[test]
     fn headers_merge_the_traces_variable_over_the_general_one() {

@@ -466,7 +466,7 @@ fn parent_context(params: Option<&Value>) -> Option<(SpanContext, String)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -564,7 +564,8 @@ mod tests {
         assert!(quiet.traceparent().ends_with("-00"));
     }
 
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    /// A stand-in for the process environment.
+    pub(super) fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let map: HashMap<String, String> = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
