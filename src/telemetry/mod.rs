@@ -16,8 +16,9 @@
 //! answer ends its span on drop, as `error.type = transport`: no span is
 //! left open.
 //!
-//! One resource for the process, the same for every server (`service.name = mcpdeck`, `service.version`); the server's
-//! name is the span attribute `mcp.server.name`.
+//! One resource for the process, the same for every server
+//! (`service.name = mcpdeck`, `service.version`); the server's name is the
+//! span attribute `mcp.server.name`.
 //!
 //! Export runs on a thread of its own, through mcpdeck's own reqwest (one
 //! HTTP and TLS stack in the binary), so that neither the UI nor the
