@@ -75,6 +75,11 @@ for tool in node npm python3 cargo sha256sum setsid; do
     command -v "$tool" >/dev/null 2>&1 || die "'$tool' is required but not on PATH"
 done
 
+case "${MCPDECK_CHECK_SIZE:-}" in
+    "" | auto | 0 | 1) ;;
+    *) die "MCPDECK_CHECK_SIZE must be 1, 0 or unset (it is \"$MCPDECK_CHECK_SIZE\")" ;;
+esac
+
 # ---------------------------------------------------------------- dependencies
 install_start=$SECONDS
 
@@ -213,8 +218,7 @@ case "$check_size" in
     skipped)
         step "release binary size: not checked (no release build here; MCPDECK_CHECK_SIZE=1 builds one)"
         ;;
-    0) ;;
-    *) die "MCPDECK_CHECK_SIZE must be 1, 0 or unset (it is \"$check_size\")" ;;
+    *) ;;
 esac
 if [[ "${MCPDECK_CHECK_DIST:-}" == 1 ]]; then
     step "dist binary size (under 16 MB)"
