@@ -96,7 +96,7 @@ fn headers(env: &dyn Fn(&str) -> Option<String>) -> (HeaderMap, Vec<String>) {
                 continue;
             };
             let key = key.trim();
-            let value: String = percent_decode(value.trim());
+            let value = crate::text::percent_decode(value.trim());
             match (
                 HeaderName::from_bytes(key.as_bytes()),
                 HeaderValue::from_str(&value),
@@ -110,29 +110,6 @@ fn headers(env: &dyn Fn(&str) -> Option<String>) -> (HeaderMap, Vec<String>) {
         }
     }
     (map, skipped)
-}
-
-/// `%XX` escapes decoded (a bad escape is kept as it is).
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let (Some(h), Some(l)) = (
-                (bytes[i + 1] as char).to_digit(16),
-                (bytes[i + 2] as char).to_digit(16),
-            )
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The queue into the export thread.
@@ -366,14 +343,6 @@ mod tests {
             "authorization=Basic ab,c/d==",
         )]));
         assert_eq!(skipped, ["entry 2 of OTEL_EXPORTER_OTLP_HEADERS"]);
-    }
-
-    #[test]
-    fn percent_escapes_are_decoded_and_bad_ones_kept() {
-        assert_eq!(percent_decode("Bearer%20x%2Cy"), "Bearer x,y");
-        assert_eq!(percent_decode("100%"), "100%");
-        assert_eq!(percent_decode("%zz%4"), "%zz%4");
-        assert_eq!(percent_decode("%41"), "A");
     }
 
     #[test]

@@ -187,20 +187,19 @@ impl Ids {
     }
 
     pub fn trace_id(&self) -> [u8; 16] {
-        let mut rng = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        loop {
-            let id: [u8; 16] = rng.random();
-            if id != [0; 16] {
-                return id;
-            }
-        }
+        self.nonzero()
     }
 
     pub fn span_id(&self) -> [u8; 8] {
+        self.nonzero()
+    }
+
+    /// Random bytes, not all zero (an all-zero id is invalid).
+    fn nonzero<const N: usize>(&self) -> [u8; N] {
         let mut rng = self.0.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            let id: [u8; 8] = rng.random();
-            if id != [0; 8] {
+            let id: [u8; N] = rng.random();
+            if id != [0; N] {
                 return id;
             }
         }

@@ -121,25 +121,16 @@ fn bytes(out: &mut Vec<u8>, field: u32, data: &[u8]) {
 }
 
 /// An embedded message (always written, even empty: its presence counts).
-/// Written in place and its length put in front afterwards: no buffer of
-/// its own per message (a span has a dozen nested ones).
+/// Written in place and its length put in front afterwards (written at
+/// the end, then rotated into place): no buffer of its own per message (a
+/// span has a dozen nested ones).
 fn message(out: &mut Vec<u8>, field: u32, body: impl FnOnce(&mut Vec<u8>)) {
     tag(out, field, LEN);
     let at = out.len();
     body(out);
     let len = (out.len() - at) as u64;
-    // At most ten bytes: on the stack, moved in with the body behind it.
-    let mut buf = [0u8; 10];
-    let mut n = 0;
-    let mut v = len;
-    while v >= 0x80 {
-        buf[n] = (v as u8) | 0x80;
-        v >>= 7;
-        n += 1;
-    }
-    buf[n] = v as u8;
-    n += 1;
-    out.extend_from_slice(&buf[..n]);
+    varint(out, len);
+    let n = out.len() - at - len as usize;
     out[at..].rotate_right(n);
 }
 
