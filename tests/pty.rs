@@ -529,3 +529,117 @@ fn ctrl_c_exits_130() {
     let status = t.wait_exit();
     assert_eq!(status.exit_code(), 130, "{status:?}");
 }
+
+/// The workbench on a real server (the reference everything server): a
+/// 3,000-line result searched until line 2,500 is in view, zoomed, saved
+/// and read back from `[settings] save_dir`.
+#[test]
+fn a_long_result_is_searched_zoomed_and_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let cfg = format!(
+        "[settings]\nsave_dir = {:?}\n\n[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        out.display().to_string(),
+        everything_js().display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    // The editor writes a message of 3,000 lines: `row 1 end` … `row 3000 end`.
+    let message: String = (1..=3000)
+        .map(|i| format!("row {i} end"))
+        .collect::<Vec<_>>()
+        .join("\\n");
+    let editor = write_file(
+        dir.path(),
+        "editor.sh",
+        &format!("#!/bin/sh\nprintf '%s' '{{\"message\": \"{message}\"}}' > \"$1\"\n"),
+    );
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut t = Tui::start_with(&path, &[("VISUAL", editor.to_str().unwrap())]);
+    t.wait_for("2025-11-25", 30);
+    t.keys("\t");
+    t.wait_for("echo", 10);
+    t.keys("\r");
+    t.wait_for("Arguments · echo on everything", 10);
+    t.keys("\x05"); // Ctrl-E
+    t.wait_for("row 3000 end", 10);
+    t.keys(CTRL_S);
+    let s = t.wait_for("Result · echo", 30);
+    assert!(s.contains("Echo: row 1 end"), "{s}");
+    assert!(!s.contains("row 2500 end"), "{s}");
+    // `/` searches the result; the match comes into view.
+    t.keys("/row 2500 end");
+    let s = t.wait_for("match 1 of 1", 10);
+    assert!(
+        s.contains("row 2500 end\n") || s.contains("row 2500 end "),
+        "{s}"
+    );
+    assert!(!s.contains("Echo: row 1 end"), "{s}");
+    t.keys("\r");
+    // `n` wraps around to the same match: not the network view.
+    t.keys("n");
+    let s = t.wait_for("match 1 of 1", 10);
+    assert!(!s.contains("Network"), "{s}");
+    // Zoom: the result alone, then back.
+    t.keys("z");
+    let s = t.wait_until(|s| !s.contains("Servers"), 10);
+    assert!(s.contains("row 2500 end"), "{s}");
+    t.keys("z");
+    t.wait_for("Servers", 10);
+    // Save: the text, into save_dir, named on the status bar.
+    t.keys("s");
+    t.wait_for("mcpdeck-echo.txt", 10);
+    let saved = std::fs::read_to_string(out.join("mcpdeck-echo.txt")).unwrap();
+    assert!(
+        saved.starts_with("Echo: row 1 end\nrow 2 end\n"),
+        "{saved:.80}"
+    );
+    assert!(
+        saved.ends_with("row 3000 end\n"),
+        "{}",
+        &saved[saved.len() - 40..]
+    );
+    assert_eq!(saved.lines().count(), 3000);
+    t.quit();
+}
+
+/// `f` on a real server's resource links (the reference everything
+/// server's `get-resource-links`): the links are listed, one is read in
+/// the resources view, and Esc comes back to the result.
+#[test]
+fn a_resource_link_in_a_result_is_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        everything_js().display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let mut t = Tui::start(&path);
+    t.wait_for("2025-11-25", 30);
+    t.keys("\t");
+    t.wait_for("get-resource-links", 10);
+    t.keys("/get-resource-links\r");
+    t.keys("\r");
+    t.wait_for("Arguments · get-resource-links on everything", 10);
+    t.keys(CTRL_S);
+    t.wait_for("Result · get-resource-links", 30);
+    t.keys("f");
+    let s = t.wait_for("Links in the result", 10);
+    assert!(s.contains("demo://resource/"), "{s}");
+    t.keys("\r");
+    // Read in place: the resources view shows what the server returned.
+    let s = t.wait_for("Contents · demo://resource/dynamic/blob/1", 20);
+    let s = if s.contains("Resource 1: This is a base64 blob") {
+        s
+    } else {
+        t.wait_for("Resource 1: This is a base64 blob", 20)
+    };
+    assert!(!s.contains("Links in the result"), "{s}");
+    t.keys("\x1b");
+    let s = t.wait_for("Result · get-resource-links", 10);
+    assert!(s.contains("Servers"), "back in the panes: {s}");
+    t.quit();
+}

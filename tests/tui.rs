@@ -162,6 +162,22 @@ fn finish(s: &mut State, result: Result<Value, &str>) {
     );
 }
 
+/// The style of the first cell where `text` starts on the screen.
+fn first_cell_of(s: &State, w: u16, h: u16, text: &str) -> ratatui::buffer::Cell {
+    let backend = TestBackend::new(w, h);
+    let mut term = Terminal::new(backend).unwrap();
+    term.draw(|f| mcpdeck::tui::ui::render(s, f)).unwrap();
+    let buf = term.backend().buffer().clone();
+    for y in 0..h {
+        let row: String = (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect();
+        if let Some(i) = row.find(text) {
+            let x = row[..i].chars().count() as u16;
+            return buf[(x, y)].clone();
+        }
+    }
+    panic!("{text:?} is not on the screen");
+}
+
 /// Open the editor on the selected tool and send it as is.
 fn call_selected(s: &mut State) -> Vec<Effect> {
     let mut fx = Vec::new();
@@ -579,8 +595,167 @@ fn copy_and_save_a_result() {
     );
     fx.clear();
     update(&mut s, key(KeyCode::Char('y')), &mut fx);
-    assert!(fx.is_empty());
-    assert!(s.status.as_deref().unwrap().contains("too large to copy"));
+    // Too large for OSC 52: saved to a file instead, and said so.
+    match &fx[..] {
+        [Effect::Save(files)] => {
+            assert_eq!(files[0].0, "mcpdeck-echo-result.json");
+            let v: Value = serde_json::from_slice(&files[0].1).unwrap();
+            assert_eq!(
+                v["content"][0]["text"].as_str().map(str::len),
+                Some(200_000)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let status = s.status.clone().unwrap();
+    assert!(status.contains("saving it to a file"), "{status}");
+    // A text result: `s` saves it as text.
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('s')), &mut fx);
+    match &fx[..] {
+        [Effect::Save(files)] => {
+            assert_eq!(files.len(), 1);
+            assert_eq!(files[0].0, "mcpdeck-echo.txt");
+            assert_eq!(files[0].1.len(), 200_001, "the text and a newline");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A small copy is sent, and the status does not claim more.
+    s.focus = Pane::Tools;
+    let _ = call_selected(&mut s);
+    finish(
+        &mut s,
+        Ok(json!({"content": [{"type": "text", "text": "hi"}]})),
+    );
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('y')), &mut fx);
+    assert!(matches!(&fx[..], [Effect::Copy(_)]), "{fx:?}");
+    let status = s.status.clone().unwrap();
+    assert!(
+        status.starts_with("sent ") && !status.contains("copied"),
+        "{status}"
+    );
+}
+
+#[test]
+fn a_search_in_the_result_finds_highlights_and_steps_between_matches() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(100, 30), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let _ = call_selected(&mut s);
+    let text: String = (1..=3000)
+        .map(|i| format!("row {i} of the result\n"))
+        .collect();
+    finish(
+        &mut s,
+        Ok(json!({"content": [{"type": "text", "text": text}]})),
+    );
+    assert_eq!(s.focus, Pane::Result);
+    // `/` types a search; each letter searches again.
+    for c in "/row 2500 ".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    assert!(s.result_search.typing);
+    assert_eq!(s.result_search.hits.len(), 1);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("row 2500 of the result"), "{out}");
+    assert!(out.contains("/row 2500 ▏ · match 1 of 1"), "{out}");
+    assert!(!out.contains("row 2400 of"), "{out}");
+    // The match is painted.
+    let cell = first_cell_of(&s, 100, 30, "row 2500 of");
+    assert!(
+        cell.modifier.contains(ratatui::style::Modifier::REVERSED),
+        "{cell:?}"
+    );
+    // Enter keeps it; `n` is the next match here, not the network view.
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(!s.result_search.active(), "Esc drops the search");
+    assert_eq!(s.focus, Pane::Result, "and only the search");
+    for c in "/OF THE".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    assert!(
+        s.result_search.hits.is_empty(),
+        "a capital asks for the exact case"
+    );
+    for _ in 0..6 {
+        update(&mut s, key(KeyCode::Backspace), &mut fx);
+    }
+    for c in "of the".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    assert_eq!(s.result_search.hits.len(), 3000, "smart case: either case");
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let before = s.result_search.current;
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    assert_eq!(s.mode, Mode::Normal, "not the network view");
+    assert_eq!(s.result_search.current, before + 1);
+    update(&mut s, key(KeyCode::Char('N')), &mut fx);
+    update(&mut s, key(KeyCode::Char('N')), &mut fx);
+    assert_eq!(s.result_search.current, (before + 3000 - 1) % 3000);
+    // Jumping to the last match brings the end into view.
+    update(&mut s, key(KeyCode::Char('/')), &mut fx);
+    for c in "row 3000 ".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("row 3000 of the result"), "{out}");
+    // No match: said, in the title and on Enter.
+    update(&mut s, key(KeyCode::Char('/')), &mut fx);
+    for c in "zebra".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    assert!(screen(&s, 100, 30).contains("/zebra▏ · no match"));
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert!(s.status.as_deref().unwrap_or("").contains("no match"));
+    // The search stays for the next result, and looks in it.
+    update(&mut s, key(KeyCode::Char('/')), &mut fx);
+    for c in "row 2".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    s.focus = Pane::Tools;
+    let _ = call_selected(&mut s);
+    finish(
+        &mut s,
+        Ok(json!({"content": [{"type": "text", "text": "row 1\nrow 2\nrow 22"}]})),
+    );
+    assert_eq!(s.result_search.hits.len(), 2);
+    assert!(screen(&s, 100, 30).contains("/row 2 · match 1 of 2"));
+}
+
+#[test]
+fn zoom_gives_the_focused_pane_the_screen_and_back() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(100, 30), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let _ = call_selected(&mut s);
+    finish(
+        &mut s,
+        Ok(json!({"content": [{"type": "text", "text": "zoomed text"}]})),
+    );
+    let normal = s.areas.result;
+    update(&mut s, key(KeyCode::Char('z')), &mut fx);
+    assert_eq!(s.areas.result, s.areas.main, "the result has the screen");
+    assert_eq!(s.areas.tools.area(), 0);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("zoomed text"));
+    assert!(!out.contains("Servers"), "{out}");
+    // Tab moves the focus, and the zoom follows it.
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert_eq!(s.areas.servers, s.areas.main);
+    update(&mut s, key(KeyCode::BackTab), &mut fx);
+    update(&mut s, key(KeyCode::Char('z')), &mut fx);
+    assert_eq!(s.areas.result, normal, "z again gives it back");
+    // In the help, z gives the help the screen.
+    update(&mut s, key(KeyCode::Char('?')), &mut fx);
+    update(&mut s, key(KeyCode::Char('z')), &mut fx);
+    assert_eq!(s.mode, Mode::Help, "z does not close the help");
+    assert!(s.help_zoom);
 }
 
 #[test]
@@ -4385,4 +4560,193 @@ fn every_badge_is_in_the_help_legend_and_found_by_its_search() {
         update(&mut s, key(KeyCode::Esc), &mut fx);
         assert_eq!(s.mode, Mode::Normal, "{badge}");
     }
+}
+
+#[test]
+fn a_search_in_the_server_detail_and_in_a_frame() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(100, 30), &mut fx);
+    // Shift-Tab from the servers pane focuses the server's detail.
+    update(&mut s, key(KeyCode::BackTab), &mut fx);
+    assert_eq!(s.focus, Pane::Detail);
+    for c in "/roots".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    assert_eq!(s.detail_search.hits.len(), 2);
+    let out = screen(&s, 100, 30);
+    assert!(
+        out.contains("Server · demo · /roots▏ · match 1 of 2"),
+        "{out}"
+    );
+    let cell = first_cell_of(&s, 100, 30, "roots: none");
+    assert!(
+        cell.modifier.contains(ratatui::style::Modifier::BOLD),
+        "{cell:?}"
+    );
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    assert_eq!(s.mode, Mode::Normal, "n is the next match here");
+    assert!(screen(&s, 100, 30).contains("match 2 of 2"));
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(!s.detail_search.active());
+    assert_eq!(s.focus, Pane::Detail, "Esc dropped the search only");
+
+    // The protocol log: Tab focuses the frame, `/` searches it.
+    use mcpdeck::mcp::framelog::{Direction, FrameLog, FrameMeta};
+    let log = Arc::new(FrameLog::new(100));
+    let demo: Arc<str> = Arc::from("demo");
+    let body: Vec<String> = (0..200)
+        .map(|i| format!("\"k{i}\": \"value {i}\""))
+        .collect();
+    log.record(
+        &demo,
+        Direction::In,
+        &format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{{}}}}}",
+            body.join(",")
+        ),
+        FrameMeta::default(),
+    );
+    s.frames = Some(log);
+    update(&mut s, key(KeyCode::Char('L')), &mut fx);
+    assert_eq!(s.mode, Mode::Log);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    assert!(s.log.frame_focus);
+    for c in "/value 150\"".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    assert_eq!(s.log.frame_search.hits.len(), 1);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("\"k150\": \"value 150\""), "{out}");
+    assert!(out.contains("· match 1 of 1"), "{out}");
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    update(&mut s, key(KeyCode::Char('n')), &mut fx);
+    assert_eq!(
+        s.mode,
+        Mode::Log,
+        "n is the next match, not the network view"
+    );
+    // z gives the frame the screen.
+    update(&mut s, key(KeyCode::Char('z')), &mut fx);
+    assert!(s.log.zoom);
+    let out = screen(&s, 100, 30);
+    assert!(!out.contains("Protocol log ·"), "{out}");
+    assert!(out.contains("value 150"), "{out}");
+}
+
+#[test]
+fn a_call_is_copied_as_a_command_line_a_shell_reads_back() {
+    let mut s = state();
+    s.config_path = Some(std::path::PathBuf::from("/tmp/it's my config.toml"));
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    // A message with a quote, a space and a dollar: the shell must not
+    // touch any of them.
+    for c in "it's $HOME".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, ctrl('s'), &mut fx);
+    finish(
+        &mut s,
+        Ok(json!({"content": [{"type": "text", "text": "ok"}]})),
+    );
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('Y')), &mut fx);
+    let line = match &fx[..] {
+        [Effect::Copy(line)] => line.clone(),
+        other => panic!("{other:?}"),
+    };
+    // The words as a shell splits them.
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "set -- {line}; for w in \"$@\"; do printf '%s\\n' \"$w\"; done"
+        ))
+        .output()
+        .unwrap();
+    let words: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        words,
+        [
+            "mcpdeck",
+            "--config",
+            "/tmp/it's my config.toml",
+            "call",
+            "demo",
+            "echo",
+            r#"{"message":"it's $HOME"}"#
+        ],
+        "{line}"
+    );
+}
+
+#[test]
+fn f_follows_a_resource_link_and_esc_comes_back_to_the_result() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(100, 30), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let _ = call_selected(&mut s);
+    finish(
+        &mut s,
+        Ok(json!({"content": [
+            {"type": "resource_link", "uri": "test://a", "name": "A"},
+            {"type": "text", "text": "two links"},
+            {"type": "resource_link", "uri": "test://b", "name": "B", "description": "the second"}
+        ]})),
+    );
+    update(&mut s, key(KeyCode::Char('f')), &mut fx);
+    assert_eq!(s.mode, Mode::Links);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Links in the result (2)"), "{out}");
+    assert!(out.contains("test://b  B · the second"), "{out}");
+    fx.clear();
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.mode, Mode::Resources);
+    match &fx[..] {
+        [
+            Effect::Manager(Command::Request {
+                method,
+                params,
+                server,
+                ..
+            }),
+        ] => {
+            assert_eq!(method, "resources/read");
+            assert_eq!(server, "demo");
+            assert_eq!(params["uri"], "test://b");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Esc comes back at once; the read still under way is cancelled.
+    fx.clear();
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(
+        matches!(&fx[..], [Effect::Manager(Command::Cancel { .. })]),
+        "{fx:?}"
+    );
+    assert_eq!(s.mode, Mode::Normal);
+    assert_eq!(s.focus, Pane::Result);
+    // A result without links says so.
+    s.focus = Pane::Tools;
+    let _ = call_selected(&mut s);
+    finish(
+        &mut s,
+        Ok(json!({"content": [{"type": "text", "text": "none"}]})),
+    );
+    update(&mut s, key(KeyCode::Char('f')), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    assert!(
+        s.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("no resource link")
+    );
 }

@@ -307,7 +307,7 @@ fn clicks_and_the_wheel_in_the_protocol_log() {
     let mut fx = Vec::new();
     update(&mut s, key(KeyCode::Char('L')), &mut fx);
     assert_eq!(s.mode, Mode::Log);
-    let [list, frame] = mcpdeck::tui::app::log_areas(s.areas.main);
+    let [list, frame] = mcpdeck::tui::app::log_areas(s.areas.main, s.log.zoom);
     let rows = inner(list);
     // Following: the newest (index 30) is on the last row.
     let first_shown = 31 - rows.height as usize;
@@ -428,7 +428,7 @@ fn the_wheel_scrolls_the_login_trace() {
 
 /// The frame pane's inside, as text rows.
 fn frame_rows(s: &State, w: u16, h: u16) -> Vec<String> {
-    let [_, frame] = mcpdeck::tui::app::log_areas(s.areas.main);
+    let [_, frame] = mcpdeck::tui::app::log_areas(s.areas.main, s.log.zoom);
     let pane = inner(frame);
     let out = screen(s, w, h);
     out.lines()
@@ -493,7 +493,7 @@ fn the_frame_pane_wraps_and_scrolls_to_the_end_at_60x20() {
         }
         seen.extend(frame_rows(&s, 60, 20));
     }
-    let [_, frame] = mcpdeck::tui::app::log_areas(s.areas.main);
+    let [_, frame] = mcpdeck::tui::app::log_areas(s.areas.main, s.log.zoom);
     let pane = inner(frame);
     let all = s.frames.as_ref().unwrap().snapshot();
     let lines = mcpdeck::tui::app::frame_lines(&all[all.len() - 1], pane.width as usize);

@@ -253,6 +253,7 @@ mod tests {
                 roots: vec![fixture("projects"), PathBuf::from("/srv/shared")],
                 capabilities: crate::mcp::session::Declared::parse("roots,elicitation").unwrap(),
                 browser: None,
+                save_dir: None,
                 credentials: CredentialStoreKind::Auto,
                 login_timeout: Settings::DEFAULT_LOGIN_TIMEOUT,
                 lint_max_description: Settings::DEFAULT_LINT_MAX_DESCRIPTION,

@@ -99,6 +99,9 @@ pub struct Settings {
     /// The command that opens a login URL (the URL is appended); `None`:
     /// `$MCPDECK_BROWSER`, else `$BROWSER`, else the platform's opener.
     pub browser: Option<String>,
+    /// Where the TUI's save key writes results (default: the current
+    /// directory).
+    pub save_dir: Option<PathBuf>,
     /// Where OAuth credentials are kept.
     pub credentials: CredentialStoreKind,
     /// How long a browser login may take before mcpdeck stops waiting for
@@ -150,6 +153,7 @@ impl Default for Settings {
             roots: Vec::new(),
             capabilities: crate::mcp::session::Declared::DEFAULT,
             browser: None,
+            save_dir: None,
             credentials: CredentialStoreKind::Auto,
             login_timeout: Self::DEFAULT_LOGIN_TIMEOUT,
             lint_max_description: Self::DEFAULT_LINT_MAX_DESCRIPTION,

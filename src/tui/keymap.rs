@@ -51,6 +51,11 @@ pub enum Action {
     Subscribe,
     Copy,
     Save,
+    CopyCommand,
+    FollowLink,
+    Zoom,
+    NextMatch,
+    PrevMatch,
     /// Record every frame to a file (on / off); `● REC` in the status bar.
     Record,
     /// The running `mcpdeck serve` processes: attach to one to watch its
@@ -104,6 +109,10 @@ pub enum Group {
     Tools,
     Servers,
     View,
+    /// Keys of the result pane while it has the focus (they are looked up
+    /// there before the others, so `n` is the next match, not the network
+    /// view).
+    Result,
     /// Keys of the request screens (elicitation, sampling); they have a
     /// key table of their own, so `d` declines there and denies elsewhere.
     Ask,
@@ -119,6 +128,7 @@ impl Group {
             Group::Tools => "Tools and calls",
             Group::Servers => "Servers",
             Group::View => "View",
+            Group::Result => "Searching a pane (the result, the detail, a frame)",
             Group::Ask => "Server requests (input, URL, sampling)",
             Group::App => "mcpdeck",
             Group::Typing => "Typing (text fields, filters, searches; fixed keys)",
@@ -244,7 +254,7 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::Filter,
         name: "filter",
-        help: "filter by name and description",
+        help: "filter the tools by name and description; in the result, the detail or a frame: search it",
         group: Group::Tools,
         keys: &["/"],
     },
@@ -419,16 +429,51 @@ const SPECS: &[Spec] = &[
     Spec {
         action: Action::Copy,
         name: "copy",
-        help: "copy the selected result or frame",
+        help: "copy the selected result or frame (sent to the terminal's clipboard, OSC 52; over 100 kB: saved to a file instead)",
         group: Group::View,
         keys: &["y"],
     },
     Spec {
         action: Action::Save,
         name: "save",
-        help: "save an image, audio or blob to a file; in the protocol log: the log as a recording",
+        help: "save the result to a file (text as .txt, JSON as .json, images, audio and blobs each as their own; `[settings] save_dir`, else here); in the protocol log: the log as a recording",
         group: Group::View,
         keys: &["s"],
+    },
+    Spec {
+        action: Action::CopyCommand,
+        name: "copy_command",
+        help: "copy the result's call as a command line: `mcpdeck call SERVER TOOL 'ARGS'`",
+        group: Group::View,
+        keys: &["Y"],
+    },
+    Spec {
+        action: Action::FollowLink,
+        name: "follow_link",
+        help: "follow the result's resource links: one is read in place, several are listed first; Esc comes back",
+        group: Group::View,
+        keys: &["f"],
+    },
+    Spec {
+        action: Action::Zoom,
+        name: "zoom",
+        help: "give the focused pane (result, detail, frame, help) the whole screen; again: give it back",
+        group: Group::View,
+        keys: &["z"],
+    },
+    Spec {
+        action: Action::NextMatch,
+        name: "next_match",
+        help: "the next match of the search (`/` in the result, the detail or a frame)",
+        group: Group::Result,
+        keys: &["n"],
+    },
+    Spec {
+        action: Action::PrevMatch,
+        name: "prev_match",
+        help: "the previous match of the search",
+        group: Group::Result,
+        keys: &["N"],
     },
     Spec {
         action: Action::Record,
@@ -719,6 +764,7 @@ pub struct Keymap {
     by_key: HashMap<Key, Action>,
     ask_by_key: HashMap<Key, Action>,
     confirm_by_key: HashMap<Key, Action>,
+    result_by_key: HashMap<Key, Action>,
     keys: HashMap<Action, Vec<Key>>,
 }
 
@@ -731,6 +777,7 @@ enum Table {
     Screen,
     Ask,
     Confirm,
+    Result,
 }
 
 fn table_of(action: Action) -> Table {
@@ -738,6 +785,8 @@ fn table_of(action: Action) -> Table {
         Table::Confirm
     } else if action.group() == Group::Ask {
         Table::Ask
+    } else if action.group() == Group::Result {
+        Table::Result
     } else {
         Table::Screen
     }
@@ -749,6 +798,7 @@ impl Default for Keymap {
             by_key: HashMap::new(),
             ask_by_key: HashMap::new(),
             confirm_by_key: HashMap::new(),
+            result_by_key: HashMap::new(),
             keys: HashMap::new(),
         };
         for s in SPECS {
@@ -766,6 +816,7 @@ impl Keymap {
     fn table_mut(&mut self, action: Action) -> &mut HashMap<Key, Action> {
         match table_of(action) {
             Table::Ask => &mut self.ask_by_key,
+            Table::Result => &mut self.result_by_key,
             Table::Confirm => &mut self.confirm_by_key,
             Table::Screen => &mut self.by_key,
         }
@@ -845,6 +896,16 @@ impl Keymap {
             .copied()
     }
 
+    /// The action of a key press in the result pane: its own table
+    /// first, then the usual one.
+    pub fn result_action(&self, ev: &KeyEvent) -> Option<Action> {
+        let key = Key::from_event(ev);
+        self.result_by_key
+            .get(&key)
+            .or_else(|| self.by_key.get(&key))
+            .copied()
+    }
+
     /// The action of a key press in the quit confirmation: its own table
     /// first, then the usual one.
     pub fn confirm_action(&self, ev: &KeyEvent) -> Option<Action> {
@@ -879,6 +940,7 @@ impl Keymap {
             Group::Tools,
             Group::Servers,
             Group::View,
+            Group::Result,
             Group::Ask,
             Group::App,
         ];
@@ -970,6 +1032,11 @@ fn short_help(a: Action) -> &'static str {
         Action::Subscribe => "subscribe",
         Action::Copy => "copy",
         Action::Save => "save",
+        Action::CopyCommand => "copy as command",
+        Action::FollowLink => "follow link",
+        Action::Zoom => "zoom",
+        Action::NextMatch => "next match",
+        Action::PrevMatch => "previous match",
         Action::Record => "record",
         Action::Serves => "serves",
         Action::ExternalEditor => "$EDITOR",
@@ -1056,7 +1123,7 @@ mod tests {
         for (e, want) in cases {
             assert_eq!(m.action(&e), Some(want), "{e:?}");
         }
-        assert_eq!(m.action(&ev(KeyCode::Char('z'), KeyModifiers::NONE)), None);
+        assert_eq!(m.action(&ev(KeyCode::Char('x'), KeyModifiers::NONE)), None);
         // Every action has a key and a unique config name.
         let mut names: Vec<&str> = Action::all().map(Action::name).collect();
         assert!(Action::all().all(|a| !m.keys(a).is_empty()));

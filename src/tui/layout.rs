@@ -37,6 +37,27 @@ pub fn layout(area: Rect, servers: usize) -> Areas {
     }
 }
 
+/// The panes with `pane` zoomed: it takes the whole of `main`, the others
+/// no room (they are not drawn).
+pub fn zoomed(a: Areas, pane: crate::tui::app::Pane) -> Areas {
+    use crate::tui::app::Pane;
+    let none = Rect::default();
+    let mut z = Areas {
+        servers: none,
+        tools: none,
+        detail: none,
+        result: none,
+        ..a
+    };
+    match pane {
+        Pane::Servers => z.servers = a.main,
+        Pane::Tools => z.tools = a.main,
+        Pane::Detail => z.detail = a.main,
+        Pane::Result => z.result = a.main,
+    }
+    z
+}
+
 /// The first row a list shows, so that `sel` is visible in `height` rows.
 pub fn list_offset(sel: usize, height: usize) -> usize {
     sel.saturating_sub(height.saturating_sub(1))

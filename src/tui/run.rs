@@ -259,7 +259,10 @@ pub async fn run_loop<H: Host, C: Core>(
                     }
                 }
                 Effect::Copy(text) => host.copy(&text),
-                Effect::Save(files) => back.push(Msg::Written(save_all(files))),
+                Effect::Save(files) => back.push(Msg::Written(save_all(
+                    state.settings.save_dir.as_deref(),
+                    files,
+                ))),
                 Effect::Record => back.push(Msg::Written(toggle_record(&config))),
                 Effect::SaveLog => {
                     let r = match &state.frames {
@@ -269,7 +272,10 @@ pub async fn run_loop<H: Host, C: Core>(
                                 &log.net().snapshot(),
                                 &config.servers,
                             );
-                            save_all(vec![(record_name("log"), bytes)])
+                            save_all(
+                                state.settings.save_dir.as_deref(),
+                                vec![(record_name("log"), bytes)],
+                            )
                         }
                         None => Err("no protocol log to save".into()),
                     };
@@ -445,12 +451,35 @@ fn toggle_record(config: &crate::config::Config) -> Result<String, String> {
     Ok(format!("● recording every frame to {}", path.display()))
 }
 
-fn save_all(files: Vec<(String, Vec<u8>)>) -> Result<String, String> {
+/// Write `files` into `dir` (`[settings] save_dir`, made if missing), or
+/// the current directory.
+fn save_all(
+    dir: Option<&std::path::Path>,
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<String, String> {
+    let dir = dir.unwrap_or(std::path::Path::new("."));
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        return Err(format!(
+            "could not make the save folder {} ([settings] save_dir): {e}",
+            crate::sanitize::one_line(&dir.display().to_string())
+        ));
+    }
     let mut saved = Vec::new();
     let mut failed = None;
     for (name, bytes) in files {
-        match save_new(std::path::Path::new("."), &name, &bytes) {
-            Ok(path) => saved.push(format!("{path} ({} bytes)", bytes.len())),
+        match save_new(dir, &name, &bytes) {
+            Ok(path) => {
+                let shown = if dir == std::path::Path::new(".") {
+                    path
+                } else {
+                    dir.join(path).display().to_string()
+                };
+                saved.push(format!(
+                    "{} ({} bytes)",
+                    crate::sanitize::one_line(&shown),
+                    bytes.len()
+                ))
+            }
             Err(e) => failed = Some(format!("could not write {name}: {e}")),
         }
     }

@@ -114,6 +114,23 @@ impl Tui {
     }
 
     /// Wait until the screen shows `needle`; the screen at that time.
+    /// Wait until the screen satisfies `ok`; return it.
+    #[allow(dead_code)]
+    pub fn wait_until(&self, ok: impl Fn(&str) -> bool, secs: u64) -> String {
+        let deadline = Instant::now() + super::limit(secs);
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the screen never changed as awaited:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     pub fn wait_for(&self, needle: &str, secs: u64) -> String {
         let deadline = Instant::now() + super::limit(secs);
         loop {

@@ -55,6 +55,7 @@ pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "credentials",
     "login_timeout",
     "lint_max_description",
+    "save_dir",
 ];
 /// Keys allowed in `[servers.NAME]`.
 pub(crate) const SERVER_KEYS: &[&str] = &[
@@ -456,6 +457,21 @@ impl Parser<'_> {
                         .map_err(|e| {
                             self.error(raw.span.clone(), format!("`capabilities`: {e}"))
                         })?;
+                }
+                "save_dir" => {
+                    let raw = self.string("", key, value)?;
+                    let text = self.expand("", key, &raw)?;
+                    settings.save_dir = if text.trim().is_empty() {
+                        None
+                    } else {
+                        // Relative to the config file's folder, like `roots`.
+                        let p = PathBuf::from(text);
+                        let p = match self.path.and_then(Path::parent) {
+                            Some(dir) if p.is_relative() => dir.join(p),
+                            _ => p,
+                        };
+                        Some(std::path::absolute(&p).unwrap_or(p))
+                    };
                 }
                 "browser" => {
                     let command = self.string("", key, value)?;

@@ -365,7 +365,11 @@ fn on_call_finished(
         super::login::note_call_failure(s, &server, auth);
     }
     let lines = crate::tui::result::lines(&result, output_schema.as_ref());
+    // The arguments this call was sent with (one call runs at a time: the
+    // last sent for its tool).
+    let args = s.last_sent.get(&(server.clone(), tool.clone())).cloned();
     s.outcome = Some(Outcome {
+        args,
         server,
         tool,
         result,
@@ -383,6 +387,10 @@ fn on_call_finished(
         s.focus_before_result = Some(s.focus);
     }
     s.focus = Pane::Result;
+    // (After the focus moved: a zoomed screen now shows the result, at
+    // the width the search places its match for.)
+    s.relayout();
+    super::find::search_again(s);
     true
 }
 

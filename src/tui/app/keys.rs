@@ -8,7 +8,7 @@ use crate::mcp::manager::{Command, ServerStatus};
 use crate::tui::keymap::Action;
 
 use super::editor::{editor_key, open_editor};
-use super::media::save_media;
+use super::media::{copy, save_result};
 use super::model::*;
 use super::views::{log_key, net_key, open_net};
 use super::*;
@@ -64,6 +64,9 @@ fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Mode::Filter => filter_key(s, k, action),
+        Mode::Log if s.log.frame_focus || s.log.frame_search.typing => {
+            super::find::frame_key(s, k, fx)
+        }
         Mode::Log => log_key(s, action, fx),
         Mode::Net => net_key(s, action, fx),
         Mode::Resources | Mode::Prompts => {
@@ -92,7 +95,11 @@ fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         Mode::Login => super::login::login_key(s, action, fx),
         Mode::Import => super::import::key(s, k, action, fx),
         Mode::Serves => crate::tui::attach::list_key(s, action, fx),
+        Mode::Links => super::links::key(s, action, fx),
         Mode::Attached => crate::tui::attach::key(s, action, fx),
+        Mode::Normal if matches!(s.focus, Pane::Result | Pane::Detail) => {
+            super::find::pane_key(s, k, fx)
+        }
         Mode::Normal => match action {
             Some(a) => normal_action(s, a, fx),
             None => false,
@@ -130,6 +137,11 @@ fn help_key(s: &mut State, k: KeyEvent, action: Option<Action>) -> bool {
             | Action::Home
             | Action::End),
         ) => help_scroll(s, a),
+        Some(Action::Zoom) => {
+            s.help_zoom = !s.help_zoom;
+            s.help_scroll = 0;
+            true
+        }
         Some(Action::Filter) => {
             s.help_query.clear();
             s.help_typing = true;
@@ -299,7 +311,9 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         Action::Filter | Action::AllTools | Action::Open | Action::ToggleDeny | Action::Back => {
             tool_action(s, a, fx)
         }
+        Action::FollowLink => super::links::open(s, fx),
         Action::Copy
+        | Action::CopyCommand
         | Action::Save
         | Action::ProtocolLog
         | Action::Network
@@ -307,6 +321,11 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         | Action::Prompts
         | Action::Subscribe => view_action(s, a, fx),
         Action::Help | Action::Quit => app_action(s, a, fx),
+        Action::Zoom => {
+            s.zoom = !s.zoom;
+            s.relayout();
+            true
+        }
         Action::AcceptPins => super::trust::accept(s, fx),
         Action::ResetStats => super::latency::reset(s),
         Action::Record => {
@@ -706,21 +725,34 @@ fn toggle_deny(s: &mut State, fx: &mut Vec<Effect>) -> bool {
 fn view_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
     match a {
         Action::Copy => {
-            let text = match &s.outcome {
-                Some(o) => match &o.result {
-                    Ok(r) => serde_json::to_string_pretty(&r.raw).unwrap_or_default(),
-                    Err(e) => e.to_string(),
-                },
+            let (text, file) = match &s.outcome {
+                Some(o) => {
+                    let safe = super::media::safe_name(&o.tool);
+                    match &o.result {
+                        Ok(r) => (
+                            serde_json::to_string_pretty(&r.raw).unwrap_or_default(),
+                            format!("mcpdeck-{safe}-result.json"),
+                        ),
+                        Err(e) => (e.to_string(), format!("mcpdeck-{safe}-error.txt")),
+                    }
+                }
                 None => {
                     s.status = Some("nothing to copy yet".into());
                     return true;
                 }
             };
-            copy(s, text, fx);
+            s.status = Some(super::media::copy_or_save(text, &file, fx));
+            true
+        }
+        Action::CopyCommand => {
+            match command_line(s) {
+                Ok(line) => copy(s, line, fx),
+                Err(why) => s.status = Some(why),
+            }
             true
         }
         Action::Save => {
-            save_media(s, fx);
+            save_result(s, fx);
             true
         }
         Action::ProtocolLog => {
@@ -829,4 +861,61 @@ pub(super) fn move_by(s: &mut State, by: isize) -> bool {
         }
     }
     true
+}
+
+/// The result's call as a shell command line that makes it again:
+/// `mcpdeck --config 'FILE' call 'SERVER' 'TOOL' '{"a":1}'` (`--demo` for
+/// the demo servers), each word quoted for a POSIX shell; or why not.
+pub(super) fn command_line(s: &State) -> Result<String, String> {
+    let o = s
+        .outcome
+        .as_ref()
+        .ok_or("no call yet to copy as a command line")?;
+    let one = crate::sanitize::one_line;
+    if !s.servers.iter().any(|v| v.name == o.server) {
+        return Err(format!(
+            "{} is not a server of this config: no command line makes this call",
+            one(&o.server)
+        ));
+    }
+    if o.tool.starts_with('-') {
+        return Err(format!(
+            "the tool {} starts with `-`, which the command line reads as an option",
+            one(&o.tool)
+        ));
+    }
+    let Some(args) = &o.args else {
+        return Err("the arguments of this call are not known (not in the log)".into());
+    };
+    // Compact, as typed on a command line.
+    let args = serde_json::from_str::<serde_json::Value>(args)
+        .map(|v| v.to_string())
+        .unwrap_or_else(|_| args.clone());
+    let mut words = vec!["mcpdeck".to_string()];
+    match &s.config_path {
+        Some(p) => {
+            words.push("--config".into());
+            words.push(sh_quote(&p.display().to_string()));
+        }
+        None => words.push("--demo".into()),
+    }
+    words.push("call".into());
+    words.push(sh_quote(&o.server));
+    words.push(sh_quote(&o.tool));
+    words.push(sh_quote(&args));
+    Ok(words.join(" "))
+}
+
+/// `text` as one word for a POSIX shell: bare when it is plain, else in
+/// single quotes (a quote inside as `'\''`).
+pub(crate) fn sh_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }

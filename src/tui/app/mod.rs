@@ -5,10 +5,12 @@
 
 mod editor;
 mod event;
+mod find;
 pub mod guard;
 mod import;
 mod keys;
 mod latency;
+mod links;
 mod login;
 mod media;
 mod model;
@@ -27,7 +29,6 @@ use event::on_event;
 pub use event::tool_diff;
 use keys::on_key;
 pub use keys::waiting_note;
-pub(crate) use media::copy;
 pub use media::copy_effect;
 pub use model::*;
 use mouse::on_mouse;
@@ -170,6 +171,10 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
     };
     // The responses recorded meanwhile, into the latency statistics.
     redraw |= latency::feed(s);
+    // The focus or the mode may have moved a zoomed pane.
+    if redraw && s.zoom {
+        s.relayout();
+    }
     // A new message starts its time; an old one expires (on the next
     // message after its time: an idle screen does not wake for it).
     if s.status != before {

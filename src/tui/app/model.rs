@@ -217,6 +217,8 @@ pub enum Mode {
     Serves,
     /// Attached to a running serve: its servers, tools and calls.
     Attached,
+    /// The result's links, to pick the one to follow (`f`).
+    Links,
 }
 
 /// Where a login stands.
@@ -298,6 +300,11 @@ pub struct LogView {
     pub frame_focus: bool,
     /// The first row of the selected frame shown (rows as wrapped).
     pub frame_scroll: usize,
+    /// The frame has the whole screen (`z`); the moves still go through
+    /// the list.
+    pub zoom: bool,
+    /// The search in the selected frame (`/` with the frame focused).
+    pub frame_search: crate::tui::result::Search,
 }
 
 /// The network view.
@@ -411,6 +418,8 @@ pub struct Outcome {
     pub result: Result<CallResult, CallError>,
     pub elapsed: Duration,
     pub output_schema: Option<Value>,
+    /// The arguments the call was sent with (JSON), when known.
+    pub args: Option<String>,
     /// The outcome prepared for display (sanitized, long lines chunked).
     pub lines: crate::tui::result::Prepared,
 }

@@ -111,7 +111,7 @@ fn inner_row(m: &MouseEvent, area: Rect) -> Option<usize> {
 /// The protocol log: a click on a frame selects it, on the frame pane
 /// focuses it; the wheel moves the selection or scrolls the frame.
 fn log_mouse(s: &mut State, m: MouseEvent, fx: &mut Vec<Effect>) -> bool {
-    let [list, frame] = log_areas(s.areas.main);
+    let [list, frame] = log_areas(s.areas.main, s.log.zoom);
     let at = Position::new(m.column, m.row);
     if let Some(a) = wheel(&m) {
         if frame.contains(at) {

@@ -47,6 +47,18 @@ pub struct State {
     pub outcome: Option<Outcome>,
     /// The first screen line of the result shown.
     pub result_scroll: usize,
+    /// The search in the result (`/` there; `n`/`N` move between matches).
+    pub result_search: crate::tui::result::Search,
+    /// The search in the detail (`/` there).
+    pub detail_search: crate::tui::result::Search,
+    /// The result's links offered by `f` (uri, what to show), and the
+    /// one selected.
+    pub links: Vec<(String, String)>,
+    pub links_sel: usize,
+    /// The focused pane has the whole screen (`z`).
+    pub zoom: bool,
+    /// The help has the whole screen (`z` in the help).
+    pub help_zoom: bool,
     /// The first screen line of the detail shown.
     pub detail_scroll: usize,
     /// The detail shows the selected server (rather than the tool): set
@@ -138,6 +150,12 @@ impl State {
             asks: crate::tui::ask::Asks::default(),
             outcome: None,
             result_scroll: 0,
+            result_search: Default::default(),
+            detail_search: Default::default(),
+            links: Vec::new(),
+            links_sel: 0,
+            zoom: false,
+            help_zoom: false,
             detail_scroll: 0,
             detail_server: true,
             focus_before_result: None,
@@ -186,6 +204,16 @@ impl State {
     pub fn relayout(&mut self) {
         let screen = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
         self.areas = crate::tui::layout::layout(screen, self.servers.len());
+        if let Some(p) = self.zoomed_pane() {
+            self.areas = crate::tui::layout::zoomed(self.areas, p);
+        }
+    }
+
+    /// The pane that has the whole screen (`z`), if any: the focused one,
+    /// in the panes (the editor keeps the layout it needs).
+    pub fn zoomed_pane(&self) -> Option<Pane> {
+        (self.zoom && matches!(self.mode, Mode::Normal | Mode::Help | Mode::ConfirmQuit))
+            .then_some(self.focus)
     }
 
     /// The focus moved: the detail follows (the server's while the servers

@@ -13,7 +13,11 @@ use super::*;
 
 /// The protocol log's two panes in `main`: the frames, and the selected
 /// frame.
-pub fn log_areas(main: Rect) -> [Rect; 2] {
+pub fn log_areas(main: Rect, zoom: bool) -> [Rect; 2] {
+    if zoom {
+        // The frame alone (`z`); the list keeps its keys.
+        return [Rect::default(), main];
+    }
     Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(main)
 }
 
@@ -102,7 +106,7 @@ pub(super) fn frame_pane(s: &State) -> (Vec<String>, usize) {
         .sel
         .unwrap_or(frames.len().saturating_sub(1))
         .min(frames.len().saturating_sub(1));
-    let [_, pane] = log_areas(s.areas.main);
+    let [_, pane] = log_areas(s.areas.main, s.log.zoom);
     let inner = inside(pane);
     let lines = frames
         .get(sel)
@@ -139,6 +143,10 @@ pub(super) fn log_key(s: &mut State, action: Option<Action>, fx: &mut Vec<Effect
             scroll_frame(s, by);
             return true;
         }
+    }
+    if a == Action::Zoom {
+        s.log.zoom = !s.log.zoom;
+        return true;
     }
     let n = s.log_frames().len();
     let current = s.log.sel.unwrap_or(n.saturating_sub(1));
@@ -361,6 +369,8 @@ fn frame_result(s: &mut State) {
                     .map(|v| (g.clone(), v))
             })
     };
+    let args = pair(Direction::Out)
+        .and_then(|(_, v)| v.pointer("/params/arguments").map(Value::to_string));
     let tool = pair(Direction::Out)
         .and_then(|(_, v)| {
             v.pointer("/params/name")
@@ -383,6 +393,7 @@ fn frame_result(s: &mut State) {
     let result = Ok(r);
     let lines = crate::tui::result::lines(&result, None);
     s.outcome = Some(Outcome {
+        args,
         server: f.server.to_string(),
         tool,
         result,
@@ -393,4 +404,6 @@ fn frame_result(s: &mut State) {
     s.result_scroll = 0;
     s.mode = Mode::Normal;
     s.focus = Pane::Result;
+    s.relayout();
+    super::find::search_again(s);
 }

@@ -68,7 +68,7 @@ fn suggestions(field: usize, result: Result<Value, CallError>) -> Suggest {
 }
 
 impl Browse {
-    pub(super) fn read(&mut self, server: &str, uri: &str, refresh: bool, cx: &mut Ctx) {
+    pub(crate) fn read(&mut self, server: &str, uri: &str, refresh: bool, cx: &mut Ctx) {
         let tag = cx.tag();
         cx.fx.push(Effect::Manager(Command::Request {
             tag,

@@ -191,6 +191,9 @@ pub struct Browse {
     /// What was typed in each form, to reopen it so: (server, template
     /// or prompt) → the fields' texts.
     pub last: HashMap<(String, String), Vec<(String, String)>>,
+    /// Opened by following a link from a call's result: Esc goes back
+    /// there.
+    pub from_result: bool,
 }
 
 /// Where the app goes after a key in a view.
@@ -344,6 +347,9 @@ impl Browse {
             };
         }
         self.filtering = false;
+        // Opened as a view of its own, not from a result's link (`f` sets
+        // it again after opening).
+        self.from_result = false;
     }
 
     /// A key in the view.
@@ -555,7 +561,16 @@ impl Browse {
     /// Esc: out of the contents, cancel the request in flight (the server
     /// is told), clear the filter, leave.
     fn back(&mut self, cx: &mut Ctx) -> bool {
-        if self.contents_focus {
+        if self.from_result {
+            // Back to the result the link was followed from (a read still
+            // under way is cancelled, and the server told).
+            if let Some(p) = self.pending.take() {
+                cx.fx.push(Effect::Manager(Command::Cancel { tag: p.tag }));
+            }
+            self.from_result = false;
+            self.contents_focus = false;
+            cx.go = Go::Panes;
+        } else if self.contents_focus {
             self.contents_focus = false;
         } else if let Some(p) = self.pending.take() {
             cx.fx.push(Effect::Manager(Command::Cancel { tag: p.tag }));

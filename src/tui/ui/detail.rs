@@ -17,7 +17,22 @@ use super::servers::insecure_badge;
 use super::*;
 
 pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
-    let (title, lines) = detail_content(s);
+    let (mut title, mut lines) = detail_content(s);
+    // A search paints its matches in what is shown now (the detail can
+    // change under it: a server's stderr grows).
+    let search = &s.detail_search;
+    if search.active() {
+        let mut found = search.clone();
+        let texts: Vec<String> = lines.iter().map(crate::tui::result::line_text).collect();
+        found.run_rows(texts.iter().map(String::as_str), 0);
+        found.current = search.current.min(found.hits.len().saturating_sub(1));
+        lines = lines
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| crate::tui::result::paint_line(l, i, found.marks()))
+            .collect();
+        title.push_str(&search.title(&found));
+    }
     // The scroll stops at the last page (update bounds it too; a resize
     // may have shortened the content since).
     let width = area.width.saturating_sub(2);
@@ -44,6 +59,11 @@ pub(super) fn render_detail(s: &State, f: &mut Frame, area: Rect) {
 pub fn detail_height(s: &State, width: u16) -> usize {
     let p = Paragraph::new(detail_content(s).1).wrap(Wrap { trim: false });
     wrapped_height(&p, width)
+}
+
+/// The detail's lines as shown (unwrapped), for its search.
+pub fn detail_lines(s: &State) -> Vec<Line<'static>> {
+    detail_content(s).1
 }
 
 /// The lines a wrapped paragraph (without its block) takes.

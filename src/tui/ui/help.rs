@@ -87,7 +87,14 @@ const LEGEND: &[(&str, &str)] = &[
 ];
 
 /// The popup's rectangle on a screen of this size.
-pub(super) fn help_area(area: Rect) -> Rect {
+pub(super) fn help_area(area: Rect, zoom: bool) -> Rect {
+    if zoom {
+        // The whole screen but the status bar (`z`).
+        return Rect {
+            height: area.height.saturating_sub(1).max(3).min(area.height),
+            ..area
+        };
+    }
     let width = area.width.min(MAX_WIDTH);
     // The status bar below stays visible (it says how to scroll and close).
     let height = area.height.saturating_sub(2).max(3);
@@ -179,7 +186,7 @@ pub fn help_lines(s: &State, width: u16) -> Vec<Line<'static>> {
 
 /// The help's length and the rows it has on a screen of this size.
 pub fn help_geometry(s: &State, screen: Rect) -> (usize, usize) {
-    let popup = help_area(screen);
+    let popup = help_area(screen, s.help_zoom);
     let inner_w = popup.width.saturating_sub(2);
     // One row for the search line when searching.
     let search = usize::from(s.help_typing || !s.help_query.is_empty());
@@ -188,7 +195,7 @@ pub fn help_geometry(s: &State, screen: Rect) -> (usize, usize) {
 }
 
 pub(super) fn render_help(s: &State, f: &mut Frame, area: Rect) {
-    let popup = help_area(area);
+    let popup = help_area(area, s.help_zoom);
     let inner_w = popup.width.saturating_sub(2);
     let lines = help_lines(s, inner_w);
     let (total, rows) = help_geometry(s, area);
@@ -197,10 +204,14 @@ pub(super) fn render_help(s: &State, f: &mut Frame, area: Rect) {
     // The popup no taller than its content.
     let searching = s.help_typing || !s.help_query.is_empty();
     let height = (total.min(rows) + 2 + usize::from(searching)) as u16;
-    let popup = Rect {
-        y: popup.y + (popup.height.saturating_sub(height)) / 2,
-        height: height.min(popup.height),
-        ..popup
+    let popup = if s.help_zoom {
+        popup
+    } else {
+        Rect {
+            y: popup.y + (popup.height.saturating_sub(height)) / 2,
+            height: height.min(popup.height),
+            ..popup
+        }
     };
     f.render_widget(Clear, popup);
     let position = if total > rows {

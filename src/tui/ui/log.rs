@@ -14,7 +14,7 @@ use super::*;
 
 pub(super) fn render_log(s: &State, f: &mut Frame, area: Rect) {
     let frames = s.log_frames();
-    let [list_area, detail_area] = crate::tui::app::log_areas(area);
+    let [list_area, detail_area] = crate::tui::app::log_areas(area, s.log.zoom);
     let height = list_area.height.saturating_sub(2) as usize;
     let sel = s
         .log
@@ -127,20 +127,29 @@ fn render_frame(s: &State, fr: Option<&crate::mcp::framelog::Frame>, f: &mut Fra
     let rows = crate::tui::app::frame_lines(fr, width);
     let last = rows.len().saturating_sub(height.max(1));
     let top = s.log.frame_scroll.min(last);
+    // A search paints its matches in the frame shown.
+    let search = &s.log.frame_search;
+    let mut found = search.clone();
+    if search.active() {
+        found.run_rows(rows.iter().map(String::as_str), 0);
+        found.current = search.current.min(found.hits.len().saturating_sub(1));
+    }
     let lines: Vec<Line> = rows
         .iter()
         .enumerate()
         .skip(top)
         .take(height.max(1))
         .map(|(i, r)| {
-            if i == 0 && fr.truncated() {
+            let line = if i == 0 && fr.truncated() {
                 Line::styled(r.clone(), Role::Warn.style())
             } else {
                 Line::raw(r.clone())
-            }
+            };
+            crate::tui::result::paint_line(line, i, found.marks())
         })
         .collect();
     let key = |a: Action| s.keymap.key_label(a).unwrap_or_default();
+    let found = search.title(&found);
     let title = if rows.len() <= height {
         "Frame".to_string()
     } else if focused {
@@ -162,5 +171,6 @@ fn render_frame(s: &State, fr: Option<&crate::mcp::framelog::Frame>, f: &mut Fra
             key(Action::NextPane),
         )
     };
+    let title = format!("{title}{found}");
     f.render_widget(Paragraph::new(lines).block(block(title, focused)), area);
 }

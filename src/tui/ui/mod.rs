@@ -12,7 +12,7 @@ use super::app::{Mode, State};
 use crate::sanitize;
 
 pub use crate::tui::layout::{Areas, layout, list_offset};
-pub use detail::detail_height;
+pub use detail::{detail_height, detail_lines};
 pub use help::{help_geometry, help_lines};
 pub use result::step_up_hint_shown;
 
@@ -75,6 +75,10 @@ pub fn render(s: &State, f: &mut Frame) {
 
 pub(super) fn render_panes(s: &State, f: &mut Frame) {
     let area = f.area();
+    let mut areas = layout(area, s.servers.len());
+    if let Some(p) = s.zoomed_pane() {
+        areas = crate::tui::layout::zoomed(areas, p);
+    }
     let Areas {
         main,
         status,
@@ -82,7 +86,7 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
         tools,
         detail,
         result,
-    } = layout(area, s.servers.len());
+    } = areas;
 
     // The help over a view keeps the view under it.
     let view = match s.mode {
@@ -103,14 +107,21 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
     {
         render_import(s, f, main);
     } else {
-        render_servers(s, f, servers);
-        render_tools(s, f, tools);
+        // A zoomed pane alone (the others have no room).
+        if servers.area() > 0 {
+            render_servers(s, f, servers);
+        }
+        if tools.area() > 0 {
+            render_tools(s, f, tools);
+        }
         if s.mode == Mode::Editor {
             render_editor(s, f, detail);
-        } else {
+        } else if detail.area() > 0 {
             render_detail(s, f, detail);
         }
-        render_result(s, f, result);
+        if result.area() > 0 {
+            render_result(s, f, result);
+        }
     }
     render_status(s, f, status);
     if s.servers.is_empty() && s.mode == Mode::Normal {
@@ -122,10 +133,41 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
         Mode::ConfirmQuit => render_confirm(s, f, area),
         Mode::Login => render_login(s, f, area),
         Mode::Serves => attach::render_list(s, f, main),
+        Mode::Links => render_links(s, f, main),
         _ => {}
     }
     // A server's request goes over everything.
     ask::render(s, f, area);
+}
+
+/// The result's links to pick from (`f` on a result with several).
+fn render_links(s: &State, f: &mut Frame, area: Rect) {
+    let width = area.width.min(100);
+    let inner = width.saturating_sub(2) as usize;
+    let room = area.height.saturating_sub(2).max(1) as usize;
+    let top = list_offset(s.links_sel, room);
+    let lines: Vec<Line> = s
+        .links
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(room)
+        .map(|(i, (uri, label))| {
+            let mut text = clean(uri);
+            if !label.is_empty() {
+                text.push_str("  ");
+                text.push_str(&clean(label));
+            }
+            let text: String = text.chars().take(inner).collect();
+            if i == s.links_sel {
+                Line::styled(text, Role::Selected.style())
+            } else {
+                Line::raw(text)
+            }
+        })
+        .collect();
+    let title = format!("Links in the result ({})", s.links.len());
+    popup(f, area, width, &title, lines);
 }
 
 pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {

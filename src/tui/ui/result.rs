@@ -87,7 +87,12 @@ pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
         // outcome: a 20 MB result costs no more per frame than a short one.
         let room = height.saturating_sub(lines.len()).max(1);
         let total = o.lines.screen_len(width);
-        lines.extend(o.lines.screen_lines(width, s.result_scroll, room));
+        lines.extend(o.lines.screen_lines_marked(
+            width,
+            s.result_scroll,
+            room,
+            s.result_search.marks(),
+        ));
         let (long, short) = if total > room {
             let first = s.result_scroll.min(total.saturating_sub(1)) + 1;
             let last = (s.result_scroll + room).min(total);
@@ -106,14 +111,18 @@ pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
             crate::text::fmt_duration(o.elapsed),
         );
         let room_w = area.width.saturating_sub(2) as usize;
+        // A search says what it looks for and where it stands, before
+        // anything else but the pane's name.
+        let found = s.result_search.title(&s.result_search);
         [
-            format!("Result · {tool} on {server} · {time}{long}"),
-            format!("Result · {tool} on {server} · {time}{short}"),
-            format!("Result · {tool} · {time}{short}"),
+            format!("Result · {tool} on {server} · {time}{long}{found}"),
+            format!("Result · {tool} on {server} · {time}{short}{found}"),
+            format!("Result · {tool} · {time}{short}{found}"),
+            format!("Result{found}{short} · {tool}"),
         ]
         .into_iter()
         .find(|t| t.chars().count() <= room_w)
-        .unwrap_or_else(|| format!("Result{short} · {tool}"))
+        .unwrap_or_else(|| format!("Result{found}"))
     } else {
         lines.extend(result_placeholder(s));
         "Result".into()

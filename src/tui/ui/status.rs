@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::tui::app::{Mode, State};
+use crate::tui::app::{Mode, Pane, State};
 use crate::tui::keymap::Action;
 
 use super::*;
@@ -21,12 +21,45 @@ pub(super) fn typing_hint(s: &State, what: &str) -> String {
     )
 }
 
+/// A search is being typed in the pane that has the keys.
+fn typing_search(s: &State) -> bool {
+    match s.mode {
+        Mode::Normal => match s.focus {
+            Pane::Result => s.result_search.typing,
+            Pane::Detail => s.detail_search.typing,
+            _ => false,
+        },
+        Mode::Log => s.log.frame_search.typing,
+        _ => false,
+    }
+}
+
 pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
     let k = &s.keymap;
     let hint = if let Some(h) = ask::hint(s) {
         h
     } else {
         match s.mode {
+            _ if typing_search(s) => {
+                typing_hint(s, "type to search this pane (a capital: exact case)")
+            }
+            Mode::Log if s.log.frame_focus && s.log.frame_search.active() => format!(
+                "{} · {} new search · {} clear the search",
+                k.hint(&[Action::NextMatch, Action::PrevMatch]),
+                k.label(Action::Filter),
+                k.label(Action::Back),
+            ),
+            Mode::Normal
+                if (s.focus == Pane::Result && s.result_search.active())
+                    || (s.focus == Pane::Detail && s.detail_search.active()) =>
+            {
+                format!(
+                    "{} · {} new search · {} clear the search",
+                    k.hint(&[Action::NextMatch, Action::PrevMatch]),
+                    k.label(Action::Filter),
+                    k.label(Action::Back),
+                )
+            }
             Mode::Editor => editor::hint(s),
             Mode::Filter => typing_hint(s, "type to filter"),
             Mode::Help if s.help_typing => typing_hint(s, "type to search the keys"),
@@ -41,6 +74,16 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                 k.label(Action::Filter)
             ),
             Mode::ConfirmQuit => format!("{} quits, any other key stays", k.label(Action::Confirm)),
+            Mode::Log if s.log.frame_focus => format!(
+                "{} scroll · {} search the frame · {} zoom · {} list · {} back",
+                k.hint_with(&[(Action::Up, ""), (Action::Down, "")], false)
+                    .replace("  · ", "/")
+                    .trim_end(),
+                k.label(Action::Filter),
+                k.label(Action::Zoom),
+                k.label(Action::NextPane),
+                k.label(Action::Back),
+            ),
             Mode::Log => format!(
                 "{} · {} method filter · {} this server / all · {} follow · {} back",
                 k.hint(&[Action::Up, Action::Down]),
@@ -87,6 +130,12 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                 k.label(Action::Back)
             ),
             Mode::Serves => attach::list_hint(s),
+            Mode::Links => format!(
+                "{} · {} read it · {} back to the result",
+                k.hint(&[Action::Up, Action::Down]),
+                k.label(Action::Open),
+                k.label(Action::Back)
+            ),
             Mode::Attached => attach::attached_hint(s),
             Mode::Resources => browse::hint(s, crate::tui::browse::Kind::Resources),
             Mode::Prompts => browse::hint(s, crate::tui::browse::Kind::Prompts),
@@ -97,8 +146,11 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                     Action::ToggleServer,
                     Action::ToggleDeny,
                 ];
-                // The network view matters only when a server speaks HTTP.
-                if s.servers.iter().any(|v| v.http.is_some()) {
+                // The network view matters only when a server speaks HTTP
+                // (and `n` is the next match in the result and the detail).
+                if s.servers.iter().any(|v| v.http.is_some())
+                    && !matches!(s.focus, Pane::Result | Pane::Detail)
+                {
                     actions.push(Action::Network);
                 }
                 actions.extend([Action::Help, Action::Quit]);
@@ -121,7 +173,15 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                         actions.push(Action::Prompts);
                     }
                 }
-                k.hint(&actions)
+                if matches!(s.focus, Pane::Result | Pane::Detail) {
+                    // There, `/` searches the pane, and `z` zooms it.
+                    actions.insert(2, Action::Zoom);
+                    let filter = k.label(Action::Filter);
+                    k.hint(&actions)
+                        .replace(&format!("{filter} filter"), &format!("{filter} search"))
+                } else {
+                    k.hint(&actions)
+                }
             }
         }
     };
@@ -130,7 +190,7 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
     // Only where `?` is a key, not a character being typed.
     let help = match s.mode {
         Mode::Normal | Mode::Log | Mode::Net | Mode::Attached | Mode::Serves
-            if ask::hint(s).is_none() =>
+            if ask::hint(s).is_none() && !typing_search(s) =>
         {
             k.key_label(Action::Help)
                 .map(|key| format!(" {key} help"))
