@@ -151,6 +151,8 @@ export GZIP_ALLOWED_DOMAINS=127.0.0.1
 # run probes, as the tests expect, and nothing is written to the user's state
 # directory); tests/era_memory.rs turns it on with a file of its own.
 export MCPDECK_ERA_MEMORY=off
+# Nor the machine's history of TUI calls (tests name their own file).
+export MCPDECK_HISTORY=off
 if [[ "${MCPDECK_DEPS_ONLY:-}" == 1 ]]; then
     end_phase
     printf '\n==> dependencies installed (MCPDECK_DEPS_ONLY=1: skipping checks and tests)\n'

@@ -73,13 +73,21 @@ pub fn stdout_is_gone() -> bool {
 /// Exit code when the runtime or the signal handlers cannot be set up.
 const CANNOT_START: i32 = 3;
 
+/// The user's state directory for mcpdeck (Linux: `~/.local/state/mcpdeck`;
+/// where there is none, the local data directory): the log, the era
+/// memory, the TUI's history.
+pub fn state_dir() -> Option<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "mcpdeck")?;
+    Some(
+        dirs.state_dir()
+            .unwrap_or_else(|| dirs.data_local_dir())
+            .to_path_buf(),
+    )
+}
+
 /// `mcpdeck.log` in the user's state directory (created if needed).
 pub fn default_log_file() -> Option<PathBuf> {
-    let dirs = directories::ProjectDirs::from("", "", "mcpdeck")?;
-    let dir = dirs
-        .state_dir()
-        .unwrap_or_else(|| dirs.data_local_dir())
-        .to_path_buf();
+    let dir = state_dir()?;
     std::fs::create_dir_all(&dir).ok()?;
     Some(dir.join("mcpdeck.log"))
 }

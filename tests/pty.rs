@@ -643,3 +643,59 @@ fn a_resource_link_in_a_result_is_followed() {
     assert!(s.contains("Servers"), "back in the panes: {s}");
     t.quit();
 }
+
+/// The history outlives mcpdeck: a call made in one run is run again from
+/// `H` in the next (the reference everything server), and the file is
+/// private (0600).
+#[test]
+fn a_call_is_run_again_from_the_history_after_a_restart() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let state_dir = tempfile::tempdir().unwrap();
+    let history = state_dir.path().join("state/history.jsonl");
+    let history_s = history.display().to_string();
+    let cfg = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        everything_js().display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let env = [("MCPDECK_HISTORY", history_s.as_str())];
+    let mut t = Tui::start_with(&path, &env);
+    t.wait_for("2025-11-25", 30);
+    t.keys("\t");
+    t.wait_for("echo", 10);
+    t.keys("\r");
+    t.wait_for("Arguments · echo on everything", 10);
+    t.keys(DOWN);
+    t.keys(END);
+    t.keys(LEFT);
+    t.keys("kept across runs");
+    t.wait_for("valid against the inputSchema", 10);
+    t.keys(CTRL_S);
+    t.wait_for("Echo: kept across runs", 30);
+    t.quit();
+    let text = std::fs::read_to_string(&history).unwrap();
+    assert!(text.contains("kept across runs"), "{text}");
+    let mode = std::fs::metadata(&history).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    let mut t = Tui::start_with(&path, &env);
+    t.wait_for("2025-11-25", 30);
+    t.keys("H");
+    let s = t.wait_for("History (1)", 10);
+    assert!(s.contains("message=\"kept across runs\""), "{s}");
+    t.keys("r");
+    let s = t.wait_for("Echo: kept across runs", 30);
+    assert!(s.contains("Result · echo on everything"), "{s}");
+    // Both runs' calls are kept now; `q` closes the history, as it closes
+    // the other views, and quits from the panes.
+    t.keys("H");
+    t.wait_for("History (2)", 10);
+    t.keys("q");
+    t.wait_for("Servers", 10);
+    t.quit();
+    let text = std::fs::read_to_string(&history).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+}

@@ -4573,21 +4573,24 @@ fn a_search_in_the_server_detail_and_in_a_frame() {
     for c in "/roots".chars() {
         update(&mut s, key(KeyCode::Char(c)), &mut fx);
     }
-    assert_eq!(s.detail_search.hits.len(), 2);
+    // "client offers: roots, …", "roots: none offered", "roots last asked".
+    assert_eq!(s.detail_search.hits.len(), 3);
     let out = screen(&s, 100, 30);
     assert!(
-        out.contains("Server · demo · /roots▏ · match 1 of 2"),
+        out.contains("Server · demo · /roots▏ · match 1 of 3"),
         "{out}"
     );
-    let cell = first_cell_of(&s, 100, 30, "roots: none");
-    assert!(
-        cell.modifier.contains(ratatui::style::Modifier::BOLD),
-        "{cell:?}"
-    );
+    let bold = |s: &State, text: &str| {
+        first_cell_of(s, 100, 30, text)
+            .modifier
+            .contains(ratatui::style::Modifier::BOLD)
+    };
+    assert!(bold(&s, "roots, sampling") && !bold(&s, "roots: none"));
     update(&mut s, key(KeyCode::Enter), &mut fx);
     update(&mut s, key(KeyCode::Char('n')), &mut fx);
     assert_eq!(s.mode, Mode::Normal, "n is the next match here");
-    assert!(screen(&s, 100, 30).contains("match 2 of 2"));
+    assert!(screen(&s, 100, 30).contains("match 2 of 3"));
+    assert!(bold(&s, "roots: none"));
     update(&mut s, key(KeyCode::Esc), &mut fx);
     assert!(!s.detail_search.active());
     assert_eq!(s.focus, Pane::Detail, "Esc dropped the search only");
@@ -4749,4 +4752,91 @@ fn f_follows_a_resource_link_and_esc_comes_back_to_the_result() {
             .unwrap_or("")
             .contains("no resource link")
     );
+}
+
+#[test]
+fn every_call_goes_into_the_history_which_shows_and_runs_it_again() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(120, 30), &mut fx);
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    for c in "hi there".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, ctrl('s'), &mut fx);
+    let mut fx = Vec::new();
+    let tag = s.inflight.as_ref().unwrap().tag;
+    update(
+        &mut s,
+        Msg::Manager(Event::CallFinished {
+            tag,
+            server: "demo".into(),
+            tool: "echo".into(),
+            result: Ok(CallResult::parse(
+                json!({"content": [{"type": "text", "text": "kept text"}]}),
+                &mut Vec::new(),
+            )),
+            elapsed: Duration::from_millis(12),
+        }),
+        &mut fx,
+    );
+    match &fx[..] {
+        [Effect::History(e)] => {
+            assert_eq!((e.server.as_str(), e.tool.as_str()), ("demo", "echo"));
+            assert_eq!(e.args, json!({"message": "hi there"}));
+            assert_eq!(e.status, mcpdeck::tui::history::Status::Ok);
+            assert_eq!(e.ms, 12);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(s.history.len(), 1);
+    // A failed call too, newest first.
+    update(&mut s, key(KeyCode::BackTab), &mut fx);
+    let _ = call_selected(&mut s);
+    finish(&mut s, Err("the server fell over"));
+    assert_eq!(s.history[0].status, mcpdeck::tui::history::Status::Error);
+    update(&mut s, key(KeyCode::Char('H')), &mut fx);
+    assert_eq!(s.mode, Mode::History);
+    let out = screen(&s, 120, 30);
+    assert!(out.contains("History (2)"), "{out}");
+    assert!(out.contains("error"), "{out}");
+    assert!(out.contains("message=\"hi there\""), "{out}");
+    // `/` filters (server, tool, status, arguments); Enter shows the kept
+    // result.
+    for c in "/ok".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(mcpdeck::tui::app::history_shown(&s).len(), 1);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    assert_eq!(s.focus, Pane::Result);
+    assert!(screen(&s, 120, 30).contains("kept text"));
+    // `r` runs it again, as it was.
+    update(&mut s, key(KeyCode::Char('H')), &mut fx);
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('r')), &mut fx);
+    match &fx[..] {
+        [
+            Effect::Manager(Command::Call {
+                server,
+                tool,
+                arguments,
+                ..
+            }),
+        ] => {
+            assert_eq!((server.as_str(), tool.as_str()), ("demo", "echo"));
+            assert_eq!(arguments, &json!({"message": "hi there"}));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(s.inflight.is_some());
+    // `e` opens the editor with its arguments (after this call ends).
+    finish(&mut s, Ok(json!({"content": []})));
+    update(&mut s, key(KeyCode::Char('H')), &mut fx);
+    update(&mut s, key(KeyCode::Char('e')), &mut fx);
+    assert_eq!(s.mode, Mode::Editor);
+    let out = screen(&s, 120, 30);
+    assert!(out.contains("hi there"), "{out}");
 }

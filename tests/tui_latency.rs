@@ -182,10 +182,11 @@ fn response_frames_become_rows_per_server_and_method() {
     assert!(!update(&mut s, Msg::Clock(Instant::now()), &mut fx));
     assert_eq!(s.latency.server_rows("demo")[1].count, 100);
 
-    let text = screen(&s, 80, 24);
+    // (30 rows: the detail's lines above the table take 24's room.)
+    let text = screen(&s, 80, 30);
     assert!(text.contains("Latency per method · Z resets"), "{text}");
     assert!(text.contains("tools/call"), "{text}");
-    insta::assert_snapshot!("latency_80x24", text);
+    insta::assert_snapshot!("latency_80x30", text);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use serde_json::Value;
 /// text is cut (on a character boundary) and ends with `…[truncated]`.
 pub const CONTENT_LIMIT: usize = 4096;
 
-const MASK: &str = "••••••";
+pub(crate) const MASK: &str = "••••••";
 
 /// `v` with the value of every secret-looking key masked, as the recorder
 /// and the network view mask secret headers (`authorization`, `*token*`,

@@ -27,7 +27,7 @@
 //! refuses) gives one warning for the whole run.
 
 mod client;
-mod content;
+pub(crate) mod content;
 mod context;
 mod otlp;
 

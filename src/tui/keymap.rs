@@ -53,6 +53,9 @@ pub enum Action {
     Save,
     CopyCommand,
     FollowLink,
+    History,
+    Rerun,
+    EditRerun,
     Zoom,
     NextMatch,
     PrevMatch,
@@ -113,6 +116,8 @@ pub enum Group {
     /// there before the others, so `n` is the next match, not the network
     /// view).
     Result,
+    /// Keys of the history view (looked up there first).
+    History,
     /// Keys of the request screens (elicitation, sampling); they have a
     /// key table of their own, so `d` declines there and denies elsewhere.
     Ask,
@@ -129,6 +134,7 @@ impl Group {
             Group::Servers => "Servers",
             Group::View => "View",
             Group::Result => "Searching a pane (the result, the detail, a frame)",
+            Group::History => "The history of calls",
             Group::Ask => "Server requests (input, URL, sampling)",
             Group::App => "mcpdeck",
             Group::Typing => "Typing (text fields, filters, searches; fixed keys)",
@@ -455,6 +461,27 @@ const SPECS: &[Spec] = &[
         keys: &["f"],
     },
     Spec {
+        action: Action::History,
+        name: "history",
+        help: "the history of calls, this session's and earlier ones (kept in the state directory)",
+        group: Group::View,
+        keys: &["H"],
+    },
+    Spec {
+        action: Action::Rerun,
+        name: "rerun",
+        help: "in the history: run the selected call again as it was",
+        group: Group::History,
+        keys: &["r"],
+    },
+    Spec {
+        action: Action::EditRerun,
+        name: "edit_rerun",
+        help: "in the history: open the selected call in the argument editor",
+        group: Group::History,
+        keys: &["e"],
+    },
+    Spec {
         action: Action::Zoom,
         name: "zoom",
         help: "give the focused pane (result, detail, frame, help) the whole screen; again: give it back",
@@ -765,6 +792,7 @@ pub struct Keymap {
     ask_by_key: HashMap<Key, Action>,
     confirm_by_key: HashMap<Key, Action>,
     result_by_key: HashMap<Key, Action>,
+    history_by_key: HashMap<Key, Action>,
     keys: HashMap<Action, Vec<Key>>,
 }
 
@@ -778,6 +806,7 @@ enum Table {
     Ask,
     Confirm,
     Result,
+    History,
 }
 
 fn table_of(action: Action) -> Table {
@@ -787,6 +816,8 @@ fn table_of(action: Action) -> Table {
         Table::Ask
     } else if action.group() == Group::Result {
         Table::Result
+    } else if action.group() == Group::History {
+        Table::History
     } else {
         Table::Screen
     }
@@ -799,6 +830,7 @@ impl Default for Keymap {
             ask_by_key: HashMap::new(),
             confirm_by_key: HashMap::new(),
             result_by_key: HashMap::new(),
+            history_by_key: HashMap::new(),
             keys: HashMap::new(),
         };
         for s in SPECS {
@@ -817,6 +849,7 @@ impl Keymap {
         match table_of(action) {
             Table::Ask => &mut self.ask_by_key,
             Table::Result => &mut self.result_by_key,
+            Table::History => &mut self.history_by_key,
             Table::Confirm => &mut self.confirm_by_key,
             Table::Screen => &mut self.by_key,
         }
@@ -906,6 +939,16 @@ impl Keymap {
             .copied()
     }
 
+    /// The action of a key press in the history view: its own table
+    /// first, then the usual one.
+    pub fn history_action(&self, ev: &KeyEvent) -> Option<Action> {
+        let key = Key::from_event(ev);
+        self.history_by_key
+            .get(&key)
+            .or_else(|| self.by_key.get(&key))
+            .copied()
+    }
+
     /// The action of a key press in the quit confirmation: its own table
     /// first, then the usual one.
     pub fn confirm_action(&self, ev: &KeyEvent) -> Option<Action> {
@@ -941,6 +984,7 @@ impl Keymap {
             Group::Servers,
             Group::View,
             Group::Result,
+            Group::History,
             Group::Ask,
             Group::App,
         ];
@@ -1034,6 +1078,9 @@ fn short_help(a: Action) -> &'static str {
         Action::Save => "save",
         Action::CopyCommand => "copy as command",
         Action::FollowLink => "follow link",
+        Action::History => "history",
+        Action::Rerun => "run again",
+        Action::EditRerun => "edit, run",
         Action::Zoom => "zoom",
         Action::NextMatch => "next match",
         Action::PrevMatch => "previous match",
@@ -1337,5 +1384,24 @@ mod tests {
         ])
         .unwrap_err();
         assert!(e.0.contains("bound to both `quit` and `help`"), "{e}");
+    }
+
+    #[test]
+    fn config_example_names_every_action() {
+        let example = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config.example.toml"),
+        )
+        .unwrap();
+        let words: std::collections::HashSet<&str> = example
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        let missing: Vec<&str> = Action::all()
+            .map(Action::name)
+            .filter(|n| !words.contains(n))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "not in config.example.toml: {missing:?}"
+        );
     }
 }

@@ -21,6 +21,7 @@ pub mod argform;
 pub mod ask;
 pub mod attach;
 pub mod browse;
+pub mod history;
 pub mod keymap;
 mod launch;
 pub mod layout;

@@ -122,6 +122,10 @@ pub async fn run_loop<H: Host, C: Core>(
     let (found_tx, mut found_rx) = tokio::sync::mpsc::unbounded_channel();
     // The running serves found, and the news of the one attached to.
     let (serve_tx, mut serve_rx) = tokio::sync::mpsc::unbounded_channel::<Msg>();
+    // The history as kept on disk; each call is added on a blocking thread
+    // (the file is written whole, atomically), one at a time. The runtime
+    // waits for such a write when mcpdeck quits.
+    let history_store = std::sync::Arc::new(std::sync::Mutex::new(state.history.clone()));
     let mut attached: Option<crate::tui::attach::conn::Handle> = None;
     // The config file is watched (as serve watches it): an edit made
     // elsewhere (`mcpdeck deny`, an editor) applies at once.
@@ -264,6 +268,21 @@ pub async fn run_loop<H: Host, C: Core>(
                     files,
                 ))),
                 Effect::Record => back.push(Msg::Written(toggle_record(&config))),
+                Effect::History(entry) => {
+                    if let Some(path) = state.history_path.clone() {
+                        let store = history_store.clone();
+                        let tx = serve_tx.clone();
+                        tokio::task::spawn_blocking(move || {
+                            let mut all = store.lock().unwrap_or_else(|p| p.into_inner());
+                            if let Err(e) = crate::tui::history::append(&path, &mut all, *entry) {
+                                let _ = tx.send(Msg::Note(format!(
+                                    "the call was not kept in the history ({}): {e}",
+                                    crate::sanitize::one_line(&path.display().to_string())
+                                )));
+                            }
+                        });
+                    }
+                }
                 Effect::SaveLog => {
                     let r = match &state.frames {
                         Some(log) => {

@@ -328,6 +328,18 @@ pub async fn run_with(
         .filter(|h| !h.is_empty())
         .map(std::path::PathBuf::from);
     state.roots_flag = crate::config::roots_flag_set();
+    // The calls of earlier sessions (`H`).
+    state.history_path = crate::tui::history::path();
+    if let Some(path) = &state.history_path {
+        let (kept, bad) = crate::tui::history::load(path);
+        state.history = kept;
+        if bad > 0 && state.status.is_none() {
+            state.status = Some(format!(
+                "{bad} lines of the history ({}) could not be read and were left out",
+                crate::sanitize::one_line(&path.display().to_string())
+            ));
+        }
+    }
     state.pins = crate::trust::pin::PinStore::load_default().map_err(|e| e.to_string());
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;

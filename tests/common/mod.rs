@@ -159,6 +159,7 @@ pub fn mcpdeck_env(args: &[&str], env: &[(&str, &str)], max: Duration) -> Run {
     cmd.env("GZIP_ALLOWED_DOMAINS", "127.0.0.1");
     // Every run probes the era (tests/era_memory.rs turns the memory on).
     cmd.env("MCPDECK_ERA_MEMORY", "off");
+    cmd.env("MCPDECK_HISTORY", "off");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -66,6 +66,8 @@ impl Tui {
         cmd.env("TERM", "xterm-256color");
         // Every run probes (tests/era_memory.rs turns the memory on).
         cmd.env("MCPDECK_ERA_MEMORY", "off");
+        // No call goes into the machine's history (a test names a file).
+        cmd.env("MCPDECK_HISTORY", "off");
         for (k, v) in env {
             cmd.env(k, v);
         }

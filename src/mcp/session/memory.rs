@@ -91,11 +91,7 @@ impl EraMemory {
         INSTALLED.get_or_init(|| match std::env::var_os(ENV) {
             Some(v) if v == "off" || v.is_empty() => None,
             Some(v) => Some(PathBuf::from(v)),
-            None => directories::ProjectDirs::from("", "", "mcpdeck").map(|d| {
-                d.state_dir()
-                    .unwrap_or_else(|| d.data_local_dir())
-                    .join(FILE_NAME)
-            }),
+            None => crate::startup::state_dir().map(|d| d.join(FILE_NAME)),
         });
     }
 

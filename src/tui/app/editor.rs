@@ -574,6 +574,20 @@ pub(super) fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
         }
     };
     let (server, tool) = (editor.server.clone(), editor.tool.clone());
+    s.editor = None;
+    start_call(s, server, tool, arguments, text, fx);
+}
+
+/// Send a call (from the editor, or again from the history): it becomes
+/// the call in flight, and the result pane shows it.
+pub(super) fn start_call(
+    s: &mut State,
+    server: String,
+    tool: String,
+    arguments: Value,
+    text: String,
+    fx: &mut Vec<Effect>,
+) {
     s.last_args
         .insert((server.clone(), tool.clone()), text.clone());
     s.last_sent.insert((server.clone(), tool.clone()), text);
@@ -586,7 +600,6 @@ pub(super) fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
         progress: None,
         task: None,
     });
-    s.editor = None;
     s.mode = Mode::Normal;
     s.focus = Pane::Result;
     fx.push(Effect::Manager(Command::Call {

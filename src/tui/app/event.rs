@@ -65,7 +65,7 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             tool,
             result,
             elapsed,
-        } => on_call_finished(s, tag, server, tool, result, elapsed),
+        } => on_call_finished(s, tag, server, tool, result, elapsed, fx),
         Event::Finding {
             server,
             session,
@@ -330,6 +330,7 @@ fn on_call_finished(
     tool: String,
     result: Result<crate::mcp::types::CallResult, crate::mcp::manager::CallError>,
     elapsed: std::time::Duration,
+    fx: &mut Vec<Effect>,
 ) -> bool {
     if s.inflight.as_ref().map(|c| c.tag) != Some(tag) {
         return false;
@@ -368,6 +369,15 @@ fn on_call_finished(
     // The arguments this call was sent with (one call runs at a time: the
     // last sent for its tool).
     let args = s.last_sent.get(&(server.clone(), tool.clone())).cloned();
+    // Into the history (kept on disk by the driver).
+    let sent = args
+        .as_deref()
+        .and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or_else(|| serde_json::json!({}));
+    let entry = crate::tui::history::Entry::new(&server, &tool, &sent, &result, elapsed);
+    s.history.insert(0, entry.clone());
+    s.history.truncate(crate::tui::history::MAX_ENTRIES);
+    fx.push(Effect::History(Box::new(entry)));
     s.outcome = Some(Outcome {
         args,
         server,

@@ -96,6 +96,7 @@ fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         Mode::Import => super::import::key(s, k, action, fx),
         Mode::Serves => crate::tui::attach::list_key(s, action, fx),
         Mode::Links => super::links::key(s, action, fx),
+        Mode::History => super::history_view::key(s, k, fx),
         Mode::Attached => crate::tui::attach::key(s, action, fx),
         Mode::Normal if matches!(s.focus, Pane::Result | Pane::Detail) => {
             super::find::pane_key(s, k, fx)
@@ -312,6 +313,7 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
             tool_action(s, a, fx)
         }
         Action::FollowLink => super::links::open(s, fx),
+        Action::History => super::history_view::open(s),
         Action::Copy
         | Action::CopyCommand
         | Action::Save

@@ -7,6 +7,7 @@ mod editor;
 mod event;
 mod find;
 pub mod guard;
+mod history_view;
 mod import;
 mod keys;
 mod latency;
@@ -27,6 +28,7 @@ use crate::mcp::manager::{Command, Event};
 pub use editor::{last_sent, problems};
 use event::on_event;
 pub use event::tool_diff;
+pub use history_view::shown as history_shown;
 use keys::on_key;
 pub use keys::waiting_note;
 pub use media::copy_effect;
@@ -58,6 +60,8 @@ pub enum Effect {
     },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
+    /// Keep this call in the history file.
+    History(Box<crate::tui::history::Entry>),
     /// Write files (name, bytes) into the current directory.
     Save(Vec<(String, Vec<u8>)>),
     /// Recording on / off (`--record FILE`, or a new file in the current

@@ -219,6 +219,8 @@ pub enum Mode {
     Attached,
     /// The result's links, to pick the one to follow (`f`).
     Links,
+    /// The history of calls (`H`).
+    History,
 }
 
 /// Where a login stands.

@@ -55,6 +55,15 @@ pub struct State {
     /// one selected.
     pub links: Vec<(String, String)>,
     pub links_sel: usize,
+    /// The calls made, newest first (this session's and those kept from
+    /// earlier ones).
+    pub history: Vec<crate::tui::history::Entry>,
+    /// Where the history is kept (`None`: it is not).
+    pub history_path: Option<PathBuf>,
+    pub history_sel: usize,
+    pub history_filter: String,
+    /// The history's filter is being typed.
+    pub history_typing: bool,
     /// The focused pane has the whole screen (`z`).
     pub zoom: bool,
     /// The help has the whole screen (`z` in the help).
@@ -154,6 +163,11 @@ impl State {
             detail_search: Default::default(),
             links: Vec::new(),
             links_sel: 0,
+            history: Vec::new(),
+            history_path: None,
+            history_sel: 0,
+            history_filter: String::new(),
+            history_typing: false,
             zoom: false,
             help_zoom: false,
             detail_scroll: 0,

@@ -391,13 +391,34 @@ fn frame_result(s: &mut State) {
     };
     let r = crate::mcp::types::CallResult::parse(result, &mut Vec::new());
     let result = Ok(r);
+    show_outcome(
+        s,
+        f.server.to_string(),
+        tool,
+        result,
+        response.latency.unwrap_or_default(),
+        args,
+    );
+}
+
+/// Show a result that was not just made by a call here (a call in the
+/// log, one kept in the history): in the result pane, which takes the
+/// focus.
+pub(super) fn show_outcome(
+    s: &mut State,
+    server: String,
+    tool: String,
+    result: Result<crate::mcp::types::CallResult, crate::mcp::manager::CallError>,
+    elapsed: std::time::Duration,
+    args: Option<String>,
+) {
     let lines = crate::tui::result::lines(&result, None);
     s.outcome = Some(Outcome {
         args,
-        server: f.server.to_string(),
+        server,
         tool,
         result,
-        elapsed: response.latency.unwrap_or_default(),
+        elapsed,
         output_schema: None,
         lines,
     });

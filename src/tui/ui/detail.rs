@@ -93,6 +93,7 @@ fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
             dirs: s.server_roots(v),
             home: s.home.as_deref(),
             flag: s.roots_flag,
+            offers: s.settings.capabilities,
         };
         server_lines(v, &s.keymap, &stats, &roots, s.clock, width, &mut lines);
     } else if let Some((_, t)) = s.selected_tool() {
@@ -361,11 +362,51 @@ pub(super) struct Roots<'a> {
     pub home: Option<&'a std::path::Path>,
     /// They come from `--roots` (not the config).
     pub flag: bool,
+    /// The client capabilities declared to the server (`capabilities`,
+    /// `--capabilities`).
+    pub offers: crate::mcp::session::Declared,
+}
+
+/// What the client declares, for a person: `roots, sampling, elicitation
+/// (form, url)`.
+fn offered(d: &crate::mcp::session::Declared) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if d.roots {
+        parts.push("roots".into());
+    }
+    if d.sampling {
+        parts.push("sampling".into());
+    }
+    match (d.elicitation_form, d.elicitation_url) {
+        (true, true) => parts.push("elicitation (form, url)".into()),
+        (true, false) => parts.push("elicitation (form)".into()),
+        (false, true) => parts.push("elicitation (url)".into()),
+        (false, false) => {}
+    }
+    if parts.is_empty() {
+        "nothing (capabilities = \"none\")".into()
+    } else {
+        parts.join(", ")
+    }
 }
 
 /// The roots lines: what is offered (a root that is `/` or the home
 /// directory with a warning badge), and when the server last asked.
 fn roots_lines(v: &ServerView, roots: &Roots, lines: &mut Vec<Line<'static>>) {
+    lines.push(Line::from(vec![
+        Span::raw("client offers: "),
+        Span::raw(offered(&roots.offers)),
+    ]));
+    if !roots.offers.roots {
+        lines.push(Line::from(vec![
+            Span::raw("roots: "),
+            Span::styled(
+                "not offered (the roots capability is not declared)",
+                Role::Muted.style(),
+            ),
+        ]));
+        return;
+    }
     if roots.dirs.is_empty() {
         lines.push(Line::from(vec![
             Span::raw("roots: "),

@@ -24,6 +24,7 @@ mod confirm;
 mod detail;
 mod editor;
 mod help;
+mod history;
 mod import;
 mod log;
 mod login;
@@ -99,6 +100,10 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
         render_log(s, f, main);
     } else if s.mode == Mode::Net {
         render_net(s, f, main);
+    } else if s.mode == Mode::History
+        || (s.mode == Mode::Help && s.help_back == Some(Mode::History))
+    {
+        history::render_history(s, f, main);
     } else if s.mode == Mode::Attached
         || (s.mode == Mode::Help && s.help_back == Some(Mode::Attached))
     {

@@ -130,6 +130,16 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                 k.label(Action::Back)
             ),
             Mode::Serves => attach::list_hint(s),
+            Mode::History if s.history_typing => typing_hint(s, "type to filter the calls"),
+            Mode::History => format!(
+                "{} · {} show the result · {} run again · {} edit, run · {} filter · {} back",
+                k.hint(&[Action::Up, Action::Down]),
+                k.label(Action::Open),
+                k.label(Action::Rerun),
+                k.label(Action::EditRerun),
+                k.label(Action::Filter),
+                k.label(Action::Back)
+            ),
             Mode::Links => format!(
                 "{} · {} read it · {} back to the result",
                 k.hint(&[Action::Up, Action::Down]),
