@@ -118,7 +118,7 @@ fn show(s: &mut State) {
         "the kept result of {} on {}, {} ({})",
         crate::sanitize::one_line(&e.tool),
         crate::sanitize::one_line(&e.server),
-        crate::text::fmt_utc_time(e.at),
+        crate::text::fmt_utc(e.at),
         e.status.word()
     ));
 }

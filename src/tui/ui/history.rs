@@ -34,7 +34,7 @@ pub(super) fn render_history(s: &State, f: &mut Frame, area: Rect) {
     let mut lines: Vec<Line> = Vec::new();
     for (k, &i) in shown.iter().enumerate().skip(top).take(rows) {
         let Some(e) = s.history.get(i) else { continue };
-        let when = crate::text::fmt_utc_time(e.at);
+        let when = crate::text::fmt_utc(e.at);
         let status_style = match e.status {
             Status::Ok => Role::Ok.style(),
             Status::IsError | Status::Error => Role::Error.style(),
