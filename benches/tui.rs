@@ -126,13 +126,15 @@ fn render_figures(frames: usize) {
         .map(|i| format!("{i:08} {}\n", &line[..70]))
         .collect();
     let bytes = text.len();
-    s.inflight = Some(InFlight {
+    s.track(InFlight {
         tag: 1,
         server: "many".into(),
         tool: "tool_00001".into(),
         request_id: None,
         progress: None,
         task: None,
+        args: "{}".into(),
+        started: None,
     });
     let mut findings = Vec::new();
     let result = CallResult::parse(

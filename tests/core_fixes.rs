@@ -280,7 +280,7 @@ async fn progress_keeps_showing_after_an_input_required_round() {
     )
     .await;
     // ... shows on the call's progress bar.
-    let inflight = tui.state.inflight.as_ref().expect("the call is in flight");
+    let inflight = tui.state.inflight().expect("the call is in flight");
     let progress = inflight.progress.as_ref().unwrap_or_else(|| {
         panic!(
             "no progress shown; events {:#?}",

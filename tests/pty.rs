@@ -699,3 +699,96 @@ fn a_call_is_run_again_from_the_history_after_a_restart() {
     let text = std::fs::read_to_string(&history).unwrap();
     assert_eq!(text.lines().count(), 2, "{text}");
 }
+
+#[test]
+fn calls_run_side_by_side_and_a_request_can_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        everything_js().display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let mut t = Tui::start(&path);
+    t.wait_for("2025-11-25", 30);
+    // A long operation: 60 s in 60 steps.
+    let open = |t: &mut Tui, tool: &str| {
+        t.keys("/");
+        t.keys(tool);
+        t.keys("\r");
+        t.wait_for("Tools · everything (1)", 10);
+        t.keys("\r");
+        t.wait_for(&format!("Arguments · {tool} on everything"), 10);
+    };
+    t.keys("\t");
+    open(&mut t, "trigger-long-running-operation");
+    for field in ["\x7f60", "\t\x7f60"] {
+        t.keys(field);
+    }
+    t.wait_for("▸ steps     60", 10);
+    t.wait_for("✓ valid against the inputSchema", 10);
+    t.keys(CTRL_S);
+    t.wait_for("running trigger-long-running-operation", 10);
+    // Meanwhile an echo: Tab twice (servers, tools), never Esc, which
+    // would cancel the running call shown.
+    t.keys("\t");
+    t.keys("\t");
+    open(&mut t, "echo");
+    t.keys(DOWN);
+    t.keys(END);
+    t.keys(LEFT);
+    t.keys("side by side");
+    t.wait_for("valid against the inputSchema", 10);
+    t.keys(CTRL_S);
+    let s = t.wait_for("Echo: side by side", 30);
+    assert!(s.contains("2/2"), "the strip lists both calls: {s}");
+    assert!(
+        s.contains("│ 2 ✓ echo") && s.contains(" 1 ") && s.contains("trigger-lon…"),
+        "the long call is still listed, its name shortened to fit: {s}"
+    );
+    // An elicitation while the long call runs: put aside, it holds
+    // nothing; the long call is seen making progress.
+    t.keys("\t");
+    t.keys("\t");
+    open(&mut t, "trigger-elicitation-request");
+    t.keys(CTRL_S);
+    t.wait_for("everything asks for input", 30);
+    std::thread::sleep(GUARD);
+    t.keys("Ada");
+    t.keys("\x0c"); // Ctrl-L: later
+    t.wait_for("⚑ 1 request (I)", 10);
+    t.keys("[");
+    t.keys("[");
+    let s = t.wait_for("Result · running trigger-long-running-operation", 10);
+    assert!(!s.contains("asks for input"), "{s}");
+    t.wait_for("/60 (", 20);
+    // Back to the request, as it was left; cancel it.
+    t.keys("I");
+    let s = t.wait_for("everything asks for input", 10);
+    assert!(s.contains("Ada"), "{s}");
+    // (A screen that comes back drops the keys of its first moments, as
+    // one that comes on its own does.) Esc, and Esc again to throw away
+    // what was typed.
+    std::thread::sleep(GUARD);
+    t.keys("\x1b");
+    t.wait_for("throw away", 10);
+    t.keys("\x1b");
+    // It ended while the long call was shown: the screen stays there,
+    // the status bar says so, and `]` (twice: past the echo) shows it.
+    let s = t.wait_for("(trigger-elicitation-request on everything) ended", 30);
+    assert!(!s.contains("⚑"), "{s}");
+    t.keys("]");
+    t.keys("]");
+    t.wait_for("Result · trigger-elicitation-request on everything", 10);
+    // The long call, still running: shown, and cancelled alone.
+    t.keys("[");
+    t.keys("[");
+    t.wait_for("Result · running trigger-long-running-operation", 10);
+    t.keys("\x1b");
+    let s = t.wait_for("⊘ trigger-lon", 30);
+    assert!(s.contains("1/3"), "{s}");
+    t.keys("]");
+    t.wait_for("Echo: side by side", 10);
+    t.quit();
+}

@@ -130,7 +130,7 @@ fn state() -> State {
         key(KeyCode::Char('s'), KeyModifiers::CONTROL),
         &mut fx,
     );
-    let call = s.inflight.as_ref().expect("a call in flight");
+    let call = s.inflight().expect("a call in flight");
     let (tag, server, tool) = (call.tag, call.server.clone(), call.tool.clone());
     let result = json!({"content": [{"type": "text", "text": "{\"city\": \"Lisbon\", \"temperature\": 27.6, \"dry\": true}"}]});
     update(

@@ -135,7 +135,7 @@ fn screen(s: &State, w: u16, h: u16) -> String {
 
 fn finish(s: &mut State, result: Result<Value, &str>) {
     let mut fx = Vec::new();
-    let tag = s.inflight.as_ref().expect("a call in flight").tag;
+    let tag = s.inflight().expect("a call in flight").tag;
     let result = match result {
         Ok(v) => {
             let mut f = Vec::new();
@@ -146,8 +146,8 @@ fn finish(s: &mut State, result: Result<Value, &str>) {
         )),
     };
     let (server, tool) = (
-        s.inflight.as_ref().unwrap().server.clone(),
-        s.inflight.as_ref().unwrap().tool.clone(),
+        s.inflight().unwrap().server.clone(),
+        s.inflight().unwrap().tool.clone(),
     );
     update(
         s,
@@ -286,7 +286,7 @@ fn sending_a_call_and_its_results() {
         &mut s,
         Ok(json!({"content": [{"type": "text", "text": "echo: hello"}]})),
     );
-    assert!(s.inflight.is_none());
+    assert!(s.inflight().is_none());
     assert_eq!(s.focus, Pane::Result);
     insta::assert_snapshot!("text_result", screen(&s, 80, 24));
 
@@ -1542,7 +1542,7 @@ fn progress_notifications_drive_the_progress_bar() {
         other => panic!("{other:?}"),
     };
     let mut fx = Vec::new();
-    let tool = s.inflight.as_ref().unwrap().tool.clone();
+    let tool = s.inflight().unwrap().tool.clone();
     update(
         &mut s,
         Msg::Manager(Event::CallStarted {
@@ -1564,10 +1564,10 @@ fn progress_notifications_drive_the_progress_bar() {
     };
     // Another request's token changes nothing.
     update(&mut s, progress(1.0, json!(8)), &mut fx);
-    assert!(s.inflight.as_ref().unwrap().progress.is_none());
+    assert!(s.inflight().unwrap().progress.is_none());
     update(&mut s, progress(1.0, json!(7)), &mut fx);
     update(&mut s, progress(3.0, json!("7")), &mut fx);
-    let p = s.inflight.as_ref().unwrap().progress.clone().unwrap();
+    let p = s.inflight().unwrap().progress.clone().unwrap();
     assert_eq!(p.progress, 3.0);
     assert_eq!(p.ratio(), Some(0.75));
     assert!(
@@ -1705,6 +1705,7 @@ fn ask(s: &mut State, id: u64, server: &str, method: &str, params: Value) {
             server: server.into(),
             method: method.into(),
             params,
+            related: None,
         }),
         &mut fx,
     );
@@ -3349,13 +3350,15 @@ fn a_call_that_needs_more_scope_offers_to_authorize_it() {
     use mcpdeck::mcp::manager::CallError;
     use mcpdeck::mcp::session::RequestError;
     let mut s = oauth_state();
-    s.inflight = Some(mcpdeck::tui::app::InFlight {
+    s.track(mcpdeck::tui::app::InFlight {
         tag: 41,
         server: "remote".into(),
         tool: "write_file".into(),
         request_id: Some(3),
         progress: None,
         task: None,
+        args: "{}".into(),
+        started: None,
     });
     let mut failure = HttpFailure::new(
         Some(403),
@@ -4766,7 +4769,7 @@ fn every_call_goes_into_the_history_which_shows_and_runs_it_again() {
     }
     update(&mut s, ctrl('s'), &mut fx);
     let mut fx = Vec::new();
-    let tag = s.inflight.as_ref().unwrap().tag;
+    let tag = s.inflight().unwrap().tag;
     update(
         &mut s,
         Msg::Manager(Event::CallFinished {
@@ -4831,7 +4834,7 @@ fn every_call_goes_into_the_history_which_shows_and_runs_it_again() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(s.inflight.is_some());
+    assert!(s.inflight().is_some());
     // `e` opens the editor with its arguments (after this call ends).
     finish(&mut s, Ok(json!({"content": []})));
     update(&mut s, key(KeyCode::Char('H')), &mut fx);
@@ -4839,4 +4842,304 @@ fn every_call_goes_into_the_history_which_shows_and_runs_it_again() {
     assert_eq!(s.mode, Mode::Editor);
     let out = screen(&s, 120, 30);
     assert!(out.contains("hi there"), "{out}");
+}
+
+// ─── Calls side by side ────────────────────────────────────────────────────
+
+/// Start a call of the selected tool; its tag.
+fn start(s: &mut State) -> u64 {
+    s.focus = Pane::Tools;
+    let fx = call_selected(s);
+    fx.iter()
+        .find_map(|e| match e {
+            Effect::Manager(Command::Call { tag, .. }) => Some(*tag),
+            _ => None,
+        })
+        .expect("the call is sent at once, whatever else runs")
+}
+
+fn started(s: &mut State, tag: u64, id: i64) {
+    let (server, tool) = {
+        let c = s.running.iter().find(|c| c.tag == tag).expect("running");
+        (c.server.clone(), c.tool.clone())
+    };
+    update(
+        s,
+        Msg::Manager(Event::CallStarted {
+            tag,
+            server,
+            tool,
+            request_id: id,
+        }),
+        &mut Vec::new(),
+    );
+}
+
+fn ended(s: &mut State, tag: u64, result: Result<Value, mcpdeck::mcp::session::RequestError>) {
+    let c = s
+        .running
+        .iter()
+        .find(|c| c.tag == tag)
+        .expect("running")
+        .clone();
+    let result = result
+        .map(|v| CallResult::parse(v, &mut Vec::new()))
+        .map_err(mcpdeck::mcp::manager::CallError::Request);
+    update(
+        s,
+        Msg::Manager(Event::CallFinished {
+            tag,
+            server: c.server,
+            tool: c.tool,
+            result,
+            elapsed: Duration::from_millis(30),
+        }),
+        &mut Vec::new(),
+    );
+}
+
+fn text(t: &str) -> Value {
+    json!({"content": [{"type": "text", "text": t}]})
+}
+
+#[test]
+fn calls_run_side_by_side_and_each_keeps_its_own_entry() {
+    let mut s = sized(120, 40);
+    let first = start(&mut s);
+    let mut fx = Vec::new();
+    // A second call while the first runs: sent at once, not refused.
+    s.focus = Pane::Tools;
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    let second = start(&mut s);
+    assert_ne!(first, second);
+    assert_eq!(s.running.len(), 2);
+    let tools: Vec<String> = s.running.iter().map(|c| c.tool.clone()).collect();
+    assert_eq!(tools, ["echo", "get_weather"]);
+    // The newest is shown; the strip lists both.
+    assert_eq!(s.inflight().map(|c| c.tag), Some(second));
+    let out = screen(&s, 120, 40);
+    assert!(
+        out.contains("Result · running get_weather on demo"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2/2") && out.contains(" 1 ") && out.contains("echo"),
+        "{out}"
+    );
+    // The first ends while the second is shown: the screen stays on the
+    // second; the status bar says the first ended and how to see it.
+    ended(&mut s, first, Ok(text("FIRST-RESULT")));
+    assert_eq!(s.inflight().map(|c| c.tag), Some(second));
+    let status = s.status.clone().unwrap_or_default();
+    assert!(
+        status.contains("call 1 (echo on demo) ended: ok"),
+        "{status}"
+    );
+    assert!(!screen(&s, 120, 40).contains("FIRST-RESULT"));
+    // `[` shows it, `]` goes back to the running one.
+    update(&mut s, key(KeyCode::Char('[')), &mut fx);
+    assert_eq!(s.shown, Some(first));
+    let out = screen(&s, 120, 40);
+    assert!(out.contains("FIRST-RESULT") && out.contains("1/2"), "{out}");
+    update(&mut s, key(KeyCode::Char(']')), &mut fx);
+    assert_eq!(s.inflight().map(|c| c.tag), Some(second));
+    // Esc on the running call's result cancels that call only.
+    s.focus = Pane::Result;
+    fx.clear();
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    let cancels: Vec<u64> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Manager(Command::Cancel { tag }) => Some(*tag),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(cancels, [second]);
+    ended(
+        &mut s,
+        second,
+        Err(mcpdeck::mcp::session::RequestError::Cancelled {
+            method: "tools/call get_weather".into(),
+        }),
+    );
+    assert!(s.running.is_empty());
+    assert_eq!(s.outcome.as_ref().map(|o| o.tag), Some(second));
+    // Each went into the history with its own arguments.
+    let kept: Vec<(String, &str)> = s
+        .history
+        .iter()
+        .map(|e| (e.tool.clone(), e.status.word()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            ("get_weather".to_string(), "cancelled"),
+            ("echo".to_string(), "ok")
+        ]
+    );
+    let out = screen(&s, 120, 40);
+    assert!(
+        out.contains("⊘ get_weather") && out.contains("✓ echo"),
+        "{out}"
+    );
+}
+
+#[test]
+fn each_call_keeps_its_progress_and_its_scroll() {
+    let mut s = sized(100, 30);
+    let a = start(&mut s);
+    let b = start(&mut s);
+    started(&mut s, a, 3);
+    started(&mut s, b, 4);
+    let progress = |token: i64, p: f64| {
+        Msg::Manager(Event::Notification {
+            server: "demo".into(),
+            method: "notifications/progress".into(),
+            params: Some(json!({"progressToken": token, "progress": p, "total": 4})),
+        })
+    };
+    let mut fx = Vec::new();
+    update(&mut s, progress(3, 1.0), &mut fx);
+    update(&mut s, progress(4, 3.0), &mut fx);
+    let ratio = |s: &State, t: u64| {
+        s.running
+            .iter()
+            .find(|c| c.tag == t)
+            .and_then(|c| c.progress.as_ref())
+            .and_then(|p| p.ratio())
+    };
+    assert_eq!(ratio(&s, a), Some(0.25));
+    assert_eq!(ratio(&s, b), Some(0.75));
+    assert!(screen(&s, 100, 30).contains("75%"));
+    // A long result, scrolled; another entry shown; back: where it was.
+    let long: String = (0..200).map(|i| format!("line {i}\n")).collect();
+    ended(&mut s, b, Ok(text(&long)));
+    s.focus = Pane::Result;
+    for _ in 0..3 {
+        update(&mut s, key(KeyCode::PageDown), &mut fx);
+    }
+    let scrolled = s.result_scroll;
+    assert!(scrolled > 0);
+    update(&mut s, key(KeyCode::Char('[')), &mut fx);
+    assert_eq!(s.inflight().map(|c| c.tag), Some(a));
+    update(&mut s, key(KeyCode::Char(']')), &mut fx);
+    assert_eq!(s.result_scroll, scrolled);
+    // At the newest, `]` says so.
+    update(&mut s, key(KeyCode::Char(']')), &mut fx);
+    assert!(s.status.as_deref().unwrap_or("").contains("newest"));
+}
+
+#[test]
+fn finished_calls_kept_beside_the_history_are_bounded() {
+    let mut s = sized(100, 30);
+    for i in 0..(mcpdeck::tui::app::KEEP_CALLS + 5) {
+        let t = start(&mut s);
+        ended(&mut s, t, Ok(text(&format!("result {i}"))));
+    }
+    assert_eq!(s.entry_count(), mcpdeck::tui::app::KEEP_CALLS + 1);
+    // The oldest went; the newest is shown.
+    let out = screen(&s, 100, 30);
+    let last = mcpdeck::tui::app::KEEP_CALLS + 4;
+    assert!(out.contains(&format!("result {last}")), "{out}");
+    assert_eq!(s.history.len(), mcpdeck::tui::app::KEEP_CALLS + 5);
+}
+
+#[test]
+fn a_server_request_says_which_call_it_is_for() {
+    let mut s = sized(120, 40);
+    let a = start(&mut s);
+    started(&mut s, a, 5);
+    // One call running on the server: the request is its.
+    ask(
+        &mut s,
+        1,
+        "demo",
+        "elicitation/create",
+        json!({"message": "name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}),
+    );
+    assert_eq!(s.asks.queue[0].call, Some((a, 1)));
+    let out = screen(&s, 120, 40);
+    assert!(out.contains("for call 1 (echo)"), "{out}");
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    // Two: only the protocol's word tells (a stateless round names it).
+    let b = start(&mut s);
+    started(&mut s, b, 9);
+    ask(
+        &mut s,
+        2,
+        "demo",
+        "elicitation/create",
+        json!({"message": "?"}),
+    );
+    assert_eq!(s.asks.queue[0].call, None);
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    update(
+        &mut s,
+        Msg::Manager(Event::ServerRequest {
+            id: 3,
+            server: "demo".into(),
+            method: "elicitation/create".into(),
+            params: json!({"message": "?"}),
+            related: Some(5),
+        }),
+        &mut fx,
+    );
+    assert_eq!(s.asks.queue[0].call.map(|c| c.0), Some(a));
+}
+
+#[test]
+fn a_request_put_aside_holds_nothing_else_and_comes_back_as_it_was() {
+    let mut s = sized(100, 30);
+    let a = start(&mut s);
+    ask(
+        &mut s,
+        1,
+        "demo",
+        "elicitation/create",
+        json!({"message": "name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}),
+    );
+    let mut fx = Vec::new();
+    type_text(&mut s, "Ada", &mut fx);
+    assert!(s.asks.is_open());
+    // Ctrl-L: later. The panes have the keys again.
+    update(&mut s, ctrl('l'), &mut fx);
+    assert!(!s.asks.is_open());
+    assert!(answers(&fx).is_empty(), "nothing is answered");
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("⚑ 1 request (I)"), "{out}");
+    assert!(!out.contains("asks for input"), "{out}");
+    // Another call starts and ends meanwhile.
+    s.focus = Pane::Tools;
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    let b = start(&mut s);
+    ended(&mut s, b, Ok(text("OTHER")));
+    assert!(screen(&s, 100, 30).contains("OTHER"));
+    // A second request waits with the first, and says so.
+    ask(
+        &mut s,
+        2,
+        "demo",
+        "elicitation/create",
+        json!({"message": "more?"}),
+    );
+    assert!(!s.asks.is_open());
+    assert!(s.status.as_deref().unwrap_or("").contains("2 waiting"));
+    // I: back, as it was left.
+    update(&mut s, key(KeyCode::Char('I')), &mut fx);
+    assert!(s.asks.is_open());
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Ada") && out.contains("1 of 2"), "{out}");
+    assert!(s.running.iter().any(|c| c.tag == a));
+}
+
+#[test]
+fn quitting_with_calls_running_asks_and_says_how_many() {
+    let mut s = sized(100, 30);
+    start(&mut s);
+    start(&mut s);
+    let mut fx = Vec::new();
+    s.focus = Pane::Tools;
+    update(&mut s, key(KeyCode::Char('q')), &mut fx);
+    assert!(screen(&s, 100, 30).contains("2 calls are in flight"));
 }

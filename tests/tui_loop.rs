@@ -251,6 +251,7 @@ async fn keys_are_handled_while_a_flood_of_events_is_taken_in() {
             server: "demo".into(),
             method: "elicitation/create".into(),
             params: json!({"message": "name?", "requestedSchema": {"type": "object"}}),
+            related: None,
         })
         .unwrap();
     events_tx

@@ -50,6 +50,18 @@ impl Status {
     }
 }
 
+/// How a call ended: ok, isError, an error, or cancelled.
+pub fn status_of(
+    outcome: &Result<crate::mcp::types::CallResult, crate::mcp::manager::CallError>,
+) -> Status {
+    match outcome {
+        Ok(r) if r.is_error => Status::IsError,
+        Ok(_) => Status::Ok,
+        Err(e) if e.kind() == crate::mcp::error::ErrorKind::Cancelled => Status::Cancelled,
+        Err(_) => Status::Error,
+    }
+}
+
 /// One call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
@@ -84,28 +96,17 @@ impl Entry {
         elapsed: std::time::Duration,
     ) -> Entry {
         let masked = crate::telemetry::content::masked;
-        let (status, result, error, cut) = match outcome {
+        let status = status_of(outcome);
+        let (result, error, cut) = match outcome {
             Ok(r) => {
-                let status = if r.is_error {
-                    Status::IsError
-                } else {
-                    Status::Ok
-                };
                 let size = r.raw.to_string().len();
                 if size > MAX_RESULT {
-                    (status, None, None, Some(size as u64))
+                    (None, None, Some(size as u64))
                 } else {
-                    (status, Some(masked(&r.raw)), None, None)
+                    (Some(masked(&r.raw)), None, None)
                 }
             }
-            Err(e) => {
-                let status = if e.kind() == crate::mcp::error::ErrorKind::Cancelled {
-                    Status::Cancelled
-                } else {
-                    Status::Error
-                };
-                (status, None, Some(e.to_string()), None)
-            }
+            Err(e) => (None, Some(e.to_string()), None),
         };
         Entry {
             server: server.to_string(),

@@ -53,6 +53,15 @@ pub enum Action {
     Save,
     CopyCommand,
     FollowLink,
+    /// Show the previous call's entry in the result pane (calls run side
+    /// by side).
+    PrevCall,
+    /// Show the next call's entry.
+    NextCall,
+    /// Show the server requests put aside (answer later).
+    Requests,
+    /// A request screen: put the request aside, to answer later.
+    Later,
     History,
     Rerun,
     EditRerun,
@@ -612,6 +621,10 @@ fn short_help(a: Action) -> &'static str {
         Action::Save => "save",
         Action::CopyCommand => "copy as command",
         Action::FollowLink => "follow link",
+        Action::PrevCall => "previous call",
+        Action::NextCall => "next call",
+        Action::Requests => "requests",
+        Action::Later => "later",
         Action::History => "history",
         Action::Rerun => "run again",
         Action::EditRerun => "edit, run",

@@ -226,6 +226,18 @@ fn wrap_styled_at(line: &Line<'static>, width: usize) -> Vec<(Line<'static>, usi
 }
 
 impl Prepared {
+    /// The bytes its text holds (for bounding what is kept).
+    pub fn bytes(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Forget what is made again on demand (the wrap, the search text):
+    /// for an outcome put aside while another is shown.
+    pub fn shed(&self) {
+        self.wrapped.replace(None);
+        self.styled_text.replace(None);
+    }
+
     /// Rows (logical lines, before wrapping).
     pub fn len(&self) -> usize {
         self.rows.len()

@@ -147,6 +147,7 @@ impl Manager {
                         server: req.server.to_string(),
                         method: req.method,
                         params: req.params,
+                        related: req.related,
                     });
                     rx
                 }));

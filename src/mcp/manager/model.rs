@@ -281,6 +281,9 @@ pub enum Event {
         server: String,
         method: String,
         params: Value,
+        /// The call it belongs to (its request id), when the protocol
+        /// says: see [`crate::mcp::session::ServerRequest::related`].
+        related: Option<i64>,
     },
     /// A login's progress (discovery trace, URL, browser, waiting).
     Login {

@@ -416,6 +416,7 @@ impl Inner {
                 server: self.name.clone(),
                 method: method.to_string(),
                 params: params.unwrap_or_else(|| json!({})),
+                related: None,
             });
             let inner = self.clone();
             let method = method.to_string();

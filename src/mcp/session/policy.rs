@@ -70,6 +70,10 @@ pub struct ServerRequest {
     /// `sampling/createMessage` or `elicitation/create`.
     pub method: String,
     pub params: Value,
+    /// The request (its progress token: the first id of a tool call) it
+    /// belongs to, when the protocol says (a stateless-era
+    /// `input_required` round); `None` for a request of its own.
+    pub related: Option<i64>,
 }
 
 /// Hands a server request to whoever answers it (the UI, through the

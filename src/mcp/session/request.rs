@@ -451,6 +451,7 @@ impl Session {
         &self,
         method: &str,
         v: &Value,
+        related: Option<i64>,
     ) -> Result<Map<String, Value>, RequestError> {
         let mut answers = Map::new();
         let requests = v.get("inputRequests").and_then(Value::as_object);
@@ -473,6 +474,7 @@ impl Session {
                     server: self.inner.name.clone(),
                     method: asked.to_string(),
                     params: params.unwrap_or_else(|| json!({})),
+                    related,
                 });
                 rx.await
                     .unwrap_or_else(|_| Err(RpcError::new(-1, format!("{asked} was not answered"))))
@@ -763,7 +765,9 @@ impl PendingRequest {
                 // first: answer each request, then ask again with the
                 // answers and the opaque requestState.
                 let mut params = self.params.clone().unwrap_or_else(|| json!({}));
-                let answers = session.input_responses(&self.method, &v).await?;
+                let answers = session
+                    .input_responses(&self.method, &v, self.progress_token)
+                    .await?;
                 if answers.is_empty() {
                     // Only requestState: the server is not ready yet.
                     let wait = 50u64 << self.input_rounds.min(3);

@@ -59,6 +59,7 @@ impl Serve {
                 server,
                 method,
                 params,
+                ..
             } => self.server_request(id, &server, &method, params),
             Event::Subscription {
                 server,

@@ -531,13 +531,6 @@ pub(super) fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
     let Some(editor) = s.editor.as_mut() else {
         return;
     };
-    if s.inflight.is_some() {
-        s.status = Some(format!(
-            "a call is already in flight; {} cancels it",
-            s.keymap.label(Action::Back)
-        ));
-        return;
-    }
     let (arguments, text) = match &mut editor.form {
         Ok(form) if editor.in_form => {
             let value = form.value();
@@ -578,8 +571,8 @@ pub(super) fn send_call(s: &mut State, fx: &mut Vec<Effect>) {
     start_call(s, server, tool, arguments, text, fx);
 }
 
-/// Send a call (from the editor, or again from the history): it becomes
-/// the call in flight, and the result pane shows it.
+/// Send a call (from the editor, or again from the history): it runs
+/// beside any others, and the result pane shows it.
 pub(super) fn start_call(
     s: &mut State,
     server: String,
@@ -590,18 +583,24 @@ pub(super) fn start_call(
 ) {
     s.last_args
         .insert((server.clone(), tool.clone()), text.clone());
-    s.last_sent.insert((server.clone(), tool.clone()), text);
+    s.last_sent
+        .insert((server.clone(), tool.clone()), text.clone());
     let tag = s.next_tag();
-    s.inflight = Some(InFlight {
+    let call = InFlight {
         tag,
         server: server.clone(),
         tool: tool.clone(),
+        args: text,
+        started: s.clock,
         request_id: None,
         progress: None,
         task: None,
-    });
+    };
+    super::calls::begin(s, call);
     s.mode = Mode::Normal;
     s.focus = Pane::Result;
+    s.relayout();
+    super::find::search_again(s);
     fx.push(Effect::Manager(Command::Call {
         tag,
         server,

@@ -36,7 +36,8 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             server,
             method,
             params,
-        } => on_server_request(s, id, server, method, params),
+            related,
+        } => on_server_request(s, id, server, method, params, related),
         Event::TaskStatus {
             tag,
             status,
@@ -197,7 +198,7 @@ fn on_deny_list(s: &mut State, server: String, tools: Vec<String>) -> bool {
 
 /// The call in flight was sent: its request id (and progressToken).
 fn on_call_started(s: &mut State, tag: u64, request_id: i64) -> bool {
-    if let Some(c) = s.inflight.as_mut().filter(|c| c.tag == tag) {
+    if let Some(c) = s.running_mut(tag) {
         c.request_id = Some(request_id);
     }
     false
@@ -210,21 +211,37 @@ fn on_server_request(
     server: String,
     method: String,
     params: Value,
+    related: Option<i64>,
 ) -> bool {
+    // Which call it is for: the one the protocol names, else the one
+    // call running on that server (with several, it cannot be told).
+    let on_server = || s.running.iter().filter(|c| c.server == server);
+    let call = related
+        .and_then(|id| on_server().find(|c| c.request_id == Some(id)))
+        .or_else(|| {
+            let mut it = on_server();
+            it.next().filter(|_| it.next().is_none())
+        })
+        .map(|c| c.tag);
+    let n = call.and_then(|t| s.entries().iter().position(|e| e.tag == t).map(|i| i + 1));
     // The first is shown at once (its screen says who asks, and
     // older messages would hide the keys); a later one waits.
-    s.status = s.asks.push(AskView {
-        id,
-        server,
-        method,
-        params,
-    });
+    s.status = s.asks.push(
+        AskView {
+            id,
+            server,
+            method,
+            params,
+            call: call.zip(n),
+        },
+        &s.keymap,
+    );
     true
 }
 
 /// A call that runs as a task changed state.
 fn on_task_status(s: &mut State, tag: u64, status: crate::mcp::session::TaskStatus) -> bool {
-    let Some(c) = s.inflight.as_mut().filter(|c| c.tag == tag) else {
+    let Some(c) = s.running_mut(tag) else {
         return false;
     };
     let mut text = format!("task {}: {}", status.task_id, status.status);
@@ -332,14 +349,16 @@ fn on_call_finished(
     elapsed: std::time::Duration,
     fx: &mut Vec<Effect>,
 ) -> bool {
-    if s.inflight.as_ref().map(|c| c.tag) != Some(tag) {
+    let Some(at) = s.running.iter().position(|c| c.tag == tag) else {
         return false;
-    }
-    s.inflight = None;
+    };
+    let call = s.running.remove(at);
+    let shown = s.shown == Some(tag);
     // "cancelling …" is over: the result says how the call ended.
-    if s.status
-        .as_deref()
-        .is_some_and(|m| m.starts_with("cancelling "))
+    if shown
+        && s.status
+            .as_deref()
+            .is_some_and(|m| m.starts_with("cancelling "))
     {
         s.status = None;
     }
@@ -366,31 +385,45 @@ fn on_call_finished(
         super::login::note_call_failure(s, &server, auth);
     }
     let lines = crate::tui::result::lines(&result, output_schema.as_ref());
-    // The arguments this call was sent with (one call runs at a time: the
-    // last sent for its tool).
-    let args = s.last_sent.get(&(server.clone(), tool.clone())).cloned();
     // Into the history (kept on disk by the driver).
-    let sent = args
-        .as_deref()
-        .and_then(|t| serde_json::from_str(t).ok())
-        .unwrap_or_else(|| serde_json::json!({}));
+    let sent = serde_json::from_str(&call.args).unwrap_or_else(|_| serde_json::json!({}));
     let entry = crate::tui::history::Entry::new(&server, &tool, &sent, &result, elapsed);
     s.history.insert(0, entry.clone());
     s.history.truncate(crate::tui::history::MAX_ENTRIES);
     fx.push(Effect::History(Box::new(entry)));
-    s.outcome = Some(Outcome {
-        args,
+    let outcome = Outcome {
+        tag,
+        scroll: 0,
+        args: Some(call.args),
         server,
         tool,
         result,
         elapsed,
         output_schema,
         lines,
-    });
-    s.result_scroll = 0;
-    if s.mode == Mode::ConfirmQuit {
+    };
+    if s.mode == Mode::ConfirmQuit && s.running.is_empty() {
         s.mode = Mode::Normal;
     }
+    if !shown {
+        // Another entry is shown: this one waits among the others, and
+        // the status bar says it ended.
+        let word = super::calls::mark_word(super::calls::Mark::Done(outcome.status()));
+        let what = format!("{} on {}", outcome.tool, outcome.server);
+        super::calls::keep_aside(s, outcome);
+        let n = s
+            .entries()
+            .iter()
+            .position(|e| e.tag == tag)
+            .map_or(0, |i| i + 1);
+        s.status = Some(crate::sanitize::one_line(&format!(
+            "call {n} ({what}) ended: {word} · {}/{} shows it",
+            s.keymap.label(crate::tui::keymap::Action::PrevCall),
+            s.keymap.label(crate::tui::keymap::Action::NextCall),
+        )));
+        return true;
+    }
+    super::calls::show_new(s, outcome);
     // The result has the focus, so End and PgDn scroll it at once; Esc
     // goes back to where the call was made from.
     if s.focus != Pane::Result && s.mode == Mode::Normal {
@@ -469,15 +502,15 @@ fn on_notification(
             t.as_i64()
                 .or_else(|| t.as_str().and_then(|s| s.parse().ok()))
         });
-        if let Some(c) = s.inflight.as_mut()
-            && c.server == server
-            && token.is_some()
-            && c.request_id == token
+        let now = s.clock;
+        if let Some(c) = s
+            .running
+            .iter_mut()
+            .find(|c| c.server == server && token.is_some() && c.request_id == token)
         {
             let progress = p.get("progress").and_then(Value::as_f64).unwrap_or(0.0);
             // Time comes in messages (`Msg::Clock`): the rate needs two
             // readings of the clock.
-            let now = s.clock;
             let first = c.progress.as_ref().map_or((now, progress), |v| v.first);
             let secs = match (now, first.0) {
                 (Some(now), Some(then)) => now.duration_since(then).as_secs_f64(),

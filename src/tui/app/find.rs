@@ -47,7 +47,7 @@ pub(super) fn pane_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool
         // (On the result, a call in flight is cancelled first: the pane
         // is that call's.)
         Some(Action::Back)
-            if search_of(s, t).active() && (t == Target::Detail || s.inflight.is_none()) =>
+            if search_of(s, t).active() && (t == Target::Detail || s.inflight().is_none()) =>
         {
             search_of(s, t).clear();
             true
@@ -77,7 +77,7 @@ pub(super) fn frame_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> boo
 
 fn search_action(s: &mut State, t: Target, a: Action) -> bool {
     if a == Action::Filter {
-        if t == Target::Result && (s.inflight.is_some() || s.outcome.is_none()) {
+        if t == Target::Result && (s.inflight().is_some() || s.outcome.is_none()) {
             s.status = Some("nothing to search yet: no result".into());
             return true;
         }
@@ -159,7 +159,7 @@ fn search(s: &mut State, t: Target) {
         Target::Result => {
             let width = s.result_width();
             let from = s.result_scroll;
-            let Some(o) = s.outcome.as_ref().filter(|_| s.inflight.is_none()) else {
+            let Some(o) = s.outcome.as_ref().filter(|_| s.inflight().is_none()) else {
                 s.result_search.hits.clear();
                 return;
             };

@@ -51,7 +51,11 @@ pub struct KeyGuard {
 
 /// The request screen shown, by its request's id.
 pub(super) fn screen_of(s: &State) -> Option<u64> {
-    s.asks.screen.as_ref().map(|(id, _)| *id)
+    s.asks
+        .screen
+        .as_ref()
+        .filter(|_| s.asks.is_open())
+        .map(|(id, _)| *id)
 }
 
 /// Before a key: true when it is dropped (typed as the screen changed).

@@ -83,10 +83,6 @@ fn selected(s: &State) -> Option<crate::tui::history::Entry> {
 /// Enter: the kept result in the result pane.
 fn show(s: &mut State) {
     let Some(e) = selected(s) else { return };
-    if s.inflight.is_some() {
-        s.status = Some("a call is in flight: its result goes in the result pane".into());
-        return;
-    }
     let result = match (&e.result, &e.error, e.cut) {
         (Some(r), _, _) => Ok(crate::mcp::types::CallResult::parse(
             r.clone(),
@@ -127,10 +123,6 @@ fn show(s: &mut State) {
 /// as they were: the editor opens instead, to fill them in.
 fn rerun(s: &mut State, fx: &mut Vec<Effect>) {
     let Some(e) = selected(s) else { return };
-    if s.inflight.is_some() {
-        s.status = Some("a call is in flight; wait for it or cancel it (Esc) first".into());
-        return;
-    }
     if e.masked_args() {
         edit(s);
         s.status = Some("some arguments were secrets, kept masked: fill them in, then send".into());

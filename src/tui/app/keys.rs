@@ -313,6 +313,25 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
             tool_action(s, a, fx)
         }
         Action::FollowLink => super::links::open(s, fx),
+        Action::PrevCall | Action::NextCall => {
+            let by = if a == Action::NextCall { 1 } else { -1 };
+            if s.entry_count() == 0 {
+                s.status = Some("no call yet".into());
+                return true;
+            }
+            let moved = super::calls::step(s, by);
+            if !moved {
+                let end = if by > 0 { "newest" } else { "oldest" };
+                s.status = Some(format!("this is the {end} call kept"));
+            }
+            true
+        }
+        Action::Requests => {
+            if !s.asks.bring_back() {
+                s.status = Some("no server request is waiting".into());
+            }
+            true
+        }
         Action::History => super::history_view::open(s),
         Action::Copy
         | Action::CopyCommand
@@ -507,7 +526,8 @@ fn tool_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Action::Back => {
-            if let Some(c) = &s.inflight {
+            if let Some(c) = s.inflight().filter(|_| s.focus == Pane::Result) {
+                // The running call shown, and only that one.
                 fx.push(Effect::Manager(Command::Cancel { tag: c.tag }));
                 s.status = Some(format!("cancelling {} on {}…", c.tool, c.server));
             } else if s.focus == Pane::Result {
@@ -793,7 +813,7 @@ fn app_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Action::Quit => {
-            if s.inflight.is_some() {
+            if !s.running.is_empty() {
                 s.mode = Mode::ConfirmQuit;
             } else {
                 fx.push(Effect::Quit);

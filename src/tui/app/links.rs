@@ -13,7 +13,7 @@ pub fn of_result(s: &State) -> Vec<(String, String)> {
     let Some(Ok(r)) = s
         .outcome
         .as_ref()
-        .filter(|_| s.inflight.is_none())
+        .filter(|_| s.inflight().is_none())
         .map(|o| &o.result)
     else {
         return Vec::new();

@@ -114,7 +114,7 @@ pub(crate) fn result_file(
 /// Save the result shown: its text or JSON to one file, and its images,
 /// audio and blobs each to a file of their own.
 pub(crate) fn save_result(s: &mut State, fx: &mut Vec<Effect>) {
-    let Some(Outcome { tool, result, .. }) = s.outcome.as_ref().filter(|_| s.inflight.is_none())
+    let Some(Outcome { tool, result, .. }) = s.outcome.as_ref().filter(|_| s.inflight().is_none())
     else {
         s.status = Some("nothing to save yet: no result".into());
         return;

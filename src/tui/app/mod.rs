@@ -3,6 +3,7 @@
 //! effects (commands to the manager, config writes, quit) for the driver
 //! to carry out. No IO, no awaits: every transition is unit-testable.
 
+mod calls;
 mod editor;
 mod event;
 mod find;
@@ -25,6 +26,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use crate::config::ServerConfig;
 use crate::mcp::manager::{Command, Event};
 
+pub use calls::{EntryView, KEEP as KEEP_CALLS, Mark, mark_word};
 pub use editor::{last_sent, problems};
 use event::on_event;
 pub use event::tool_diff;

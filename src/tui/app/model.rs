@@ -356,12 +356,16 @@ pub struct Editor {
     pub said: bool,
 }
 
-/// A call in flight.
+/// A call in flight (one of [`State::running`]).
 #[derive(Debug, Clone)]
 pub struct InFlight {
     pub tag: u64,
     pub server: String,
     pub tool: String,
+    /// The arguments it was sent with (JSON text).
+    pub args: String,
+    /// When it started, as far as the clock said (`Msg::Clock`).
+    pub started: Option<std::time::Instant>,
     /// The request id (also its progressToken), once sent.
     pub request_id: Option<i64>,
     /// The last progress notification, if any.
@@ -378,6 +382,9 @@ pub struct AskView {
     pub server: String,
     pub method: String,
     pub params: Value,
+    /// The call it is for, when known: its tag and its number among the
+    /// calls (as the strip over the result counts them).
+    pub call: Option<(u64, usize)>,
 }
 
 /// A call's progress as the server reported it.
@@ -412,9 +419,15 @@ impl ProgressView {
     }
 }
 
-/// The last call's outcome.
+/// A finished call's outcome (or a result shown from the log or the
+/// history): the one the result pane shows is [`State::outcome`], the
+/// others of this session wait in [`State::done`].
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// Its entry among the calls (the call's tag).
+    pub tag: u64,
+    /// The first screen line shown, kept while another entry is shown.
+    pub scroll: usize,
     pub server: String,
     pub tool: String,
     pub result: Result<CallResult, CallError>,

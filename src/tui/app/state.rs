@@ -41,7 +41,15 @@ pub struct State {
     pub last_args: HashMap<(String, String), String>,
     /// Each tool's arguments as last sent (the reset key goes back to them).
     pub last_sent: HashMap<(String, String), String>,
-    pub inflight: Option<InFlight>,
+    /// The calls running, in the order they started (any number, on any
+    /// servers: none waits for another).
+    pub running: Vec<InFlight>,
+    /// This session's finished calls not shown, oldest first (bounded;
+    /// see `calls`).
+    pub done: Vec<Outcome>,
+    /// The entry the result pane shows (a running call's tag, or
+    /// [`State::outcome`]'s).
+    pub shown: Option<u64>,
     /// Server requests waiting for the person, and the screen of the first.
     pub asks: crate::tui::ask::Asks,
     pub outcome: Option<Outcome>,
@@ -155,7 +163,9 @@ impl State {
             editor: None,
             last_args: HashMap::new(),
             last_sent: HashMap::new(),
-            inflight: None,
+            running: Vec::new(),
+            done: Vec::new(),
+            shown: None,
             asks: crate::tui::ask::Asks::default(),
             outcome: None,
             result_scroll: 0,
@@ -293,7 +303,7 @@ impl State {
 
     /// The screen lines of the outcome shown, at the result pane's width.
     pub fn result_len(&self) -> usize {
-        match (&self.outcome, &self.inflight) {
+        match (&self.outcome, self.inflight()) {
             (Some(o), None) => o.lines.screen_len(self.result_width()),
             _ => 0,
         }
@@ -302,7 +312,8 @@ impl State {
     /// The rows of the result pane the outcome has (a login hint may take
     /// the first).
     pub fn result_room(&self) -> usize {
-        let hint = crate::tui::ui::step_up_hint_shown(self) as usize;
+        let hint = crate::tui::ui::step_up_hint_shown(self) as usize
+            + crate::tui::ui::strip_shown(self) as usize;
         self.page_rows(Pane::Result).saturating_sub(hint)
     }
 
@@ -330,7 +341,7 @@ impl State {
 
     /// Whether the spinner has something to show.
     pub(super) fn animating(&self) -> bool {
-        self.inflight.is_some()
+        !self.running.is_empty()
             || self.login.as_ref().is_some_and(LoginView::running)
             || self.resources.pending.is_some()
             || self.prompts.pending.is_some()

@@ -413,16 +413,21 @@ pub(super) fn show_outcome(
     args: Option<String>,
 ) {
     let lines = crate::tui::result::lines(&result, None);
-    s.outcome = Some(Outcome {
-        args,
-        server,
-        tool,
-        result,
-        elapsed,
-        output_schema: None,
-        lines,
-    });
-    s.result_scroll = 0;
+    let tag = s.next_tag();
+    super::calls::show_new(
+        s,
+        Outcome {
+            tag,
+            scroll: 0,
+            args,
+            server,
+            tool,
+            result,
+            elapsed,
+            output_schema: None,
+            lines,
+        },
+    );
     s.mode = Mode::Normal;
     s.focus = Pane::Result;
     s.relayout();

@@ -66,6 +66,9 @@ pub struct Asks {
     pub queue: VecDeque<AskView>,
     /// The screen of the request at the front (its id, its screen).
     pub screen: Option<(u64, AskScreen)>,
+    /// The requests are put aside (the later key): the screen is hidden,
+    /// kept as it was, until the requests key brings it back.
+    pub aside: bool,
 }
 
 impl Asks {
@@ -79,23 +82,61 @@ impl Asks {
 
     /// Whether a request is shown (then every key goes to it).
     pub fn is_open(&self) -> bool {
-        self.screen.is_some()
+        self.screen.is_some() && !self.aside
+    }
+
+    /// How many requests wait put aside (none while one is shown).
+    pub fn waiting_aside(&self) -> usize {
+        if self.aside { self.queue.len() } else { 0 }
     }
 
     /// A new request; the first is shown at once, a later one waits (the
-    /// status says so).
-    pub fn push(&mut self, ask: AskView) -> Option<String> {
-        let status = (!self.queue.is_empty()).then(|| {
-            format!(
-                "{} asks too ({}): {} waiting",
+    /// status says so), and while the requests are put aside every one
+    /// waits with them.
+    pub fn push(&mut self, ask: AskView, keymap: &Keymap) -> Option<String> {
+        let status = if self.aside {
+            Some(format!(
+                "{} asks ({}): {} waiting · {} answers",
                 ask.server,
                 ask.method,
-                self.queue.len() + 1
-            )
-        });
+                self.queue.len() + 1,
+                keymap.label(Action::Requests)
+            ))
+        } else {
+            (!self.queue.is_empty()).then(|| {
+                format!(
+                    "{} asks too ({}): {} waiting",
+                    ask.server,
+                    ask.method,
+                    self.queue.len() + 1
+                )
+            })
+        };
         self.queue.push_back(ask);
         self.sync();
         status
+    }
+
+    /// The later key: the request shown waits, hidden, with the others;
+    /// everything else goes on (the calls keep running).
+    fn put_aside(&mut self, keymap: &Keymap) -> Step {
+        self.aside = true;
+        let n = self.queue.len();
+        Step::say(format!(
+            "{n} request{} waiting · {} answers",
+            if n == 1 { "" } else { "s" },
+            keymap.label(Action::Requests)
+        ))
+    }
+
+    /// The requests key: show the requests put aside, as they were left.
+    pub fn bring_back(&mut self) -> bool {
+        if self.queue.is_empty() {
+            return false;
+        }
+        self.aside = false;
+        self.sync();
+        true
     }
 
     /// Keep the screen on the front of the queue.
@@ -126,6 +167,9 @@ impl Asks {
             result,
         }));
         self.sync();
+        if self.queue.is_empty() {
+            self.aside = false;
+        }
         Step::say(status)
     }
 
@@ -138,6 +182,9 @@ impl Asks {
     /// A key while a request is shown: nothing reaches the panes.
     pub fn key(&mut self, k: KeyEvent, keymap: &Keymap, fx: &mut Vec<Effect>) -> Step {
         let action = keymap.ask_action(&k);
+        if action == Some(Action::Later) {
+            return self.put_aside(keymap);
+        }
         match self.screen.as_ref().map(|(_, screen)| screen) {
             None => Step::ignored(),
             Some(AskScreen::Form(_)) => self.form_key(k, action, keymap, fx),
@@ -444,6 +491,9 @@ impl Asks {
             return Step::ignored();
         }
         self.sync();
+        if self.queue.is_empty() {
+            self.aside = false;
+        }
         Step::say(format!(
             "{server} is no longer connected: {dropped} request{} dropped",
             if dropped == 1 { "" } else { "s" }

@@ -323,6 +323,27 @@ pub(super) const SPECS: &[Spec] = &[
         keys: &["f"],
     },
     Spec {
+        action: Action::PrevCall,
+        name: "prev_call",
+        help: "the result pane: show the previous call (calls run side by side; the strip over the result lists them)",
+        group: Group::Tools,
+        keys: &["["],
+    },
+    Spec {
+        action: Action::NextCall,
+        name: "next_call",
+        help: "the result pane: show the next call",
+        group: Group::Tools,
+        keys: &["]"],
+    },
+    Spec {
+        action: Action::Requests,
+        name: "requests",
+        help: "show the server requests put aside (elicitation, sampling), to answer them",
+        group: Group::Tools,
+        keys: &["I"],
+    },
+    Spec {
         action: Action::History,
         name: "history",
         help: "the history of calls, this session's and earlier ones (kept in the state directory)",
@@ -405,6 +426,13 @@ pub(super) const SPECS: &[Spec] = &[
         help: "flip yes/no, tick an option, press a button",
         group: Group::Ask,
         keys: &["space"],
+    },
+    Spec {
+        action: Action::Later,
+        name: "later",
+        help: "answer later: the request waits (its call too) and everything else goes on; the requests key brings it back",
+        group: Group::Ask,
+        keys: &["ctrl-l"],
     },
     Spec {
         action: Action::Help,

@@ -43,15 +43,34 @@ fn inner_width(area: Rect) -> u16 {
     area.width.saturating_sub(4).min(100).saturating_sub(2)
 }
 
-/// `… · 1 of 3` when several wait.
+/// `for call 2 (tool) · 1 of 3`: the call the request is for, when it
+/// is known, and where it stands among the requests waiting.
 fn position(s: &State) -> String {
-    format!("1 of {}", s.asks.len())
+    let call = s
+        .asks
+        .queue
+        .front()
+        .and_then(|a| a.call)
+        .map(|(tag, n)| {
+            let tool = s
+                .running
+                .iter()
+                .find(|c| c.tag == tag)
+                .map(|c| format!(" ({})", clean(&c.tool)))
+                .unwrap_or_default();
+            format!("for call {n}{tool} · ")
+        })
+        .unwrap_or_default();
+    format!("{call}1 of {}", s.asks.len())
 }
 
 pub fn render(s: &State, f: &mut Frame, area: Rect) {
     let (Some((_, screen)), Some(ask)) = (&s.asks.screen, s.asks.queue.front()) else {
         return;
     };
+    if !s.asks.is_open() {
+        return;
+    }
     let width = inner_width(area);
     let rows = match screen {
         AskScreen::Form(form) => Some(form_rows(form, width)),
@@ -746,7 +765,7 @@ fn render_sampling(s: &State, x: &Sampling, f: &mut Frame, area: Rect) {
 
 /// The status bar's hint for the request shown.
 pub fn hint(s: &State) -> Option<String> {
-    let (_, screen) = s.asks.screen.as_ref()?;
+    let (_, screen) = s.asks.screen.as_ref().filter(|_| s.asks.is_open())?;
     let k = &s.keymap;
     Some(match screen {
         AskScreen::Form(form) if form.confirm.is_some() => {

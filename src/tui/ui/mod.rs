@@ -14,7 +14,7 @@ use crate::sanitize;
 pub use crate::tui::layout::{Areas, layout, list_offset};
 pub use detail::{detail_height, detail_lines};
 pub use help::{help_geometry, help_lines};
-pub use result::step_up_hint_shown;
+pub use result::{step_up_hint_shown, strip_shown};
 
 mod add;
 mod ask;

@@ -13,7 +13,7 @@ use super::*;
 
 /// A placeholder for the result pane before any result.
 pub(super) fn result_placeholder(s: &State) -> Vec<Line<'static>> {
-    match &s.inflight {
+    match s.inflight() {
         Some(c) => inflight_lines(s, c),
         None => vec![Line::styled(
             format!(
@@ -60,20 +60,14 @@ pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
     let height = area.height.saturating_sub(2) as usize;
     let width = area.width.saturating_sub(2);
     let mut lines: Vec<Line> = Vec::new();
-    // While a call runs, the pane is that call's: the previous outcome is
-    // not shown under it (it would read as this call's result).
-    let title = if let Some(c) = &s.inflight {
+    // More than one call this session: a strip of them, the one shown
+    // marked.
+    if strip_shown(s) {
+        lines.push(strip(s, width as usize));
+    }
+    // While a call runs and is shown, the pane is that call's.
+    let title = if let Some(c) = s.inflight() {
         lines.extend(inflight_lines(s, c));
-        if let Some(o) = &s.outcome {
-            lines.push(Line::styled(
-                format!(
-                    "(the previous result, {} on {}, is replaced when this call ends)",
-                    clean(&o.tool),
-                    clean(&o.server)
-                ),
-                Role::Muted.style(),
-            ));
-        }
         format!(
             "Result · running {} on {}",
             clean(&c.tool),
@@ -130,16 +124,149 @@ pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
     // The outcome is wrapped already; the in-flight and placeholder lines
     // are short and wrap here.
     let mut p = Paragraph::new(lines).block(block(title, s.focus == Pane::Result));
-    if s.outcome.is_none() || s.inflight.is_some() {
+    if s.outcome.is_none() || s.inflight().is_some() {
         p = p.wrap(Wrap { trim: false });
     }
     f.render_widget(p, area);
 }
 
+/// Whether the result pane's first row is the strip of calls (from two
+/// entries on).
+pub fn strip_shown(s: &State) -> bool {
+    s.entry_count() >= 2
+}
+
+/// The strip of calls: `2/5 ‹ 1 ✓ echo 0.2s │ 2 ⠋ slow 3s 40% │ … ›`,
+/// the shown one reversed; when they do not fit, the ones around the
+/// shown one.
+fn strip(s: &State, width: usize) -> Line<'static> {
+    let entries = s.entries();
+    let at = entries.iter().position(|e| e.shown).unwrap_or(0);
+    // Whole names first; when not every entry fits, the others' names
+    // are shortened, so more of them are seen.
+    let full = strip_cells(s, &entries, usize::MAX);
+    let (lo, hi, _) = strip_window(&full, at, width);
+    let cells = if lo == 0 && hi == full.len() {
+        full
+    } else {
+        strip_cells(s, &entries, 12)
+    };
+    let (lo, hi, used) = strip_window(&cells, at, width);
+    let keys = strip_keys(s);
+    let fits_keys = used + unicode_width::UnicodeWidthStr::width(keys.as_str()) <= width;
+    let mut spans = vec![Span::styled(
+        format!("{}/{} ", at + 1, entries.len()),
+        Role::Muted.style(),
+    )];
+    spans.push(Span::styled(
+        if lo > 0 { "‹" } else { "" },
+        Role::Muted.style(),
+    ));
+    for (i, (text, style)) in cells[lo..hi].iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled("│", Role::Muted.style()));
+        }
+        spans.push(Span::styled(text.clone(), *style));
+    }
+    spans.push(Span::styled(
+        if hi < cells.len() { "›" } else { "" },
+        Role::Muted.style(),
+    ));
+    if fits_keys {
+        spans.push(Span::styled(keys, Role::Muted.style()));
+    }
+    Line::from(spans)
+}
+
+/// ` [ ] calls`: the keys that move along the strip.
+fn strip_keys(s: &State) -> String {
+    format!(
+        " {} {} calls",
+        s.keymap
+            .key_label(crate::tui::keymap::Action::PrevCall)
+            .unwrap_or_default(),
+        s.keymap
+            .key_label(crate::tui::keymap::Action::NextCall)
+            .unwrap_or_default()
+    )
+}
+
+/// Each entry's cell: ` 2 ✓ echo 12 ms `, the shown one reversed; names
+/// cut to `name_max` characters (the title names the shown one whole).
+fn strip_cells(
+    s: &State,
+    entries: &[crate::tui::app::EntryView],
+    name_max: usize,
+) -> Vec<(String, ratatui::style::Style)> {
+    use crate::tui::app::Mark;
+    use crate::tui::history::Status;
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let (glyph, role) = match e.mark {
+                Mark::Running => (SPINNER[s.spinner % SPINNER.len()], Role::Accent),
+                Mark::Done(Status::Ok) => ("✓", Role::Ok),
+                Mark::Done(Status::IsError) => ("✗", Role::Warn),
+                Mark::Done(Status::Error) => ("✗", Role::Error),
+                Mark::Done(Status::Cancelled) => ("⊘", Role::Muted),
+            };
+            let mut name = clean(&e.tool);
+            if name.chars().count() > name_max {
+                name = name.chars().take(name_max.saturating_sub(1)).collect();
+                name.push('…');
+            }
+            let mut text = format!(" {} {glyph} {name}", i + 1);
+            if let Some(d) = e.elapsed {
+                text.push_str(&format!(" {}", crate::text::fmt_duration(d)));
+            }
+            if let Some(r) = e.ratio {
+                text.push_str(&format!(" {:.0}%", r * 100.0));
+            }
+            text.push(' ');
+            let mut style = role.style();
+            if e.shown {
+                style = style.add_modifier(ratatui::style::Modifier::REVERSED);
+            }
+            (text, style)
+        })
+        .collect()
+}
+
+/// The cells `lo..hi` that fit around the shown one (`at`) in `width`,
+/// and the width they take.
+fn strip_window(
+    cells: &[(String, ratatui::style::Style)],
+    at: usize,
+    width: usize,
+) -> (usize, usize, usize) {
+    let w = |t: &str| unicode_width::UnicodeWidthStr::width(t);
+    let head = w(&format!("{}/{} ", at + 1, cells.len())) + 2;
+    let (mut lo, mut hi) = (at, (at + 1).min(cells.len()));
+    let mut used = head + cells.get(at).map_or(0, |c| w(&c.0));
+    loop {
+        let mut grew = false;
+        if hi < cells.len() && used + w(&cells[hi].0) < width {
+            used += w(&cells[hi].0) + 1;
+            hi += 1;
+            grew = true;
+        }
+        if lo > 0 && used + w(&cells[lo - 1].0) < width {
+            lo -= 1;
+            used += w(&cells[lo].0) + 1;
+            grew = true;
+        }
+        if !grew {
+            break;
+        }
+    }
+    (lo, hi, used)
+}
+
 /// Whether the result pane's first row is the login hint (the scroll
 /// bound leaves it out).
 pub fn step_up_hint_shown(s: &State) -> bool {
-    s.inflight.is_none() && step_up_hint(s).is_some()
+    s.inflight().is_none() && step_up_hint(s).is_some()
 }
 
 /// Over a call that failed for want of a login or of scope: what the login

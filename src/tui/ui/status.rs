@@ -233,6 +233,17 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
         left.push_str(text);
         spans.push(Span::styled(text, Role::Error.style()));
     }
+    // Server requests put aside: said until they are answered.
+    let aside = s.asks.waiting_aside();
+    if aside > 0 {
+        let text = format!(
+            "⚑ {aside} request{} ({}) ",
+            if aside == 1 { "" } else { "s" },
+            k.key_label(Action::Requests).unwrap_or_default()
+        );
+        left.push_str(&text);
+        spans.push(Span::styled(text, Role::Warn.style()));
+    }
     if let Some(msg) = waiting.as_ref().or(s.status.as_ref()) {
         let msg = clean(msg);
         let used = left.chars().count();
