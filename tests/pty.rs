@@ -790,5 +790,21 @@ fn calls_run_side_by_side_and_a_request_can_wait() {
     assert!(s.contains("1/3"), "{s}");
     t.keys("]");
     t.wait_for("Echo: side by side", 10);
+    // Every one is in the history; two marked show their diff.
+    t.keys("H");
+    let s = t.wait_for("History (3)", 10);
+    assert!(s.contains("cancelled"), "{s}");
+    t.keys("m");
+    t.keys(DOWN);
+    t.keys("d");
+    let s = t.wait_for("Diff · A", 10);
+    // The cancelled long call and the elicitation's.
+    assert!(s.contains("Arguments: 2 fields differ"), "{s}");
+    assert!(s.contains("tools/call was cancelled"), "{s}");
+    assert!(s.contains("User cancelled the elicitation dialog"), "{s}");
+    t.keys("\x1b");
+    t.wait_for("1 marked", 10);
+    t.keys("q");
+    t.wait_for("Servers", 10);
     t.quit();
 }

@@ -5057,7 +5057,7 @@ fn a_server_request_says_which_call_it_is_for() {
         "elicitation/create",
         json!({"message": "name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}),
     );
-    assert_eq!(s.asks.queue[0].call, Some((a, 1)));
+    assert_eq!(s.asks.queue[0].call, Some(a));
     let out = screen(&s, 120, 40);
     assert!(out.contains("for call 1 (echo)"), "{out}");
     let mut fx = Vec::new();
@@ -5085,7 +5085,21 @@ fn a_server_request_says_which_call_it_is_for() {
         }),
         &mut fx,
     );
-    assert_eq!(s.asks.queue[0].call.map(|c| c.0), Some(a));
+    assert_eq!(s.asks.queue[0].call, Some(a));
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    // A call the protocol names that is not running: none, not a guess.
+    update(
+        &mut s,
+        Msg::Manager(Event::ServerRequest {
+            id: 4,
+            server: "demo".into(),
+            method: "elicitation/create".into(),
+            params: json!({"message": "?"}),
+            related: Some(99),
+        }),
+        &mut fx,
+    );
+    assert_eq!(s.asks.queue[0].call, None);
 }
 
 #[test]
@@ -5142,4 +5156,131 @@ fn quitting_with_calls_running_asks_and_says_how_many() {
     s.focus = Pane::Tools;
     update(&mut s, key(KeyCode::Char('q')), &mut fx);
     assert!(screen(&s, 100, 30).contains("2 calls are in flight"));
+}
+
+#[test]
+fn two_marked_calls_in_the_history_show_their_diff() {
+    use mcpdeck::tui::history::{Entry, Status};
+    let mut s = sized(120, 40);
+    let entry = |at: u64, city: &str, lines: &str| Entry {
+        server: "demo".into(),
+        tool: "get_weather".into(),
+        args: json!({"city": city, "units": "metric"}),
+        status: Status::Ok,
+        ms: 12,
+        at,
+        result: Some(text(lines)),
+        error: None,
+        cut: None,
+    };
+    let same: String = (0..20).map(|i| format!("same {i}\n")).collect();
+    // Newest first, as the history keeps them.
+    s.history = vec![
+        entry(1_800_000_100, "Paris", &format!("{same}Temp: 21\nwind: 3")),
+        entry(1_800_000_000, "Oslo", &format!("{same}Temp: 4\nwind: 3")),
+    ];
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('H')), &mut fx);
+    // One marked: `d` compares it with the one selected.
+    update(&mut s, key(KeyCode::Char('m')), &mut fx);
+    assert!(screen(&s, 120, 40).contains("● "));
+    update(&mut s, key(KeyCode::Char('d')), &mut fx);
+    assert!(s.history_diff.is_none(), "the same call twice is no diff");
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    update(&mut s, key(KeyCode::Char('d')), &mut fx);
+    let out = screen(&s, 120, 40);
+    // The older is A.
+    assert!(
+        out.contains("A  2027-01-15") && out.contains("city=\"Oslo\""),
+        "{out}"
+    );
+    assert!(out.contains("Arguments: 1 field differ"), "{out}");
+    assert!(out.contains("city: [-Oslo-]{+Paris+}"), "{out}");
+    assert!(out.contains("1 line removed, 1 added"), "{out}");
+    assert!(
+        out.contains("- Temp: 4") && out.contains("+ Temp: 21"),
+        "{out}"
+    );
+    // Long unchanged runs are cut around the change.
+    assert!(out.contains("… 17 same lines …"), "{out}");
+    assert!(
+        out.contains("  same 19") && !out.contains("  same 2\n"),
+        "{out}"
+    );
+    // Esc: back to the list, the marks kept.
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(s.history_diff.is_none());
+    assert_eq!(s.history_marked.len(), 1);
+    assert_eq!(s.mode, mcpdeck::tui::app::Mode::History);
+}
+
+#[test]
+fn the_entries_kept_are_bounded_by_when_they_ended_and_none_shown_is_lost() {
+    use mcpdeck::tui::app::KEEP_CALLS;
+    let mut s = sized(100, 30);
+    // A long call first, then more than KEEP quick ones.
+    let long = start(&mut s);
+    for i in 0..KEEP_CALLS + 2 {
+        let t = start(&mut s);
+        ended(&mut s, t, Ok(text(&format!("quick {i}"))));
+    }
+    // It ends last, unseen: it is kept (it ended last), with its number.
+    ended(&mut s, long, Ok(text("LONG")));
+    assert!(s.entries().iter().any(|e| e.tag == long));
+    let status = s.status.clone().unwrap_or_default();
+    assert!(status.starts_with("call 1 ("), "{status}");
+    // Step to the oldest and back and forth: the entry shown is always
+    // there, never dropped by the bound.
+    let mut fx = Vec::new();
+    s.focus = Pane::Result;
+    for _ in 0..KEEP_CALLS + 3 {
+        update(&mut s, key(KeyCode::Char('[')), &mut fx);
+        assert_eq!(s.outcome.as_ref().map(|o| o.tag), s.shown);
+    }
+    assert_eq!(s.shown, Some(long));
+    assert!(screen(&s, 100, 30).contains("LONG"));
+    update(&mut s, key(KeyCode::Char(']')), &mut fx);
+    update(&mut s, key(KeyCode::Char('[')), &mut fx);
+    assert_eq!(s.outcome.as_ref().map(|o| o.tag), Some(long));
+    assert_eq!(s.entry_count(), KEEP_CALLS + 1);
+}
+
+#[test]
+fn a_call_that_ends_takes_its_waiting_requests_with_it() {
+    let mut s = sized(100, 30);
+    let a = start(&mut s);
+    ask(
+        &mut s,
+        1,
+        "demo",
+        "elicitation/create",
+        json!({"message": "?"}),
+    );
+    let mut fx = Vec::new();
+    update(&mut s, ctrl('l'), &mut fx);
+    assert_eq!(s.asks.waiting_aside(), 1);
+    // Cancelled from its result: the request is answered `cancel`.
+    s.focus = Pane::Result;
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    let mut fx2 = Vec::new();
+    let c = s.running[0].clone();
+    update(
+        &mut s,
+        Msg::Manager(Event::CallFinished {
+            tag: a,
+            server: c.server,
+            tool: c.tool,
+            result: Err(mcpdeck::mcp::manager::CallError::Request(
+                mcpdeck::mcp::session::RequestError::Cancelled {
+                    method: "tools/call echo".into(),
+                },
+            )),
+            elapsed: Duration::from_millis(5),
+        }),
+        &mut fx2,
+    );
+    assert_eq!(answers(&fx2), [(1, Ok(json!({"action": "cancel"})))]);
+    assert!(s.asks.is_empty());
+    assert_eq!(s.asks.waiting_aside(), 0);
+    assert!(!screen(&s, 100, 30).contains("⚑"));
 }

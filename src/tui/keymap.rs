@@ -65,6 +65,10 @@ pub enum Action {
     History,
     Rerun,
     EditRerun,
+    /// In the history: mark a call (or unmark it) for a diff.
+    Mark,
+    /// In the history: the diff of the two marked calls.
+    DiffMarked,
     Zoom,
     NextMatch,
     PrevMatch,
@@ -628,6 +632,8 @@ fn short_help(a: Action) -> &'static str {
         Action::History => "history",
         Action::Rerun => "run again",
         Action::EditRerun => "edit, run",
+        Action::Mark => "mark",
+        Action::DiffMarked => "diff",
         Action::Zoom => "zoom",
         Action::NextMatch => "next match",
         Action::PrevMatch => "previous match",

@@ -226,6 +226,20 @@ fn wrap_styled_at(line: &Line<'static>, width: usize) -> Vec<(Line<'static>, usi
 }
 
 impl Prepared {
+    /// The rows' text, one a line, as shown (what a diff compares).
+    pub fn plain(&self) -> String {
+        let mut out = String::with_capacity(self.text.len() + self.rows.len());
+        for i in 0..self.len() {
+            if let Some(l) = self.line(i) {
+                for sp in &l.spans {
+                    out.push_str(&sp.content);
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// The bytes its text holds (for bounding what is kept).
     pub fn bytes(&self) -> usize {
         self.text.len()

@@ -295,8 +295,32 @@ fn tokens(s: &str) -> Vec<&str> {
 /// middle by longest common subsequence, or, when it is too long (see
 /// [`MAX_CELLS`]), as one removal and one addition.
 pub fn word_diff(before: &str, after: &str) -> Vec<WordChange> {
-    let (b, a) = (tokens(before), tokens(after));
-    let prefix = b.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    token_diff(&tokens(before), &tokens(after))
+}
+
+/// A line diff of `before` and `after`, as [`word_diff`] does words: each
+/// run holds whole lines (with their line ends).
+pub fn line_diff(before: &str, after: &str) -> Vec<WordChange> {
+    let b: Vec<&str> = before.split_inclusive('\n').collect();
+    let a: Vec<&str> = after.split_inclusive('\n').collect();
+    token_diff(&b, &a)
+}
+
+/// Every field that differs from `before` to `after`, by its path
+/// (`city`, `units.kind`, `items[2]`), each with a word diff: what the
+/// pin diff shows for a definition, for any two values (a call's
+/// arguments in the history).
+pub fn values(before: &Value, after: &Value) -> Vec<FieldDiff> {
+    let mut out = Vec::new();
+    diff_value("", Some(before), Some(after), &mut out);
+    out
+}
+
+/// The diff of two token lists: common start and end first, the middle by
+/// longest common subsequence (or removed and added whole past
+/// [`MAX_CELLS`]); runs merged.
+fn token_diff(b: &[&str], a: &[&str]) -> Vec<WordChange> {
+    let prefix = b.iter().zip(a).take_while(|(x, y)| x == y).count();
     let suffix = b[prefix..]
         .iter()
         .rev()

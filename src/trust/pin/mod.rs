@@ -33,7 +33,10 @@ use crate::config::{ServerConfig, TransportConfig};
 use crate::mcp::session::Lists;
 use crate::mcp::types::ServerInfo;
 
-pub use diff::{Change, ChangeKind, FieldDiff, WordChange, compare, info_change, word_diff};
+pub use diff::{
+    Change, ChangeKind, FieldDiff, WordChange, compare, info_change, line_diff, render_words,
+    values, word_diff,
+};
 pub use store::{PinError, PinStore};
 
 /// The fields fingerprinted for each kind (see the module's doc).

@@ -118,12 +118,22 @@ fn stash(s: &mut State) {
 }
 
 /// Keep at most [`KEEP`] finished entries put aside, and [`KEEP_BYTES`]
-/// of their text: the oldest go first.
+/// of their text: the one that ended first goes first (a long call that
+/// ends now is kept, however early it started).
 fn bound(s: &mut State) {
     while s.done.len() > KEEP
         || (s.done.len() > 1 && s.done.iter().map(|o| o.lines.bytes()).sum::<usize>() > KEEP_BYTES)
     {
-        s.done.remove(0);
+        let Some(first) = s
+            .done
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, o)| o.ended)
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        s.done.remove(first);
     }
 }
 
@@ -136,7 +146,8 @@ pub(super) fn begin(s: &mut State, call: InFlight) {
 
 /// An outcome to show now (a call that ended while shown, a result from
 /// the log or the history).
-pub(super) fn show_new(s: &mut State, o: Outcome) {
+pub(super) fn show_new(s: &mut State, mut o: Outcome) {
+    o.ended = s.next_tag();
     if s.outcome.as_ref().map(|x| x.tag) != Some(o.tag) {
         stash(s);
     }
@@ -146,7 +157,8 @@ pub(super) fn show_new(s: &mut State, o: Outcome) {
 }
 
 /// A call ended while another entry is shown: it waits among the others.
-pub(super) fn keep_aside(s: &mut State, o: Outcome) {
+pub(super) fn keep_aside(s: &mut State, mut o: Outcome) {
+    o.ended = s.next_tag();
     o.lines.shed();
     s.done.push(o);
     s.done.sort_by_key(|o| o.tag);
@@ -177,10 +189,16 @@ pub(super) fn show(s: &mut State, tag: u64) {
     if s.shown == Some(tag) && (s.outcome.as_ref().map(|o| o.tag) == Some(tag)) {
         return;
     }
+    // Taken out before the one shown is put aside, which may bound the
+    // entries kept: the one asked for is never the one dropped.
+    let target = s
+        .done
+        .iter()
+        .position(|o| o.tag == tag)
+        .map(|i| s.done.remove(i));
     stash(s);
     s.shown = Some(tag);
-    if let Some(i) = s.done.iter().position(|o| o.tag == tag) {
-        let o = s.done.remove(i);
+    if let Some(o) = target {
         s.result_scroll = o.scroll;
         s.outcome = Some(o);
     }

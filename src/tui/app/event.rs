@@ -216,14 +216,14 @@ fn on_server_request(
     // Which call it is for: the one the protocol names, else the one
     // call running on that server (with several, it cannot be told).
     let on_server = || s.running.iter().filter(|c| c.server == server);
-    let call = related
-        .and_then(|id| on_server().find(|c| c.request_id == Some(id)))
-        .or_else(|| {
+    let call = match related {
+        Some(id) => on_server().find(|c| c.request_id == Some(id)),
+        None => {
             let mut it = on_server();
             it.next().filter(|_| it.next().is_none())
-        })
-        .map(|c| c.tag);
-    let n = call.and_then(|t| s.entries().iter().position(|e| e.tag == t).map(|i| i + 1));
+        }
+    }
+    .map(|c| c.tag);
     // The first is shown at once (its screen says who asks, and
     // older messages would hide the keys); a later one waits.
     s.status = s.asks.push(
@@ -232,7 +232,7 @@ fn on_server_request(
             server,
             method,
             params,
-            call: call.zip(n),
+            call,
         },
         &s.keymap,
     );
@@ -354,6 +354,10 @@ fn on_call_finished(
     };
     let call = s.running.remove(at);
     let shown = s.shown == Some(tag);
+    // Its requests still waiting are over: answered as cancelled.
+    if let Some(note) = s.asks.drop_call(tag, fx).status {
+        s.status = Some(note);
+    }
     // "cancelling …" is over: the result says how the call ended.
     if shown
         && s.status
@@ -394,6 +398,7 @@ fn on_call_finished(
     let outcome = Outcome {
         tag,
         scroll: 0,
+        ended: 0,
         args: Some(call.args),
         server,
         tool,

@@ -97,6 +97,8 @@ pub(super) fn watch(s: &mut State, before: Option<u64>, by_key: bool) {
         // The person answered and nothing waits: their own doing.
         (None, true) => ("the request closed".to_string(), QUEUED),
         (None, false) => ("the request went away".to_string(), GUARD),
+        // Brought back by the person (the requests key): theirs too.
+        (Some(_), true) if before.is_none() => ("the request came back".to_string(), QUEUED),
         (Some(_), _) => {
             let server = s
                 .asks

@@ -1,6 +1,7 @@
 //! The history view (`H`): every call, newest first. Enter shows the kept
 //! result, `r` runs the call again as it was, `e` opens it in the argument
-//! editor first, `/` filters.
+//! editor first, `/` filters, `m` marks and `d` shows the diff of two
+//! (`history_diff`).
 
 use crossterm::event::KeyEvent;
 
@@ -43,6 +44,9 @@ pub(super) fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         }
         return true;
     }
+    if s.history_diff.is_some() {
+        return super::history_diff::key(s, s.keymap.history_action(&k));
+    }
     let n = shown(s).len();
     let page = s.areas.main.height.saturating_sub(3).max(1) as isize;
     let by = |d: isize| step(s.history_sel, d, n);
@@ -66,6 +70,15 @@ pub(super) fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         Some(Action::Open) => show(s),
         Some(Action::Rerun) => rerun(s, fx),
         Some(Action::EditRerun) => edit(s),
+        Some(Action::Mark) => {
+            if let Some(e) = selected(s) {
+                super::history_diff::mark(s, e);
+            }
+        }
+        Some(Action::DiffMarked) => {
+            let e = selected(s);
+            super::history_diff::show(s, e);
+        }
         Some(Action::Help) => {
             s.help_back = Some(Mode::History);
             s.mode = Mode::Help;
@@ -80,10 +93,11 @@ fn selected(s: &State) -> Option<crate::tui::history::Entry> {
     s.history.get(i).cloned()
 }
 
-/// Enter: the kept result in the result pane.
-fn show(s: &mut State) {
-    let Some(e) = selected(s) else { return };
-    let result = match (&e.result, &e.error, e.cut) {
+/// A kept call's outcome, as the result pane shows it.
+pub(super) fn outcome_of(
+    e: &crate::tui::history::Entry,
+) -> Result<crate::mcp::types::CallResult, crate::mcp::manager::CallError> {
+    match (&e.result, &e.error, e.cut) {
         (Some(r), _, _) => Ok(crate::mcp::types::CallResult::parse(
             r.clone(),
             &mut Vec::new(),
@@ -101,7 +115,13 @@ fn show(s: &mut State) {
             serde_json::json!({"content": []}),
             &mut Vec::new(),
         )),
-    };
+    }
+}
+
+/// Enter: the kept result in the result pane.
+fn show(s: &mut State) {
+    let Some(e) = selected(s) else { return };
+    let result = outcome_of(&e);
     super::views::show_outcome(
         s,
         e.server.clone(),

@@ -382,9 +382,8 @@ pub struct AskView {
     pub server: String,
     pub method: String,
     pub params: Value,
-    /// The call it is for, when known: its tag and its number among the
-    /// calls (as the strip over the result counts them).
-    pub call: Option<(u64, usize)>,
+    /// The call it is for, when known (its tag).
+    pub call: Option<u64>,
 }
 
 /// A call's progress as the server reported it.
@@ -428,6 +427,9 @@ pub struct Outcome {
     pub tag: u64,
     /// The first screen line shown, kept while another entry is shown.
     pub scroll: usize,
+    /// When it became an entry (a stamp that only grows): the entries kept
+    /// are bounded by it, the first ended going first.
+    pub ended: u64,
     pub server: String,
     pub tool: String,
     pub result: Result<CallResult, CallError>,

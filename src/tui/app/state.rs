@@ -72,6 +72,10 @@ pub struct State {
     pub history_filter: String,
     /// The history's filter is being typed.
     pub history_typing: bool,
+    /// The calls marked in the history (two at most), for a diff.
+    pub history_marked: Vec<crate::tui::history::Entry>,
+    /// The diff of two calls, shown over the history list.
+    pub history_diff: Option<super::history_diff::HistoryDiff>,
     /// The focused pane has the whole screen (`z`).
     pub zoom: bool,
     /// The help has the whole screen (`z` in the help).
@@ -178,6 +182,8 @@ impl State {
             history_sel: 0,
             history_filter: String::new(),
             history_typing: false,
+            history_marked: Vec::new(),
+            history_diff: None,
             zoom: false,
             help_zoom: false,
             detail_scroll: 0,

@@ -419,6 +419,7 @@ pub(super) fn show_outcome(
         Outcome {
             tag,
             scroll: 0,
+            ended: 0,
             args,
             server,
             tool,

@@ -470,6 +470,42 @@ impl Asks {
         Step::drawn()
     }
 
+    /// Drop the requests of a call that ended (cancelled, most often):
+    /// an elicitation is answered `cancel`, anything else with an error,
+    /// so the server and the manager forget them too.
+    pub fn drop_call(&mut self, tag: u64, fx: &mut Vec<Effect>) -> Step {
+        let before = self.queue.len();
+        let mut kept = VecDeque::new();
+        for a in self.queue.drain(..) {
+            if a.call != Some(tag) {
+                kept.push_back(a);
+                continue;
+            }
+            let result = if a.method.starts_with("elicitation/") {
+                Ok(action_value("cancel"))
+            } else {
+                Err(RpcError::new(-32603, "the call it was for ended"))
+            };
+            fx.push(Effect::Manager(Command::AnswerServerRequest {
+                id: a.id,
+                result,
+            }));
+        }
+        self.queue = kept;
+        let dropped = before - self.queue.len();
+        if dropped == 0 {
+            return Step::ignored();
+        }
+        self.sync();
+        if self.queue.is_empty() {
+            self.aside = false;
+        }
+        Step::say(format!(
+            "the call ended: its {dropped} waiting request{} cancelled",
+            if dropped == 1 { "" } else { "s" }
+        ))
+    }
+
     /// Drop the requests of a server that is no longer connected. Each is
     /// answered with an error, so the manager forgets it too.
     pub fn drop_server(&mut self, server: &str, fx: &mut Vec<Effect>) -> Step {

@@ -358,6 +358,20 @@ pub(super) const SPECS: &[Spec] = &[
         keys: &["r"],
     },
     Spec {
+        action: Action::Mark,
+        name: "mark",
+        help: "in the history: mark the selected call, or unmark it (two at most)",
+        group: Group::History,
+        keys: &["m"],
+    },
+    Spec {
+        action: Action::DiffMarked,
+        name: "diff",
+        help: "in the history: the diff of the two marked calls (one marked: it and the selected one), arguments and results",
+        group: Group::History,
+        keys: &["d"],
+    },
+    Spec {
         action: Action::EditRerun,
         name: "edit_rerun",
         help: "in the history: open the selected call in the argument editor",

@@ -51,14 +51,14 @@ fn position(s: &State) -> String {
         .queue
         .front()
         .and_then(|a| a.call)
-        .map(|(tag, n)| {
-            let tool = s
-                .running
-                .iter()
-                .find(|c| c.tag == tag)
-                .map(|c| format!(" ({})", clean(&c.tool)))
-                .unwrap_or_default();
-            format!("for call {n}{tool} · ")
+        .and_then(|tag| {
+            let entries = s.entries();
+            let n = entries.iter().position(|e| e.tag == tag)?;
+            Some(format!(
+                "for call {} ({}) · ",
+                n + 1,
+                clean(&entries[n].tool)
+            ))
         })
         .unwrap_or_default();
     format!("{call}1 of {}", s.asks.len())

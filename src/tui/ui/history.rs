@@ -12,6 +12,9 @@ use crate::tui::history::Status;
 use super::*;
 
 pub(super) fn render_history(s: &State, f: &mut Frame, area: Rect) {
+    if let Some(d) = &s.history_diff {
+        return render_diff(d, f, area);
+    }
     let shown = crate::tui::app::history_shown(s);
     let rows = area.height.saturating_sub(2).max(1) as usize;
     let sel = s.history_sel.min(shown.len().saturating_sub(1));
@@ -40,8 +43,13 @@ pub(super) fn render_history(s: &State, f: &mut Frame, area: Rect) {
             Status::IsError | Status::Error => Role::Error.style(),
             Status::Cancelled => Role::Warn.style(),
         };
+        let mark = if s.history_marked.contains(e) {
+            "● "
+        } else {
+            "  "
+        };
         let fixed = format!(
-            "{when}  {:<server_w$}  {:<tool_w$}  ",
+            "{mark}{when}  {:<server_w$}  {:<tool_w$}  ",
             fit(&clean(&e.server), server_w),
             fit(&clean(&e.tool), tool_w)
         );
@@ -94,7 +102,30 @@ pub(super) fn render_history(s: &State, f: &mut Frame, area: Rect) {
     } else {
         shown.len().to_string()
     };
-    let title = format!("History ({position}){filter} · {kept}");
+    let marked = match s.history_marked.len() {
+        0 => String::new(),
+        n => format!(" · {n} marked"),
+    };
+    let title = format!("History ({position}){filter}{marked} · {kept}");
+    f.render_widget(Paragraph::new(lines).block(block(title, true)), area);
+}
+
+/// The diff of two calls, over the list.
+fn render_diff(d: &crate::tui::app::HistoryDiff, f: &mut Frame, area: Rect) {
+    let rows = area.height.saturating_sub(2) as usize;
+    let top = d.scroll.min(d.lines.len().saturating_sub(1));
+    let lines: Vec<Line> = d.lines.iter().skip(top).take(rows).cloned().collect();
+    let position = if d.lines.len() > rows {
+        format!(
+            " · lines {}–{} of {}",
+            top + 1,
+            (top + rows).min(d.lines.len()),
+            d.lines.len()
+        )
+    } else {
+        String::new()
+    };
+    let title = format!("{}{position}", d.title);
     f.render_widget(Paragraph::new(lines).block(block(title, true)), area);
 }
 

@@ -29,12 +29,18 @@ pub(super) fn result_placeholder(s: &State) -> Vec<Line<'static>> {
 /// when the server reports progress, a line with the bar, the numbers, the
 /// message and the rate.
 pub(super) fn inflight_lines(s: &State, c: &crate::tui::app::InFlight) -> Vec<Line<'static>> {
+    let back = s.keymap.label(crate::tui::keymap::Action::Back);
+    // Esc cancels the call shown from the result pane only.
+    let cancel = if s.focus == Pane::Result {
+        format!("{back} cancels")
+    } else {
+        format!("{back} here cancels")
+    };
     let mut head = format!(
-        "{} calling {} on {}… ({} cancels)",
+        "{} calling {} on {}… ({cancel})",
         SPINNER[s.spinner % SPINNER.len()],
         clean(&c.tool),
         clean(&c.server),
-        s.keymap.label(crate::tui::keymap::Action::Back)
     );
     if let Some(t) = &c.task {
         head.push_str(&format!(" · {}", clean(t)));
@@ -212,9 +218,19 @@ fn strip_cells(
                 Mark::Done(Status::Cancelled) => ("⊘", Role::Muted),
             };
             let mut name = clean(&e.tool);
-            if name.chars().count() > name_max {
-                name = name.chars().take(name_max.saturating_sub(1)).collect();
-                name.push('…');
+            if unicode_width::UnicodeWidthStr::width(name.as_str()) > name_max {
+                let mut cut = String::new();
+                let mut used = 0;
+                for ch in name.chars() {
+                    let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+                    if used + w + 1 > name_max {
+                        break;
+                    }
+                    used += w;
+                    cut.push(ch);
+                }
+                cut.push('…');
+                name = cut;
             }
             let mut text = format!(" {} {glyph} {name}", i + 1);
             if let Some(d) = e.elapsed {

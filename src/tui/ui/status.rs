@@ -131,12 +131,24 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
             ),
             Mode::Serves => attach::list_hint(s),
             Mode::History if s.history_typing => typing_hint(s, "type to filter the calls"),
+            Mode::History if s.history_diff.is_some() => format!(
+                "{} scroll · {} back to the list",
+                k.hint_with(
+                    &[(Action::Up, ""), (Action::Down, ""), (Action::PageDown, "")],
+                    false
+                )
+                .replace("  · ", "/")
+                .trim_end(),
+                k.label(Action::Back)
+            ),
             Mode::History => format!(
-                "{} · {} show the result · {} run again · {} edit, run · {} filter · {} back",
+                "{} · {} show the result · {} run again · {} edit, run · {} mark · {} diff · {} filter · {} back",
                 k.hint(&[Action::Up, Action::Down]),
                 k.label(Action::Open),
                 k.label(Action::Rerun),
                 k.label(Action::EditRerun),
+                k.label(Action::Mark),
+                k.label(Action::DiffMarked),
                 k.label(Action::Filter),
                 k.label(Action::Back)
             ),
