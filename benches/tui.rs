@@ -203,6 +203,73 @@ fn render_figures(frames: usize) {
         ms(common_worst),
         ms(per_next)
     );
+
+    // A JSON result of 10,202 nodes that fold (3,400 objects, each with
+    // an array and an object inside, in an array): fold everything below
+    // the top level, unfold it all, and fold the node at the cursor, each
+    // with its frame drawn.
+    let items: Vec<serde_json::Value> = (0..3400)
+        .map(
+            |i| json!({"id": i, "name": format!("item {i}"), "tags": ["a", "b"], "meta": {"n": i}}),
+        )
+        .collect();
+    let doc = json!({ "items": items });
+    s.track(InFlight {
+        tag: 2,
+        server: "many".into(),
+        tool: "tool_00001".into(),
+        request_id: None,
+        progress: None,
+        task: None,
+        args: "{}".into(),
+        started: None,
+    });
+    let result = CallResult::parse(
+        json!({"content": [{"type": "text", "text": doc.to_string()}]}),
+        &mut findings,
+    );
+    update(
+        &mut s,
+        Msg::Manager(Event::CallFinished {
+            tag: 2,
+            server: "many".into(),
+            tool: "tool_00001".into(),
+            result: Ok(result),
+            elapsed: Duration::ZERO,
+        }),
+        &mut fx,
+    );
+    let nodes = s.outcome.as_ref().map_or(0, |o| o.lines.folds().len());
+    let mut timed = |k: KeyCode, s: &mut State, fx: &mut Vec<_>| -> Duration {
+        let mut worst = Duration::ZERO;
+        for _ in 0..5 {
+            let t = Instant::now();
+            update(s, key(k), fx);
+            term.draw(|f| mcpdeck::tui::ui::render(s, f)).expect("draw");
+            worst = worst.max(t.elapsed());
+            // Back, for the next round (not timed).
+            let undo = match k {
+                KeyCode::Char('C') | KeyCode::Left => KeyCode::Char('E'),
+                _ => KeyCode::Char('C'),
+            };
+            update(s, key(undo), fx);
+        }
+        worst
+    };
+    let fold_all = timed(KeyCode::Char('C'), &mut s, &mut fx);
+    update(&mut s, key(KeyCode::Char('C')), &mut fx);
+    let unfold_all = timed(KeyCode::Char('E'), &mut s, &mut fx);
+    update(&mut s, key(KeyCode::Char('E')), &mut fx);
+    for _ in 0..3 {
+        update(&mut s, key(KeyCode::Down), &mut fx);
+    }
+    let fold_one = timed(KeyCode::Left, &mut s, &mut fx);
+    println!(
+        "a JSON result of {nodes} nodes that fold: fold all (C) {:.1} ms   unfold all (E) {:.1} ms   fold one (←) {:.1} ms, frame drawn   (target: within a frame, 16 ms)",
+        ms(fold_all),
+        ms(unfold_all),
+        ms(fold_one)
+    );
 }
 
 /// CPU time (ns) of every thread of a process, from schedstat.

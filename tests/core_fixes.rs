@@ -66,6 +66,8 @@ struct Tui {
     seen: Vec<Event>,
     /// Every command sent to the manager, as text.
     sent: Vec<String>,
+    /// Every text copied (`Effect::Copy`).
+    copied: Vec<String>,
 }
 
 impl Tui {
@@ -84,6 +86,7 @@ impl Tui {
             rx,
             seen: Vec::new(),
             sent: Vec::new(),
+            copied: Vec::new(),
         }
     }
 
@@ -91,9 +94,13 @@ impl Tui {
         let mut fx = Vec::new();
         update(&mut self.state, msg, &mut fx);
         for e in fx {
-            if let Effect::Manager(cmd) = e {
-                self.sent.push(format!("{cmd:?}"));
-                self.manager.send(cmd);
+            match e {
+                Effect::Manager(cmd) => {
+                    self.sent.push(format!("{cmd:?}"));
+                    self.manager.send(cmd);
+                }
+                Effect::Copy(text) => self.copied.push(text),
+                _ => {}
             }
         }
     }
@@ -514,4 +521,73 @@ async fn esc_in_the_resources_and_prompts_views_cancels_the_request_at_the_serve
     }
     tui.stop().await;
     common::assert_no_leak(&mark);
+}
+
+// ----- copy as curl: the script makes the same call with curl alone -----
+
+#[tokio::test]
+async fn a_call_copied_as_curl_runs_again_with_curl_in_both_eras() {
+    let cases = [
+        (
+            common::python_http(common::py_v2(), "py_v2_server.py"),
+            mcpdeck::mcp::Era::Stateless,
+            "text",
+        ),
+        (
+            common::everything_http("streamableHttp"),
+            mcpdeck::mcp::Era::Initialize,
+            "message",
+        ),
+    ];
+    for (server, era, param) in cases {
+        let mut config = ServerConfig::http("web", &server.url);
+        if let mcpdeck::config::TransportConfig::Http { headers, .. } = &mut config.transport {
+            // A reference the shell expands as mcpdeck does, and a
+            // secret written in the config: neither may be in the copy.
+            headers.push(("X-Trace".into(), "${CURL_TEST_TRACE}".into()));
+            headers.push(("X-Api-Key".into(), "s3cret-in-config".into()));
+        }
+        let mut tui = Tui::start(vec![config], Answers::Nothing);
+        tui.msg(Msg::Resize(120, 40));
+        tui.connected().await;
+        assert_eq!(
+            tui.state.servers[0].negotiated.as_ref().map(|n| n.era),
+            Some(era)
+        );
+        tui.msg(key(KeyCode::Tab));
+        let tool = tui.state.selected_names().expect("a tool").1;
+        assert_eq!(tool, "echo");
+        tui.state.last_args.insert(
+            ("web".into(), "echo".into()),
+            format!("{{\"{param}\": \"curl-said-so\"}}"),
+        );
+        tui.msg(key(KeyCode::Enter));
+        tui.msg(ctrl('s'));
+        tui.until("the call's result", |s| s.outcome.is_some())
+            .await;
+        tui.msg(key(KeyCode::Char('c')));
+        let script = tui.copied.last().cloned().expect("copied");
+        assert!(!script.contains("s3cret-in-config"), "{script}");
+        assert!(
+            script.contains("${MCPDECK_X_API_KEY}") && script.contains("${CURL_TEST_TRACE}"),
+            "{script}"
+        );
+        assert!(script.starts_with("# set MCPDECK_X_API_KEY"), "{script}");
+        let mut sh = std::process::Command::new("sh");
+        sh.arg("-c")
+            .arg(&script)
+            .env("MCPDECK_X_API_KEY", "s3cret-in-config")
+            .env("CURL_TEST_TRACE", "t1")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let run = common::run_limited(sh, common::limit(30));
+        assert!(
+            run.stdout.contains("curl-said-so") && run.stdout.contains("\"result\""),
+            "{era:?}: the script did not make the call:\n{script}\nstdout: {}\nstderr: {}",
+            run.stdout,
+            run.stderr
+        );
+        drop(tui);
+        drop(server);
+    }
 }

@@ -808,3 +808,54 @@ fn calls_run_side_by_side_and_a_request_can_wait() {
     t.wait_for("Servers", 10);
     t.quit();
 }
+
+#[test]
+fn a_json_result_folds_and_unfolds() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tree.path()).unwrap();
+    std::fs::create_dir_all(root.join("a/b")).unwrap();
+    std::fs::write(root.join("a/b/c.txt"), "c").unwrap();
+    std::fs::write(root.join("a/d.txt"), "d").unwrap();
+    std::fs::write(root.join("e.txt"), "e").unwrap();
+    let fs_js = common::node_modules()
+        .join("@modelcontextprotocol/server-filesystem/dist/index.js")
+        .display()
+        .to_string();
+    let cfg = format!(
+        "[servers.fs]\ncommand = \"node\"\nargs = [{fs_js:?}, {:?}]\n",
+        root.display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let mut t = Tui::start(&path);
+    t.wait_for("● fs", 30);
+    t.keys("\t");
+    t.keys("/");
+    t.keys("directory_tree");
+    t.keys("\r");
+    t.wait_for("Tools · fs (1)", 10);
+    t.keys("\r");
+    t.wait_for("Arguments · directory_tree on fs", 10);
+    t.keys(&root.display().to_string());
+    t.keys(CTRL_S);
+    let s = t.wait_for("\"children\": [", 30);
+    assert!(s.contains("\"name\": \"b\""), "{s}");
+    // C: each entry of the top-level array folded, with its size.
+    t.keys("C");
+    let s = t.wait_for("{…} 3 keys", 10);
+    assert!(s.contains("{…} 2 keys"), "the file e.txt: {s}");
+    assert!(!s.contains("\"name\": \"b\""), "{s}");
+    // E: all of it again.
+    t.keys("E");
+    t.wait_for("\"name\": \"b\"", 10);
+    // ←: the node at the cursor (the first row: the whole array).
+    t.keys(LEFT);
+    let s = t.wait_for("[…] 2 items", 10);
+    assert!(!s.contains("\"children\""), "{s}");
+    // →: open again.
+    t.keys("\x1b[C");
+    t.wait_for("\"children\": [", 10);
+    t.quit();
+}

@@ -5284,3 +5284,75 @@ fn a_call_that_ends_takes_its_waiting_requests_with_it() {
     assert_eq!(s.asks.waiting_aside(), 0);
     assert!(!screen(&s, 100, 30).contains("⚑"));
 }
+
+#[test]
+fn json_in_a_result_folds_and_unfolds() {
+    let mut s = sized(100, 40);
+    let list: Vec<u32> = (0..40).collect();
+    let doc = json!({"a": {"x": 1, "y": 2}, "list": list, "deep": {"inner": {"k": "v"}}});
+    result_of(&mut s, text(&doc.to_string()));
+    let mut fx = Vec::new();
+    let pane = |s: &State| pane_text(s, 100, 40, s.areas.result);
+    assert!(pane(&s).contains("\"x\": 1"));
+    // C: everything below the top level folded, each with its size.
+    update(&mut s, key(KeyCode::Char('C')), &mut fx);
+    let out = pane(&s);
+    assert!(out.contains("\"a\": {…} 2 keys,"), "{out}");
+    assert!(out.contains("\"list\": […] 40 items,"), "{out}");
+    assert!(out.contains("\"deep\": {…} 1 key"), "{out}");
+    assert!(!out.contains("\"x\": 1") && !out.contains("inner"), "{out}");
+    // → on the top line (the root, not folded): the first folded in view.
+    update(&mut s, key(KeyCode::Right), &mut fx);
+    let out = pane(&s);
+    assert!(
+        out.contains("\"x\": 1") && out.contains("\"list\": […] 40 items,"),
+        "{out}"
+    );
+    // E: all of it again.
+    update(&mut s, key(KeyCode::Char('E')), &mut fx);
+    let out = pane(&s);
+    assert!(out.contains("    39") || out.contains("    3,"), "{out}");
+    // ← folds the innermost node holding the cursor: ↓ down to the
+    // line of "inner" (near the end: the view follows the cursor).
+    let mut guard = 0;
+    loop {
+        let o = s.outcome.as_ref().unwrap();
+        let row = o
+            .lines
+            .line(o.cursor)
+            .map(|l| l.to_string())
+            .unwrap_or_default();
+        if row.contains("\"inner\"") {
+            break;
+        }
+        assert!(
+            update(&mut s, key(KeyCode::Down), &mut fx),
+            "the cursor moves"
+        );
+        guard += 1;
+        assert!(guard < 100, "inner never reached");
+    }
+    // The cursor's row is drawn selected.
+    let cell = first_cell_of(&s, 100, 40, "\"inner\"");
+    assert!(cell.modifier.contains(ratatui::style::Modifier::REVERSED));
+    update(&mut s, key(KeyCode::Left), &mut fx);
+    let out = pane(&s);
+    assert!(out.contains("\"inner\": {…} 1 key"), "{out}");
+    assert!(!out.contains("\"k\": \"v\""), "{out}");
+    // ← again: the node around it (deep), then → opens deep again with
+    // inner still folded.
+    update(&mut s, key(KeyCode::Left), &mut fx);
+    let out = pane(&s);
+    assert!(out.contains("\"deep\": {…} 1 key"), "{out}");
+    update(&mut s, key(KeyCode::Right), &mut fx);
+    let out = pane(&s);
+    assert!(out.contains("\"inner\": {…} 1 key"), "{out}");
+    // Home: the top, the rest as it was.
+    update(&mut s, key(KeyCode::Home), &mut fx);
+    assert!(pane(&s).contains("\"x\": 1"));
+    assert_eq!(s.outcome.as_ref().unwrap().cursor, 0);
+    // A result that is not JSON: ← moves between panes as before.
+    result_of(&mut s, text("plain words"));
+    update(&mut s, key(KeyCode::Left), &mut fx);
+    assert_eq!(s.focus, Pane::Servers);
+}

@@ -412,7 +412,7 @@ pub fn shown_url(url: &str) -> String {
 /// A query parameter whose value is a secret: what a secret header is
 /// named, and OAuth's one-time and signed values (an authorization code,
 /// a PKCE verifier, assertions and ID tokens).
-fn is_secret_query(name: &str) -> bool {
+pub fn is_secret_query(name: &str) -> bool {
     is_secret_header(name)
         || matches!(
             name.to_ascii_lowercase().as_str(),

@@ -52,6 +52,8 @@ pub enum Action {
     Copy,
     Save,
     CopyCommand,
+    /// Copy the result's call as a curl script (HTTP servers).
+    CopyCurl,
     FollowLink,
     /// Show the previous call's entry in the result pane (calls run side
     /// by side).
@@ -72,6 +74,10 @@ pub enum Action {
     Zoom,
     NextMatch,
     PrevMatch,
+    /// The result pane: fold every JSON node below the top level.
+    FoldAll,
+    /// The result pane: unfold every JSON node.
+    UnfoldAll,
     /// Record every frame to a file (on / off); `● REC` in the status bar.
     Record,
     /// The running `mcpdeck serve` processes: attach to one to watch its
@@ -624,6 +630,7 @@ fn short_help(a: Action) -> &'static str {
         Action::Copy => "copy",
         Action::Save => "save",
         Action::CopyCommand => "copy as command",
+        Action::CopyCurl => "copy as curl",
         Action::FollowLink => "follow link",
         Action::PrevCall => "previous call",
         Action::NextCall => "next call",
@@ -637,6 +644,8 @@ fn short_help(a: Action) -> &'static str {
         Action::Zoom => "zoom",
         Action::NextMatch => "next match",
         Action::PrevMatch => "previous match",
+        Action::FoldAll => "fold all",
+        Action::UnfoldAll => "unfold all",
         Action::Record => "record",
         Action::Serves => "serves",
         Action::ExternalEditor => "$EDITOR",

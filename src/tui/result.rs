@@ -18,9 +18,11 @@ use unicode_width::UnicodeWidthChar;
 
 use crate::mcp::manager::CallError;
 
+mod fold;
 mod search;
 use crate::mcp::types::{CallResult, Content};
 use crate::sanitize;
+pub use fold::Fold;
 pub use search::{Hit, MAX_HITS, Marks, Search, find_in_rows, line_text, paint_line};
 use search::{paint, within};
 
@@ -59,6 +61,8 @@ pub struct Prepared {
     wrapped: RefCell<Option<Wrapped>>,
     /// The styled lines' text joined, for searches (made by the first).
     styled_text: RefCell<Option<Joined>>,
+    /// The JSON nodes that fold (see `fold`), by opening row.
+    folds: Vec<Fold>,
 }
 
 /// The text of the styled rows, one after another: (row, start, length)
@@ -322,6 +326,13 @@ impl Prepared {
             w.starts
                 .partition_point(|s| *s <= line as u64)
                 .saturating_sub(1)
+        })
+    }
+
+    /// The screen line (at `width` columns) where row `row` starts.
+    pub fn row_start(&self, width: u16, row: usize) -> usize {
+        self.with_wrap((width as usize).max(1), |w| {
+            w.starts.get(row).copied().unwrap_or(0) as usize
         })
     }
 

@@ -406,6 +406,8 @@ fn on_call_finished(
         elapsed,
         output_schema,
         lines,
+        folding: None,
+        cursor: 0,
     };
     if s.mode == Mode::ConfirmQuit && s.running.is_empty() {
         s.mode = Mode::Normal;

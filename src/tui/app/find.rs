@@ -52,6 +52,12 @@ pub(super) fn pane_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool
             search_of(s, t).clear();
             true
         }
+        // JSON folds on the result; elsewhere ← → move between panes.
+        Some(a @ (Action::Left | Action::Right | Action::FoldAll | Action::UnfoldAll))
+            if t == Target::Result =>
+        {
+            super::fold::key(s, a) || normal_action(s, a, fx)
+        }
         Some(a) => normal_action(s, a, fx),
         None => false,
     }

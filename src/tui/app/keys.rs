@@ -335,6 +335,7 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         Action::History => super::history_view::open(s),
         Action::Copy
         | Action::CopyCommand
+        | Action::CopyCurl
         | Action::Save
         | Action::ProtocolLog
         | Action::Network
@@ -773,6 +774,13 @@ fn view_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             }
             true
         }
+        Action::CopyCurl => {
+            match super::curl::command(s) {
+                Ok(script) => copy(s, script, fx),
+                Err(why) => s.status = Some(crate::sanitize::one_line(&why)),
+            }
+            true
+        }
         Action::Save => {
             save_result(s, fx);
             true
@@ -872,14 +880,27 @@ pub(super) fn move_by(s: &mut State, by: isize) -> bool {
             s.detail_scroll = new;
         }
         Pane::Result => {
+            // JSON that folds: ↑ ↓ move its cursor.
+            if by.abs() == 1
+                && s.inflight().is_none()
+                && s.outcome.as_ref().is_some_and(super::fold::folds)
+            {
+                return super::fold::step_cursor(s, by);
+            }
             // By screen lines, at the pane's width: the end of a long
             // line is reached like any other.
             let last = s.result_len().saturating_sub(s.result_room().max(1));
             let new = step(s.result_scroll, by, last + 1);
+            let to_end = by >= isize::MAX / 2;
             if new == s.result_scroll {
+                if to_end {
+                    super::fold::follow_scroll(s, true);
+                    return true;
+                }
                 return false;
             }
             s.result_scroll = new;
+            super::fold::follow_scroll(s, to_end);
         }
     }
     true

@@ -4,9 +4,11 @@
 //! to carry out. No IO, no awaits: every transition is unit-testable.
 
 mod calls;
+mod curl;
 mod editor;
 mod event;
 mod find;
+mod fold;
 pub mod guard;
 mod history_diff;
 mod history_view;

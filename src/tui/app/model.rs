@@ -71,12 +71,14 @@ pub struct HttpView {
     pub ca_file: Option<String>,
     /// TLS certificates are not verified (`insecure = true`).
     pub insecure: bool,
+    /// What copying a call as curl needs (secrets as shell variables).
+    pub curl: Option<super::curl::CurlBase>,
 }
 
 impl HttpView {
-    pub fn from_config(transport: &TransportConfig) -> Option<HttpView> {
+    pub fn from_config(config: &TransportConfig) -> Option<HttpView> {
         use crate::mcp::netlog::{shown_header, shown_url};
-        match transport {
+        match config {
             TransportConfig::Http {
                 url,
                 headers,
@@ -88,6 +90,7 @@ impl HttpView {
                 url: shown_url(url),
                 kind: *transport,
                 headers: headers.iter().map(|(n, v)| shown_header(n, v)).collect(),
+                curl: super::curl::CurlBase::from_config(config),
                 ca_file: ca_file
                     .as_ref()
                     .map(|p| crate::sanitize::one_line(&p.display().to_string())),
@@ -437,8 +440,13 @@ pub struct Outcome {
     pub output_schema: Option<Value>,
     /// The arguments the call was sent with (JSON), when known.
     pub args: Option<String>,
-    /// The outcome prepared for display (sanitized, long lines chunked).
+    /// The outcome prepared for display (sanitized, long lines chunked);
+    /// with JSON folded, the folded view of it.
     pub lines: crate::tui::result::Prepared,
+    /// While JSON is folded: the whole outcome and what is folded.
+    pub folding: Option<Box<super::fold::Folding>>,
+    /// A result with JSON that folds: the row ← and → act on.
+    pub cursor: usize,
 }
 
 pub(super) fn push_bounded(q: &mut VecDeque<String>, line: String) {

@@ -427,6 +427,8 @@ pub(super) fn show_outcome(
             elapsed,
             output_schema: None,
             lines,
+            folding: None,
+            cursor: 0,
         },
     );
     s.mode = Mode::Normal;

@@ -316,6 +316,13 @@ pub(super) const SPECS: &[Spec] = &[
         keys: &["Y"],
     },
     Spec {
+        action: Action::CopyCurl,
+        name: "copy_curl",
+        help: "copy the result's call to an HTTP server as a curl script (secrets as $VARIABLES)",
+        group: Group::View,
+        keys: &["c"],
+    },
+    Spec {
         action: Action::FollowLink,
         name: "follow_link",
         help: "follow the result's resource links: one is read in place, several are listed first; Esc comes back",
@@ -398,6 +405,20 @@ pub(super) const SPECS: &[Spec] = &[
         help: "the previous match of the search",
         group: Group::Result,
         keys: &["N"],
+    },
+    Spec {
+        action: Action::FoldAll,
+        name: "fold_all",
+        help: "a JSON result: fold everything below the top level (← folds the node at the top line, → unfolds it)",
+        group: Group::Result,
+        keys: &["C"],
+    },
+    Spec {
+        action: Action::UnfoldAll,
+        name: "unfold_all",
+        help: "a JSON result: unfold everything",
+        group: Group::Result,
+        keys: &["E"],
     },
     Spec {
         action: Action::Record,

@@ -75,9 +75,7 @@ pub(super) fn push_text_or_json(lines: &mut Prepared, text: &str) {
         && let Ok(v) = serde_json::from_str::<Value>(text)
         && let Ok(pretty) = serde_json::to_string_pretty(&v)
     {
-        for l in sanitize::visible(&pretty).lines() {
-            lines.push(highlight_json_line(l));
-        }
+        lines.push_json(&sanitize::visible(&pretty));
         return;
     }
     push_text(lines, text, "", PLAIN);
@@ -191,7 +189,12 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                             Role::Link.style(),
                         ));
                         if let Some(t) = text {
-                            push_text(&mut lines, t, "  ", PLAIN);
+                            // JSON contents fold like any JSON in a result.
+                            if is_json(mime.as_deref()) {
+                                push_text_or_json(&mut lines, t);
+                            } else {
+                                push_text(&mut lines, t, "  ", PLAIN);
+                            }
                         } else if let Some(b) = blob {
                             push_blob(&mut lines, mime.as_deref(), b, "  ");
                         }
@@ -212,9 +215,7 @@ pub fn lines(result: &Result<CallResult, CallError>, output_schema: Option<&Valu
                 ));
                 let pretty = serde_json::to_string_pretty(sc).unwrap_or_default();
                 if pretty.len() < HIGHLIGHT_LIMIT {
-                    for l in sanitize::visible(&pretty).lines() {
-                        lines.push(highlight_json_line(l));
-                    }
+                    lines.push_json(&sanitize::visible(&pretty));
                 } else {
                     push_text(&mut lines, &pretty, "", STRUCTURED);
                 }

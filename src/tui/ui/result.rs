@@ -87,12 +87,25 @@ pub(super) fn render_result(s: &State, f: &mut Frame, area: Rect) {
         // outcome: a 20 MB result costs no more per frame than a short one.
         let room = height.saturating_sub(lines.len()).max(1);
         let total = o.lines.screen_len(width);
+        let above = lines.len();
         lines.extend(o.lines.screen_lines_marked(
             width,
             s.result_scroll,
             room,
             s.result_search.marks(),
         ));
+        // JSON that folds: the cursor's row (← and → act on it), while the
+        // pane has the focus.
+        if s.focus == Pane::Result && (o.folding.is_some() || !o.lines.folds().is_empty()) {
+            let at = o.lines.row_start(width, o.cursor);
+            if let Some(l) = at
+                .checked_sub(s.result_scroll)
+                .filter(|i| *i < room)
+                .and_then(|i| lines.get_mut(above + i))
+            {
+                *l = std::mem::take(l).patch_style(Role::Selected.style());
+            }
+        }
         let (long, short) = if total > room {
             let first = s.result_scroll.min(total.saturating_sub(1)) + 1;
             let last = (s.result_scroll + room).min(total);
