@@ -68,15 +68,18 @@ struct Tui {
     sent: Vec<String>,
     /// Every text copied (`Effect::Copy`).
     copied: Vec<String>,
+    /// The frames of every session.
+    frames: Arc<FrameLog>,
 }
 
 impl Tui {
     fn start(servers: Vec<ServerConfig>, answers: Answers) -> Tui {
         let state = State::new(&servers, Keymap::default(), None);
+        let frames = Arc::new(FrameLog::new(10_000));
         let (manager, rx) = Manager::start_answering(
             settings(),
             servers,
-            Arc::new(FrameLog::new(10_000)),
+            frames.clone(),
             Children::new(),
             answers,
         );
@@ -87,6 +90,7 @@ impl Tui {
             seen: Vec::new(),
             sent: Vec::new(),
             copied: Vec::new(),
+            frames,
         }
     }
 
@@ -590,4 +594,74 @@ async fn a_call_copied_as_curl_runs_again_with_curl_in_both_eras() {
         drop(tui);
         drop(server);
     }
+}
+
+// ----- roots changed in place: announced, no reconnect -----
+
+#[tokio::test]
+async fn new_roots_in_the_config_are_announced_without_a_reconnect() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    let mut server = ServerConfig::stdio(
+        "everything",
+        "node",
+        &[&common::everything_js().display().to_string(), "stdio"],
+    );
+    server.roots = Some(vec![one.clone()]);
+    let mut tui = Tui::start(vec![server.clone()], Answers::Person);
+    tui.connected().await;
+    // The server asks for its roots after `initialized`.
+    let asked = |t: &Tui| {
+        t.frames
+            .snapshot()
+            .iter()
+            .filter(|f| f.method.as_deref() == Some("roots/list") && f.text.contains("\"method\""))
+            .count()
+    };
+    let deadline = Instant::now() + common::limit(20);
+    while asked(&tui) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the server never asked for its roots"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let before = tui.seen.len();
+    // The config's roots change (as a reload hands it over).
+    server.roots = Some(vec![two.clone()]);
+    tui.manager.send(Command::SetServers(vec![server]));
+    let deadline = Instant::now() + common::limit(20);
+    while asked(&tui) < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the server was not told, or did not ask again"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        while let Ok(ev) = tui.rx.try_recv() {
+            tui.seen.push(ev);
+        }
+    }
+    let frames = tui.frames.snapshot();
+    assert!(
+        frames
+            .iter()
+            .any(|f| f.method.as_deref() == Some("notifications/roots/list_changed")),
+        "no roots/list_changed sent"
+    );
+    // The answer to the second roots/list offers the new root.
+    let answers: Vec<&str> = frames
+        .iter()
+        .filter(|f| f.text.contains("\"roots\":["))
+        .map(|f| f.text.as_str())
+        .collect();
+    let last = answers.last().expect("a roots/list answer");
+    assert!(last.contains("/two/") && !last.contains("/one/"), "{last}");
+    // And the session was never replaced: no status change since.
+    assert!(
+        !tui.seen[before..]
+            .iter()
+            .any(|e| matches!(e, Event::Status { .. })),
+        "the server reconnected: {:#?}",
+        &tui.seen[before..]
+    );
 }

@@ -859,3 +859,53 @@ fn a_json_result_folds_and_unfolds() {
     t.wait_for("\"children\": [", 10);
     t.quit();
 }
+
+#[test]
+fn a_servers_roots_are_edited_saved_and_announced_without_a_reconnect() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    for d in ["one", "two", "three"] {
+        std::fs::create_dir_all(base.join(d)).unwrap();
+    }
+    let one = base.join("one").display().to_string();
+    let cfg = format!(
+        "# my servers\n[servers.everything]\n# the reference server\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\nroots = [{one:?}]\n",
+        everything_js().display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg);
+    let mut t = Tui::start(&path.display().to_string());
+    t.wait_for("2025-11-25", 30);
+    // D on the selected server: its roots, one line.
+    t.keys("D");
+    let s = t.wait_for("Roots of everything", 10);
+    assert!(s.contains("/one"), "{s}");
+    t.keys("\x15"); // Ctrl-U: clear
+    let two = base.join("two").display().to_string();
+    let three = base.join("three").display().to_string();
+    t.keys(&format!("{two} {three}"));
+    t.keys("\r");
+    t.wait_for("(a connected server is told);", 10);
+    // Saved, comments kept.
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("# my servers") && text.contains("# the reference server"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("roots = [{two:?}, {three:?}]")),
+        "{text}"
+    );
+    // The server asked again and has the new roots: no reconnect needed.
+    t.keys("\t");
+    t.keys("/");
+    t.keys("get-roots-list");
+    t.keys("\r");
+    t.wait_for("Tools · everything (1)", 10);
+    t.keys("\r");
+    t.wait_for("Arguments · get-roots-list on everything", 10);
+    t.keys(CTRL_S);
+    let s = t.wait_for("URI: file://", 30);
+    assert!(s.contains("/two/") && s.contains("/three/"), "{s}");
+    assert!(!s.contains("/one/"), "{s}");
+    t.quit();
+}

@@ -5356,3 +5356,46 @@ fn json_in_a_result_folds_and_unfolds() {
     update(&mut s, key(KeyCode::Left), &mut fx);
     assert_eq!(s.focus, Pane::Servers);
 }
+
+#[test]
+fn the_roots_dialog_writes_a_servers_roots() {
+    let mut s = sized(100, 30);
+    let mut fx = Vec::new();
+    // The demo (no config file) keeps nothing.
+    update(&mut s, key(KeyCode::Char('D')), &mut fx);
+    assert!(s.status.as_deref().unwrap_or("").contains("no config file"));
+    s.config_path = Some("/tmp/mcpdeck-test.toml".into());
+    update(&mut s, key(KeyCode::Char('D')), &mut fx);
+    assert!(screen(&s, 100, 30).contains("Roots of demo"));
+    type_text(&mut s, "/srv/a \"${HOME}/my notes\"", &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let written: Vec<Option<Vec<String>>> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::WriteRoots { server, roots } if server == "demo" => Some(roots.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        written,
+        [Some(vec!["/srv/a".to_string(), "${HOME}/my notes".to_string()])]
+    );
+    // `-` alone: back to the global roots; `~`: refused, with the fix.
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('D')), &mut fx);
+    type_text(&mut s, "-", &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert!(matches!(&fx[..], [Effect::WriteRoots { roots: None, .. }]));
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('D')), &mut fx);
+    type_text(&mut s, "~/src", &mut fx);
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert!(fx.is_empty());
+    assert!(screen(&s, 100, 30).contains("${HOME}"));
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(s.mode, mcpdeck::tui::app::Mode::Normal);
+    // With --roots, the config's roots are not the ones offered.
+    s.roots_flag = true;
+    update(&mut s, key(KeyCode::Char('D')), &mut fx);
+    assert!(s.status.as_deref().unwrap_or("").contains("--roots"));
+}

@@ -290,17 +290,20 @@ impl ServerConfig {
 
     /// Whether `other` reaches the server the same way and with the same
     /// session settings: only its policy (`deny_tools`, `allow_tools`,
-    /// `lint`) may differ, which applies without reconnecting.
+    /// `lint`) and its `roots` may differ, which apply without
+    /// reconnecting (new roots are announced to the server).
     pub fn same_connection(&self, other: &ServerConfig) -> bool {
         ServerConfig {
             deny_tools: Vec::new(),
             allow_tools: Vec::new(),
             lint: LintConfig::default(),
+            roots: None,
             ..self.clone()
         } == ServerConfig {
             deny_tools: Vec::new(),
             allow_tools: Vec::new(),
             lint: LintConfig::default(),
+            roots: None,
             ..other.clone()
         }
     }

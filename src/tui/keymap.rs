@@ -33,6 +33,8 @@ pub enum Action {
     /// changed since they were pinned, after review).
     AcceptPins,
     Reconnect,
+    /// Edit the roots offered to the selected server.
+    EditRoots,
     Ping,
     /// Forget the selected server's latency statistics (its detail's
     /// table of count, p50, p95, p99, max and errors per method).
@@ -617,6 +619,7 @@ fn short_help(a: Action) -> &'static str {
         Action::ToggleDeny => "deny",
         Action::AcceptPins => "accept pins",
         Action::Reconnect => "reconnect",
+        Action::EditRoots => "roots",
         Action::Ping => "ping",
         Action::LogLevel => "log level",
         Action::Reload => "reload",

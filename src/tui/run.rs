@@ -231,6 +231,38 @@ pub async fn run_loop<H: Host, C: Core>(
                         Err(e) => back.push(Msg::Written(Err(e))),
                     }
                 }
+                Effect::WriteRoots { server, roots } => {
+                    let r = write(&config, &mut editor, |ed| {
+                        ed.set_roots(&server, roots.as_deref())
+                    });
+                    match r {
+                        Ok(()) => {
+                            // Read back as the loader takes it (relative
+                            // directories, `${VAR}`): the manager applies
+                            // the roots in place and tells the server.
+                            let r = reload(&mut config, core, &mut editor);
+                            let note = match (&r, &roots) {
+                                (Ok(_), Some(d)) if d.is_empty() => {
+                                    format!("{server}: no roots offered now")
+                                }
+                                (Ok(_), Some(d)) => format!(
+                                    "{server}: roots {} now (a connected server is told)",
+                                    d.join(" ")
+                                ),
+                                (Ok(_), None) => {
+                                    format!("{server}: takes the global roots now")
+                                }
+                                (Err(_), _) => format!("{server}: roots written"),
+                            };
+                            if r.is_ok() {
+                                back.push(Msg::Settings(Box::new(config.settings.clone())));
+                            }
+                            back.push(Msg::Reloaded(r));
+                            back.push(Msg::Written(Ok(saved(&config, &note))));
+                        }
+                        Err(e) => back.push(Msg::Written(Err(e))),
+                    }
+                }
                 Effect::Reload => {
                     let r = reload(&mut config, core, &mut editor);
                     if r.is_ok() {

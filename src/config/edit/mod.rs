@@ -192,6 +192,25 @@ impl ConfigEditor {
         })
     }
 
+    /// Sets the `roots` of `server`, written as an inline array of the
+    /// directories as typed (a `${VAR}` stays a reference, a relative one
+    /// is taken from the config file's folder when loaded); `None` removes
+    /// the key, so the server takes the global `[settings] roots`. Comments
+    /// and the rest of the file are kept.
+    pub fn set_roots(&mut self, server: &str, roots: Option<&[String]>) -> Result<()> {
+        let watch = Watch {
+            server,
+            key: Some("roots"),
+        };
+        self.apply(std::slice::from_ref(&watch), |document, _| match roots {
+            Some(dirs) => {
+                let array: Array = dirs.iter().map(String::as_str).collect();
+                document::set_server_key(document, server, "roots", Value::Array(array))
+            }
+            None => document::remove_server_key(document, server, "roots"),
+        })
+    }
+
     /// Sets `key` of `server` to `value`, which is the key's default when
     /// `is_default`.
     fn set_toggle(

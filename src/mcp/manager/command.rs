@@ -67,28 +67,19 @@ impl Task {
             Command::SetRoots(dirs) => {
                 let changed = self.client.roots.as_ref().is_some_and(|r| r.set(&dirs));
                 if changed {
-                    for slot in &self.slots {
+                    let names: Vec<String> = self
+                        .slots
+                        .iter()
                         // A server with roots of its own keeps them.
-                        if slot.config.roots.is_some() {
-                            continue;
-                        }
-                        let Some(session) = slot.session.clone() else {
-                            continue;
-                        };
-                        let initialize_era = slot
-                            .negotiated
-                            .as_ref()
-                            .is_some_and(|n| n.era == crate::mcp::types::Era::Initialize);
-                        if initialize_era && slot.status == ServerStatus::Connected {
-                            self.tasks.spawn(async move {
-                                let _ = session
-                                    .notify("notifications/roots/list_changed", None)
-                                    .await;
-                            });
-                        }
+                        .filter(|s| s.config.roots.is_none())
+                        .map(|s| s.config.name.clone())
+                        .collect();
+                    for name in names {
+                        self.set_server_roots(&name, None);
                     }
                 }
             }
+            Command::SetServerRoots(name, roots) => self.set_server_roots(&name, roots),
             Command::Subscribe(name, uri) => self.subscription(name, uri, true),
             Command::Unsubscribe(name, uri) => self.subscription(name, uri, false),
             Command::Ping(name) => self.on_session(
@@ -146,6 +137,40 @@ impl Task {
                 let _ = reply.send(snap);
             }
             Command::Shutdown(_) => {}
+        }
+    }
+
+    /// A server's own roots (`None`: the global ones) are now `roots`:
+    /// its session offers them at once, and a connected initialize-era
+    /// server is told (`notifications/roots/list_changed`) when they
+    /// changed. (A stateless-era server asks for roots within a call, and
+    /// gets the new ones the next time.)
+    pub(super) fn set_server_roots(&mut self, name: &str, roots: Option<Vec<std::path::PathBuf>>) {
+        let global = self.client.roots.clone();
+        let Some(slot) = self.slot(name) else {
+            return;
+        };
+        slot.config.roots = roots;
+        let Some(offered) = slot.roots.clone() else {
+            return;
+        };
+        let changed = match &slot.config.roots {
+            Some(own) => offered.set(own),
+            None => global.is_some_and(|g| offered.set_values(g.get())),
+        };
+        if !changed || slot.status != ServerStatus::Connected {
+            return;
+        }
+        let initialize_era = slot
+            .negotiated
+            .as_ref()
+            .is_some_and(|n| n.era == crate::mcp::types::Era::Initialize);
+        if let Some(session) = slot.session.clone().filter(|_| initialize_era) {
+            self.tasks.spawn(async move {
+                let _ = session
+                    .notify("notifications/roots/list_changed", None)
+                    .await;
+            });
         }
     }
 

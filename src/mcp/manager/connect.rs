@@ -28,6 +28,20 @@ impl Task {
             return;
         }
         let config = slot.config.clone();
+        // The roots this session offers: its own, else a copy of the
+        // global ones; kept in the slot, so a change of either reaches
+        // the session in place.
+        let roots = self
+            .client
+            .roots
+            .as_ref()
+            .map(|global| match &config.roots {
+                Some(own) => crate::mcp::session::SharedRoots::new(own),
+                None => crate::mcp::session::SharedRoots::copy_of(global),
+            });
+        if let Some(slot) = self.slots.iter_mut().find(|s| s.config.name == name) {
+            slot.roots = roots.clone();
+        }
         let settings = self.settings.clone();
         let frames = self.frames.clone();
         let sink = self.sink.clone();
@@ -39,10 +53,8 @@ impl Task {
         let attempt = async move {
             let mut spec = session_spec(&config, &settings, Some(children))?;
             spec.client = client;
-            // A server's own `roots` replace the shared ones (a change of
-            // them changes its config, which reconnects it).
-            if let (Some(own), Some(_)) = (&config.roots, &spec.client.roots) {
-                spec.client.roots = Some(crate::mcp::session::SharedRoots::new(own));
+            if roots.is_some() {
+                spec.client.roots = roots;
             }
             let session = Session::connect(&spec, frames, sink).await?;
             let listed =

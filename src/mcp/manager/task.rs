@@ -36,6 +36,10 @@ pub(super) struct Slot {
     /// Sessions with a smaller id were replaced or closed by the manager
     /// (their late events are the previous session's).
     pub(super) floor: u64,
+    /// The roots its session offers (when roots are declared): its own
+    /// `roots`, else a copy of the global ones. Changed in place, and the
+    /// server told, when either changes.
+    pub(super) roots: Option<crate::mcp::session::SharedRoots>,
 }
 
 /// What the manager's tasks and sessions tell it, in one ordered stream:
@@ -175,10 +179,15 @@ impl Task {
                 // Only its policy changed (deny_tools, allow_tools, lint):
                 // applied in place, the connection and a call in flight
                 // kept.
+                // Only its policy or its roots changed (deny_tools,
+                // allow_tools, lint, roots): applied in place, the
+                // connection and a call in flight kept; new roots are
+                // announced (`notifications/roots/list_changed`).
                 Some(i) if old[i].config.same_connection(&config) => {
                     let mut slot = old.remove(i);
                     let deny = (slot.config.deny_tools != config.deny_tools)
                         .then(|| config.deny_tools.clone());
+                    let roots = (slot.config.roots != config.roots).then(|| config.roots.clone());
                     slot.config = config;
                     if let Some(tools) = deny {
                         self.emit(Event::DenyList {
@@ -187,6 +196,12 @@ impl Task {
                         });
                     }
                     self.slots.push(slot);
+                    if let Some(roots) = roots {
+                        let name = self.slots.last().map(|s| s.config.name.clone());
+                        if let Some(name) = name {
+                            self.set_server_roots(&name, roots);
+                        }
+                    }
                 }
                 Some(i) => {
                     dropped.push(old.remove(i));
@@ -352,6 +367,7 @@ pub(super) fn new_slot(config: ServerConfig) -> Slot {
         relisting: false,
         relist_again: false,
         floor: crate::mcp::session::next_session_id(),
+        roots: None,
     }
 }
 

@@ -32,9 +32,20 @@ impl SharedRoots {
         self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// Roots as another set has them now (a copy: later changes of either
+    /// do not reach the other).
+    pub fn copy_of(other: &SharedRoots) -> Self {
+        SharedRoots(Arc::new(RwLock::new(other.get())))
+    }
+
     /// Replace the roots; true when they changed.
     pub fn set(&self, dirs: &[std::path::PathBuf]) -> bool {
-        let new = roots_of(dirs);
+        self.set_values(roots_of(dirs))
+    }
+
+    /// Replace the roots with these (`{"uri", "name"}` objects); true when
+    /// they changed.
+    pub fn set_values(&self, new: Vec<Value>) -> bool {
         let mut cur = self.0.write().unwrap_or_else(|p| p.into_inner());
         if *cur == new {
             return false;

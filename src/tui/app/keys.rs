@@ -77,6 +77,7 @@ fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
             s.with_browse(kind, fx, |b, cx| b.key(k, action, cx))
         }
         Mode::AddServer => add_key(s, k, fx),
+        Mode::Roots => super::roots::key(s, k, fx),
         Mode::LogFilter => {
             if !edit_line(&mut s.log.method, &k) {
                 match action {
@@ -309,6 +310,7 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         | Action::Reload
         | Action::AddServer => server_action(s, a, fx),
         Action::Import => super::import::open(s, fx),
+        Action::EditRoots => super::roots::open(s),
         Action::Filter | Action::AllTools | Action::Open | Action::ToggleDeny | Action::Back => {
             tool_action(s, a, fx)
         }

@@ -20,6 +20,7 @@ mod login;
 mod media;
 mod model;
 mod mouse;
+mod roots;
 mod state;
 pub mod trust;
 mod views;
@@ -40,6 +41,7 @@ pub use keys::waiting_note;
 pub use media::copy_effect;
 pub use model::*;
 use mouse::on_mouse;
+pub use roots::RootsEdit;
 pub use state::{Follow, State};
 use views::net_poll;
 pub use views::{frame_lines, log_areas, net_areas};
@@ -49,6 +51,12 @@ pub use views::{frame_lines, log_areas, net_areas};
 pub enum Effect {
     Manager(Command),
     /// Persist a server's enabled flag to the config file.
+    /// Write a server's `roots` (`None`: remove the key, so it takes the
+    /// global ones), then apply the config as read back.
+    WriteRoots {
+        server: String,
+        roots: Option<Vec<String>>,
+    },
     WriteEnabled {
         server: String,
         enabled: bool,

@@ -224,6 +224,8 @@ pub enum Mode {
     Links,
     /// The history of calls (`H`).
     History,
+    /// Editing a server's roots (`D`).
+    Roots,
 }
 
 /// Where a login stands.

@@ -150,6 +150,8 @@ pub struct State {
     pub home: Option<PathBuf>,
     /// The roots come from `--roots` rather than the config.
     pub roots_flag: bool,
+    /// A server's roots being edited (`D`).
+    pub roots_edit: Option<super::roots::RootsEdit>,
     next_tag: u64,
 }
 
@@ -223,6 +225,7 @@ impl State {
             attached: None,
             home: None,
             roots_flag: false,
+            roots_edit: None,
             next_tag: 1,
         };
         s.refilter();

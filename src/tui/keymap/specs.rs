@@ -204,6 +204,13 @@ pub(super) const SPECS: &[Spec] = &[
         keys: &["r"],
     },
     Spec {
+        action: Action::EditRoots,
+        name: "edit_roots",
+        help: "edit the roots offered to the selected server: saved to its `roots` in the config and announced to it (roots/list_changed), no reconnect",
+        group: Group::Servers,
+        keys: &["D"],
+    },
+    Spec {
         action: Action::Ping,
         name: "ping",
         help: "ping the selected server (its latency)",

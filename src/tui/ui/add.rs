@@ -62,3 +62,61 @@ pub(super) fn render_add(s: &State, f: &mut Frame, area: Rect) {
     );
     popup(f, area, width, &title, lines);
 }
+
+/// The roots dialog (`D`): one line of directories for one server.
+pub(super) fn render_roots(s: &State, f: &mut Frame, area: Rect) {
+    let Some(e) = &s.roots_edit else { return };
+    let width = area.width.min(76);
+    let inner = width.saturating_sub(2) as usize;
+    let value = clean(&e.line);
+    let n = value.chars().count();
+    let shown = if n + 1 > inner {
+        let tail: String = value.chars().skip(n + 2 - inner).collect();
+        format!("…{tail}")
+    } else {
+        value
+    };
+    let mut lines = vec![Line::from(Span::styled(
+        format!("{shown}▏"),
+        Role::Selected.style(),
+    ))];
+    let now = if e.inherits {
+        let global = &s.settings.roots;
+        if global.is_empty() {
+            "now: none of its own, and no global roots".to_string()
+        } else {
+            format!(
+                "now: the global roots ({})",
+                global
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        }
+    } else {
+        "now: its own roots, as above".to_string()
+    };
+    for l in wrap_words(&clean(&now), inner) {
+        lines.push(Line::styled(l, Role::Muted.style()));
+    }
+    lines.push(Line::styled(
+        fit(
+            "  e.g. /srv/app \"${HOME}/my notes\"  ·  - alone: the global roots",
+            inner,
+        ),
+        Role::Muted.style(),
+    ));
+    if let Some(err) = &e.error {
+        for l in wrap_words(&format!("✗ {}", clean(err)), inner) {
+            lines.push(Line::styled(l, Role::Error.style()));
+        }
+    }
+    let title = format!(
+        "Roots of {} ({} saves, {} cancels)",
+        clean(&e.server),
+        s.keymap.label(Action::Open),
+        s.keymap.label(Action::Back)
+    );
+    popup(f, area, width, &title, lines);
+}

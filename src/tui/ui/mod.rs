@@ -35,7 +35,7 @@ mod status;
 mod tools;
 mod welcome;
 
-use add::render_add;
+use add::{render_add, render_roots};
 use confirm::render_confirm;
 use detail::render_detail;
 use editor::render_editor;
@@ -134,6 +134,7 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
     }
     match s.mode {
         Mode::AddServer => render_add(s, f, area),
+        Mode::Roots => render_roots(s, f, area),
         Mode::Help => render_help(s, f, area),
         Mode::ConfirmQuit => render_confirm(s, f, area),
         Mode::Login => render_login(s, f, area),

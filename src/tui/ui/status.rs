@@ -112,6 +112,11 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                     )
                 }
             }
+            Mode::Roots => format!(
+                "directories, quoted like a shell's words · empty: none · - alone: the global roots · {} saves · {} cancels",
+                k.label(Action::Open),
+                k.label(Action::Back)
+            ),
             Mode::AddServer => format!(
                 "{} next field · {} add · {} cancel",
                 k.label(Action::NextPane),
