@@ -909,3 +909,56 @@ fn a_servers_roots_are_edited_saved_and_announced_without_a_reconnect() {
     assert!(!s.contains("/one/"), "{s}");
     t.quit();
 }
+
+#[test]
+fn calls_run_at_once_on_two_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n\n[servers.py]\ncommand = {:?}\nargs = [{:?}]\n",
+        everything_js().display().to_string(),
+        py_v1().display().to_string(),
+        server_script("py_v1_server.py").display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let mut t = Tui::start(&path);
+    t.wait_for("● py", 30);
+    t.wait_for("● everything", 30);
+    // The long operation on everything (10 s by default).
+    t.keys("\t");
+    t.keys("/");
+    t.keys("trigger-long-running-operation");
+    t.keys("\r");
+    t.wait_for("Tools · everything (1)", 10);
+    t.keys("\r");
+    t.wait_for(
+        "Arguments · trigger-long-running-operation on everything",
+        10,
+    );
+    t.keys(CTRL_S);
+    t.wait_for("running trigger-long-running-operation", 10);
+    // Meanwhile, on the other server: its servers pane row, its tools.
+    t.keys("\t"); // the servers pane
+    t.keys(DOWN);
+    t.keys("\t");
+    t.keys("/");
+    t.keys("slow");
+    t.keys("\r");
+    t.wait_for("Tools · py (1)", 10);
+    t.keys("\r");
+    t.wait_for("Arguments · slow on py", 10);
+    t.keys(CTRL_S);
+    let s = t.wait_for("done after 3 steps", 30);
+    assert!(s.contains("Result · slow on py"), "{s}");
+    assert!(s.contains("2/2"), "{s}");
+    // The first still runs, on the other server.
+    t.keys("[");
+    t.wait_for(
+        "Result · running trigger-long-running-operation on everything",
+        10,
+    );
+    t.keys("\x1b");
+    t.wait_for("⊘ trigger-lon", 30);
+    t.quit();
+}

@@ -5378,7 +5378,10 @@ fn the_roots_dialog_writes_a_servers_roots() {
         .collect();
     assert_eq!(
         written,
-        [Some(vec!["/srv/a".to_string(), "${HOME}/my notes".to_string()])]
+        [Some(vec![
+            "/srv/a".to_string(),
+            "${HOME}/my notes".to_string()
+        ])]
     );
     // `-` alone: back to the global roots; `~`: refused, with the fix.
     fx.clear();
