@@ -70,6 +70,8 @@ struct Tui {
     copied: Vec<String>,
     /// The frames of every session.
     frames: Arc<FrameLog>,
+    /// The config file's text, for the copy-as-curl effect.
+    config_text: Option<String>,
 }
 
 impl Tui {
@@ -91,6 +93,7 @@ impl Tui {
             sent: Vec::new(),
             copied: Vec::new(),
             frames,
+            config_text: None,
         }
     }
 
@@ -104,6 +107,13 @@ impl Tui {
                     self.manager.send(cmd);
                 }
                 Effect::Copy(text) => self.copied.push(text),
+                // What the driver does: the script from the file as written.
+                Effect::CopyCurl(call) => {
+                    let script =
+                        mcpdeck::tui::app::script_for(&call, self.config_text.as_deref(), None)
+                            .expect("a script");
+                    self.copied.push(script);
+                }
                 _ => {}
             }
         }
@@ -543,15 +553,27 @@ async fn a_call_copied_as_curl_runs_again_with_curl_in_both_eras() {
             "message",
         ),
     ];
+    let dir = tempfile::tempdir().expect("tempdir");
     for (server, era, param) in cases {
-        let mut config = ServerConfig::http("web", &server.url);
-        if let mcpdeck::config::TransportConfig::Http { headers, .. } = &mut config.transport {
-            // A reference the shell expands as mcpdeck does, and a
-            // secret written in the config: neither may be in the copy.
-            headers.push(("X-Trace".into(), "${CURL_TEST_TRACE}".into()));
-            headers.push(("X-Api-Key".into(), "s3cret-in-config".into()));
+        // A reference the shell expands as mcpdeck does (its value, once
+        // loaded, is the home directory: never written out), one with a
+        // default, and a secret written in the config.
+        let text = format!(
+            "# web\n[servers.web]\nurl = {:?}\nheaders = {{ X-Home = \"${{HOME}}\", X-Trace = \"${{CURL_TEST_TRACE:-t0}}\", X-Api-Key = \"s3cret-in-config\" }}\n",
+            server.url
+        );
+        let path = common::write_file(dir.path(), "config.toml", &text);
+        let loaded = mcpdeck::config::load(&path).expect("the config loads");
+        let config = loaded.servers[0].clone();
+        let home = std::env::var("HOME").unwrap_or_default();
+        if let mcpdeck::config::TransportConfig::Http { headers, .. } = &config.transport {
+            assert!(
+                headers.iter().any(|(_, v)| *v == home),
+                "loaded: {headers:?}"
+            );
         }
         let mut tui = Tui::start(vec![config], Answers::Nothing);
+        tui.config_text = Some(text);
         tui.msg(Msg::Resize(120, 40));
         tui.connected().await;
         assert_eq!(
@@ -572,16 +594,21 @@ async fn a_call_copied_as_curl_runs_again_with_curl_in_both_eras() {
         tui.msg(key(KeyCode::Char('c')));
         let script = tui.copied.last().cloned().expect("copied");
         assert!(!script.contains("s3cret-in-config"), "{script}");
+        assert!(home.is_empty() || !script.contains(&home), "{script}");
         assert!(
-            script.contains("${MCPDECK_X_API_KEY}") && script.contains("${CURL_TEST_TRACE}"),
+            script.contains("${MCPDECK_HEADER_X_API_KEY}")
+                && script.contains("\"${CURL_TEST_TRACE:-t0}\"")
+                && script.contains("\"${HOME}\""),
             "{script}"
         );
-        assert!(script.starts_with("# set MCPDECK_X_API_KEY"), "{script}");
+        assert!(
+            script.starts_with("# set MCPDECK_HEADER_X_API_KEY"),
+            "{script}"
+        );
         let mut sh = std::process::Command::new("sh");
         sh.arg("-c")
             .arg(&script)
-            .env("MCPDECK_X_API_KEY", "s3cret-in-config")
-            .env("CURL_TEST_TRACE", "t1")
+            .env("MCPDECK_HEADER_X_API_KEY", "s3cret-in-config")
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
         let run = common::run_limited(sh, common::limit(30));

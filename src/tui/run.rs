@@ -231,6 +231,27 @@ pub async fn run_loop<H: Host, C: Core>(
                         Err(e) => back.push(Msg::Written(Err(e))),
                     }
                 }
+                Effect::CopyCurl(call) => {
+                    // As written in the file: the loaded config has its
+                    // `${VAR}`s filled in (secrets among them).
+                    let text = match &config.path {
+                        Some(p) => match std::fs::read_to_string(p) {
+                            Ok(t) => Some(t),
+                            Err(e) => {
+                                back.push(Msg::Note(format!(
+                                    "not copied: the config file could not be read: {e}"
+                                )));
+                                continue;
+                            }
+                        },
+                        None => None,
+                    };
+                    let loaded = config.servers.iter().find(|c| c.name == call.server);
+                    match app::script_for(&call, text.as_deref(), loaded) {
+                        Ok(script) => back.push(Msg::CopyText(script)),
+                        Err(e) => back.push(Msg::Note(format!("not copied: {e}"))),
+                    }
+                }
                 Effect::WriteRoots { server, roots } => {
                     let r = write(&config, &mut editor, |ed| {
                         ed.set_roots(&server, roots.as_deref())

@@ -102,6 +102,11 @@ impl Outcome {
     pub fn status(&self) -> Status {
         crate::tui::history::status_of(&self.result)
     }
+
+    /// The text it holds (the whole too, while folded).
+    pub fn bytes(&self) -> usize {
+        self.lines.bytes() + self.folding.as_ref().map_or(0, |f| f.whole.bytes())
+    }
 }
 
 /// The outcome shown is put aside (its scroll kept): another entry is
@@ -110,6 +115,9 @@ fn stash(s: &mut State) {
     if let Some(mut o) = s.outcome.take() {
         o.scroll = s.result_scroll;
         o.lines.shed();
+        if let Some(f) = &o.folding {
+            f.whole.shed();
+        }
         s.done.push(o);
         s.done.sort_by_key(|o| o.tag);
         bound(s);
@@ -122,7 +130,7 @@ fn stash(s: &mut State) {
 /// ends now is kept, however early it started).
 fn bound(s: &mut State) {
     while s.done.len() > KEEP
-        || (s.done.len() > 1 && s.done.iter().map(|o| o.lines.bytes()).sum::<usize>() > KEEP_BYTES)
+        || (s.done.len() > 1 && s.done.iter().map(Outcome::bytes).sum::<usize>() > KEEP_BYTES)
     {
         let Some(first) = s
             .done

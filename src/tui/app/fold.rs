@@ -100,7 +100,12 @@ pub(super) fn key(s: &mut State, a: Action) -> bool {
         }
         Action::FoldAll => {
             let before = folded.len();
-            folded.extend(whole_folds.iter().filter(|f| f.depth == 1).map(|f| f.open));
+            let shown: Vec<u32> = whole_folds
+                .iter()
+                .filter(|f| f.depth == 1 && !hidden(&whole_folds, &folded, f.open))
+                .map(|f| f.open)
+                .collect();
+            folded.extend(shown);
             // A node hidden inside a folded one stays as it was.
             (folded.len() != before, top)
         }
@@ -112,9 +117,12 @@ pub(super) fn key(s: &mut State, a: Action) -> bool {
         _ => return false,
     };
     if !changed {
+        // Nothing to fold or unfold: ← and → move between the panes, as
+        // on any result.
+        if matches!(a, Action::Left | Action::Right) {
+            return false;
+        }
         s.status = Some(match a {
-            Action::Left => "nothing to fold at the top line".into(),
-            Action::Right => "nothing folded in view".into(),
             Action::FoldAll => "everything below the top level is folded".into(),
             _ => "nothing is folded".into(),
         });
@@ -145,6 +153,8 @@ fn apply(s: &mut State, folded: BTreeSet<u32>, anchor: u32) {
         o.lines = whole;
     } else {
         let (view, origin) = whole.folded(&folded);
+        // The whole is kept only to fold again: its caches go.
+        whole.shed();
         o.lines = view;
         o.folding = Some(Box::new(Folding {
             whole,
@@ -160,7 +170,6 @@ fn apply(s: &mut State, folded: BTreeSet<u32>, anchor: u32) {
     };
     o.cursor = row;
     let room = s.result_room().max(1);
-    reveal(s, width, room);
     s.status = Some(match n {
         0 => "everything unfolded".into(),
         n => format!(
@@ -170,7 +179,10 @@ fn apply(s: &mut State, folded: BTreeSet<u32>, anchor: u32) {
             s.keymap.label(Action::UnfoldAll)
         ),
     });
+    // The search runs again on what is shown now (a folded node's
+    // insides are not searched); the cursor's row stays in view.
     super::find::search_again(s);
+    reveal(s, width, room);
 }
 
 /// Whether an outcome has JSON that folds (then it has a cursor).

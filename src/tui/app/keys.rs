@@ -778,7 +778,7 @@ fn view_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
         }
         Action::CopyCurl => {
             match super::curl::command(s) {
-                Ok(script) => copy(s, script, fx),
+                Ok(call) => fx.push(Effect::CopyCurl(Box::new(call))),
                 Err(why) => s.status = Some(crate::sanitize::one_line(&why)),
             }
             true

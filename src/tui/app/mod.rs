@@ -31,6 +31,7 @@ use crate::config::ServerConfig;
 use crate::mcp::manager::{Command, Event};
 
 pub use calls::{EntryView, KEEP as KEEP_CALLS, Mark, mark_word};
+pub use curl::{CurlBase, CurlCall, Seg, script_for};
 pub use editor::{last_sent, problems};
 use event::on_event;
 pub use event::tool_diff;
@@ -51,6 +52,9 @@ pub use views::{frame_lines, log_areas, net_areas};
 pub enum Effect {
     Manager(Command),
     /// Persist a server's enabled flag to the config file.
+    /// Make the curl script of a call (the server's URL and headers read
+    /// from the config file as written) and copy it (`Msg::CopyText`).
+    CopyCurl(Box<curl::CurlCall>),
     /// Write a server's `roots` (`None`: remove the key, so it takes the
     /// global ones), then apply the config as read back.
     WriteRoots {
@@ -159,6 +163,8 @@ pub enum Msg {
     Settings(Box<crate::config::Settings>),
     /// A message for the status bar from the driver (an opener failed).
     Note(String),
+    /// Text the driver made, to copy as the copy keys do (a curl script).
+    CopyText(String),
     /// What the driver found in other clients' files (Err: why not).
     ImportsFound(Result<ImportFound, String>),
     /// Pins were written (the pins kept, and what the write did), or why
@@ -252,6 +258,10 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
         }
         Msg::Written(Err(e)) => {
             s.status = Some(e);
+            true
+        }
+        Msg::CopyText(text) => {
+            media::copy(s, text, fx);
             true
         }
         Msg::Note(note) => {

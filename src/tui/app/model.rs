@@ -71,8 +71,6 @@ pub struct HttpView {
     pub ca_file: Option<String>,
     /// TLS certificates are not verified (`insecure = true`).
     pub insecure: bool,
-    /// What copying a call as curl needs (secrets as shell variables).
-    pub curl: Option<super::curl::CurlBase>,
 }
 
 impl HttpView {
@@ -90,7 +88,6 @@ impl HttpView {
                 url: shown_url(url),
                 kind: *transport,
                 headers: headers.iter().map(|(n, v)| shown_header(n, v)).collect(),
-                curl: super::curl::CurlBase::from_config(config),
                 ca_file: ca_file
                     .as_ref()
                     .map(|p| crate::sanitize::one_line(&p.display().to_string())),
