@@ -4639,6 +4639,26 @@ fn a_search_in_the_server_detail_and_in_a_frame() {
     let out = screen(&s, 100, 30);
     assert!(!out.contains("Protocol log ·"), "{out}");
     assert!(out.contains("value 150"), "{out}");
+
+    // A match that the pane's wrap cuts in two is found all the same.
+    let long = format!("{}NEEDLE-ACROSS-THE-CUT{}", "a".repeat(85), "b".repeat(40));
+    s.frames.as_ref().unwrap().record(
+        &demo,
+        Direction::In,
+        &format!("{{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"t\":\"{long}\"}}}}"),
+        FrameMeta::default(),
+    );
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    update(&mut s, key(KeyCode::End), &mut fx);
+    for c in "/needle-across".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    assert_eq!(
+        s.log.frame_search.hits.len(),
+        1,
+        "the match across the wrap"
+    );
+    assert!(screen(&s, 100, 30).contains("match 1 of 1"));
 }
 
 #[test]

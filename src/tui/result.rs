@@ -230,8 +230,19 @@ fn wrap_styled_at(line: &Line<'static>, width: usize) -> Vec<(Line<'static>, usi
 }
 
 impl Prepared {
+    /// Plain text, one row a line (sanitized), after an optional note
+    /// row in the warning colour: a frame of the protocol log.
+    pub fn plain(note: Option<String>, text: &str) -> Prepared {
+        let mut p = Prepared::default();
+        if let Some(n) = note {
+            p.push(Line::styled(n, Role::Warn.style()));
+        }
+        push_text(&mut p, text, "", PLAIN);
+        p
+    }
+
     /// The rows' text, one a line, as shown (what a diff compares).
-    pub fn plain(&self) -> String {
+    pub fn text_lines(&self) -> String {
         let mut out = String::with_capacity(self.text.len() + self.rows.len());
         for i in 0..self.len() {
             if let Some(l) = self.line(i) {
@@ -572,9 +583,10 @@ impl Prepared {
 }
 
 mod build;
-pub use build::{Media, annotations_text, lines, prompt_lines, read_lines};
+use build::push_text;
 #[cfg(test)]
-use build::{push_text, push_text_or_json};
+use build::push_text_or_json;
+pub use build::{Media, annotations_text, lines, prompt_lines, read_lines};
 
 #[cfg(test)]
 mod wrap_tests {

@@ -98,15 +98,20 @@ fn search_action(s: &mut State, t: Target, a: Action) -> bool {
     // keeping the place.
     if t != Target::Result && !search_of(s, t).query.is_empty() {
         let current = search_of(s, t).current;
-        let rows: Vec<String> = match t {
-            Target::Detail => crate::tui::ui::detail_lines(s)
+        if t == Target::Detail {
+            let rows: Vec<String> = crate::tui::ui::detail_lines(s)
                 .iter()
                 .map(crate::tui::result::line_text)
-                .collect(),
-            _ => frame_pane(s).0,
-        };
+                .collect();
+            let search = search_of(s, t);
+            search.run_rows(rows.iter().map(String::as_str), 0);
+        } else {
+            let (p, width, _) = frame_pane(s);
+            let search = search_of(s, t);
+            search.forget();
+            search.run(&p, width, 0);
+        }
         let search = search_of(s, t);
-        search.run_rows(rows.iter().map(String::as_str), 0);
         search.current = current.min(search.hits.len().saturating_sub(1));
     }
     let search = search_of(s, t);
@@ -181,11 +186,10 @@ fn search(s: &mut State, t: Target) {
                 .run_rows(texts.iter().map(String::as_str), from);
         }
         Target::Frame => {
-            let (rows, _) = frame_pane(s);
-            let from = s.log.frame_scroll;
-            s.log
-                .frame_search
-                .run_rows(rows.iter().map(String::as_str), from);
+            // Whole lines are searched (a match a wrap cuts is found).
+            let (p, width, _) = frame_pane(s);
+            let from = p.row_at(width, s.log.frame_scroll);
+            s.log.frame_search.run(&p, width, from);
         }
     }
     reveal(s, t);
@@ -252,8 +256,9 @@ fn reveal(s: &mut State, t: Target) {
             place(before + within, &mut s.detail_scroll, room, total);
         }
         Target::Frame => {
-            let (rows, room) = frame_pane(s);
-            place(hit.row as usize, &mut s.log.frame_scroll, room, rows.len());
+            let (p, width, room) = frame_pane(s);
+            let line = p.screen_line_of(width, hit);
+            place(line, &mut s.log.frame_scroll, room, p.screen_len(width));
         }
     }
 }

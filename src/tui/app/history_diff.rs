@@ -82,7 +82,7 @@ fn head(tag: &str, e: &Entry) -> Line<'static> {
 
 /// The text the result pane shows for a kept call.
 fn shown_text(e: &Entry) -> String {
-    crate::tui::result::lines(&super::history_view::outcome_of(e), None).plain()
+    crate::tui::result::lines(&super::history_view::outcome_of(e), None).text_lines()
 }
 
 /// The diff of `a` (older) and `b`.

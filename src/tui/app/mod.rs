@@ -45,7 +45,7 @@ use mouse::on_mouse;
 pub use roots::RootsEdit;
 pub use state::{Follow, State};
 use views::net_poll;
-pub use views::{frame_lines, log_areas, net_areas};
+pub use views::{frame_lines, frame_prepared, log_areas, net_areas};
 
 /// What the driver must do after an update.
 #[derive(Debug)]

@@ -48,58 +48,35 @@ pub(super) fn inside(r: Rect) -> Rect {
 const PRETTY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// A frame as the frame pane shows it: pretty JSON (as sent when it does
-/// not parse or is very large), sanitized, and wrapped at `width` columns
-/// so every part of it can be read; a cut frame starts with a note.
-pub fn frame_lines(frame: &Frame, width: usize) -> Vec<String> {
+/// not parse or is very large), sanitized; a cut frame starts with a
+/// note. Wrapped at the pane's width like a result (so a search finds a
+/// match that a wrap cuts in two).
+pub fn frame_prepared(frame: &Frame) -> crate::tui::result::Prepared {
     let pretty = (frame.text.len() <= PRETTY_LIMIT)
         .then(|| serde_json::from_str::<serde_json::Value>(&frame.text).ok())
         .flatten()
         .and_then(|v| serde_json::to_string_pretty(&v).ok())
         .unwrap_or_else(|| frame.text.to_string());
-    let mut out = Vec::new();
-    if frame.truncated() {
-        out.push(format!(
-            "(cut: {} of {} bytes kept)",
-            frame.text.len(),
-            frame.size
-        ));
-    }
-    for line in crate::sanitize::visible(&pretty).lines() {
-        wrap_into(&mut out, line, width.max(1));
-    }
-    out
+    let note = frame
+        .truncated()
+        .then(|| format!("(cut: {} of {} bytes kept)", frame.text.len(), frame.size));
+    crate::tui::result::Prepared::plain(note, &pretty)
 }
 
-/// `line` cut into rows of at most `width` columns (wide characters take
-/// two).
-fn wrap_into(out: &mut Vec<String>, line: &str, width: usize) {
-    if line.is_ascii() {
-        if line.is_empty() {
-            out.push(String::new());
-        }
-        for chunk in line.as_bytes().chunks(width) {
-            out.push(String::from_utf8_lossy(chunk).into_owned());
-        }
-        return;
-    }
-    let mut row = String::new();
-    let mut used = 0;
-    for c in line.chars() {
-        let mut buf = [0u8; 4];
-        let w = ratatui::text::Span::raw(&*c.encode_utf8(&mut buf)).width();
-        if used + w > width && !row.is_empty() {
-            out.push(std::mem::take(&mut row));
-            used = 0;
-        }
-        row.push(c);
-        used += w;
-    }
-    out.push(row);
+/// The frame's screen rows at `width` columns, as the pane shows them.
+pub fn frame_lines(frame: &Frame, width: usize) -> Vec<String> {
+    let p = frame_prepared(frame);
+    let width = width.clamp(1, u16::MAX as usize) as u16;
+    let n = p.screen_len(width);
+    p.screen_lines(width, 0, n)
+        .iter()
+        .map(crate::tui::result::line_text)
+        .collect()
 }
 
 /// The frame pane of the protocol log at the current size: the selected
 /// frame's rows, and how many the pane shows.
-pub(super) fn frame_pane(s: &State) -> (Vec<String>, usize) {
+pub(super) fn frame_pane(s: &State) -> (crate::tui::result::Prepared, u16, usize) {
     let frames = s.log_frames();
     let sel = s
         .log
@@ -108,17 +85,17 @@ pub(super) fn frame_pane(s: &State) -> (Vec<String>, usize) {
         .min(frames.len().saturating_sub(1));
     let [_, pane] = log_areas(s.areas.main, s.log.zoom);
     let inner = inside(pane);
-    let lines = frames
+    let p = frames
         .get(sel)
-        .map(|f| frame_lines(f, inner.width as usize))
+        .map(|f| frame_prepared(f))
         .unwrap_or_default();
-    (lines, inner.height as usize)
+    (p, inner.width.max(1), inner.height as usize)
 }
 
 /// Scroll the frame pane by `by` rows (as far as its last page).
 pub(super) fn scroll_frame(s: &mut State, by: isize) -> bool {
-    let (lines, height) = frame_pane(s);
-    let last = lines.len().saturating_sub(height.max(1));
+    let (p, width, height) = frame_pane(s);
+    let last = p.screen_len(width).saturating_sub(height.max(1));
     let new = (s.log.frame_scroll.min(last) as isize)
         .saturating_add(by)
         .clamp(0, last as isize) as usize;

@@ -124,40 +124,32 @@ fn render_frame(s: &State, fr: Option<&crate::mcp::framelog::Frame>, f: &mut Fra
         );
         return;
     };
-    let rows = crate::tui::app::frame_lines(fr, width);
-    let last = rows.len().saturating_sub(height.max(1));
+    let p = crate::tui::app::frame_prepared(fr);
+    let w = (width.clamp(1, u16::MAX as usize)) as u16;
+    let total = p.screen_len(w);
+    let last = total.saturating_sub(height.max(1));
     let top = s.log.frame_scroll.min(last);
-    // A search paints its matches in the frame shown.
+    // A search paints its matches in the frame shown (whole lines are
+    // searched: a match a wrap cuts in two is painted on both parts).
     let search = &s.log.frame_search;
     let mut found = search.clone();
     if search.active() {
-        found.run_rows(rows.iter().map(String::as_str), 0);
+        found.forget();
+        found.run(&p, w, 0);
         found.current = search.current.min(found.hits.len().saturating_sub(1));
     }
-    let lines: Vec<Line> = rows
-        .iter()
-        .enumerate()
-        .skip(top)
-        .take(height.max(1))
-        .map(|(i, r)| {
-            let line = if i == 0 && fr.truncated() {
-                Line::styled(r.clone(), Role::Warn.style())
-            } else {
-                Line::raw(r.clone())
-            };
-            crate::tui::result::paint_line(line, i, found.marks())
-        })
-        .collect();
+    let lines: Vec<Line> = p.screen_lines_marked(w, top, height.max(1), found.marks());
+    let rows_len = total;
     let key = |a: Action| s.keymap.key_label(a).unwrap_or_default();
     let found = search.title(&found);
-    let title = if rows.len() <= height {
+    let title = if rows_len <= height {
         "Frame".to_string()
     } else if focused {
         format!(
             "Frame · rows {}–{} of {} · {}/{} scroll · {} list",
             top + 1,
-            (top + height).min(rows.len()),
-            rows.len(),
+            (top + height).min(rows_len),
+            rows_len,
             key(Action::Up),
             key(Action::Down),
             key(Action::NextPane),
@@ -166,8 +158,8 @@ fn render_frame(s: &State, fr: Option<&crate::mcp::framelog::Frame>, f: &mut Fra
         format!(
             "Frame · rows {}–{} of {} · {} to scroll",
             top + 1,
-            (top + height).min(rows.len()),
-            rows.len(),
+            (top + height).min(rows_len),
+            rows_len,
             key(Action::NextPane),
         )
     };
