@@ -5214,7 +5214,7 @@ fn two_marked_calls_in_the_history_show_their_diff() {
         out.contains("A  2027-01-15") && out.contains("city=\"Oslo\""),
         "{out}"
     );
-    assert!(out.contains("Arguments: 1 field differ"), "{out}");
+    assert!(out.contains("Arguments: 1 field differs"), "{out}");
     assert!(out.contains("city: [-Oslo-]{+Paris+}"), "{out}");
     assert!(out.contains("1 line removed, 1 added"), "{out}");
     assert!(

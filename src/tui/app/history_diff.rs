@@ -22,6 +22,15 @@ pub struct HistoryDiff {
     pub scroll: usize,
 }
 
+impl HistoryDiff {
+    /// Its screen lines at `width` columns (long lines wrap).
+    pub fn height(&self, width: u16) -> usize {
+        ratatui::widgets::Paragraph::new(self.lines.clone())
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .line_count(width)
+    }
+}
+
 /// `m`: mark the selected call, or unmark it; two at most (a third takes
 /// the place of the older mark).
 pub(super) fn mark(s: &mut State, e: Entry) {
@@ -60,7 +69,10 @@ pub(super) fn show(s: &mut State, selected: Option<Entry>) {
             return;
         }
     };
-    let (a, b) = if a.at <= b.at { (a, b) } else { (b, a) };
+    // The older first: the history is newest first (the same second can
+    // hold both).
+    let at = |e: &Entry| s.history.iter().position(|h| h == e).unwrap_or(0);
+    let (a, b) = if at(&a) >= at(&b) { (a, b) } else { (b, a) };
     s.history_diff = Some(build(&a, &b));
 }
 
@@ -95,9 +107,10 @@ pub fn build(a: &Entry, b: &Entry) -> HistoryDiff {
     } else {
         lines.push(Line::styled(
             format!(
-                "Arguments: {} field{} differ",
+                "Arguments: {} field{} differ{}",
                 args.len(),
-                plural(args.len())
+                plural(args.len()),
+                if args.len() == 1 { "s" } else { "" }
             ),
             Role::Accent
                 .style()
@@ -213,11 +226,13 @@ fn plural(n: usize) -> &'static str {
 /// A key while the diff is shown: it scrolls, and Esc (or `q`) closes it.
 pub(super) fn key(s: &mut State, action: Option<crate::tui::keymap::Action>) -> bool {
     use crate::tui::keymap::Action;
-    let page = s.areas.main.height.saturating_sub(3).max(1) as usize;
+    let page = s.areas.main.height.saturating_sub(2).max(1) as usize;
+    let width = s.areas.main.width.saturating_sub(2).max(1);
     let Some(d) = s.history_diff.as_mut() else {
         return false;
     };
-    let max = d.lines.len().saturating_sub(page);
+    // Long lines wrap: the scroll is by screen line.
+    let max = d.height(width).saturating_sub(page);
     match action {
         Some(Action::Up) => d.scroll = d.scroll.saturating_sub(1),
         Some(Action::Down) => d.scroll = (d.scroll + 1).min(max),

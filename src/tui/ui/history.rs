@@ -113,20 +113,23 @@ pub(super) fn render_history(s: &State, f: &mut Frame, area: Rect) {
 /// The diff of two calls, over the list.
 fn render_diff(d: &crate::tui::app::HistoryDiff, f: &mut Frame, area: Rect) {
     let rows = area.height.saturating_sub(2) as usize;
-    let top = d.scroll.min(d.lines.len().saturating_sub(1));
-    let lines: Vec<Line> = d.lines.iter().skip(top).take(rows).cloned().collect();
-    let position = if d.lines.len() > rows {
+    let total = d.height(area.width.saturating_sub(2).max(1));
+    let top = d.scroll.min(total.saturating_sub(rows));
+    let position = if total > rows {
         format!(
-            " · lines {}–{} of {}",
+            " · lines {}–{} of {total}",
             top + 1,
-            (top + rows).min(d.lines.len()),
-            d.lines.len()
+            (top + rows).min(total)
         )
     } else {
         String::new()
     };
     let title = format!("{}{position}", d.title);
-    f.render_widget(Paragraph::new(lines).block(block(title, true)), area);
+    let p = Paragraph::new(d.lines.clone())
+        .wrap(ratatui::widgets::Wrap { trim: false })
+        .scroll((top.min(u16::MAX as usize) as u16, 0))
+        .block(block(title, true));
+    f.render_widget(p, area);
 }
 
 /// `text` cut to `w` characters (with `…`).
