@@ -50,6 +50,24 @@ impl Status {
     }
 }
 
+/// The bytes `v` takes as compact JSON, counted as it is written: nothing
+/// is kept (a 20 MB result is not copied on the UI thread to be measured).
+pub fn json_size(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
 /// How a call ended: ok, isError, an error, or cancelled.
 pub fn status_of(
     outcome: &Result<crate::mcp::types::CallResult, crate::mcp::manager::CallError>,
@@ -99,7 +117,7 @@ impl Entry {
         let status = status_of(outcome);
         let (result, error, cut) = match outcome {
             Ok(r) => {
-                let size = r.raw.to_string().len();
+                let size = json_size(&r.raw);
                 if size > MAX_RESULT {
                     (None, None, Some(size as u64))
                 } else {
@@ -272,6 +290,12 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_size_is_counted_as_the_json_is_written() {
+        let v = serde_json::json!({"content": [{"type": "text", "text": "x\"y\u{e9}"}], "n": [1, 2.5, null]});
+        assert_eq!(json_size(&v), v.to_string().len());
+    }
 
     fn entry(i: usize) -> Entry {
         Entry {

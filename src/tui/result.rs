@@ -55,7 +55,12 @@ struct Row {
 #[derive(Debug, Clone, Default)]
 pub struct Prepared {
     text: String,
-    styled: Vec<Line<'static>>,
+    /// The decorated lines, shared between a whole outcome and its folded
+    /// views (a fold copies no line).
+    styled: std::sync::Arc<Vec<Line<'static>>>,
+    /// A folded view's own lines (its nodes' summaries), numbered after
+    /// `styled`'s.
+    own: Vec<Line<'static>>,
     rows: Vec<Row>,
     /// The wrap at the last width asked for.
     wrapped: RefCell<Option<Wrapped>>,
@@ -280,7 +285,7 @@ impl Prepared {
     pub fn line(&self, i: usize) -> Option<Line<'_>> {
         let r = self.rows.get(i)?;
         if r.styled {
-            return self.styled.get(r.start as usize).cloned();
+            return self.styled_line(r.start as usize).cloned();
         }
         Some(Line::styled(
             self.row_text(r)?,
@@ -360,7 +365,7 @@ impl Prepared {
                 return first;
             };
             let part = if r.styled {
-                self.styled.get(r.start as usize).map_or(0, |l| {
+                self.styled_line(r.start as usize).map_or(0, |l| {
                     wrap_styled_at(l, width)
                         .iter()
                         .rposition(|p| p.1 <= at)
@@ -405,7 +410,7 @@ impl Prepared {
         let Some(r) = self.rows.get(i) else { return };
         let width = w.width;
         if r.styled {
-            if let Some(line) = self.styled.get(r.start as usize) {
+            if let Some(line) = self.styled_line(r.start as usize) {
                 for (part, at, indented) in wrap_styled_at(line, width)
                     .into_iter()
                     .skip(skip)
@@ -508,7 +513,7 @@ impl Prepared {
         for (i, r) in self.rows.iter().enumerate() {
             starts.push(at);
             let h = if r.styled {
-                self.styled.get(r.start as usize).map_or(1, |l| {
+                self.styled_line(r.start as usize).map_or(1, |l| {
                     // Only a line wider than the pane is cut (to count
                     // its parts); the others take one line, uncopied.
                     if line_width(l) <= width {
@@ -543,15 +548,34 @@ impl Prepared {
         }
     }
 
+    /// Decorated line `i` (of `styled`, then of `own`).
+    fn styled_line(&self, i: usize) -> Option<&Line<'static>> {
+        match i.checked_sub(self.styled.len()) {
+            None => self.styled.get(i),
+            Some(j) => self.own.get(j),
+        }
+    }
+
+    /// Whether any row is a decorated line.
+    fn has_styled(&self) -> bool {
+        !self.styled.is_empty() || !self.own.is_empty()
+    }
+
     fn push(&mut self, line: Line<'static>) {
         self.rows.push(Row {
-            start: self.styled.len() as u32,
+            start: (self.styled.len() + self.own.len()) as u32,
             len: 0,
             styled: true,
             style: PLAIN,
             indent: 0,
         });
-        self.styled.push(line);
+        // A view's lines go to its own; a whole's are not shared while
+        // it is being made.
+        if self.own.is_empty() && std::sync::Arc::get_mut(&mut self.styled).is_some() {
+            std::sync::Arc::make_mut(&mut self.styled).push(line);
+        } else {
+            self.own.push(line);
+        }
         self.wrapped.take();
         self.styled_text.take();
     }

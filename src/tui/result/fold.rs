@@ -97,7 +97,13 @@ impl Prepared {
     /// other rows are left out. Also: for each row of the view, the row
     /// of `self` it shows.
     pub fn folded(&self, folded: &BTreeSet<u32>) -> (Prepared, Vec<u32>) {
-        let mut view = Prepared::default();
+        // The decorated lines are shared, not copied: a view's rows point
+        // at the same ones, and its summaries are its own.
+        let mut view = Prepared {
+            styled: self.styled.clone(),
+            own: self.own.clone(),
+            ..Prepared::default()
+        };
         let mut origin = Vec::with_capacity(self.rows.len());
         let mut fi = 0usize;
         let mut r = 0u32;
@@ -111,7 +117,15 @@ impl Prepared {
             let here = self.folds.get(fi).filter(|f| f.open == r);
             if let Some(f) = here.filter(|f| folded.contains(&f.open)) {
                 origin.push(r);
-                view.push(self.folded_line(f));
+                let line = self.folded_line(f);
+                view.rows.push(Row {
+                    start: (view.styled.len() + view.own.len()) as u32,
+                    len: 0,
+                    styled: true,
+                    style: 0,
+                    indent: 0,
+                });
+                view.own.push(line);
                 r = f.close + 1;
                 continue;
             }
@@ -187,9 +201,8 @@ impl Prepared {
             return;
         };
         if r.styled {
-            if let Some(l) = self.styled.get(r.start as usize) {
-                view.push(l.clone());
-            }
+            // The same line, shared (see `folded`).
+            view.rows.push(r);
         } else if let Some(text) = self.text.get(r.start as usize..(r.start + r.len) as usize) {
             let start = view.text.len() as u32;
             view.text.push_str(text);

@@ -245,7 +245,7 @@ impl Prepared {
         }
         // The styled rows, through their joined text.
         let mut styled = Vec::new();
-        if !self.styled.is_empty() {
+        if self.has_styled() {
             let mut cache = self.styled_text.borrow_mut();
             let joined = cache.get_or_insert_with(|| self.join_styled());
             let mut rows = joined.rows.iter().peekable();
@@ -294,7 +294,7 @@ impl Prepared {
         let needle = query.as_bytes();
         let n = needle.len() as u32;
         let mut cache = self.styled_text.borrow_mut();
-        let joined = if self.styled.is_empty() {
+        let joined = if !self.has_styled() {
             None
         } else {
             Some(&*cache.get_or_insert_with(|| self.join_styled()))
@@ -341,7 +341,7 @@ impl Prepared {
             if !r.styled {
                 continue;
             }
-            let Some(line) = self.styled.get(r.start as usize) else {
+            let Some(line) = self.styled_line(r.start as usize) else {
                 continue;
             };
             let start = j.text.len();
