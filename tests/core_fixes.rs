@@ -692,3 +692,52 @@ async fn new_roots_in_the_config_are_announced_without_a_reconnect() {
         &tui.seen[before..]
     );
 }
+
+// ----- a server request on a call's HTTP stream names that call -----
+
+#[tokio::test]
+async fn an_elicitation_on_a_calls_http_stream_says_it_is_that_calls() {
+    let server = common::everything_http("streamableHttp");
+    let config = ServerConfig::http("web", &server.url);
+    let mut tui = Tui::start(vec![config], Answers::Person);
+    tui.msg(Msg::Resize(120, 40));
+    tui.connected().await;
+    let call = |tui: &mut Tui, tool: &str| -> u64 {
+        let names: Vec<String> = tui.state.servers[0]
+            .lists
+            .tools
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
+        let i = names.iter().position(|n| n == tool).expect("the tool");
+        tui.state.focus = mcpdeck::tui::app::Pane::Tools;
+        tui.state.tool_sel = i;
+        tui.msg(key(KeyCode::Enter));
+        tui.msg(ctrl('s'));
+        tui.state.running.last().expect("running").tag
+    };
+    // Two calls run on the one server: only the stream tells whose the
+    // request is.
+    let long = call(&mut tui, "trigger-long-running-operation");
+    let asks = call(&mut tui, "trigger-elicitation-request");
+    assert_ne!(long, asks);
+    tui.until("the elicitation", |s| !s.asks.is_empty()).await;
+    assert_eq!(
+        tui.state.asks.queue[0].call,
+        Some(asks),
+        "{:#?}",
+        tui.state.asks.queue
+    );
+    assert!(
+        tui.screen(120, 40)
+            .contains("for call 2 (trigger-elicitation-request)")
+    );
+    // Cancel both; nothing is left waiting.
+    tui.msg(key(KeyCode::Esc));
+    tui.msg(key(KeyCode::Esc));
+    tui.state.focus = mcpdeck::tui::app::Pane::Result;
+    tui.msg(key(KeyCode::Char('[')));
+    tui.msg(key(KeyCode::Esc));
+    tui.until("both calls ended", |s| s.running.is_empty())
+        .await;
+}

@@ -146,6 +146,10 @@ pub(super) struct Inner {
     /// Server requests a person is answering now: while any is open, the
     /// session's request deadlines wait.
     pub(super) open_asks: std::sync::atomic::AtomicUsize,
+    /// While the reader hands up a message that came on the HTTP stream of
+    /// a request (`Inbound::Related`): that request's id (the call a
+    /// server request belongs to); -1 otherwise.
+    pub(super) related: std::sync::atomic::AtomicI64,
     /// Times out the requests in flight (see [`Sweeper`]).
     pub(super) sweeper: Arc<Sweeper>,
     /// One `subscriptions/listen` change at a time.

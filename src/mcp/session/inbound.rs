@@ -34,6 +34,12 @@ impl Inner {
     pub(super) async fn handle_inbound(self: &Arc<Self>, item: Inbound) {
         match item {
             Inbound::Line(line) => self.handle_line(line).await,
+            Inbound::Related { line, request } => {
+                // The reader is one task: the id holds for this line only.
+                self.related.store(request, Ordering::Release);
+                self.handle_line(line).await;
+                self.related.store(-1, Ordering::Release);
+            }
             Inbound::LineWithFinding(line, f) => {
                 self.finding(f);
                 self.handle_line(line).await;
@@ -416,7 +422,7 @@ impl Inner {
                 server: self.name.clone(),
                 method: method.to_string(),
                 params: params.unwrap_or_else(|| json!({})),
-                related: None,
+                related: Some(self.related.load(Ordering::Acquire)).filter(|id| *id >= 0),
             });
             let inner = self.clone();
             let method = method.to_string();

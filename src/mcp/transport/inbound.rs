@@ -9,6 +9,9 @@ use super::error::HttpFailure;
 pub enum Inbound {
     /// One frame of text.
     Line(String),
+    /// One frame that came on the HTTP stream of request `request` (a
+    /// server request there belongs to that request).
+    Related { line: String, request: i64 },
     /// A frame that needed repair (e.g. invalid UTF-8), with the finding.
     LineWithFinding(String, Finding),
     /// A transport-level finding with no frame to deliver.

@@ -459,7 +459,18 @@ impl Shared {
                     .await;
                 }
                 let answers = want.is_some_and(|id| answers_request(&data, id));
-                self.deliver(Inbound::Line(data)).await;
+                // On a request's stream: what the server sends there
+                // belongs to that request (its elicitation, its sampling).
+                match want {
+                    Some(request) => {
+                        self.deliver(Inbound::Related {
+                            line: data,
+                            request,
+                        })
+                        .await
+                    }
+                    None => self.deliver(Inbound::Line(data)).await,
+                }
                 answers
             }
         }
