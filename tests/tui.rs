@@ -5385,8 +5385,29 @@ fn the_roots_dialog_writes_a_servers_roots() {
     update(&mut s, key(KeyCode::Char('D')), &mut fx);
     assert!(s.status.as_deref().unwrap_or("").contains("no config file"));
     s.config_path = Some("/tmp/mcpdeck-test.toml".into());
+    // D asks the driver for the roots as written in the file.
     update(&mut s, key(KeyCode::Char('D')), &mut fx);
-    assert!(screen(&s, 100, 30).contains("Roots of demo"));
+    assert!(
+        matches!(&fx[..], [Effect::ReadRoots(n)] if n == "demo"),
+        "{fx:?}"
+    );
+    let read = |s: &mut State, roots: Option<Vec<&str>>, fx: &mut Vec<Effect>| {
+        update(
+            s,
+            Msg::RootsRead {
+                server: "demo".into(),
+                roots: Ok(roots.map(|r| r.into_iter().map(String::from).collect())),
+            },
+            fx,
+        );
+    };
+    // As written: a reference stays one.
+    read(&mut s, Some(vec!["${HOME}/src", "rel dir"]), &mut fx);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Roots of demo"), "{out}");
+    assert!(out.contains("'${HOME}/src' 'rel dir'"), "{out}");
+    fx.clear();
+    update(&mut s, ctrl('u'), &mut fx);
     type_text(&mut s, "/srv/a \"${HOME}/my notes\"", &mut fx);
     update(&mut s, key(KeyCode::Enter), &mut fx);
     let written: Vec<Option<Vec<String>>> = fx
@@ -5403,14 +5424,18 @@ fn the_roots_dialog_writes_a_servers_roots() {
             "${HOME}/my notes".to_string()
         ])]
     );
-    // `-` alone: back to the global roots; `~`: refused, with the fix.
+    // A server on the global roots opens on `-`: Enter keeps it so.
     fx.clear();
-    update(&mut s, key(KeyCode::Char('D')), &mut fx);
-    type_text(&mut s, "-", &mut fx);
+    read(&mut s, None, &mut fx);
+    assert!(screen(&s, 100, 30).contains("the global roots"));
     update(&mut s, key(KeyCode::Enter), &mut fx);
-    assert!(matches!(&fx[..], [Effect::WriteRoots { roots: None, .. }]));
+    assert!(
+        matches!(&fx[..], [Effect::WriteRoots { roots: None, .. }]),
+        "{fx:?}"
+    );
+    // `~`: refused, with the fix.
     fx.clear();
-    update(&mut s, key(KeyCode::Char('D')), &mut fx);
+    read(&mut s, Some(vec![]), &mut fx);
     type_text(&mut s, "~/src", &mut fx);
     update(&mut s, key(KeyCode::Enter), &mut fx);
     assert!(fx.is_empty());

@@ -252,6 +252,15 @@ pub async fn run_loop<H: Host, C: Core>(
                         Err(e) => back.push(Msg::Note(format!("not copied: {e}"))),
                     }
                 }
+                Effect::ReadRoots(server) => {
+                    let roots = match &config.path {
+                        Some(p) => std::fs::read_to_string(p)
+                            .map_err(|e| format!("the config file could not be read: {e}"))
+                            .and_then(|text| app::raw_roots(&text, &server)),
+                        None => Err("this session has no config file".into()),
+                    };
+                    back.push(Msg::RootsRead { server, roots });
+                }
                 Effect::WriteRoots { server, roots } => {
                     let r = write(&config, &mut editor, |ed| {
                         ed.set_roots(&server, roots.as_deref())

@@ -79,7 +79,6 @@ impl Task {
                     }
                 }
             }
-            Command::SetServerRoots(name, roots) => self.set_server_roots(&name, roots),
             Command::Subscribe(name, uri) => self.subscription(name, uri, true),
             Command::Unsubscribe(name, uri) => self.subscription(name, uri, false),
             Command::Ping(name) => self.on_session(
@@ -158,9 +157,21 @@ impl Task {
             Some(own) => offered.set(own),
             None => global.is_some_and(|g| offered.set_values(g.get())),
         };
-        if !changed || slot.status != ServerStatus::Connected {
+        if !changed {
             return;
         }
+        if slot.status != ServerStatus::Connected {
+            // Connecting: told once connected (see `connected`).
+            slot.roots_changed = slot.connecting.is_some();
+            return;
+        }
+        self.announce_roots(name);
+    }
+
+    /// Tell a connected initialize-era server its roots changed.
+    pub(super) fn announce_roots(&mut self, name: &str) {
+        let Some(slot) = self.slot(name) else { return };
+        slot.roots_changed = false;
         let initialize_era = slot
             .negotiated
             .as_ref()

@@ -41,6 +41,7 @@ impl Task {
             });
         if let Some(slot) = self.slots.iter_mut().find(|s| s.config.name == name) {
             slot.roots = roots.clone();
+            slot.roots_changed = false;
         }
         let settings = self.settings.clone();
         let frames = self.frames.clone();
@@ -176,6 +177,11 @@ impl Task {
                     });
                 }
                 self.set_status(&server, ServerStatus::Connected);
+                // Roots that changed while it connected: it may have asked
+                // for the old ones already.
+                if self.slot(&server).is_some_and(|s| s.roots_changed) {
+                    self.announce_roots(&server);
+                }
                 self.emit_auth_info(&server);
                 self.emit(Event::Lists {
                     server: server.clone(),

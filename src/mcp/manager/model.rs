@@ -69,10 +69,6 @@ pub enum Command {
     /// offers none, never the current directory): servers without roots of
     /// their own are told with `notifications/roots/list_changed`.
     SetRoots(Vec<std::path::PathBuf>),
-    /// A server's own roots are now these (`None`: it takes the global
-    /// ones): offered at once, and announced to a connected server with
-    /// `notifications/roots/list_changed` when they changed.
-    SetServerRoots(String, Option<Vec<std::path::PathBuf>>),
     /// Any request (`resources/read`, `prompts/get`, `completion/complete`,
     /// …) to a connected server; answered with [`Event::Response`] `tag`.
     /// The stateless era's envelope and input_required rounds are handled.

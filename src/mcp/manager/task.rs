@@ -40,6 +40,9 @@ pub(super) struct Slot {
     /// `roots`, else a copy of the global ones. Changed in place, and the
     /// server told, when either changes.
     pub(super) roots: Option<crate::mcp::session::SharedRoots>,
+    /// Its roots changed while it was connecting: it is told once it is
+    /// connected (it may have asked for them already).
+    pub(super) roots_changed: bool,
 }
 
 /// What the manager's tasks and sessions tell it, in one ordered stream:
@@ -368,6 +371,7 @@ pub(super) fn new_slot(config: ServerConfig) -> Slot {
         relist_again: false,
         floor: crate::mcp::session::next_session_id(),
         roots: None,
+        roots_changed: false,
     }
 }
 

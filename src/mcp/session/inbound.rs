@@ -247,6 +247,21 @@ impl Inner {
     }
 
     /// One frame from the server. The frame log keeps the line itself.
+    /// The call a message handed up now belongs to (see
+    /// [`Inbound::Related`]): the progress token of the request on whose
+    /// stream it came, which is the call's first id however many times it
+    /// was sent again (an expired session, an input_required round).
+    fn related_call(&self) -> Option<i64> {
+        let id = Some(self.related.load(Ordering::Acquire)).filter(|id| *id >= 0)?;
+        let pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        Some(
+            pending
+                .get(&id)
+                .and_then(|e| e.progress_token)
+                .unwrap_or(id),
+        )
+    }
+
     pub(super) async fn handle_line(self: &Arc<Self>, owned: String) {
         let line = owned.as_str();
         let parsed = jsonrpc::parse_frame(line);
@@ -422,7 +437,7 @@ impl Inner {
                 server: self.name.clone(),
                 method: method.to_string(),
                 params: params.unwrap_or_else(|| json!({})),
-                related: Some(self.related.load(Ordering::Acquire)).filter(|id| *id >= 0),
+                related: self.related_call(),
             });
             let inner = self.clone();
             let method = method.to_string();

@@ -465,8 +465,10 @@ impl Serve {
             let upstream = match old.iter().position(|u| u.config.name == c.name) {
                 Some(i) => {
                     let mut u = old.remove(i);
-                    if connection(&u.config) != connection(c) {
-                        // Restarted by the manager.
+                    // Restarted by the manager only when it reaches the
+                    // server another way (a change of policy or of roots
+                    // applies in place: see `same_connection`).
+                    if !u.config.same_connection(c) {
                         u = Upstream::new(c.clone());
                     }
                     u.config = c.clone();

@@ -215,13 +215,16 @@ fn on_server_request(
 ) -> bool {
     // Which call it is for: the one the protocol names, else the one
     // call running on that server (with several, it cannot be told).
+    // (A named request that is no call running here, such as a task's
+    // `tasks/result`, falls back to the guess: the one call running.)
     let on_server = || s.running.iter().filter(|c| c.server == server);
+    let only = || {
+        let mut it = on_server();
+        it.next().filter(|_| it.next().is_none())
+    };
     let call = match related {
-        Some(id) => on_server().find(|c| c.request_id == Some(id)),
-        None => {
-            let mut it = on_server();
-            it.next().filter(|_| it.next().is_none())
-        }
+        Some(id) => on_server().find(|c| c.request_id == Some(id)).or_else(only),
+        None => only(),
     }
     .map(|c| c.tag);
     // The first is shown at once (its screen says who asks, and

@@ -310,7 +310,7 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         | Action::Reload
         | Action::AddServer => server_action(s, a, fx),
         Action::Import => super::import::open(s, fx),
-        Action::EditRoots => super::roots::open(s),
+        Action::EditRoots => super::roots::open(s, fx),
         Action::Filter | Action::AllTools | Action::Open | Action::ToggleDeny | Action::Back => {
             tool_action(s, a, fx)
         }

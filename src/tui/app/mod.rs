@@ -42,7 +42,7 @@ pub use keys::waiting_note;
 pub use media::copy_effect;
 pub use model::*;
 use mouse::on_mouse;
-pub use roots::RootsEdit;
+pub use roots::{RootsEdit, raw_roots};
 pub use state::{Follow, State};
 use views::net_poll;
 pub use views::{frame_lines, frame_prepared, log_areas, net_areas};
@@ -51,16 +51,19 @@ pub use views::{frame_lines, frame_prepared, log_areas, net_areas};
 #[derive(Debug)]
 pub enum Effect {
     Manager(Command),
-    /// Persist a server's enabled flag to the config file.
     /// Make the curl script of a call (the server's URL and headers read
     /// from the config file as written) and copy it (`Msg::CopyText`).
     CopyCurl(Box<curl::CurlCall>),
+    /// Read a server's `roots` as written in the config file, for the
+    /// roots dialog (`Msg::RootsRead`).
+    ReadRoots(String),
     /// Write a server's `roots` (`None`: remove the key, so it takes the
     /// global ones), then apply the config as read back.
     WriteRoots {
         server: String,
         roots: Option<Vec<String>>,
     },
+    /// Persist a server's enabled flag to the config file.
     WriteEnabled {
         server: String,
         enabled: bool,
@@ -165,6 +168,12 @@ pub enum Msg {
     Note(String),
     /// Text the driver made, to copy as the copy keys do (a curl script).
     CopyText(String),
+    /// A server's roots as written in the config file (`None`: no `roots`
+    /// key), for the roots dialog; or why they could not be read.
+    RootsRead {
+        server: String,
+        roots: Result<Option<Vec<String>>, String>,
+    },
     /// What the driver found in other clients' files (Err: why not).
     ImportsFound(Result<ImportFound, String>),
     /// Pins were written (the pins kept, and what the write did), or why
@@ -258,6 +267,10 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
         }
         Msg::Written(Err(e)) => {
             s.status = Some(e);
+            true
+        }
+        Msg::RootsRead { server, roots } => {
+            roots::read(s, server, roots);
             true
         }
         Msg::CopyText(text) => {

@@ -22,7 +22,7 @@ pub struct RootsEdit {
 }
 
 /// `D`: edit the selected server's roots.
-pub(super) fn open(s: &mut State) -> bool {
+pub(super) fn open(s: &mut State, fx: &mut Vec<Effect>) -> bool {
     let Some(v) = s.selected_server() else {
         s.status = Some("no server selected".into());
         return true;
@@ -36,22 +36,65 @@ pub(super) fn open(s: &mut State) -> bool {
         s.status = Some("this session has no config file (demo): roots are not saved".into());
         return true;
     }
-    let own = v.trust.config.as_ref().and_then(|c| c.roots.clone());
-    let inherits = own.is_none();
-    let dirs = own.unwrap_or_default();
-    let line = dirs
-        .iter()
-        .map(|d| sh_quote(&d.display().to_string()))
-        .collect::<Vec<_>>()
-        .join(" ");
+    // The roots as written in the file (the loaded ones have their
+    // `${VAR}`s filled in and relative paths made absolute): the driver
+    // reads them (`Msg::RootsRead`).
+    fx.push(Effect::ReadRoots(v.name.clone()));
+    true
+}
+
+/// The roots of `server` as written in the config file: `None` when it
+/// has no `roots` key (it takes the global ones).
+pub fn raw_roots(text: &str, server: &str) -> Result<Option<Vec<String>>, String> {
+    let doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e| format!("the config file does not parse: {e}"))?;
+    let table = doc
+        .get("servers")
+        .and_then(|s| s.as_table_like())
+        .and_then(|s| s.get(server))
+        .and_then(|s| s.as_table_like())
+        .ok_or_else(|| format!("{server} is not in the config file"))?;
+    let Some(roots) = table.get("roots") else {
+        return Ok(None);
+    };
+    let array = roots
+        .as_array()
+        .ok_or_else(|| format!("{server}: roots is not a list in the config file"))?;
+    Ok(Some(
+        array
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+    ))
+}
+
+/// The driver read the server's roots: the dialog opens on them as
+/// written (`-` when it takes the global ones, so Enter keeps that).
+pub(super) fn read(s: &mut State, server: String, roots: Result<Option<Vec<String>>, String>) {
+    let roots = match roots {
+        Ok(r) => r,
+        Err(why) => {
+            s.status = Some(format!("roots not editable: {why}"));
+            return;
+        }
+    };
+    let inherits = roots.is_none();
+    let line = match &roots {
+        None => "-".to_string(),
+        Some(dirs) => dirs
+            .iter()
+            .map(|d| sh_quote(d))
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
     s.roots_edit = Some(RootsEdit {
-        server: v.name.clone(),
+        server,
         line,
         inherits,
         error: None,
     });
     s.mode = Mode::Roots;
-    true
 }
 
 pub(super) fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
