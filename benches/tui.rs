@@ -38,6 +38,31 @@ fn key(c: KeyCode) -> Msg {
     ))
 }
 
+/// A call of the bench's tool, running.
+fn call_of(tag: u64) -> InFlight {
+    InFlight {
+        tag,
+        server: "many".into(),
+        tool: "tool_00001".into(),
+        request_id: None,
+        progress: None,
+        task: None,
+        args: "{}".into(),
+        started: None,
+    }
+}
+
+/// That call, finished with `result`.
+fn finished(tag: u64, result: CallResult) -> Msg {
+    Msg::Manager(Event::CallFinished {
+        tag,
+        server: "many".into(),
+        tool: "tool_00001".into(),
+        result: Ok(result),
+        elapsed: Duration::ZERO,
+    })
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -126,33 +151,14 @@ fn render_figures(frames: usize) {
         .map(|i| format!("{i:08} {}\n", &line[..70]))
         .collect();
     let bytes = text.len();
-    s.track(InFlight {
-        tag: 1,
-        server: "many".into(),
-        tool: "tool_00001".into(),
-        request_id: None,
-        progress: None,
-        task: None,
-        args: "{}".into(),
-        started: None,
-    });
+    s.track(call_of(1));
     let mut findings = Vec::new();
     let result = CallResult::parse(
         json!({"content": [{"type": "text", "text": text}]}),
         &mut findings,
     );
     let t = Instant::now();
-    update(
-        &mut s,
-        Msg::Manager(Event::CallFinished {
-            tag: 1,
-            server: "many".into(),
-            tool: "tool_00001".into(),
-            result: Ok(result),
-            elapsed: Duration::ZERO,
-        }),
-        &mut fx,
-    );
+    update(&mut s, finished(1, result), &mut fx);
     term.draw(|f| mcpdeck::tui::ui::render(&s, f))
         .expect("draw");
     let appear = t.elapsed();
@@ -214,31 +220,12 @@ fn render_figures(frames: usize) {
         )
         .collect();
     let doc = json!({ "items": items });
-    s.track(InFlight {
-        tag: 2,
-        server: "many".into(),
-        tool: "tool_00001".into(),
-        request_id: None,
-        progress: None,
-        task: None,
-        args: "{}".into(),
-        started: None,
-    });
+    s.track(call_of(2));
     let result = CallResult::parse(
         json!({"content": [{"type": "text", "text": doc.to_string()}]}),
         &mut findings,
     );
-    update(
-        &mut s,
-        Msg::Manager(Event::CallFinished {
-            tag: 2,
-            server: "many".into(),
-            tool: "tool_00001".into(),
-            result: Ok(result),
-            elapsed: Duration::ZERO,
-        }),
-        &mut fx,
-    );
+    update(&mut s, finished(2, result), &mut fx);
     let nodes = s.outcome.as_ref().map_or(0, |o| o.lines.folds().len());
     let mut timed = |k: KeyCode, s: &mut State, fx: &mut Vec<_>| -> Duration {
         let mut worst = Duration::ZERO;

@@ -5094,31 +5094,25 @@ fn a_server_request_says_which_call_it_is_for() {
     );
     assert_eq!(s.asks.queue[0].call, None);
     update(&mut s, key(KeyCode::Esc), &mut fx);
-    update(
-        &mut s,
-        Msg::Manager(Event::ServerRequest {
-            id: 3,
-            server: "demo".into(),
-            method: "elicitation/create".into(),
-            params: json!({"message": "?"}),
-            related: Some(5),
-        }),
-        &mut fx,
-    );
+    let related = |s: &mut State, id: u64, to: i64, fx: &mut Vec<Effect>| {
+        update(
+            s,
+            Msg::Manager(Event::ServerRequest {
+                id,
+                server: "demo".into(),
+                method: "elicitation/create".into(),
+                params: json!({"message": "?"}),
+                related: Some(to),
+            }),
+            fx,
+        );
+    };
+    related(&mut s, 3, 5, &mut fx);
     assert_eq!(s.asks.queue[0].call, Some(a));
     update(&mut s, key(KeyCode::Esc), &mut fx);
-    // A call the protocol names that is not running: none, not a guess.
-    update(
-        &mut s,
-        Msg::Manager(Event::ServerRequest {
-            id: 4,
-            server: "demo".into(),
-            method: "elicitation/create".into(),
-            params: json!({"message": "?"}),
-            related: Some(99),
-        }),
-        &mut fx,
-    );
+    // A call the protocol names that is not running, with two running:
+    // none, not a guess.
+    related(&mut s, 4, 99, &mut fx);
     assert_eq!(s.asks.queue[0].call, None);
 }
 

@@ -309,15 +309,8 @@ impl CurlBase {
 /// A server's `url` and `headers` as written in the config file `text`
 /// (`[servers.NAME]` or an inline table), or why not.
 pub fn raw_http(text: &str, server: &str) -> Result<(String, Vec<(String, String)>), String> {
-    let doc: toml_edit::DocumentMut = text
-        .parse()
-        .map_err(|e| format!("the config file does not parse: {e}"))?;
-    let table = doc
-        .get("servers")
-        .and_then(|s| s.as_table_like())
-        .and_then(|s| s.get(server))
-        .and_then(|s| s.as_table_like())
-        .ok_or_else(|| format!("{server} is not in the config file"))?;
+    let doc = parse_config(text)?;
+    let table = server_table(&doc, server)?;
     let url = table
         .get("url")
         .and_then(|u| u.as_str())
@@ -332,6 +325,25 @@ pub fn raw_http(text: &str, server: &str) -> Result<(String, Vec<(String, String
         }
     }
     Ok((url, headers))
+}
+
+/// The config file's text as a document (comments and all), or why not.
+pub(super) fn parse_config(text: &str) -> Result<toml_edit::DocumentMut, String> {
+    text.parse()
+        .map_err(|e| format!("the config file does not parse: {e}"))
+}
+
+/// The table of `server` in the config document (`[servers.NAME]` or an
+/// inline table), as written.
+pub(super) fn server_table<'a>(
+    doc: &'a toml_edit::DocumentMut,
+    server: &str,
+) -> Result<&'a dyn toml_edit::TableLike, String> {
+    doc.get("servers")
+        .and_then(|s| s.as_table_like())
+        .and_then(|s| s.get(server))
+        .and_then(|s| s.as_table_like())
+        .ok_or_else(|| format!("{server} is not in the config file"))
 }
 
 /// The script for `call`: the server's URL and headers from the config

@@ -46,15 +46,8 @@ pub(super) fn open(s: &mut State, fx: &mut Vec<Effect>) -> bool {
 /// The roots of `server` as written in the config file: `None` when it
 /// has no `roots` key (it takes the global ones).
 pub fn raw_roots(text: &str, server: &str) -> Result<Option<Vec<String>>, String> {
-    let doc: toml_edit::DocumentMut = text
-        .parse()
-        .map_err(|e| format!("the config file does not parse: {e}"))?;
-    let table = doc
-        .get("servers")
-        .and_then(|s| s.as_table_like())
-        .and_then(|s| s.get(server))
-        .and_then(|s| s.as_table_like())
-        .ok_or_else(|| format!("{server} is not in the config file"))?;
+    let doc = super::curl::parse_config(text)?;
+    let table = super::curl::server_table(&doc, server)?;
     let Some(roots) = table.get("roots") else {
         return Ok(None);
     };

@@ -474,48 +474,57 @@ impl Asks {
     /// an elicitation is answered `cancel`, anything else with an error,
     /// so the server and the manager forget them too.
     pub fn drop_call(&mut self, tag: u64, fx: &mut Vec<Effect>) -> Step {
-        let before = self.queue.len();
-        let mut kept = VecDeque::new();
-        for a in self.queue.drain(..) {
-            if a.call != Some(tag) {
-                kept.push_back(a);
-                continue;
-            }
-            let result = if a.method.starts_with("elicitation/") {
-                Ok(action_value("cancel"))
-            } else {
-                Err(RpcError::new(-32603, "the call it was for ended"))
-            };
-            fx.push(Effect::Manager(Command::AnswerServerRequest {
-                id: a.id,
-                result,
-            }));
+        let dropped = self.drop_where(
+            |a| a.call == Some(tag),
+            |a| {
+                if a.method.starts_with("elicitation/") {
+                    Ok(action_value("cancel"))
+                } else {
+                    Err(RpcError::new(-32603, "the call it was for ended"))
+                }
+            },
+            fx,
+        );
+        match dropped {
+            0 => Step::ignored(),
+            n => Step::say(format!(
+                "the call ended: its {n} waiting request{} cancelled",
+                if n == 1 { "" } else { "s" }
+            )),
         }
-        self.queue = kept;
-        let dropped = before - self.queue.len();
-        if dropped == 0 {
-            return Step::ignored();
-        }
-        self.sync();
-        if self.queue.is_empty() {
-            self.aside = false;
-        }
-        Step::say(format!(
-            "the call ended: its {dropped} waiting request{} cancelled",
-            if dropped == 1 { "" } else { "s" }
-        ))
     }
 
     /// Drop the requests of a server that is no longer connected. Each is
     /// answered with an error, so the manager forgets it too.
     pub fn drop_server(&mut self, server: &str, fx: &mut Vec<Effect>) -> Step {
+        let dropped = self.drop_where(
+            |a| a.server == server,
+            |_| Err(RpcError::new(-32603, "the server disconnected")),
+            fx,
+        );
+        match dropped {
+            0 => Step::ignored(),
+            n => Step::say(format!(
+                "{server} is no longer connected: {n} request{} dropped",
+                if n == 1 { "" } else { "s" }
+            )),
+        }
+    }
+
+    /// Answer and drop the requests `which` picks, with `answer`; how many.
+    fn drop_where(
+        &mut self,
+        which: impl Fn(&AskView) -> bool,
+        answer: impl Fn(&AskView) -> Result<Value, RpcError>,
+        fx: &mut Vec<Effect>,
+    ) -> usize {
         let before = self.queue.len();
         let mut kept = VecDeque::new();
         for a in self.queue.drain(..) {
-            if a.server == server {
+            if which(&a) {
                 fx.push(Effect::Manager(Command::AnswerServerRequest {
                     id: a.id,
-                    result: Err(RpcError::new(-32603, "the server disconnected")),
+                    result: answer(&a),
                 }));
             } else {
                 kept.push_back(a);
@@ -523,17 +532,13 @@ impl Asks {
         }
         self.queue = kept;
         let dropped = before - self.queue.len();
-        if dropped == 0 {
-            return Step::ignored();
+        if dropped > 0 {
+            self.sync();
+            if self.queue.is_empty() {
+                self.aside = false;
+            }
         }
-        self.sync();
-        if self.queue.is_empty() {
-            self.aside = false;
-        }
-        Step::say(format!(
-            "{server} is no longer connected: {dropped} request{} dropped",
-            if dropped == 1 { "" } else { "s" }
-        ))
+        dropped
     }
 }
 
