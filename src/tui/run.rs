@@ -246,8 +246,7 @@ pub async fn run_loop<H: Host, C: Core>(
                         },
                         None => None,
                     };
-                    let loaded = config.servers.iter().find(|c| c.name == call.server);
-                    match app::script_for(&call, text.as_deref(), loaded) {
+                    match app::script_for(&call, text.as_deref()) {
                         Ok(script) => back.push(Msg::CopyText(script)),
                         Err(e) => back.push(Msg::Note(format!("not copied: {e}"))),
                     }

@@ -253,57 +253,6 @@ impl CurlBase {
         }
         base
     }
-
-    /// From the config as loaded (no file to read: the demo), where every
-    /// `${VAR}` is filled in already: every header value and query value
-    /// becomes a variable, and the user info too (the fragment goes).
-    pub fn from_loaded(url: &str, headers: &[(String, String)]) -> CurlBase {
-        let mut base = CurlBase::default();
-        let url = url.split_once('#').map_or(url, |(u, _)| u);
-        let (head, query) = match url.split_once('?') {
-            Some((h, q)) => (h, Some(q)),
-            None => (url, None),
-        };
-        let mut head = head;
-        if let Some(start) = head.find("://").map(|i| i + 3) {
-            let end = head[start..].find('/').map_or(head.len(), |i| start + i);
-            if let Some(at) = head[start..end].rfind('@').map(|i| start + i) {
-                base.url.push(Seg::Lit(head[..start].to_string()));
-                base.vars.push((
-                    "MCPDECK_USERINFO".into(),
-                    "the URL user and password".into(),
-                ));
-                base.url.push(Seg::Var(var_ref("MCPDECK_USERINFO")));
-                head = &head[at..];
-            }
-        }
-        base.url.push(Seg::Lit(head.to_string()));
-        if let Some(q) = query {
-            base.url.push(Seg::Lit("?".into()));
-            for (i, pair) in q.split('&').enumerate() {
-                if i > 0 {
-                    base.url.push(Seg::Lit("&".into()));
-                }
-                match pair.split_once('=') {
-                    Some((k, _)) => {
-                        base.url.push(Seg::Lit(format!("{k}=")));
-                        let name = var_name("MCPDECK_QUERY_", k, &base.vars);
-                        base.vars
-                            .push((name.clone(), format!("the query parameter {k}")));
-                        base.url.push(Seg::Var(var_ref(&name)));
-                    }
-                    None => base.url.push(Seg::Lit(pair.to_string())),
-                }
-            }
-        }
-        for (n, _) in headers {
-            let var = var_name("MCPDECK_HEADER_", n, &base.vars);
-            base.vars.push((var.clone(), format!("the {n} header")));
-            base.headers
-                .push((n.clone(), vec![Seg::Var(var_ref(&var))]));
-        }
-        base
-    }
 }
 
 /// A server's `url` and `headers` as written in the config file `text`
@@ -346,26 +295,13 @@ pub(super) fn server_table<'a>(
         .ok_or_else(|| format!("{server} is not in the config file"))
 }
 
-/// The script for `call`: the server's URL and headers from the config
-/// file as written (`config_text`), else (no file) from the config as
-/// loaded with every value a variable.
-pub fn script_for(
-    call: &CurlCall,
-    config_text: Option<&str>,
-    loaded: Option<&crate::config::ServerConfig>,
-) -> Result<String, String> {
-    let base = match config_text {
-        Some(text) => {
-            let (url, headers) = raw_http(text, &call.server)?;
-            CurlBase::from_raw(&url, &headers)
-        }
-        None => match loaded.map(|c| &c.transport) {
-            Some(crate::config::TransportConfig::Http { url, headers, .. }) => {
-                CurlBase::from_loaded(url, headers)
-            }
-            _ => return Err(format!("{} is not an HTTP server", call.server)),
-        },
-    };
+/// The script for `call`, the server's URL and headers from the config
+/// file as written (`config_text`; none: there is no file to read them
+/// from, which no HTTP server of the TUI lacks).
+pub fn script_for(call: &CurlCall, config_text: Option<&str>) -> Result<String, String> {
+    let text = config_text.ok_or("there is no config file to read the server's URL from")?;
+    let (url, headers) = raw_http(text, &call.server)?;
+    let base = CurlBase::from_raw(&url, &headers);
     Ok(script(
         &base,
         &call.tool,

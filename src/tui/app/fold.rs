@@ -36,8 +36,14 @@ pub(super) fn key(s: &mut State, a: Action) -> bool {
         return false;
     };
     let whole_folds = match &o.folding {
-        Some(f) => f.whole.folds().to_vec(),
-        None => o.lines.folds().to_vec(),
+        Some(f) => f.whole.folds(),
+        None => o.lines.folds(),
+    };
+    // A node is shown when its opening row is (not inside a folded one).
+    let shown = |open: u32| {
+        o.folding
+            .as_ref()
+            .is_none_or(|f| f.origin.binary_search(&open).is_ok())
     };
     if whole_folds.is_empty() {
         return false;
@@ -61,33 +67,34 @@ pub(super) fn key(s: &mut State, a: Action) -> bool {
         .unwrap_or_default();
     let (changed, anchor) = match a {
         Action::Left => {
-            // The innermost open node holding the top line.
+            // The innermost open node holding the cursor's row (the row
+            // is shown, so every node holding it is too).
             let node = whole_folds
                 .iter()
                 .filter(|f| f.open <= top && top <= f.close && !folded.contains(&f.open))
                 .max_by_key(|f| f.open)
                 .copied();
             match node {
-                Some(f) if !hidden(&whole_folds, &folded, f.open) => {
+                Some(f) => {
                     folded.insert(f.open);
                     (true, f.open)
                 }
-                _ => (false, top),
+                None => (false, top),
             }
         }
         Action::Right => {
-            // The folded node at the top line, else the first in view.
+            // The folded node at the cursor, else the first in view.
+            let folded_shown =
+                |f: &&crate::tui::result::Fold| folded.contains(&f.open) && shown(f.open);
             let node = whole_folds
                 .iter()
-                .filter(|f| folded.contains(&f.open) && !hidden(&whole_folds, &folded, f.open))
+                .filter(folded_shown)
                 .find(|f| f.open == top)
                 .or_else(|| {
-                    whole_folds.iter().find(|f| {
-                        folded.contains(&f.open)
-                            && !hidden(&whole_folds, &folded, f.open)
-                            && first_in_view <= f.open
-                            && f.open <= bottom
-                    })
+                    whole_folds
+                        .iter()
+                        .filter(folded_shown)
+                        .find(|f| first_in_view <= f.open && f.open <= bottom)
                 })
                 .copied();
             match node {
@@ -102,7 +109,7 @@ pub(super) fn key(s: &mut State, a: Action) -> bool {
             let before = folded.len();
             let shown: Vec<u32> = whole_folds
                 .iter()
-                .filter(|f| f.depth == 1 && !hidden(&whole_folds, &folded, f.open))
+                .filter(|f| f.depth == 1 && shown(f.open))
                 .map(|f| f.open)
                 .collect();
             folded.extend(shown);
@@ -130,13 +137,6 @@ pub(super) fn key(s: &mut State, a: Action) -> bool {
     }
     apply(s, folded, anchor);
     true
-}
-
-/// Whether the node opening at `open` is inside a folded one.
-fn hidden(folds: &[crate::tui::result::Fold], folded: &BTreeSet<u32>, open: u32) -> bool {
-    folds
-        .iter()
-        .any(|f| folded.contains(&f.open) && f.open < open && open <= f.close)
 }
 
 /// Show the outcome with `folded` folded, `anchor` (a row of the whole)

@@ -121,18 +121,6 @@ pub(super) fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
                 e.error = Some("~ is not expanded in the config: write ${HOME}/… instead".into());
                 return true;
             }
-            if let Some(rel) = roots
-                .iter()
-                .flatten()
-                .find(|d| !d.starts_with('/') && !d.starts_with("${"))
-            {
-                // Relative: from the config file's folder, as the loader
-                // takes it; said, so it is no surprise.
-                s.status = Some(format!(
-                    "{} is taken from the config file's folder",
-                    crate::sanitize::one_line(rel)
-                ));
-            }
             fx.push(Effect::WriteRoots {
                 server: e.server.clone(),
                 roots,

@@ -100,13 +100,12 @@ pub(super) fn render_roots(s: &State, f: &mut Frame, area: Rect) {
     for l in wrap_words(&clean(&now), inner) {
         lines.push(Line::styled(l, Role::Muted.style()));
     }
-    lines.push(Line::styled(
-        fit(
-            "  e.g. /srv/app \"${HOME}/my notes\"  ·  - alone: the global roots",
-            inner,
-        ),
-        Role::Muted.style(),
-    ));
+    for hint in [
+        "  e.g. /srv/app \"${HOME}/my notes\"  ·  - alone: the global roots",
+        "  a relative path is taken from the config file's folder",
+    ] {
+        lines.push(Line::styled(fit(hint, inner), Role::Muted.style()));
+    }
     if let Some(err) = &e.error {
         for l in wrap_words(&format!("✗ {}", clean(err)), inner) {
             lines.push(Line::styled(l, Role::Error.style()));
