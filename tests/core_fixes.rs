@@ -109,8 +109,8 @@ impl Tui {
                 Effect::Copy(text) => self.copied.push(text),
                 // What the driver does: the script from the file as written.
                 Effect::CopyCurl(call) => {
-                    let script = mcpdeck::tui::app::script_for(&call, self.config_text.as_deref())
-                        .expect("a script");
+                    let text = self.config_text.as_deref().expect("a config file");
+                    let script = mcpdeck::tui::app::script_for(&call, text).expect("a script");
                     self.copied.push(script);
                 }
                 _ => {}

@@ -234,30 +234,13 @@ pub async fn run_loop<H: Host, C: Core>(
                 Effect::CopyCurl(call) => {
                     // As written in the file: the loaded config has its
                     // `${VAR}`s filled in (secrets among them).
-                    let text = match &config.path {
-                        Some(p) => match std::fs::read_to_string(p) {
-                            Ok(t) => Some(t),
-                            Err(e) => {
-                                back.push(Msg::Note(format!(
-                                    "not copied: the config file could not be read: {e}"
-                                )));
-                                continue;
-                            }
-                        },
-                        None => None,
-                    };
-                    match app::script_for(&call, text.as_deref()) {
+                    match config_text(&config).and_then(|t| app::script_for(&call, &t)) {
                         Ok(script) => back.push(Msg::CopyText(script)),
                         Err(e) => back.push(Msg::Note(format!("not copied: {e}"))),
                     }
                 }
                 Effect::ReadRoots(server) => {
-                    let roots = match &config.path {
-                        Some(p) => std::fs::read_to_string(p)
-                            .map_err(|e| format!("the config file could not be read: {e}"))
-                            .and_then(|text| app::raw_roots(&text, &server)),
-                        None => Err("this session has no config file".into()),
-                    };
+                    let roots = config_text(&config).and_then(|t| app::raw_roots(&t, &server));
                     back.push(Msg::RootsRead { server, roots });
                 }
                 Effect::WriteRoots { server, roots } => {
@@ -656,6 +639,15 @@ fn reload_changed(
             path.display()
         )),
     ])
+}
+
+/// The config file's text as written (with its `${VAR}`s), or why not.
+fn config_text(config: &Config) -> Result<String, String> {
+    let path = config
+        .path
+        .as_deref()
+        .ok_or("this session has no config file")?;
+    std::fs::read_to_string(path).map_err(|e| format!("the config file could not be read: {e}"))
 }
 
 /// Read the config file again and hand its servers to the manager.

@@ -213,11 +213,3 @@ pub(super) fn show(s: &mut State, tag: u64) {
     s.relayout();
     super::find::search_again(s);
 }
-
-/// The status bar's word for how a call ended.
-pub fn mark_word(m: Mark) -> &'static str {
-    match m {
-        Mark::Running => "running",
-        Mark::Done(st) => st.word(),
-    }
-}

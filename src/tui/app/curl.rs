@@ -296,11 +296,9 @@ pub(super) fn server_table<'a>(
 }
 
 /// The script for `call`, the server's URL and headers from the config
-/// file as written (`config_text`; none: there is no file to read them
-/// from, which no HTTP server of the TUI lacks).
-pub fn script_for(call: &CurlCall, config_text: Option<&str>) -> Result<String, String> {
-    let text = config_text.ok_or("there is no config file to read the server's URL from")?;
-    let (url, headers) = raw_http(text, &call.server)?;
+/// file as written (`config_text`).
+pub fn script_for(call: &CurlCall, config_text: &str) -> Result<String, String> {
+    let (url, headers) = raw_http(config_text, &call.server)?;
     let base = CurlBase::from_raw(&url, &headers);
     Ok(script(
         &base,

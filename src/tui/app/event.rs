@@ -418,7 +418,7 @@ fn on_call_finished(
     if !shown {
         // Another entry is shown: this one waits among the others, and
         // the status bar says it ended.
-        let word = super::calls::mark_word(super::calls::Mark::Done(outcome.status()));
+        let word = outcome.status().word();
         let what = format!("{} on {}", outcome.tool, outcome.server);
         super::calls::keep_aside(s, outcome);
         let n = s

@@ -30,7 +30,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use crate::config::ServerConfig;
 use crate::mcp::manager::{Command, Event};
 
-pub use calls::{EntryView, KEEP as KEEP_CALLS, Mark, mark_word};
+pub use calls::{EntryView, KEEP as KEEP_CALLS, Mark};
 pub use curl::{CurlBase, CurlCall, Seg, script_for};
 pub use editor::{last_sent, problems};
 use event::on_event;
