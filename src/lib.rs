@@ -31,6 +31,7 @@ pub mod sanitize;
 pub mod schema;
 pub mod serve;
 pub mod startup;
+pub mod suite;
 pub mod telemetry;
 pub mod text;
 pub mod trace;

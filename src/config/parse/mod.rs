@@ -925,7 +925,7 @@ pub(super) fn entries(
 }
 
 /// `unknown key ...` with a did-you-mean suggestion, or the list of valid keys.
-pub(super) fn unknown_key_message(key: &str, place: &str, candidates: &[&str]) -> String {
+pub(crate) fn unknown_key_message(key: &str, place: &str, candidates: &[&str]) -> String {
     match suggest(key, candidates) {
         Some(suggestion) => {
             format!("unknown key `{key}` {place} — did you mean `{suggestion}`?")
