@@ -128,6 +128,9 @@ pub enum Cmd {
     /// widens this) with arguments from --args or their schema, read static resources,
     /// get prompts; exit 0 only if nothing failed
     Smoke(smoke::SmokeArgs),
+    /// Run test suites (*.mcpdeck.toml: calls, reads and prompts with assertions,
+    /// captures and snapshots); exit 0 when all pass, 1 when one fails
+    Test(super::test::TestArgs),
     /// All resources of a server (every page): uri, name, title, mimeType, size, description
     Resources(resources::ListArgs),
     /// The resource templates of a server, with each template's variables
@@ -234,7 +237,7 @@ pub const GROUPS: super::help::Groups = &[
     ("Trust", &["lint", "pin", "verify", "scan"]),
     ("Record and compare", &["open", "replay", "stats", "diff"]),
     ("Serve", &["serve", "serves"]),
-    ("CI", &["smoke", "bench"]),
+    ("CI", &["smoke", "test", "bench"]),
     ("Other", &["demo-server", "completions", "help"]),
 ];
 

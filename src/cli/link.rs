@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::events::report;
-use super::exit::{Exit, Failure, connect_failure_as};
+use super::exit::{Failure, connect_failure_as};
 use super::target::{TargetArgs, target_config};
 use crate::config::{Config, ServerConfig, Settings};
 use crate::mcp::framelog::FrameLog;
@@ -155,7 +155,17 @@ impl Link {
         target: &TargetArgs,
         options: Options,
     ) -> Result<Result<Link, (String, ConnectError)>, Failure> {
-        let mut server = target_config(config, target)?;
+        let server = target_config(config, target)?;
+        Ok(Link::connect_server(config, server, options).await)
+    }
+
+    /// Connect `server` (resolved already); a server that could not be
+    /// connected is `Err`, with why.
+    pub async fn connect_server(
+        config: &Config,
+        mut server: ServerConfig,
+        options: Options,
+    ) -> Result<Link, (String, ConnectError)> {
         let mut settings = oneshot_settings(config);
         if let Some(t) = options.timeout {
             settings.request_timeout = t;
@@ -196,7 +206,7 @@ impl Link {
             .into_iter()
             .find(|s| s.config.name == name);
         match snap {
-            Some(server) if server.status == ServerStatus::Connected => Ok(Ok(Link {
+            Some(server) if server.status == ServerStatus::Connected => Ok(Link {
                 manager,
                 events,
                 server,
@@ -204,19 +214,19 @@ impl Link {
                 keep_findings: options.keep_findings,
                 findings: kept,
                 notifications: VecDeque::new(),
-            })),
+            }),
             Some(ServerSnapshot {
                 status: ServerStatus::NeedsAuth(e) | ServerStatus::Failed(e),
                 ..
             }) => {
                 finish(manager, events);
-                Ok(Err((name, e)))
+                Err((name, e))
             }
             _ => {
                 finish(manager, events);
-                Err(Failure::new(
-                    Exit::Connect,
-                    format!("could not connect to {name}"),
+                Err((
+                    name,
+                    ConnectError::Internal("the manager stopped before the server settled".into()),
                 ))
             }
         }
@@ -454,6 +464,21 @@ impl Link {
         })
         .await
         .filter(|v| !v.is_null())
+    }
+
+    /// Done with the server now: stop it (the usual polite order, with
+    /// `oneshot_grace`) and report what it says meanwhile.
+    pub async fn shutdown(self) {
+        let Link {
+            manager,
+            mut events,
+            keep_findings,
+            ..
+        } = self;
+        manager.shutdown().await;
+        if !keep_findings {
+            super::events::drain(&mut events);
+        }
     }
 
     /// Done with the server: it is stopped after the answer, when stdout

@@ -53,6 +53,7 @@ mod servers;
 pub mod serves;
 pub mod smoke;
 pub mod target;
+pub mod test;
 mod tour;
 pub mod trust;
 pub mod values;
@@ -125,6 +126,7 @@ pub fn json_mode(cli: &Cli) -> bool {
             | Cmd::Call { json, .. }
             | Cmd::Serves { json } => *json,
             Cmd::Smoke(a) => a.json,
+            Cmd::Test(a) => a.json,
             Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) => a.json,
             Cmd::Read(a) => a.json,
             Cmd::Prompt(a) => a.json,
@@ -291,6 +293,7 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
             call_tool(&config, &target, &call, trace).await
         }
         Some(Cmd::Smoke(a)) => smoke::smoke(&config, &a, trace).await,
+        Some(Cmd::Test(a)) => test::test(&config, &a, trace).await,
         Some(Cmd::Resources(a)) => resources::resources(&config, &a, trace).await,
         Some(Cmd::Templates(a)) => resources::templates(&config, &a, trace).await,
         Some(Cmd::Read(a)) => resources::read(&config, &a, trace).await,
