@@ -135,7 +135,10 @@ mod tests {
 
     #[test]
     fn escapes_what_xml_cannot_hold() {
-        assert_eq!(escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+        assert_eq!(
+            escape("a<b & \"c\" 'd'>"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
+        );
         assert_eq!(escape("x\u{1b}[31my\u{0}\n"), "x\\u{1b}[31my\\u{0}\n");
     }
 }

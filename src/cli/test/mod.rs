@@ -125,12 +125,15 @@ impl SuiteReport {
 /// The suite files named by `paths`: files as given, folders searched.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     let default = [PathBuf::from(".")];
-    let paths = if paths.is_empty() { &default[..] } else { paths };
+    let paths = if paths.is_empty() {
+        &default[..]
+    } else {
+        paths
+    };
     let mut out = Vec::new();
     for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| {
-            Failure::new(Exit::Usage, format!("{}: {e}", p.display()))
-        })?;
+        let meta = std::fs::metadata(p)
+            .map_err(|e| Failure::new(Exit::Usage, format!("{}: {e}", p.display())))?;
         if meta.is_dir() {
             let before = out.len();
             walk(p, &mut out);
@@ -477,10 +480,7 @@ fn response_of(result: Result<Value, CallError>) -> Result<Response, (String, Ex
         Err(CallError::Request(RequestError::Rpc { error, .. })) => {
             Ok(Response::Error(rpc_json(&error)))
         }
-        Err(e) => Err((
-            sanitize::one_line(&e.to_string()),
-            Exit::for_kind(e.kind()),
-        )),
+        Err(e) => Err((sanitize::one_line(&e.to_string()), Exit::for_kind(e.kind()))),
     }
 }
 
@@ -520,7 +520,10 @@ async fn run_step(
             let (r, _) = link.call(&subject, args).await;
             r.map(|c| c.raw)
         }
-        Kind::Read => link.request("resources/read", json!({ "uri": subject })).await,
+        Kind::Read => {
+            link.request("resources/read", json!({ "uri": subject }))
+                .await
+        }
         Kind::Prompt => {
             // Prompt arguments are strings (the protocol says so): other
             // values are sent as their JSON text.
@@ -553,13 +556,25 @@ async fn run_step(
     let mut report = base(step, Status::Passed);
     report.took = took;
     let ms = took.as_millis() as u64;
-    let mut failures = expect::check(&step.expect, step.kind, &response, ms, output_schema.as_ref());
+    let mut failures = expect::check(
+        &step.expect,
+        step.kind,
+        &response,
+        ms,
+        output_schema.as_ref(),
+    );
     if step.kind == Kind::Call
         && matches!(response, Response::Error(_))
         && !link.server.lists.tools.iter().any(|t| t.name == subject)
         && !step.expect.wants_error()
     {
-        let names: Vec<&str> = link.server.lists.tools.iter().map(|t| t.name.as_str()).collect();
+        let names: Vec<&str> = link
+            .server
+            .lists
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
         if let Some(f) = failures.first_mut() {
             f.message.push_str(&format!(
                 "; the server lists no tool named {subject:?}{}",
@@ -588,7 +603,9 @@ async fn run_step(
         };
         match compared {
             snapshot::Compared::Same => {}
-            snapshot::Compared::Missing if run.update => write("written", &mut report, &mut failures),
+            snapshot::Compared::Missing if run.update => {
+                write("written", &mut report, &mut failures)
+            }
             snapshot::Compared::Missing => failures.push(expect::Failure::new(
                 "snapshot",
                 Value::Null,
@@ -602,7 +619,9 @@ async fn run_step(
                 "snapshot",
                 serde_json::from_str(&stored).unwrap_or(Value::String(stored)),
                 actual.clone(),
-                format!("the result differs from the snapshot {shown} (--update takes the new one)"),
+                format!(
+                    "the result differs from the snapshot {shown} (--update takes the new one)"
+                ),
             )),
             snapshot::Compared::Unreadable(why) => failures.push(expect::Failure::new(
                 "snapshot",
@@ -615,10 +634,9 @@ async fn run_step(
     for (name, path) in &step.capture {
         match path.value(&root) {
             Some(v) => {
-                report.notes.push(format!(
-                    "captured {name} = {}",
-                    report::short_json(&v)
-                ));
+                report
+                    .notes
+                    .push(format!("captured {name} = {}", report::short_json(&v)));
                 captures.insert(name.clone(), v);
             }
             None => failures.push(expect::Failure::new(

@@ -116,7 +116,8 @@ impl Printer {
         };
         let title = format!(
             "{} {}",
-            self.paint.bold(&sanitize::one_line(&shown_path(&suite.path))),
+            self.paint
+                .bold(&sanitize::one_line(&shown_path(&suite.path))),
             self.paint.dim(&format!(
                 "({steps}{of} step{})",
                 if suite.steps.len() == 1 { "" } else { "s" }
@@ -150,7 +151,11 @@ impl Printer {
     pub fn summary(&self, reports: &[SuiteReport], took: Duration) {
         let mut out = crate::cli::output::stdout();
         if self.json {
-            let _ = writeln!(out, "{}", crate::cli::output::json_pretty(&document(reports)));
+            let _ = writeln!(
+                out,
+                "{}",
+                crate::cli::output::json_pretty(&document(reports))
+            );
             return;
         }
         let suites = reports.len();
@@ -182,11 +187,7 @@ fn counts(reports: &[&SuiteReport], paint: Paint, took: Duration) -> String {
     if n(Status::Skipped) > 0 {
         parts.push(paint.yellow(&format!("{} skipped", n(Status::Skipped))));
     }
-    format!(
-        "{} ({})",
-        parts.join(", "),
-        crate::text::fmt_duration(took)
-    )
+    format!("{} ({})", parts.join(", "), crate::text::fmt_duration(took))
 }
 
 /// A path as the user would write it: without a leading `./`.
@@ -211,10 +212,17 @@ fn step_lines(r: &StepReport, paint: Paint) -> Vec<String> {
             out.push(format!("  {} {}  {time}", paint.red("✗"), r.label));
             if let Some(f) = r.failures.first() {
                 out.push(format!("      {}", sanitize::one_line(&f.message)));
-                out.extend(diff_lines(f, paint).into_iter().map(|l| format!("        {l}")));
+                out.extend(
+                    diff_lines(f, paint)
+                        .into_iter()
+                        .map(|l| format!("        {l}")),
+                );
             }
             if r.failures.len() > 1 {
-                let more: Vec<&str> = r.failures[1..].iter().map(|f| f.assertion.as_str()).collect();
+                let more: Vec<&str> = r.failures[1..]
+                    .iter()
+                    .map(|f| f.assertion.as_str())
+                    .collect();
                 out.push(paint.dim(&format!(
                     "      and {} more: {} (--json shows each)",
                     more.len(),
@@ -242,11 +250,63 @@ fn step_lines(r: &StepReport, paint: Paint) -> Vec<String> {
 }
 
 /// The text a side of a diff is shown as: a string as it is, other values
-/// as pretty JSON.
+/// as pretty JSON whose strings of several lines are shown a line each
+/// (so that one changed line of a long text is one line of the diff).
 fn side(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+        other => {
+            let mut out = String::new();
+            shown_json(other, 0, &mut out);
+            out
+        }
+    }
+}
+
+/// Pretty JSON, but a string with line ends is written as a block:
+/// `"""`, its lines indented, `"""`.
+fn shown_json(v: &Value, indent: usize, out: &mut String) {
+    let pad = |n: usize| "  ".repeat(n);
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            out.push_str("{\n");
+            for (i, (k, x)) in m.iter().enumerate() {
+                out.push_str(&pad(indent + 1));
+                out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                out.push_str(": ");
+                shown_json(x, indent + 1, out);
+                if i + 1 < m.len() {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            out.push_str(&pad(indent));
+            out.push('}');
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push_str("[\n");
+            for (i, x) in a.iter().enumerate() {
+                out.push_str(&pad(indent + 1));
+                shown_json(x, indent + 1, out);
+                if i + 1 < a.len() {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            out.push_str(&pad(indent));
+            out.push(']');
+        }
+        Value::String(s) if s.contains('\n') => {
+            out.push_str("\"\"\"\n");
+            for line in s.lines() {
+                out.push_str(&pad(indent + 1));
+                out.push_str(line);
+                out.push('\n');
+            }
+            out.push_str(&pad(indent));
+            out.push_str("\"\"\"");
+        }
+        other => out.push_str(&serde_json::to_string(other).unwrap_or_default()),
     }
 }
 
@@ -299,10 +359,15 @@ fn diff_lines(f: &Failure, paint: Paint) -> Vec<String> {
             _ => paint.dim(&format!("  {text}")),
         });
     }
+    if gap {
+        out.push(paint.dim("⋮"));
+    }
     if out.len() > DIFF_LINES {
         let more = out.len() - DIFF_LINES;
         out.truncate(DIFF_LINES);
-        out.push(paint.dim(&format!("… {more} more lines (--json has both sides whole)")));
+        out.push(paint.dim(&format!(
+            "… {more} more lines (--json has both sides whole)"
+        )));
     }
     out
 }
@@ -365,10 +430,28 @@ mod tests {
         let lines = diff_lines(&f, Paint { on: false });
         assert_eq!(
             lines,
-            ["⋮", "  7,", "  8,", "  9,", "- 10,", "+ 99,", "  11,", "  12,", "  13,", "⋮"]
+            [
+                "⋮", "    7,", "    8,", "    9,", "-   10,", "+   99,", "    11,", "    12,",
+                "    13,", "⋮"
+            ]
         );
         let f = Failure::new("text", json!("Lyon"), json!("Paris"), "differs");
         assert_eq!(diff_lines(&f, Paint { on: false }), ["- Lyon", "+ Paris"]);
+        // A text of many lines: the changed line alone.
+        let f = Failure::new(
+            "snapshot",
+            json!({"content": [{"type": "text", "text": "a\nb\nc"}]}),
+            json!({"content": [{"type": "text", "text": "a\nB\nc"}]}),
+            "differs",
+        );
+        let lines = diff_lines(&f, Paint { on: false });
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| l.starts_with(['-', '+']))
+                .collect::<Vec<_>>(),
+            ["-         b", "+         B"]
+        );
         let f = Failure::new("snapshot", Value::Null, json!(1), "missing");
         assert!(diff_lines(&f, Paint { on: false }).is_empty());
     }
