@@ -962,3 +962,92 @@ fn calls_run_at_once_on_two_servers() {
     t.wait_for("⊘ trigger-lon", 30);
     t.quit();
 }
+
+#[test]
+fn a_call_saved_as_a_test_step_runs_in_the_cli_and_in_the_tui() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = marker("pty-suite");
+    let cfg = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\", {mark:?}]\n",
+        everything_js().display().to_string()
+    );
+    let path = write_file(dir.path(), "config.toml", &cfg)
+        .display()
+        .to_string();
+    let mut t = Tui::start(&path);
+    t.wait_for("2025-11-25", 30);
+    t.keys("\t");
+    t.wait_for("echo", 10);
+    t.keys("\r");
+    t.wait_for("Arguments · echo on everything", 10);
+    t.keys(DOWN);
+    t.keys(END);
+    t.keys(LEFT);
+    t.keys("kept as a test");
+    t.wait_for("valid against the inputSchema", 10);
+    t.keys(CTRL_S);
+    t.wait_for("Echo: kept as a test", 30);
+    // T: the picker offers a new file beside the config; Enter saves.
+    t.keys("T");
+    let s = t.wait_for("Add echo on everything to a test suite", 10);
+    assert!(s.contains("tests/everything.mcpdeck.toml"), "{s}");
+    assert!(s.contains("no suites found here yet"), "{s}");
+    t.keys("\r");
+    t.wait_for("made a suite with step", 10);
+    let suite = dir.path().join("tests/everything.mcpdeck.toml");
+    let text = std::fs::read_to_string(&suite).unwrap();
+    assert!(text.contains("server = \"everything\""), "{text}");
+    assert!(
+        text.contains("args = { message = \"kept as a test\" }"),
+        "{text}"
+    );
+    let snap = dir
+        .path()
+        .join("tests/__snapshots__/everything/echo-kept-as-a-test.json");
+    assert!(
+        std::fs::read_to_string(&snap)
+            .unwrap()
+            .contains("Echo: kept as a test"),
+        "{}",
+        snap.display()
+    );
+
+    // The CLI runs the saved step, with the config the TUI used.
+    let run = common::mcpdeck(
+        &[
+            "--config",
+            &path,
+            "test",
+            "--json",
+            &suite.display().to_string(),
+        ],
+        limit(60),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["passed"], 1, "{doc}");
+    assert_eq!(doc["suites"][0]["steps"][0]["name"], "echo kept as a test");
+
+    // X runs it in the TUI; a changed snapshot shows as a failure, and
+    // Enter opens its diff.
+    let stored = std::fs::read_to_string(&snap).unwrap();
+    std::fs::write(
+        &snap,
+        stored.replace("Echo: kept as a test", "Echo: changed"),
+    )
+    .unwrap();
+    t.keys("X");
+    t.wait_for("Run a test suite", 10);
+    t.keys("\r");
+    let s = t.wait_for("0 passed, 1 failed", 60);
+    assert!(s.contains("✗ echo kept as a test"), "{s}");
+    t.keys("\r");
+    let s = t.wait_for("+       \"text\": \"Echo: kept as a test\"", 10);
+    assert!(s.contains("-       \"text\": \"Echo: changed\""), "{s}");
+    t.keys("\x1b");
+    t.wait_for("Enter open a step", 10);
+    t.keys("\x1b");
+    t.wait_for("Servers", 10);
+    t.quit();
+    assert_no_leak(&mark);
+}

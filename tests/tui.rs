@@ -5441,3 +5441,204 @@ fn the_roots_dialog_writes_a_servers_roots() {
     update(&mut s, key(KeyCode::Char('D')), &mut fx);
     assert!(s.status.as_deref().unwrap_or("").contains("--roots"));
 }
+
+#[test]
+fn a_result_is_saved_as_a_test_step_through_the_picker() {
+    use mcpdeck::tui::app::PickFor;
+    let mut s = sized(120, 40);
+    let mut fx = Vec::new();
+    // Nothing called yet: nothing to save, and it says so.
+    update(&mut s, key(KeyCode::Char('T')), &mut fx);
+    assert!(fx.is_empty());
+    assert!(
+        s.status.as_deref().unwrap().contains("no call yet"),
+        "{:?}",
+        s.status
+    );
+    result_of(&mut s, text("Echo: hi"));
+    s.focus = Pane::Result;
+    update(&mut s, key(KeyCode::Char('T')), &mut fx);
+    let draft = match fx.as_slice() {
+        [Effect::FindSuites(PickFor::Add(d))] => d.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        (draft.server.as_str(), draft.tool.as_str()),
+        ("demo", "echo")
+    );
+    assert!(draft.snapshot);
+    fx.clear();
+    let dir = tempfile::tempdir().unwrap();
+    let found = vec![
+        dir.path().join("a.mcpdeck.toml"),
+        dir.path().join("sub/b.mcpdeck.toml"),
+    ];
+    update(
+        &mut s,
+        Msg::SuitesFound {
+            purpose: PickFor::Add(draft.clone()),
+            base: dir.path().to_path_buf(),
+            found,
+        },
+        &mut fx,
+    );
+    assert_eq!(s.mode, Mode::SuitePick);
+    let out = screen(&s, 120, 40);
+    assert!(out.contains("Add echo on demo to a test suite"), "{out}");
+    assert!(out.contains("2 found (↑/↓ takes one)"), "{out}");
+    assert!(out.contains("sub/b.mcpdeck.toml"), "{out}");
+    // The first found is offered; ↓ takes the next; typing replaces it
+    // with a new name, which gets the suite ending.
+    assert_eq!(s.suite_pick.as_ref().unwrap().line, "a.mcpdeck.toml");
+    update(&mut s, key(KeyCode::Down), &mut fx);
+    assert_eq!(s.suite_pick.as_ref().unwrap().line, "sub/b.mcpdeck.toml");
+    for _ in 0.."sub/b.mcpdeck.toml".len() {
+        update(&mut s, key(KeyCode::Backspace), &mut fx);
+    }
+    for c in "weather".chars() {
+        update(&mut s, key(KeyCode::Char(c)), &mut fx);
+    }
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+    let (file, draft) = match fx.as_slice() {
+        [Effect::SaveStep { file, draft }] => (file.clone(), draft.clone()),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(file, dir.path().join("weather.mcpdeck.toml"));
+    // What the driver does with it, and what the status says after.
+    let saved = mcpdeck::suite::append::save(&file, &draft);
+    update(&mut s, Msg::StepSaved(saved), &mut fx);
+    let status = s.status.clone().unwrap();
+    assert!(
+        status.starts_with("made a suite with step \"echo\""),
+        "{status}"
+    );
+    assert!(status.contains("mcpdeck --demo test"), "{status}");
+    let suite = mcpdeck::suite::load(&file).unwrap();
+    assert_eq!(suite.steps[0].subject, "echo");
+    // The next pick offers the file picked last.
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('X')), &mut fx);
+    assert!(matches!(fx.as_slice(), [Effect::FindSuites(PickFor::Run)]));
+    update(
+        &mut s,
+        Msg::SuitesFound {
+            purpose: PickFor::Run,
+            base: dir.path().to_path_buf(),
+            found: vec![file.clone()],
+        },
+        &mut fx,
+    );
+    assert_eq!(s.suite_pick.as_ref().unwrap().line, "weather.mcpdeck.toml");
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+}
+
+#[test]
+fn a_suites_run_shows_its_steps_and_a_failures_diff() {
+    use mcpdeck::tui::app::PickFor;
+    let mut s = sized(100, 30);
+    let mut fx = Vec::new();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.mcpdeck.toml");
+    update(
+        &mut s,
+        Msg::SuitesFound {
+            purpose: PickFor::Run,
+            base: dir.path().to_path_buf(),
+            found: vec![file.clone()],
+        },
+        &mut fx,
+    );
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    assert!(matches!(fx.as_slice(), [Effect::RunSuite(f)] if *f == file));
+    assert_eq!(s.mode, Mode::Tests);
+    assert!(screen(&s, 100, 30).contains("running `mcpdeck test"));
+    // Another run is refused while this one goes.
+    fx.clear();
+    update(&mut s, key(KeyCode::Char('r')), &mut fx);
+    assert!(fx.is_empty());
+    let doc = json!({"suites": [{"file": "w.mcpdeck.toml", "steps": [
+        {"name": "echo hi", "kind": "call", "server": "demo", "status": "passed", "ms": 1.5, "failures": []},
+        {"name": "weather", "kind": "call", "server": "demo", "status": "failed", "ms": 3.0, "failures": [
+            {"assertion": "snapshot", "message": "the result differs from the snapshot",
+             "expected": {"city": "Oslo", "temp": 4}, "actual": {"city": "Paris", "temp": 4}},
+            {"assertion": "max_ms", "message": "took 3 ms, more than max_ms = 1", "expected": 1, "actual": 3}
+        ]},
+        {"name": "gone", "kind": "read", "server": "x", "status": "error", "ms": 0.0, "failures": [],
+         "error": "could not connect: \u{1b}[31mboom"}
+    ]}], "passed": 1, "failed": 1});
+    update(
+        &mut s,
+        Msg::SuiteRan {
+            file: file.clone(),
+            result: Ok(doc),
+        },
+        &mut fx,
+    );
+    let out = screen(&s, 100, 30);
+    assert!(
+        out.contains("Tests · 1 passed, 1 failed, 1 error (3)"),
+        "{out}"
+    );
+    assert!(out.contains("✓ echo hi"), "{out}");
+    assert!(
+        out.contains("✗ weather") && out.contains("the result differs from the snapshot"),
+        "{out}"
+    );
+    assert!(out.contains("! gone") && !out.contains('\u{1b}'), "{out}");
+    // The first step that did not pass is selected; Enter opens it.
+    update(&mut s, key(KeyCode::Enter), &mut fx);
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("✗ weather · call failed on demo"), "{out}");
+    assert!(
+        out.contains("snapshot: the result differs from the snapshot"),
+        "{out}"
+    );
+    assert!(out.contains("-   \"city\": \"Oslo\","), "{out}");
+    assert!(out.contains("+   \"city\": \"Paris\","), "{out}");
+    assert!(
+        out.contains("max_ms: took 3 ms, more than max_ms = 1"),
+        "{out}"
+    );
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert!(!s.tests.as_ref().unwrap().open);
+    // A run without a report says why.
+    update(&mut s, key(KeyCode::Char('r')), &mut fx);
+    update(
+        &mut s,
+        Msg::SuiteRan {
+            file,
+            result: Err("w.mcpdeck.toml:3:1: unknown key `tol`".into()),
+        },
+        &mut fx,
+    );
+    let out = screen(&s, 100, 30);
+    assert!(out.contains("Tests · not run"), "{out}");
+    assert!(out.contains("unknown key `tol`"), "{out}");
+    update(&mut s, key(KeyCode::Esc), &mut fx);
+    assert_eq!(s.mode, Mode::Normal);
+}
+
+#[test]
+fn a_history_call_with_masked_arguments_is_not_saved_as_a_step() {
+    use mcpdeck::tui::history::{Entry, Status};
+    let mut s = sized(120, 40);
+    s.history = vec![Entry {
+        server: "demo".into(),
+        tool: "echo".into(),
+        args: json!({"api_key": "••••••"}),
+        status: Status::Ok,
+        ms: 3,
+        at: 1_800_000_000,
+        result: Some(text("ok")),
+        error: None,
+        cut: None,
+    }];
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('H')), &mut fx);
+    update(&mut s, key(KeyCode::Char('T')), &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    let status = s.status.clone().unwrap();
+    assert!(status.contains("kept masked"), "{status}");
+}

@@ -5,9 +5,12 @@
 //! This module holds what needs no server: the file's model and its
 //! reading, with errors at a line and column ([`parse`]); JSONPath
 //! ([`jsonpath`]); the assertions ([`expect`]); captures and `{{…}}`
-//! ([`template`]); snapshots ([`snapshot`]). Running a suite against servers is
+//! ([`template`]); snapshots ([`snapshot`]); expected against actual as lines
+//! ([`diff`]). Running a suite against servers is
 //! the CLI's (`cli::test`).
 
+pub mod append;
+pub mod diff;
 pub mod expect;
 pub mod jsonpath;
 mod parse;
@@ -65,6 +68,44 @@ pub fn stem(path: &Path) -> String {
         .or_else(|| name.strip_suffix(".toml"))
         .unwrap_or(&name)
         .to_string()
+}
+
+/// Every `*.mcpdeck.toml` under `dir` (at most `max`), sorted; hidden
+/// folders, `__snapshots__`, `node_modules` and `target` are left out.
+pub fn find(dir: &Path, max: usize) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    walk(dir, max, &mut out);
+    out
+}
+
+fn walk(dir: &Path, max: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if out.len() >= max {
+            return;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // A symlinked folder is not followed (it may loop).
+        let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+        if is_dir {
+            if !(name.starts_with('.')
+                || name == "__snapshots__"
+                || name == "node_modules"
+                || name == "target")
+            {
+                walk(&path, max, out);
+            }
+        } else if name.ends_with(SUFFIX) {
+            out.push(path);
+        }
+    }
 }
 
 /// What a step does.

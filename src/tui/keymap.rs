@@ -56,6 +56,10 @@ pub enum Action {
     CopyCommand,
     /// Copy the result's call as a curl script (HTTP servers).
     CopyCurl,
+    /// Save the result's call (or the history's) as a step of a test suite.
+    AddTest,
+    /// Run a test suite and show its results.
+    RunTests,
     FollowLink,
     /// Show the previous call's entry in the result pane (calls run side
     /// by side).
@@ -634,6 +638,8 @@ fn short_help(a: Action) -> &'static str {
         Action::Save => "save",
         Action::CopyCommand => "copy as command",
         Action::CopyCurl => "copy as curl",
+        Action::AddTest => "add to a test suite",
+        Action::RunTests => "run tests",
         Action::FollowLink => "follow link",
         Action::PrevCall => "previous call",
         Action::NextCall => "next call",

@@ -345,6 +345,34 @@ pub async fn run_loop<H: Host, C: Core>(
                     back.push(Msg::Written(r));
                 }
                 Effect::Manager(cmd) => core.send(cmd),
+                Effect::FindSuites(purpose) => {
+                    let base = suite_base(&config);
+                    let tx = serve_tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let found = crate::suite::find(&base, 200);
+                        let _ = tx.send(Msg::SuitesFound {
+                            purpose,
+                            base,
+                            found,
+                        });
+                    });
+                }
+                Effect::SaveStep { file, mut draft } => {
+                    draft.when =
+                        crate::text::fmt_utc(crate::text::unix_secs(std::time::SystemTime::now()));
+                    let tx = serve_tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let _ = tx.send(Msg::StepSaved(crate::suite::append::save(&file, &draft)));
+                    });
+                }
+                Effect::RunSuite(file) => {
+                    let tx = serve_tx.clone();
+                    let (config_path, base) = (config.path.clone(), suite_base(&config));
+                    tokio::spawn(async move {
+                        let result = run_suite(config_path, &base, &file).await;
+                        let _ = tx.send(Msg::SuiteRan { file, result });
+                    });
+                }
                 Effect::FindServes => {
                     let tx = serve_tx.clone();
                     tokio::spawn(async move {
@@ -642,6 +670,86 @@ fn reload_changed(
 }
 
 /// The config file's text as written (with its `${VAR}`s), or why not.
+/// The folder test suites are looked for in, and relative suite paths
+/// taken from: the config file's, else the current one (the demo).
+fn suite_base(config: &Config) -> std::path::PathBuf {
+    config
+        .path
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(std::path::Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| ".".into())
+}
+
+/// SIGTERM to a child that has not ended when this is dropped (the TUI
+/// quit while a suite ran): the child stops its servers as a Ctrl-C would.
+struct TermOnDrop(Option<u32>);
+
+impl Drop for TermOnDrop {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0.and_then(|p| libc::pid_t::try_from(p).ok())
+            && pid > 0
+        {
+            // SAFETY: kill(2) on one positive pid, our own child's.
+            unsafe {
+                libc::kill(pid, libc::SIGTERM);
+            }
+        }
+    }
+}
+
+/// `mcpdeck [--config FILE | --demo] test --json FILE`, run in `base`:
+/// its report, or what it said instead.
+async fn run_suite(
+    config: Option<std::path::PathBuf>,
+    base: &std::path::Path,
+    file: &std::path::Path,
+) -> Result<serde_json::Value, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find mcpdeck's own program to run the suite: {e}"))?;
+    let mut cmd = tokio::process::Command::new(exe);
+    match config {
+        Some(p) => cmd.arg("--config").arg(p),
+        None => cmd.arg("--demo"),
+    };
+    cmd.arg("test")
+        .arg("--json")
+        .arg(file)
+        .current_dir(base)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run `mcpdeck test`: {e}"))?;
+    let mut guard = TermOnDrop(child.id());
+    let out = child
+        .wait_with_output()
+        .await
+        .map_err(|e| format!("`mcpdeck test` failed: {e}"))?;
+    guard.0 = None;
+    let doc: Option<serde_json::Value> = serde_json::from_slice(&out.stdout).ok();
+    match doc {
+        Some(d) if d.get("suites").is_some() => Ok(d),
+        Some(d) if d.pointer("/error/message").is_some() => Err(d
+            .pointer("/error/message")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_string()),
+        _ => {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let tail: Vec<&str> = err.lines().rev().take(6).collect();
+            Err(format!(
+                "`mcpdeck test` ended ({}) without a report: {}",
+                out.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+            ))
+        }
+    }
+}
+
 fn config_text(config: &Config) -> Result<String, String> {
     let path = config
         .path

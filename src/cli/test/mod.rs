@@ -14,7 +14,7 @@ mod junit;
 mod report;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -135,9 +135,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
         let meta = std::fs::metadata(p)
             .map_err(|e| Failure::new(Exit::Usage, format!("{}: {e}", p.display())))?;
         if meta.is_dir() {
-            let before = out.len();
-            walk(p, &mut out);
-            if out.len() == before {
+            let found = crate::suite::find(p, usize::MAX);
+            if found.is_empty() {
                 return Err(Failure::new(
                     Exit::Usage,
                     format!(
@@ -147,39 +146,13 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
                     ),
                 ));
             }
+            out.extend(found);
         } else {
             out.push(p.clone());
         }
     }
     out.dedup();
     Ok(out)
-}
-
-/// Every `*.mcpdeck.toml` under `dir`, sorted; hidden folders,
-/// `__snapshots__`, `node_modules` and `target` are left out.
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if path.is_dir() {
-            if !(name.starts_with('.')
-                || name == "__snapshots__"
-                || name == "node_modules"
-                || name == "target")
-            {
-                walk(&path, out);
-            }
-        } else if name.ends_with(crate::suite::SUFFIX) {
-            out.push(path);
-        }
-    }
 }
 
 /// Which steps of `suite` `filter` keeps: those whose label (or the

@@ -14,13 +14,11 @@ use serde_json::{Value, json};
 use super::{Status, StepReport, SuiteReport};
 use crate::sanitize;
 use crate::suite::Suite;
+use crate::suite::diff::{self, Line};
 use crate::suite::expect::Failure;
-use crate::trust::pin::{WordChange, line_diff};
 
 /// The longest diff shown under a step (the JSON has everything).
 const DIFF_LINES: usize = 40;
-/// Unchanged lines kept around a change.
-const CONTEXT: usize = 3;
 
 /// A JSON value on one line, at most 80 characters.
 pub fn short_json(v: &Value) -> String {
@@ -249,127 +247,21 @@ fn step_lines(r: &StepReport, paint: Paint) -> Vec<String> {
     out
 }
 
-/// The text a side of a diff is shown as: a string as it is, other values
-/// as pretty JSON whose strings of several lines are shown a line each
-/// (so that one changed line of a long text is one line of the diff).
-fn side(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => {
-            let mut out = String::new();
-            shown_json(other, 0, &mut out);
-            out
-        }
-    }
-}
-
-/// Pretty JSON, but a string with line ends is written as a block:
-/// `"""`, its lines indented, `"""`.
-fn shown_json(v: &Value, indent: usize, out: &mut String) {
-    let pad = |n: usize| "  ".repeat(n);
-    match v {
-        Value::Object(m) if !m.is_empty() => {
-            out.push_str("{\n");
-            for (i, (k, x)) in m.iter().enumerate() {
-                out.push_str(&pad(indent + 1));
-                out.push_str(&serde_json::to_string(k).unwrap_or_default());
-                out.push_str(": ");
-                shown_json(x, indent + 1, out);
-                if i + 1 < m.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            out.push_str(&pad(indent));
-            out.push('}');
-        }
-        Value::Array(a) if !a.is_empty() => {
-            out.push_str("[\n");
-            for (i, x) in a.iter().enumerate() {
-                out.push_str(&pad(indent + 1));
-                shown_json(x, indent + 1, out);
-                if i + 1 < a.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            out.push_str(&pad(indent));
-            out.push(']');
-        }
-        Value::String(s) if s.contains('\n') => {
-            out.push_str("\"\"\"\n");
-            for line in s.lines() {
-                out.push_str(&pad(indent + 1));
-                out.push_str(line);
-                out.push('\n');
-            }
-            out.push_str(&pad(indent));
-            out.push_str("\"\"\"");
-        }
-        other => out.push_str(&serde_json::to_string(other).unwrap_or_default()),
-    }
-}
-
 /// Expected (`-`) against actual (`+`), line by line, unchanged runs
-/// shortened to [`CONTEXT`] lines around the changes; at most
+/// shortened to a few lines around the changes; at most
 /// [`DIFF_LINES`]. Nothing when there is nothing to compare (a missing
 /// snapshot, a missing value).
 fn diff_lines(f: &Failure, paint: Paint) -> Vec<String> {
-    if f.expected.is_null() || f.actual.is_null() {
-        return Vec::new();
-    }
-    let (mut before, mut after) = (side(&f.expected), side(&f.actual));
-    if before == after {
-        return Vec::new();
-    }
-    before.push('\n');
-    after.push('\n');
-    let mut lines: Vec<(char, String)> = Vec::new();
-    for change in line_diff(&before, &after) {
-        let (mark, text) = match &change {
-            WordChange::Same(t) => (' ', t),
-            WordChange::Removed(t) => ('-', t),
-            WordChange::Added(t) => ('+', t),
-        };
-        lines.extend(text.lines().map(|l| (mark, l.to_string())));
-    }
-    // Which lines are near a change.
-    let near: Vec<bool> = (0..lines.len())
-        .map(|i| {
-            let lo = i.saturating_sub(CONTEXT);
-            let hi = (i + CONTEXT + 1).min(lines.len());
-            lines[lo..hi].iter().any(|(m, _)| *m != ' ')
+    diff::lines(&f.expected, &f.actual, DIFF_LINES)
+        .into_iter()
+        .map(|l| match l {
+            Line::Same(t) => paint.dim(&format!("  {t}")),
+            Line::Removed(t) => paint.red(&format!("- {t}")),
+            Line::Added(t) => paint.green(&format!("+ {t}")),
+            Line::Gap => paint.dim("⋮"),
+            Line::More(n) => paint.dim(&format!("… {n} more lines (--json has both sides whole)")),
         })
-        .collect();
-    let mut out = Vec::new();
-    let mut gap = false;
-    for (i, (mark, text)) in lines.iter().enumerate() {
-        if !near[i] {
-            gap = true;
-            continue;
-        }
-        if gap {
-            out.push(paint.dim("⋮"));
-            gap = false;
-        }
-        let text = sanitize::one_line(text);
-        out.push(match mark {
-            '-' => paint.red(&format!("- {text}")),
-            '+' => paint.green(&format!("+ {text}")),
-            _ => paint.dim(&format!("  {text}")),
-        });
-    }
-    if gap {
-        out.push(paint.dim("⋮"));
-    }
-    if out.len() > DIFF_LINES {
-        let more = out.len() - DIFF_LINES;
-        out.truncate(DIFF_LINES);
-        out.push(paint.dim(&format!(
-            "… {more} more lines (--json has both sides whole)"
-        )));
-    }
-    out
+        .collect()
 }
 
 /// [`diff_lines`] without colour (for the JUnit report).

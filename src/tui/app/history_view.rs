@@ -69,6 +69,8 @@ pub(super) fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         Some(Action::Back | Action::History | Action::Quit) => s.mode = Mode::Normal,
         Some(Action::Open) => show(s),
         Some(Action::Rerun) => rerun(s, fx),
+        Some(Action::AddTest) => return super::suites::add(s, fx),
+        Some(Action::RunTests) => return super::suites::run(s, fx),
         Some(Action::EditRerun) => edit(s),
         Some(Action::Mark) => {
             if let Some(e) = selected(s) {

@@ -78,6 +78,8 @@ fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         }
         Mode::AddServer => add_key(s, k, fx),
         Mode::Roots => super::roots::key(s, k, fx),
+        Mode::SuitePick => super::suites::pick_key(s, k, fx),
+        Mode::Tests => super::suites::view_key(s, k, fx),
         Mode::LogFilter => {
             if !edit_line(&mut s.log.method, &k) {
                 match action {
@@ -335,6 +337,8 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
             true
         }
         Action::History => super::history_view::open(s),
+        Action::AddTest => super::suites::add(s, fx),
+        Action::RunTests => super::suites::run(s, fx),
         Action::Copy
         | Action::CopyCommand
         | Action::CopyCurl

@@ -22,6 +22,7 @@ mod model;
 mod mouse;
 mod roots;
 mod state;
+pub mod suites;
 pub mod trust;
 mod views;
 
@@ -44,6 +45,7 @@ pub use model::*;
 use mouse::on_mouse;
 pub use roots::{RootsEdit, raw_roots};
 pub use state::{Follow, State};
+pub use suites::{PickFor, SuitePick, TestRow, TestsView};
 use views::net_poll;
 pub use views::{frame_lines, frame_prepared, log_areas, net_areas};
 
@@ -129,6 +131,17 @@ pub enum Effect {
     Quit,
     /// Ctrl-C: quit at once, and exit 130.
     Interrupt,
+    /// Look for test suite files (under the config's folder, else the
+    /// current one) for the picker (`Msg::SuitesFound`).
+    FindSuites(suites::PickFor),
+    /// Append a step to a suite file and write its snapshot
+    /// (`Msg::StepSaved`).
+    SaveStep {
+        file: std::path::PathBuf,
+        draft: Box<crate::suite::append::Draft>,
+    },
+    /// Run `mcpdeck test --json FILE` (a child process; `Msg::SuiteRan`).
+    RunSuite(std::path::PathBuf),
 }
 
 /// The most OSC 52 carries reliably (terminals cap it around here).
@@ -183,6 +196,19 @@ pub enum Msg {
     Serves(Result<Vec<crate::tui::attach::Running>, String>),
     /// News of the serve attached to.
     Attach(crate::tui::attach::AttachMsg),
+    /// The suite files found for the picker, under `base`.
+    SuitesFound {
+        purpose: suites::PickFor,
+        base: std::path::PathBuf,
+        found: Vec<std::path::PathBuf>,
+    },
+    /// A step was saved (or why not).
+    StepSaved(Result<crate::suite::append::Saved, String>),
+    /// A suite's run ended: the `--json` report, or why there is none.
+    SuiteRan {
+        file: std::path::PathBuf,
+        result: Result<serde_json::Value, String>,
+    },
 }
 
 /// How long a status message stays when nothing replaces it.
@@ -347,6 +373,22 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             true
         }
         Msg::ImportsFound(found) => import::found(s, found),
+        Msg::SuitesFound {
+            purpose,
+            base,
+            found,
+        } => {
+            suites::found(s, purpose, base, found);
+            true
+        }
+        Msg::StepSaved(r) => {
+            suites::saved(s, r);
+            true
+        }
+        Msg::SuiteRan { file, result } => {
+            suites::ran(s, file, result);
+            true
+        }
         Msg::Serves(found) => crate::tui::attach::found(s, found),
         Msg::Attach(m) => crate::tui::attach::on_msg(s, m),
         Msg::PinsWritten(result, note) => trust::written(s, result.map(|b| *b), note),

@@ -223,6 +223,10 @@ pub enum Mode {
     History,
     /// Editing a server's roots (`D`).
     Roots,
+    /// Picking a test suite file (`T` to add a step, `X` to run one).
+    SuitePick,
+    /// A test suite's run and its steps (`X`).
+    Tests,
 }
 
 /// Where a login stands.

@@ -152,6 +152,12 @@ pub struct State {
     pub roots_flag: bool,
     /// A server's roots being edited (`D`).
     pub roots_edit: Option<super::roots::RootsEdit>,
+    /// The test suite picker (`T`, `X`).
+    pub suite_pick: Option<super::suites::SuitePick>,
+    /// The tests view: a suite's run (`X`).
+    pub tests: Option<super::suites::TestsView>,
+    /// The suite file picked last (as typed), offered first next time.
+    pub last_suite: Option<String>,
     next_tag: u64,
 }
 
@@ -226,6 +232,9 @@ impl State {
             home: None,
             roots_flag: false,
             roots_edit: None,
+            suite_pick: None,
+            tests: None,
+            last_suite: None,
             next_tag: 1,
         };
         s.refilter();
@@ -354,6 +363,7 @@ impl State {
             || self.login.as_ref().is_some_and(LoginView::running)
             || self.resources.pending.is_some()
             || self.prompts.pending.is_some()
+            || (self.mode == Mode::Tests && self.tests.as_ref().is_some_and(|v| v.running))
             || self
                 .servers
                 .iter()

@@ -330,6 +330,20 @@ pub(super) const SPECS: &[Spec] = &[
         keys: &["c"],
     },
     Spec {
+        action: Action::AddTest,
+        name: "add_test",
+        help: "save the result's call (in the history: the selected call) as a step of a test suite file you pick, with its arguments and its result as the step's snapshot; `mcpdeck test FILE` runs it",
+        group: Group::View,
+        keys: &["T"],
+    },
+    Spec {
+        action: Action::RunTests,
+        name: "run_tests",
+        help: "run a test suite file you pick (`mcpdeck test`) and show its steps; Enter opens a step, with the diff of a failure",
+        group: Group::View,
+        keys: &["X"],
+    },
+    Spec {
         action: Action::FollowLink,
         name: "follow_link",
         help: "follow the result's resource links: one is read in place, several are listed first; Esc comes back",

@@ -32,6 +32,7 @@ mod net;
 mod result;
 mod servers;
 mod status;
+mod suites;
 mod tools;
 mod welcome;
 
@@ -104,6 +105,8 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
         || (s.mode == Mode::Help && s.help_back == Some(Mode::History))
     {
         history::render_history(s, f, main);
+    } else if s.mode == Mode::Tests || (s.mode == Mode::Help && s.help_back == Some(Mode::Tests)) {
+        suites::render_tests(s, f, main);
     } else if s.mode == Mode::Attached
         || (s.mode == Mode::Help && s.help_back == Some(Mode::Attached))
     {
@@ -135,6 +138,7 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
     match s.mode {
         Mode::AddServer => render_add(s, f, area),
         Mode::Roots => render_roots(s, f, area),
+        Mode::SuitePick => suites::render_pick(s, f, area),
         Mode::Help => render_help(s, f, area),
         Mode::ConfirmQuit => render_confirm(s, f, area),
         Mode::Login => render_login(s, f, area),

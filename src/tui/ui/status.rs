@@ -112,6 +112,27 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                     )
                 }
             }
+            Mode::SuitePick => format!(
+                "a suite file, relative to the folder shown · {}/{} one found · {} goes · {} cancels",
+                k.label(Action::Up),
+                k.label(Action::Down),
+                k.label(Action::Open),
+                k.label(Action::Back)
+            ),
+            Mode::Tests if s.tests.as_ref().is_some_and(|v| v.open) => format!(
+                "{}/{} scroll · {} back to the steps",
+                k.label(Action::Up),
+                k.label(Action::Down),
+                k.label(Action::Back)
+            ),
+            Mode::Tests => format!(
+                "{}/{} move · {} open a step · {} run again · {} close",
+                k.label(Action::Up),
+                k.label(Action::Down),
+                k.label(Action::Open),
+                k.label(Action::Rerun),
+                k.label(Action::Back)
+            ),
             Mode::Roots => format!(
                 "directories, quoted like a shell's words · empty: none · - alone: the global roots · {} saves · {} cancels",
                 k.label(Action::Open),
