@@ -748,3 +748,15 @@ fn fail_fast_skips_and_jobs_run_suites_side_by_side() {
     assert_no_leak(&ma);
     assert_no_leak(&mb);
 }
+
+#[test]
+fn the_example_suite_passes_against_the_demo_servers() {
+    let example = common::repo().join("tests.example.toml");
+    let run = mcpdeck(
+        &["--demo", "test", "--json", &example.display().to_string()],
+        limit(60),
+    );
+    let doc = json_of(&run);
+    assert_eq!(run.code, 0, "{doc:#}\n{}", run.stderr);
+    assert_eq!(doc["passed"], 7, "{doc:#}");
+}

@@ -833,6 +833,42 @@ args = { city = "Paris" }
     }
 
     #[test]
+    fn tests_example_reads_and_names_every_key() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests.example.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let suite = parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(suite.steps.len(), 7);
+        let lists: [&[&str]; 7] = [
+            TOP_KEYS,
+            SUITE_KEYS,
+            CALL_KEYS,
+            READ_KEYS,
+            PROMPT_KEYS,
+            EXPECT_KEYS,
+            OPERATORS,
+        ];
+        let mut missing = Vec::new();
+        for key in lists.iter().flat_map(|l| l.iter()) {
+            let set = [
+                format!("\n{key} = "),
+                format!("\n# {key} = "),
+                format!("{{ {key} = "),
+                format!(", {key} = "),
+                format!("[[{key}]]"),
+                format!("[{key}]"),
+                format!(".{key}]"),
+            ];
+            if !set.iter().any(|p| text.contains(p.as_str())) {
+                missing.push(*key);
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "tests.example.toml does not show {missing:?}"
+        );
+    }
+
+    #[test]
     fn snapshot_names_are_unique() {
         let s = parse_ok(
             "[suite]\nserver = \"a\"\n[[call]]\ntool = \"echo\"\n[[call]]\ntool = \"echo\"\n[[call]]\nname = \"call echo\"\ntool = \"x\"\n",
