@@ -974,7 +974,9 @@ fn a_call_saved_as_a_test_step_runs_in_the_cli_and_in_the_tui() {
     let path = write_file(dir.path(), "config.toml", &cfg)
         .display()
         .to_string();
-    let mut t = Tui::start(&path);
+    // Started in the folder, with the config named relative to it (the
+    // suite run by X must still find both).
+    let mut t = Tui::spawn(&["--config", "config.toml"], Some(dir.path()), &[]);
     t.wait_for("2025-11-25", 30);
     t.keys("\t");
     t.wait_for("echo", 10);

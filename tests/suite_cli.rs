@@ -48,11 +48,11 @@ fn python(v: u8, mark: &str) -> String {
     )
 }
 
+/// `mcpdeck test ARGS…` run in `dir`.
 fn test_run(dir: &Path, args: &[&str]) -> common::Run {
     let mut all = vec!["test"];
     all.extend(args);
-    let _ = dir;
-    mcpdeck(&all, limit(120))
+    common::mcpdeck_in(Some(dir), &all, &[], limit(120))
 }
 
 fn json_of(run: &common::Run) -> Value {
@@ -220,14 +220,17 @@ fn every_assertion_kind_passes_and_fails_against_server_everything() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(doc["passed"], 7, "{doc:#}");
     assert_eq!(doc["failed"], 0);
+    let server = format!("node {} stdio {mark}", everything_js().display());
     for s in steps(&doc) {
         assert_eq!(s["status"], "passed", "{s:#}");
         assert!(s["ms"].as_f64().is_some(), "{s}");
-        assert_eq!(
-            s["server"],
-            s["server"].as_str().map(|_| s["server"].clone()).unwrap()
-        );
+        assert_eq!(s["server"], server.as_str(), "{s}");
     }
+    let kinds: Vec<Value> = steps(&doc).iter().map(|s| s["kind"].clone()).collect();
+    assert_eq!(
+        kinds,
+        ["call", "call", "call", "call", "read", "read", "prompt"]
+    );
     assert_no_leak(&mark);
 
     let mark = marker("suite-fail");
@@ -737,6 +740,34 @@ fn fail_fast_skips_and_jobs_run_suites_side_by_side() {
     assert_eq!(files, ["a.mcpdeck.toml", "b.mcpdeck.toml"]);
     assert_eq!(doc["passed"], 3);
     assert_eq!(doc["failed"], 1);
+    // Side by side: the run took less than its suites one after another
+    // (each starts a server and waits 0.5 s in its second step).
+    let sum: f64 = doc["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ms"].as_f64().unwrap())
+        .sum();
+    assert!(
+        run.elapsed.as_secs_f64() * 1000.0 < sum,
+        "the suites did not overlap: {:?} for suites of {sum} ms in all",
+        run.elapsed
+    );
+    // --fail-fast with two jobs: the failing suite's next step is skipped.
+    let run = test_run(dir.path(), &["--json", "--fail-fast", "--jobs", "2", &d]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let doc = json_of(&run);
+    let a: Vec<Value> = doc["suites"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].clone())
+        .collect();
+    assert_eq!(a, ["failed", "skipped"], "{doc:#}");
+    // A suite named by a path relative to where the run starts.
+    let run = test_run(dir.path(), &["--json", "b.mcpdeck.toml"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(json_of(&run)["passed"], 2);
     // The text report keeps each suite's lines together.
     let run = test_run(dir.path(), &["--jobs", "2", &d]);
     let out = &run.stdout;

@@ -5641,4 +5641,12 @@ fn a_history_call_with_masked_arguments_is_not_saved_as_a_step() {
     assert!(fx.is_empty(), "{fx:?}");
     let status = s.status.clone().unwrap();
     assert!(status.contains("kept masked"), "{status}");
+    // A result with a value masked (a key that looks like a secret's) is
+    // not the server's result: it would make a snapshot that fails.
+    s.history[0].args = json!({"text": "hi"});
+    s.history[0].result = Some(json!({"structuredContent": {"input_tokens": "••••••"}}));
+    update(&mut s, key(KeyCode::Char('T')), &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    let status = s.status.clone().unwrap();
+    assert!(status.contains("its result had values masked"), "{status}");
 }

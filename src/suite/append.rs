@@ -49,12 +49,17 @@ fn toml_value(v: &Value) -> Result<toml_edit::Value, String> {
             );
         }
         Value::Bool(b) => (*b).into(),
-        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => i.into(),
-            (None, Some(f)) => f.into(),
-            _ => return Err(format!("the number {n} does not fit TOML")),
+        Value::Number(n) => match (n.as_i64(), n.is_f64(), n.as_f64()) {
+            (Some(i), _, _) => i.into(),
+            (None, true, Some(f)) => f.into(),
+            _ => {
+                return Err(format!(
+                    "its arguments hold {n}, larger than a TOML integer can be: the step would send another number"
+                ));
+            }
         },
-        Value::String(s) => s.as_str().into(),
+        // Written so that it reads back as itself (`{{` is a capture).
+        Value::String(s) => super::template::escape(s).as_str().into(),
         Value::Array(a) => {
             let mut out = toml_edit::Array::new();
             for x in a {
@@ -66,7 +71,7 @@ fn toml_value(v: &Value) -> Result<toml_edit::Value, String> {
         Value::Object(m) => {
             let mut out = toml_edit::InlineTable::new();
             for (k, x) in m {
-                out.insert(k, toml_value(x)?);
+                out.insert(super::template::escape(k), toml_value(x)?);
             }
             out.fmt();
             toml_edit::Value::InlineTable(out)
@@ -105,7 +110,7 @@ pub fn step_text(draft: &Draft, name: &str) -> Result<String, String> {
         draft.when,
         q(name),
         q(&draft.server),
-        q(&draft.tool)
+        q(&super::template::escape(&draft.tool))
     );
     match &draft.args {
         Value::Object(m) if m.is_empty() => {}
@@ -319,12 +324,27 @@ mod tests {
     }
 
     #[test]
+    fn arguments_that_look_like_captures_are_sent_as_they_were() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.mcpdeck.toml");
+        let ok = Response::Result(json!({"content": []}));
+        let args = json!({"t": "{{x}}", "e": "{{env.HOME}}", "{{k}}": 1.5});
+        save(&path, &draft(args.clone(), ok)).unwrap();
+        let suite = crate::suite::load(&path).unwrap();
+        let none = crate::suite::template::Captures::new();
+        let filled = crate::suite::template::fill(&suite.steps[0].args, &none, &|_| None).unwrap();
+        assert_eq!(filled, args);
+    }
+
+    #[test]
     fn refuses_what_it_cannot_write_and_leaves_a_bad_file_alone() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.mcpdeck.toml");
         let ok = Response::Result(json!({"content": [], "isError": true}));
         let e = save(&path, &draft(json!({"a": null}), ok.clone())).unwrap_err();
         assert!(e.contains("null"), "{e}");
+        let e = save(&path, &draft(json!({"a": u64::MAX}), ok.clone())).unwrap_err();
+        assert!(e.contains("larger than a TOML integer"), "{e}");
         assert!(!path.exists());
         std::fs::write(&path, "[[call]]\nbogus = 1\n").unwrap();
         let e = save(&path, &draft(json!({}), ok.clone())).unwrap_err();

@@ -258,6 +258,26 @@ pub fn check(
                     format!("the error's message does not contain {:?}", short(want)),
                 ));
             }
+            // An error has no text: a text assertion cannot hold.
+            let texts = [
+                ("text", expect.text.is_some()),
+                ("text_contains", !expect.text_contains.is_empty()),
+                ("text_matches", expect.text_matches.is_some()),
+            ];
+            for (name, given) in texts {
+                if given {
+                    out.push(Failure::new(
+                        name,
+                        Value::Null,
+                        e.clone(),
+                        format!(
+                            "the server answered with JSON-RPC error {}, which has no text; check its message with error_contains",
+                            code.map_or("(no code)".into(), |c| c.to_string())
+                        ),
+                    ));
+                }
+            }
+            check_json(expect, &response.root(), &mut out);
         }
         Response::Result(r) => {
             if expect.wants_error() {
@@ -420,7 +440,23 @@ fn check_result(
             }
         }
     }
-    let root = r;
+    check_json(expect, r, out);
+    if let Some(want) = expect.output_schema_valid {
+        let got = output_schema_check(r, output_schema);
+        match (want, got) {
+            (true, Err(why)) | (false, Ok(why)) => out.push(Failure::new(
+                "output_schema_valid",
+                json!(want),
+                json!(!want),
+                why,
+            )),
+            _ => {}
+        }
+    }
+}
+
+/// The `json` assertions, on `root` (a result, or `{"error": …}`).
+fn check_json(expect: &Expect, root: &Value, out: &mut Vec<Failure>) {
     for jc in &expect.json {
         let value = jc.path.value(root);
         for c in &jc.checks {
@@ -432,18 +468,6 @@ fn check_result(
                     format!("{}: {message}", jc.path.as_str()),
                 ));
             }
-        }
-    }
-    if let Some(want) = expect.output_schema_valid {
-        let got = output_schema_check(r, output_schema);
-        match (want, got) {
-            (true, Err(why)) | (false, Ok(why)) => out.push(Failure::new(
-                "output_schema_valid",
-                json!(want),
-                json!(!want),
-                why,
-            )),
-            _ => {}
         }
     }
 }
@@ -738,6 +762,29 @@ mod tests {
         let f = check(&e, Kind::Call, &call("x"), 1, None);
         assert_eq!(names(&f), ["error_code"]);
         assert!(f[0].message.contains("answered with a result"));
+    }
+
+    #[test]
+    fn an_error_answer_is_checked_by_json_and_has_no_text() {
+        let err = Response::Error(json!({"code": -32602, "message": "bad", "data": {"uri": "x"}}));
+        let e = Expect {
+            error_code: Some(-32602),
+            text: Some("nope".into()),
+            json: vec![
+                JsonCheck {
+                    path: Path::parse("$.error.message").unwrap(),
+                    checks: vec![Check::Equal(json!("something else"))],
+                },
+                JsonCheck {
+                    path: Path::parse("$.error.data.uri").unwrap(),
+                    checks: vec![Check::Equal(json!("x"))],
+                },
+            ],
+            ..Default::default()
+        };
+        let f = check(&e, Kind::Read, &err, 1, None);
+        assert_eq!(names(&f), ["text", "json $.error.message equal"]);
+        assert!(f[0].message.contains("has no text"), "{}", f[0].message);
     }
 
     #[test]

@@ -87,6 +87,7 @@ impl Path {
             chars: text.chars().collect(),
             at: 0,
             text,
+            depth: 0,
         };
         p.skip_space();
         if !p.eat('$') {
@@ -233,7 +234,10 @@ fn slice_indices(
         let mut i = lo;
         while i < hi {
             out.push(i as usize);
-            i += step;
+            match i.checked_add(step) {
+                Some(next) => i = next,
+                None => break,
+            }
         }
     } else {
         let hi = norm(start.unwrap_or(len - 1)).clamp(-1, len - 1);
@@ -241,7 +245,10 @@ fn slice_indices(
         let mut i = hi;
         while i > lo {
             out.push(i as usize);
-            i += step;
+            match i.checked_add(step) {
+                Some(next) => i = next,
+                None => break,
+            }
         }
     }
     out
@@ -429,10 +436,16 @@ fn less(a: Option<&Value>, b: Option<&Value>) -> bool {
     }
 }
 
+/// How deep filters, `!` and parentheses may nest: deeper is surely a
+/// mistake, and would overflow the stack.
+const MAX_DEPTH: usize = 64;
+
 struct Parser<'a> {
     chars: Vec<char>,
     at: usize,
     text: &'a str,
+    /// The nesting of filters, `!` and parentheses so far.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -665,6 +678,16 @@ impl Parser<'_> {
     }
 
     fn or(&mut self) -> Result<Filter, PathError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error(&format!("filters nest more than {MAX_DEPTH} deep")));
+        }
+        let r = self.or_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn or_inner(&mut self) -> Result<Filter, PathError> {
         let mut left = self.and()?;
         loop {
             self.skip_space();
@@ -694,7 +717,13 @@ impl Parser<'_> {
         self.skip_space();
         if self.peek() == Some('!') && self.chars.get(self.at + 1) != Some(&'=') {
             self.at += 1;
-            return Ok(Filter::Not(Box::new(self.unary()?)));
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(self.error(&format!("`!` nests more than {MAX_DEPTH} deep")));
+            }
+            let inner = self.unary();
+            self.depth -= 1;
+            return Ok(Filter::Not(Box::new(inner?)));
         }
         if self.eat('(') {
             let inner = self.or()?;
@@ -899,6 +928,23 @@ mod tests {
         let e = Path::parse("$.a b").unwrap_err();
         assert_eq!(e.at, 5, "{e}");
         assert!(Path::parse("$.a['x").is_err());
+        // Nothing from a test file panics or overflows the stack.
+        let deep = format!("$[?{}@.a]", "!".repeat(5000));
+        assert!(Path::parse(&deep).unwrap_err().message.contains("nests"));
+        let deep = format!("$[?{}@.a{}]", "(".repeat(5000), ")".repeat(5000));
+        assert!(Path::parse(&deep).is_err());
+        let nested = format!("$.a{}", "[?@.b".repeat(3000));
+        assert!(Path::parse(&nested).is_err());
+        let p = Path::parse("$[1::9223372036854775807]").unwrap();
+        assert_eq!(
+            p.select(&serde_json::json!([0, 1, 2])),
+            vec![&serde_json::json!(1)]
+        );
+        let p = Path::parse("$[::-9223372036854775807]").unwrap();
+        assert_eq!(
+            p.select(&serde_json::json!([0, 1, 2])),
+            vec![&serde_json::json!(2)]
+        );
     }
 
     #[test]

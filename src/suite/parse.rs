@@ -442,11 +442,13 @@ impl P<'_> {
         let mut snapshot = slug(&step_label);
         let base = snapshot.clone();
         let mut n = 2;
-        while snapshots.contains(&snapshot) {
+        // Two names that differ only in case are one file on macOS and
+        // Windows.
+        while snapshots.contains(&snapshot.to_lowercase()) {
             snapshot = format!("{base}-{n}");
             n += 1;
         }
-        snapshots.push(snapshot.clone());
+        snapshots.push(snapshot.to_lowercase());
         Ok(Step {
             number,
             line: self.line(f.start),
@@ -499,7 +501,7 @@ impl P<'_> {
         span: Option<Range<usize>>,
         captured: &[String],
     ) -> Result<()> {
-        for (_, name) in template::references(s) {
+        for name in template::references(s) {
             if let Some(var) = name.strip_prefix("env.") {
                 if var.is_empty() {
                     return Err(self.err(span, "{{env.}} names no variable: write {{env.NAME}}"));
@@ -871,10 +873,14 @@ args = { city = "Paris" }
     #[test]
     fn snapshot_names_are_unique() {
         let s = parse_ok(
-            "[suite]\nserver = \"a\"\n[[call]]\ntool = \"echo\"\n[[call]]\ntool = \"echo\"\n[[call]]\nname = \"call echo\"\ntool = \"x\"\n",
+            "[suite]\nserver = \"a\"\n[[call]]\ntool = \"echo\"\n[[call]]\ntool = \"echo\"\n[[call]]\nname = \"call echo\"\ntool = \"x\"\n[[call]]\nname = \"Call Echo\"\ntool = \"x\"\n",
         );
         let names: Vec<&str> = s.steps.iter().map(|x| x.snapshot.as_str()).collect();
-        assert_eq!(names, ["call-echo", "call-echo-2", "call-echo-3"]);
+        // Names that differ only in case are one file on macOS and Windows.
+        assert_eq!(
+            names,
+            ["call-echo", "call-echo-2", "call-echo-3", "Call-Echo-4"]
+        );
     }
 
     #[test]

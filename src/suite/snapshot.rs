@@ -21,10 +21,12 @@ use super::{Step, Suite};
 
 /// Where `step`'s snapshot is kept.
 pub fn file(suite: &Suite, step: &Step) -> PathBuf {
+    // Both names made file names: a suite file named `...mcpdeck.toml`
+    // (stem `..`) stays inside `__snapshots__`.
     suite
         .dir()
         .join("__snapshots__")
-        .join(suite.stem())
+        .join(slug(&suite.stem()))
         .join(format!("{}.json", step.snapshot))
 }
 
@@ -212,6 +214,14 @@ mod tests {
         );
         // Sorted: the text puts `_meta` first.
         assert!(text(&n).starts_with("{\n  \"_meta\""), "{}", text(&n));
+    }
+
+    #[test]
+    fn a_snapshot_stays_in_its_folder() {
+        let text = "[[call]]\nname = \"package\"\nserver = \"a\"\ntool = \"t\"\n";
+        let suite = crate::suite::parse(text, std::path::Path::new("d/...mcpdeck.toml")).unwrap();
+        let f = file(&suite, &suite.steps[0]);
+        assert_eq!(f, std::path::Path::new("d/__snapshots__/step/package.json"));
     }
 
     #[test]

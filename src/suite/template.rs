@@ -11,28 +11,66 @@ use serde_json::Value;
 /// The captured values so far.
 pub type Captures = HashMap<String, Value>;
 
-/// Each `{{…}}` in `s`: its byte range and the name inside, trimmed.
-pub fn references(s: &str) -> Vec<(std::ops::Range<usize>, &str)> {
+/// A piece of a string: text, or a `{{NAME}}`.
+#[derive(Debug, Clone, PartialEq)]
+enum Piece<'a> {
+    Text(std::borrow::Cow<'a, str>),
+    Ref(&'a str),
+}
+
+/// `s` cut into text and references. `\{{` is a `{{` of the text (the
+/// backslash dropped); a `{{` with no `}}` after it is text.
+fn pieces(s: &str) -> Vec<Piece<'_>> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(open) = s[from..].find("{{").map(|i| from + i) {
+    let mut at = 0;
+    while let Some(open) = s[at..].find("{{").map(|i| at + i) {
+        if open > 0 && s.as_bytes()[open - 1] == b'\\' {
+            out.push(Piece::Text(s[from..open - 1].into()));
+            from = open;
+            at = open + 2;
+            continue;
+        }
         let Some(close) = s[open + 2..].find("}}").map(|i| open + 2 + i) else {
             break;
         };
-        out.push((open..close + 2, s[open + 2..close].trim()));
+        if open > from {
+            out.push(Piece::Text(s[from..open].into()));
+        }
+        out.push(Piece::Ref(s[open + 2..close].trim()));
         from = close + 2;
+        at = from;
+    }
+    if from < s.len() {
+        out.push(Piece::Text(s[from..].into()));
     }
     out
+}
+
+/// Each `{{…}}` in `s`: the name inside, trimmed.
+pub fn references(s: &str) -> Vec<&str> {
+    pieces(s)
+        .into_iter()
+        .filter_map(|p| match p {
+            Piece::Ref(n) => Some(n),
+            Piece::Text(_) => None,
+        })
+        .collect()
+}
+
+/// `s` written so that it reads back as itself: each `{{` as `\{{`.
+pub fn escape(s: &str) -> String {
+    s.replace("{{", "\\{{")
 }
 
 /// Every name referred to in `v`'s strings (and object keys).
 pub fn names_in(v: &Value, out: &mut Vec<String>) {
     match v {
-        Value::String(s) => out.extend(references(s).into_iter().map(|(_, n)| n.to_string())),
+        Value::String(s) => out.extend(references(s).into_iter().map(str::to_string)),
         Value::Array(a) => a.iter().for_each(|x| names_in(x, out)),
         Value::Object(m) => {
             for (k, x) in m {
-                out.extend(references(k).into_iter().map(|(_, n)| n.to_string()));
+                out.extend(references(k).into_iter().map(str::to_string));
                 names_in(x, out);
             }
         }
@@ -65,30 +103,26 @@ fn lookup(
         .ok_or_else(|| TemplateError::Unknown(name.to_string()))
 }
 
-/// `s` with its references filled in.
+/// `s` with its references filled in (and `\{{` made `{{`).
 pub fn fill_str(
     s: &str,
     captures: &Captures,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Value, TemplateError> {
-    let refs = references(s);
-    if refs.is_empty() {
-        return Ok(Value::String(s.to_string()));
-    }
-    if refs.len() == 1 && refs[0].0 == (0..s.len()) {
-        return lookup(refs[0].1, captures, env);
+    let pieces = pieces(s);
+    if let [Piece::Ref(name)] = pieces.as_slice() {
+        return lookup(name, captures, env);
     }
     let mut out = String::new();
-    let mut at = 0;
-    for (range, name) in refs {
-        out.push_str(&s[at..range.start]);
-        match lookup(name, captures, env)? {
-            Value::String(v) => out.push_str(&v),
-            v => out.push_str(&v.to_string()),
+    for p in pieces {
+        match p {
+            Piece::Text(t) => out.push_str(&t),
+            Piece::Ref(name) => match lookup(name, captures, env)? {
+                Value::String(v) => out.push_str(&v),
+                v => out.push_str(&v.to_string()),
+            },
         }
-        at = range.end;
     }
-    out.push_str(&s[at..]);
     Ok(Value::String(out))
 }
 
@@ -151,8 +185,29 @@ mod tests {
                 .to_string(),
             "{{env.NOPE}}: the environment variable NOPE is not set"
         );
-        // An unclosed brace pair is text.
+        // An unclosed brace pair is text; `\{{` is a `{{` of the text.
         assert_eq!(fill(&json!("{{x"), &c, &env).unwrap(), json!("{{x"));
+        assert_eq!(
+            fill(&json!("\\{{CITY}} is {{CITY}}"), &c, &env).unwrap(),
+            json!("{{CITY}} is Paris")
+        );
+        assert!(references("\\{{CITY}}").is_empty());
+        // What `escape` writes reads back as itself, a backslash before
+        // braces too.
+        for text in [
+            "{{x}}",
+            "a {{env.HOME}} b",
+            "\\{{y}}",
+            "{{",
+            "}} {{ }}",
+            "plain",
+        ] {
+            assert_eq!(
+                fill_str(&escape(text), &c, &env).unwrap(),
+                json!(text),
+                "{text}"
+            );
+        }
         let mut names = Vec::new();
         names_in(&v, &mut names);
         assert_eq!(names, ["N", "CITY", "N", "env.HOME_TOWN", "CITY"]);

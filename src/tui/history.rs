@@ -163,15 +163,14 @@ impl Entry {
     /// Some argument was masked when it was kept (it cannot be sent again
     /// as it was).
     pub fn masked_args(&self) -> bool {
-        fn has(v: &Value) -> bool {
-            match v {
-                Value::String(s) => s == crate::telemetry::content::MASK,
-                Value::Array(a) => a.iter().any(has),
-                Value::Object(m) => m.values().any(has),
-                _ => false,
-            }
-        }
-        has(&self.args)
+        has_mask(&self.args)
+    }
+
+    /// Some value of the result was masked when it was kept (a key that
+    /// looks like a secret's: `author`, `input_tokens` too): it is not the
+    /// result the server sent.
+    pub fn masked_result(&self) -> bool {
+        self.result.as_ref().is_some_and(has_mask)
     }
 
     /// What a filter matches: server, tool, arguments and status.
@@ -284,6 +283,16 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Whether `v` holds the mask a secret was replaced with.
+fn has_mask(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s == crate::telemetry::content::MASK,
+        Value::Array(a) => a.iter().any(has_mask),
+        Value::Object(m) => m.values().any(has_mask),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

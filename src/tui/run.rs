@@ -673,14 +673,15 @@ fn reload_changed(
 /// The folder test suites are looked for in, and relative suite paths
 /// taken from: the config file's, else the current one (the demo).
 fn suite_base(config: &Config) -> std::path::PathBuf {
-    config
+    let base = config
         .path
         .as_deref()
         .and_then(std::path::Path::parent)
         .filter(|p| !p.as_os_str().is_empty())
         .map(std::path::Path::to_path_buf)
         .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_else(|| ".".into())
+        .unwrap_or_else(|| ".".into());
+    std::path::absolute(&base).unwrap_or(base)
 }
 
 /// SIGTERM to a child that has not ended when this is dropped (the TUI
@@ -709,14 +710,17 @@ async fn run_suite(
 ) -> Result<serde_json::Value, String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot find mcpdeck's own program to run the suite: {e}"))?;
+    // Both paths whole: the child runs in `base`, and `--config
+    // conf/x.toml` given to the TUI is relative to where it started.
+    let whole = |p: &std::path::Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let mut cmd = tokio::process::Command::new(exe);
     match config {
-        Some(p) => cmd.arg("--config").arg(p),
+        Some(p) => cmd.arg("--config").arg(whole(&p)),
         None => cmd.arg("--demo"),
     };
     cmd.arg("test")
         .arg("--json")
-        .arg(file)
+        .arg(whole(file))
         .current_dir(base)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

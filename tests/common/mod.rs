@@ -148,7 +148,15 @@ pub fn mcpdeck(args: &[&str], max: Duration) -> Run {
 }
 
 pub fn mcpdeck_env(args: &[&str], env: &[(&str, &str)], max: Duration) -> Run {
+    mcpdeck_in(None, args, env, max)
+}
+
+/// [`mcpdeck_env`] run in `dir` (default: the test's own folder).
+pub fn mcpdeck_in(dir: Option<&Path>, args: &[&str], env: &[(&str, &str)], max: Duration) -> Run {
     let mut cmd = Command::new(mcpdeck_bin());
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

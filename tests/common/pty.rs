@@ -50,6 +50,16 @@ impl Tui {
 
     /// mcpdeck with any arguments, in `cwd` (default: the test's own).
     pub fn spawn(args: &[&str], cwd: Option<&std::path::Path>, env: &[(&str, &str)]) -> Tui {
+        Tui::spawn_bin(&super::mcpdeck_bin(), args, cwd, env)
+    }
+
+    /// The mcpdeck binary `bin` (another build of it) with any arguments.
+    pub fn spawn_bin(
+        bin: &std::path::Path,
+        args: &[&str],
+        cwd: Option<&std::path::Path>,
+        env: &[(&str, &str)],
+    ) -> Tui {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: 24,
@@ -58,7 +68,7 @@ impl Tui {
                 pixel_height: 0,
             })
             .expect("open a pty");
-        let mut cmd = CommandBuilder::new(super::mcpdeck_bin());
+        let mut cmd = CommandBuilder::new(bin);
         cmd.args(args);
         if let Some(dir) = cwd {
             cmd.cwd(dir);

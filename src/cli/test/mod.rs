@@ -70,7 +70,7 @@ pub enum Status {
     /// The step could not run: its server could not be reached, a
     /// `{{…}}` could not be filled, the request failed.
     Error,
-    /// Not run (`--fail-fast`, or `--filter`).
+    /// Not run (`--fail-fast`).
     Skipped,
 }
 
@@ -275,6 +275,13 @@ pub async fn test(config: &Config, args: &TestArgs, trace: bool) -> Outcome {
         })?;
     }
     let steps = || reports.iter().flat_map(|r| &r.steps);
+    // A login needed, then a server not reached, then a usage error:
+    // whatever the order of the files.
+    for code in [Exit::Auth, Exit::Connect, Exit::Usage] {
+        if steps().any(|s| s.exit == Some(code)) {
+            return Ok(code);
+        }
+    }
     if let Some(code) = steps().find_map(|s| s.exit) {
         return Ok(code);
     }
@@ -605,7 +612,13 @@ async fn run_step(
         }
     }
     for (name, path) in &step.capture {
-        match path.value(&root) {
+        // A path that selects nothing captures nothing (not an empty list).
+        let value = if path.select(&root).is_empty() {
+            None
+        } else {
+            path.value(&root)
+        };
+        match value {
             Some(v) => {
                 report
                     .notes

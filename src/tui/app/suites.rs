@@ -157,6 +157,12 @@ fn draft_of_entry(s: &State) -> Result<Draft, String> {
                 .into(),
         );
     }
+    if e.masked_result() {
+        return Err(
+            "its result had values masked in the history (under keys that look like secrets'): call it again (r) and save that result"
+                .into(),
+        );
+    }
     let Some(result) = &e.result else {
         return Err(match (&e.error, e.cut) {
             (_, Some(size)) => format!(
@@ -289,11 +295,27 @@ pub(super) fn pick_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool
                 p.error = Some("type a file name, or take one with ↑↓".into());
                 return true;
             }
+            if typed.starts_with('~') {
+                p.error = Some(
+                    "~ is not expanded here: give a path from the folder shown, or a whole one"
+                        .into(),
+                );
+                return true;
+            }
             let mut rel = typed.clone();
-            if matches!(p.purpose, PickFor::Add(_)) && !rel.ends_with(".toml") {
+            if !rel.ends_with(".toml") {
                 rel.push_str(crate::suite::SUFFIX);
             }
             let file = p.base.join(&rel);
+            let stem = crate::suite::stem(&file);
+            if !stem.chars().any(char::is_alphanumeric) {
+                p.error = Some(format!(
+                    "{}: give the suite a name, like tests/weather{}",
+                    crate::sanitize::one_line(&rel),
+                    crate::suite::SUFFIX
+                ));
+                return true;
+            }
             let Some(p) = s.suite_pick.take() else {
                 return true;
             };
