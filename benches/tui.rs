@@ -404,8 +404,17 @@ fn process_figures() {
         return;
     };
     let cfg = config(dir.path(), &servers);
+    // The binary users run: the release build (its link lays out the code
+    // that runs at start together: build.rs), when one is here; else this
+    // bench's own build, whose symbol names differ from the order file's.
+    let release = common::repo().join("target/release/mcpdeck");
+    let bin = if release.exists() {
+        release
+    } else {
+        common::mcpdeck_bin()
+    };
     let started = Instant::now();
-    let t = common::pty::Tui::start(&cfg);
+    let t = common::pty::Tui::spawn_bin(&bin, &["--config", &cfg], None, &[]);
     let deadline = Instant::now() + Duration::from_secs(60);
     while t.screen().matches('●').count() < 4 {
         assert!(
@@ -436,7 +445,10 @@ fn process_figures() {
         .filter_map(|h| h.join().ok())
         .max()
         .unwrap_or_default();
-    println!("4 real servers (server-everything, Python SDK 1.30 and 2.3, rmcp):");
+    println!(
+        "4 real servers (server-everything, Python SDK 1.30 and 2.3, rmcp), binary {}:",
+        bin.display()
+    );
     let mb = |kb: u64| kb as f64 / 1024.0;
     println!(
         "  mcpdeck resident: {:.1} MB (target under 10 MB): private (RssAnon) {:.1} MB, mapped from the binary and libraries (RssFile) {:.1} MB",

@@ -1,0 +1,68 @@
+//! Link settings for the release binary on x86_64 Linux with rust-lld (the
+//! default linker there since Rust 1.90): resident memory, not speed.
+//!
+//! - `--symbol-ordering-file=assets/link-order.txt`: the functions that run
+//!   while the TUI starts and idles are laid out together at the start of
+//!   `.text`. The kernel maps code 64 KB around each page that runs, so
+//!   code spread over the whole binary was mapped nearly whole (13 MB of
+//!   the TUI's 16 MB); together it is about 2 MB. `scripts/link-order.sh`
+//!   makes the file again (after a dependency, version or toolchain change
+//!   most names in it change; a name not found is skipped by the linker).
+//! - `-z pack-relative-relocs` (RELR): the relative relocations, 1.1 MB
+//!   that the loader read whole at start, packed to a few KB. Only when the
+//!   build machine's glibc supports it (2.36 and later): the binary then
+//!   needs glibc 2.36 to start (`MCPDECK_RELR=0` builds without it, for
+//!   older systems).
+//!
+//! Nothing is added with a linker the user chose (`RUSTC_LINKER`, or a
+//! linker in RUSTFLAGS), for other targets, or for debug builds; and
+//! `MCPDECK_LINK_ORDER=0` leaves the order out.
+
+use std::path::Path;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=assets/link-order.txt");
+    println!("cargo:rerun-if-env-changed=MCPDECK_LINK_ORDER");
+    println!("cargo:rerun-if-env-changed=MCPDECK_RELR");
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    if var("PROFILE") != "release" || var("TARGET") != "x86_64-unknown-linux-gnu" {
+        return;
+    }
+    if std::env::var_os("RUSTC_LINKER").is_some() {
+        return;
+    }
+    let flags = var("CARGO_ENCODED_RUSTFLAGS");
+    if flags.contains("linker") || flags.contains("fuse-ld") {
+        return;
+    }
+    let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("assets/link-order.txt");
+    if var("MCPDECK_LINK_ORDER") != "0" && order.is_file() {
+        println!(
+            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
+            order.display()
+        );
+        // Names the build does not have (a stale file) are skipped quietly.
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+    }
+    if var("MCPDECK_RELR") != "0" && glibc_has_relr() {
+        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    }
+}
+
+/// Whether the build machine's glibc knows RELR (it defines the
+/// `GLIBC_ABI_DT_RELR` version, 2.36 and later).
+fn glibc_has_relr() -> bool {
+    [
+        "/lib/x86_64-linux-gnu/libc.so.6",
+        "/usr/lib/x86_64-linux-gnu/libc.so.6",
+        "/lib64/libc.so.6",
+        "/usr/lib64/libc.so.6",
+    ]
+    .iter()
+    .find_map(|p| std::fs::read(p).ok())
+    .is_some_and(|bytes| {
+        let needle = b"GLIBC_ABI_DT_RELR";
+        bytes.windows(needle.len()).any(|w| w == needle)
+    })
+}
