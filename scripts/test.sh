@@ -174,8 +174,8 @@ step "fuzz/Cargo.lock in sync (cargo metadata --locked)"
 cargo metadata --locked --offline --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null \
     || die "fuzz/Cargo.lock does not resolve offline with --locked (out of date with Cargo.toml?): see docs/development.md#fuzzing for the command that brings it along"
 
-step "import circles (scripts/module-cycles mcp cli)"
-python3 scripts/module-cycles mcp cli
+step "import circles (scripts/module-cycles mcp cli suite)"
+python3 scripts/module-cycles mcp cli suite
 
 if [[ $# -eq 0 ]]; then
     # The same tests as `cargo test --all-targets`, built once, run several

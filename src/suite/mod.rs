@@ -108,6 +108,21 @@ fn walk(dir: &Path, max: usize, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// A file name made of `s`: letters, digits, `-`, `_` and `.` kept, runs
+/// of anything else one `-`; at most 80 characters; never empty.
+pub fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_alphanumeric() || c == '_' || c == '.' {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let out: String = out.trim_matches(['-', '.']).chars().take(80).collect();
+    if out.is_empty() { "step".into() } else { out }
+}
+
 /// What a step does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -11,9 +11,8 @@ use toml_edit::{Document, Item, Key, Table, TableLike, Value};
 
 use super::expect::{Check, Expect, JsonCheck, OPERATORS, TYPES};
 use super::jsonpath;
-use super::snapshot::slug;
 use super::template;
-use super::{Kind, Step, Suite, Target};
+use super::{Kind, Step, Suite, Target, slug};
 use crate::config::{ConfigError, Diagnostic, unknown_key_message};
 
 type Result<T> = std::result::Result<T, ConfigError>;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::jsonpath::{self, json_eq};
-use super::{Step, Suite};
+use super::{Step, Suite, slug};
 
 /// Where `step`'s snapshot is kept.
 pub fn file(suite: &Suite, step: &Step) -> PathBuf {
@@ -28,21 +28,6 @@ pub fn file(suite: &Suite, step: &Step) -> PathBuf {
         .join("__snapshots__")
         .join(slug(&suite.stem()))
         .join(format!("{}.json", step.snapshot))
-}
-
-/// A file name made of `s`: letters, digits, `-`, `_` and `.` kept, runs
-/// of anything else one `-`; at most 80 characters; never empty.
-pub fn slug(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c.is_alphanumeric() || c == '_' || c == '.' {
-            out.push(c);
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    let out: String = out.trim_matches(['-', '.']).chars().take(80).collect();
-    if out.is_empty() { "step".into() } else { out }
 }
 
 /// Whether a `_meta` key names an id or a token.

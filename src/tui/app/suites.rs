@@ -239,7 +239,7 @@ pub(super) fn found(s: &mut State, purpose: PickFor, base: PathBuf, found: Vec<P
         (PickFor::Add(d), None) => found.first().cloned().unwrap_or_else(|| {
             format!(
                 "tests/{}{}",
-                crate::suite::snapshot::slug(&d.server),
+                crate::suite::slug(&d.server),
                 crate::suite::SUFFIX
             )
         }),
