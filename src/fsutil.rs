@@ -94,3 +94,39 @@ pub fn write_private_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), 
         })?;
     Ok(())
 }
+
+/// Writes `path` atomically, for files a user keeps (a test suite, its
+/// snapshots, a report): a temporary file in the same folder (made with its
+/// parents when missing), synced, then renamed over `path`. An existing
+/// file keeps its permissions; a new one gets 0644 (less the umask does not
+/// apply: it is set, as a checked-in file is).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".mcpdeck")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    let perms = match fs::metadata(path) {
+        Ok(m) => m.permissions(),
+        Err(_) => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                fs::Permissions::from_mode(0o644)
+            }
+            #[cfg(not(unix))]
+            {
+                tmp.as_file().metadata()?.permissions()
+            }
+        }
+    };
+    tmp.as_file().set_permissions(perms)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

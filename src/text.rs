@@ -238,6 +238,32 @@ pub fn split_command(line: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
+/// `text` made safe for XML text and attribute values: the five special
+/// characters escaped; tabs and line ends kept (`line_ends`) or made
+/// spaces; the characters XML 1.0 cannot hold (controls, C1, U+FFFE,
+/// U+FFFF) replaced with U+FFFD.
+pub fn escape_xml(text: &str, line_ends: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' if line_ends => out.push(c),
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if (c as u32) < 0x20
+                || matches!(c, '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}') =>
+            {
+                out.push('\u{fffd}')
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

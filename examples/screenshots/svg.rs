@@ -270,27 +270,10 @@ fn blend(a: Rgb, b: Rgb) -> Rgb {
     (mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
-/// `text` made safe for XML text and attribute values: the five special
-/// characters escaped, characters XML cannot hold replaced with U+FFFD.
+/// `text` made safe for XML text and attribute values (line ends as
+/// spaces).
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(' '),
-            c if (c as u32) < 0x20
-                || matches!(c, '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}') =>
-            {
-                out.push('\u{fffd}')
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    mcpdeck::text::escape_xml(text, false)
 }
 
 fn look(cell: &vt100::Cell, at_cursor: bool, p: &Palette) -> Look {

@@ -53,7 +53,7 @@ pub use model::{
     OAuthResource, ProtocolPin, ServerConfig, Settings, TelemetryConfig, ToolRefusal,
     TransportConfig, UnsetVariable, glob_matches, tool_refusal,
 };
-pub(crate) use parse::unknown_key_message;
+pub(crate) use parse::{syntax_message, unknown_key_message};
 
 /// The environment variable that overrides the default configuration path.
 pub const CONFIG_ENV_VAR: &str = "MCPDECK_CONFIG";

@@ -4,7 +4,6 @@
 //! written (a file that does not read is left alone); the result seen is
 //! kept as the step's snapshot, so the next `mcpdeck test` compares with it.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -196,11 +195,6 @@ pub fn save(path: &Path, draft: &Draft) -> Result<Saved, String> {
         .rev()
         .find(|s| s.kind == Kind::Call && s.name.as_deref() == Some(name.as_str()))
         .ok_or("the step did not read back; nothing was added")?;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
     let snapshot = if draft.snapshot {
         let ignore: Vec<&super::jsonpath::Path> = suite.ignore.iter().collect();
         let file = snapshot::file(&suite, step);
@@ -211,41 +205,14 @@ pub fn save(path: &Path, draft: &Draft) -> Result<Saved, String> {
     } else {
         None
     };
-    write_keeping_mode(path, dir, &text).map_err(|e| format!("cannot write {shown}: {e}"))?;
+    crate::fsutil::write_atomic(path, text.as_bytes())
+        .map_err(|e| format!("cannot write {shown}: {e}"))?;
     Ok(Saved {
         file: path.to_path_buf(),
         name,
         created,
         snapshot,
     })
-}
-
-/// Write `text` to `path` through a temporary file in `dir`, renamed over
-/// it; an existing file's permissions are kept.
-fn write_keeping_mode(path: &Path, dir: &Path, text: &str) -> std::io::Result<()> {
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".suite")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    let perms = match std::fs::metadata(path) {
-        Ok(m) => m.permissions(),
-        Err(_) => {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::Permissions::from_mode(0o644)
-            }
-            #[cfg(not(unix))]
-            {
-                tmp.as_file().metadata()?.permissions()
-            }
-        }
-    };
-    tmp.as_file().set_permissions(perms)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[cfg(test)]

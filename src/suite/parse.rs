@@ -13,7 +13,7 @@ use super::expect::{Check, Expect, JsonCheck, OPERATORS, TYPES};
 use super::jsonpath;
 use super::template;
 use super::{Kind, Step, Suite, Target, slug};
-use crate::config::{ConfigError, Diagnostic, unknown_key_message};
+use crate::config::{ConfigError, Diagnostic, syntax_message, unknown_key_message};
 
 type Result<T> = std::result::Result<T, ConfigError>;
 
@@ -63,17 +63,7 @@ pub fn load(path: &Path) -> Result<Suite> {
 /// Parse a suite's `text`, read from `path`.
 pub fn parse(text: &str, path: &Path) -> Result<Suite> {
     let p = P { source: text, path };
-    let doc = Document::parse(text).map_err(|e| {
-        let mut message = format!("invalid TOML: {}", e.message());
-        if let Some(key) = e
-            .span()
-            .filter(|_| e.message() == "duplicate key")
-            .and_then(|s| text.get(s))
-        {
-            message.push_str(&format!(" `{key}`"));
-        }
-        p.err(e.span(), message)
-    })?;
+    let doc = Document::parse(text).map_err(|e| p.err(e.span(), syntax_message(text, &e)))?;
     p.suite(doc.as_table())
 }
 

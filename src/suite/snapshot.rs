@@ -11,7 +11,6 @@
 //! - objects' keys are sorted, so a server that reorders them does not
 //!   change the snapshot.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -139,26 +138,9 @@ pub fn compare(path: &Path, actual: &Value) -> Compared {
     }
 }
 
-/// Write `actual` to `path` (its folders made), atomically: a temporary
-/// file in the same folder, renamed over it.
+/// Write `actual` to `path` (its folders made), atomically.
 pub fn write(path: &Path, actual: &Value) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".snapshot")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    tmp.write_all(text(actual).as_bytes())?;
-    tmp.as_file().sync_all()?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // A snapshot is checked in like any source file.
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    crate::fsutil::write_atomic(path, text(actual).as_bytes())
 }
 
 #[cfg(test)]

@@ -3,33 +3,14 @@
 //! Jenkins and others read: `<testsuites>`, a `<testsuite>` a file, a
 //! `<testcase>` a step with `<failure>`, `<error>` or `<skipped>`.
 
-use std::io::Write;
 use std::path::Path;
 
 use super::report::diff_lines_plain;
 use super::{Status, SuiteReport};
 
-/// Text made safe for XML 1.0: the five special characters escaped, and
-/// the characters XML cannot hold at all (controls but tab and line ends,
-/// lone surrogates cannot occur in a `str`, U+FFFE/U+FFFF) written as
-/// `\u{…}`.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
+/// Text made safe for XML 1.0, line ends kept.
+fn escape(s: &str) -> String {
+    crate::text::escape_xml(s, true)
 }
 
 fn secs(d: std::time::Duration) -> String {
@@ -108,25 +89,9 @@ pub fn render(reports: &[SuiteReport]) -> String {
     x
 }
 
-/// Write the XML of a run to `path` (a temporary file beside it, renamed).
+/// Write the XML of a run to `path`, atomically.
 pub fn write(path: &Path, reports: &[SuiteReport]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".junit")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    tmp.write_all(render(reports).as_bytes())?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    crate::fsutil::write_atomic(path, render(reports).as_bytes())
 }
 
 #[cfg(test)]
@@ -139,6 +104,6 @@ mod tests {
             escape("a<b & \"c\" 'd'>"),
             "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
         );
-        assert_eq!(escape("x\u{1b}[31my\u{0}\n"), "x\\u{1b}[31my\\u{0}\n");
+        assert_eq!(escape("x\u{1b}[31my\u{0}\n"), "x\u{fffd}[31my\u{fffd}\n");
     }
 }

@@ -87,19 +87,23 @@ pub(crate) fn parse(text: &str, path: Option<&Path>, env: Env<'_>) -> Result<Con
         env,
         unset: Default::default(),
     };
-    let document = Document::parse(text).map_err(|error| {
-        let mut message = format!("invalid TOML: {}", error.message());
-        // The parser does not say which key is duplicated.
-        if let Some(key) = error
-            .span()
-            .filter(|_| error.message() == "duplicate key")
-            .and_then(|span| text.get(span))
-        {
-            message.push_str(&format!(" `{key}`"));
-        }
-        parser.error(error.span(), message)
-    })?;
+    let document = Document::parse(text)
+        .map_err(|error| parser.error(error.span(), syntax_message(text, &error)))?;
     parser.config(&document)
+}
+
+/// What a TOML syntax error says: `invalid TOML: …`, with the key a
+/// duplicate-key error is about (the parser does not name it).
+pub(crate) fn syntax_message(text: &str, error: &toml_edit::TomlError) -> String {
+    let mut message = format!("invalid TOML: {}", error.message());
+    if let Some(key) = error
+        .span()
+        .filter(|_| error.message() == "duplicate key")
+        .and_then(|span| text.get(span))
+    {
+        message.push_str(&format!(" `{key}`"));
+    }
+    message
 }
 
 /// The built-in themes `[theme] name = "…"` picks: each a `[theme]` table

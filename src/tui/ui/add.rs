@@ -68,18 +68,7 @@ pub(super) fn render_roots(s: &State, f: &mut Frame, area: Rect) {
     let Some(e) = &s.roots_edit else { return };
     let width = area.width.min(76);
     let inner = width.saturating_sub(2) as usize;
-    let value = clean(&e.line);
-    let n = value.chars().count();
-    let shown = if n + 1 > inner {
-        let tail: String = value.chars().skip(n + 2 - inner).collect();
-        format!("…{tail}")
-    } else {
-        value
-    };
-    let mut lines = vec![Line::from(Span::styled(
-        format!("{shown}▏"),
-        Role::Selected.style(),
-    ))];
+    let mut lines = vec![input_line(&e.line, inner)];
     let now = if e.inherits {
         let global = &s.settings.roots;
         if global.is_empty() {

@@ -67,13 +67,7 @@ pub(super) fn render_history(s: &State, f: &mut Frame, area: Rect) {
             Span::raw(args),
         ];
         if k == sel {
-            spans = spans
-                .into_iter()
-                .map(|sp| {
-                    let style = sp.style.patch(Role::Selected.style());
-                    Span::styled(sp.content, style)
-                })
-                .collect();
+            spans = selected_row(spans);
         }
         lines.push(Line::from(spans));
     }

@@ -191,6 +191,31 @@ pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     }
 }
 
+/// A one-line text field with its cursor at the end, the end of a long
+/// value kept in view (`…` in front), in `inner` columns.
+pub(super) fn input_line(value: &str, inner: usize) -> Line<'static> {
+    let value = clean(value);
+    let n = value.chars().count();
+    let shown = if n + 1 > inner {
+        let tail: String = value.chars().skip(n + 2 - inner.min(n + 1)).collect();
+        format!("…{tail}")
+    } else {
+        value
+    };
+    Line::from(Span::styled(format!("{shown}▏"), Role::Selected.style()))
+}
+
+/// A list row's spans drawn as the selected row.
+pub(super) fn selected_row(spans: Vec<Span<'static>>) -> Vec<Span<'static>> {
+    spans
+        .into_iter()
+        .map(|sp| {
+            let style = sp.style.patch(Role::Selected.style());
+            Span::styled(sp.content, style)
+        })
+        .collect()
+}
+
 /// A bordered box over the middle of the screen.
 pub(super) fn popup(f: &mut Frame, area: Rect, width: u16, title: &str, lines: Vec<Line>) {
     let rect = centered(area, width, lines.len() as u16 + 2);

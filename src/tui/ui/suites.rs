@@ -17,18 +17,7 @@ pub(super) fn render_pick(s: &State, f: &mut Frame, area: Rect) {
     let Some(p) = &s.suite_pick else { return };
     let width = area.width.min(90);
     let inner = width.saturating_sub(2) as usize;
-    let value = clean(&p.line);
-    let n = value.chars().count();
-    let shown = if n + 1 > inner {
-        let tail: String = value.chars().skip(n + 2 - inner).collect();
-        format!("…{tail}")
-    } else {
-        value
-    };
-    let mut lines = vec![Line::from(Span::styled(
-        format!("{shown}▏"),
-        Role::Selected.style(),
-    ))];
+    let mut lines = vec![input_line(&p.line, inner)];
     let base = clean(&p.base.display().to_string());
     lines.push(Line::styled(
         fit_end(&format!("  in {base}"), inner),
@@ -190,13 +179,7 @@ pub(super) fn render_tests(s: &State, f: &mut Frame, area: Rect) {
                 Span::styled(rest, Role::Muted.style()),
             ];
             if i == v.sel {
-                spans = spans
-                    .into_iter()
-                    .map(|sp| {
-                        let style = sp.style.patch(Role::Selected.style());
-                        Span::styled(sp.content, style)
-                    })
-                    .collect();
+                spans = selected_row(spans);
             }
             lines.push(Line::from(spans));
         }
