@@ -1367,3 +1367,105 @@ fn serve_all_serves_the_others_while_a_variable_is_unset_and_a_fix_brings_it() {
     }
     agent.finish();
 }
+
+/// One raw HTTP/1.1 exchange with any method: the whole head and the body.
+fn http_raw(
+    at: &str,
+    method: &str,
+    accept: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (String, String) {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(at).expect("connect");
+    let mut req = format!(
+        "{method} /mcp HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nAccept: {accept}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).expect("write");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("read");
+    let (head, body) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
+    (head.to_string(), body.to_string())
+}
+
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}
+
+#[test]
+fn http_sessions_end_with_delete_and_event_streams_start_primed() {
+    let (_dir, config) = config_dir(&demo("a", "initialize", ""));
+    let (agent, at) = start_http(&config, &["a"], &[]);
+    let json = "application/json";
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+    .to_string();
+    let (head, body) = http_raw(&at, "POST", json, &[], &init);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    let first = header(&head, "mcp-session-id")
+        .expect("a session id")
+        .to_string();
+    let (head, _) = http_raw(&at, "POST", json, &[], &init);
+    let second = header(&head, "mcp-session-id")
+        .expect("a session id")
+        .to_string();
+    assert_ne!(first, second, "each initialize is a session of its own");
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let with = |id: &str| [("Mcp-Session-Id", id.to_string())];
+    let call = |method: &str, id: &str, body: &str| {
+        let h = with(id);
+        let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        http_raw(&at, method, json, &h, body)
+    };
+    let (head, body) = call("POST", &first, ping);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    // DELETE ends it: the id is 404 from then on, the other session lives.
+    let (head, _) = call("DELETE", &first, "");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let (head, body) = call("POST", &first, ping);
+    assert!(head.starts_with("HTTP/1.1 404"), "{head}\n{body}");
+    assert!(body.contains("initialize again"), "{body}");
+    let (head, _) = call("DELETE", &first, "");
+    assert!(head.starts_with("HTTP/1.1 404"), "{head}");
+    let (head, _) = call("POST", &second, ping);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let (head, body) = http_raw(&at, "DELETE", json, &[], "");
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    assert!(body.contains("Mcp-Session-Id"), "{body}");
+    let (head, _) = call("POST", "not-a-session", ping);
+    assert!(head.starts_with("HTTP/1.1 404"), "{head}");
+    // An answer as an event stream: a priming event (an id, retry, no
+    // data) first, then the answer with an id of its own.
+    let (head, body) = http_raw(
+        &at,
+        "POST",
+        "application/json, text/event-stream",
+        &[],
+        ping,
+    );
+    assert!(head.contains("text/event-stream"), "{head}");
+    let events: Vec<&str> = body.split("\n\n").filter(|e| !e.is_empty()).collect();
+    assert_eq!(events.len(), 2, "{body:?}");
+    let priming: Vec<&str> = events[0].lines().collect();
+    assert!(priming[0].starts_with("id: "), "{body:?}");
+    assert_eq!(&priming[1..], ["retry: 1000", "data:"], "{body:?}");
+    let answer: Vec<&str> = events[1].lines().collect();
+    assert!(
+        answer[0].starts_with("id: ") && answer[0] != priming[0],
+        "{body:?}"
+    );
+    assert!(
+        answer[2].starts_with("data: {") && answer[2].contains("\"id\":2"),
+        "{body:?}"
+    );
+    drop(agent);
+}

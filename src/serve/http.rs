@@ -8,7 +8,12 @@
 //! - POST a notification or a response: 202.
 //! - GET (with `Accept: text/event-stream`): a stream of what mcpdeck sends
 //!   the agent on its own (list changes, log messages, server requests).
-//! - DELETE: 200 (there is nothing to forget).
+//! - DELETE with `Mcp-Session-Id`: ends that session (200); the id then
+//!   gets 404, as does a session idle for [`SESSION_IDLE`]. A new
+//!   `initialize` gets a new session. (What serve keeps for its agents is
+//!   not yet kept apart per session.)
+//! - Every event stream starts with a priming event (an id, `retry`, no
+//!   data) and gives each event an id.
 //!
 //! Several agents may use one serve at a time: each POSTed request is
 //! given an id of serve's own (`mcpdeck-http-N`) on its way in, and its
@@ -39,6 +44,13 @@ const MAX_HEAD: usize = 64 * 1024;
 const MAX_BODY: usize = 64 * 1024 * 1024;
 /// How long a client may take to send its request.
 const READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// A session unused this long is gone (its id gets 404).
+pub const SESSION_IDLE: Duration = Duration::from_secs(3600);
+/// The most sessions kept at once; past it the least recently used goes.
+const MAX_SESSIONS: usize = 1024;
+/// The `retry` (milliseconds) an event stream asks a client to wait
+/// before it reconnects.
+const RETRY_MS: u64 = 1000;
 
 type Lines = mpsc::UnboundedSender<Result<String, String>>;
 
@@ -62,7 +74,11 @@ struct Guard {
     /// Required bearer token (`--allow-remote`).
     token: Option<String>,
     remote: bool,
-    session: String,
+    /// The live sessions (`Mcp-Session-Id`), each with when it was last
+    /// used.
+    sessions: std::sync::Mutex<HashMap<String, std::time::Instant>>,
+    /// The ids of the events on every stream (one count for all).
+    next_event: std::sync::atomic::AtomicU64,
     /// Serve's own ids for the agents' requests.
     next_id: std::sync::atomic::AtomicU64,
     /// The agent's id (its JSON text) → serve's id, for
@@ -116,7 +132,8 @@ pub(super) async fn start(
     let guard = Arc::new(Guard {
         token,
         remote: allow_remote,
-        session: random_hex(16)?,
+        sessions: std::sync::Mutex::new(HashMap::new()),
+        next_event: std::sync::atomic::AtomicU64::new(0),
         next_id: std::sync::atomic::AtomicU64::new(0),
         ids: std::sync::Mutex::new(HashMap::new()),
     });
@@ -277,6 +294,77 @@ fn rpc_error(code: i64, message: &str) -> String {
         .to_string()
 }
 
+impl Guard {
+    /// A new session, kept as used now; the oldest goes past
+    /// [`MAX_SESSIONS`].
+    fn open_session(&self) -> Option<String> {
+        let id = random_hex(16).ok()?;
+        let now = std::time::Instant::now();
+        let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|_, used| now.duration_since(*used) < SESSION_IDLE);
+        if all.len() >= MAX_SESSIONS
+            && let Some(oldest) = all
+                .iter()
+                .min_by_key(|(_, used)| **used)
+                .map(|(k, _)| k.clone())
+        {
+            all.remove(&oldest);
+        }
+        all.insert(id.clone(), now);
+        Some(id)
+    }
+
+    /// Whether `id` is a live session (it counts as used now); an idle one
+    /// is dropped.
+    fn touch_session(&self, id: &str) -> bool {
+        let now = std::time::Instant::now();
+        let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        match all.get_mut(id) {
+            Some(used) if now.duration_since(*used) < SESSION_IDLE => {
+                *used = now;
+                true
+            }
+            Some(_) => {
+                all.remove(id);
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// End session `id`; false when there was none.
+    fn end_session(&self, id: &str) -> bool {
+        let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        all.remove(id).is_some()
+    }
+
+    /// The next event id.
+    fn event_id(&self) -> u64 {
+        self.next_event
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// The head of an event stream's answer, with `extra` headers.
+fn sse_head(extra: &[(&str, &str)]) -> String {
+    let mut start = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n".to_string();
+    for (k, v) in extra {
+        start.push_str(&format!("{k}: {v}\r\n"));
+    }
+    start.push_str("\r\n");
+    start
+}
+
+/// The priming event a stream starts with: an id and `retry`, no message.
+fn sse_priming(id: u64) -> String {
+    format!("id: {id}\nretry: {RETRY_MS}\ndata:\n\n")
+}
+
+/// One message as an event, with its id.
+fn sse_event(id: u64, line: &str) -> String {
+    format!("id: {id}\nevent: message\ndata: {line}\n\n")
+}
+
 /// Whether the `Origin` may call: a loopback host, or (remote) the host
 /// the request was sent to.
 fn origin_ok(head: &Head, remote: bool) -> bool {
@@ -354,21 +442,61 @@ async fn connection(
     let sse = head
         .header("accept")
         .is_some_and(|a| a.contains("text/event-stream"));
+    // A session named must be live: an ended or idle one is 404, and the
+    // agent initializes again.
+    let session = head.header("mcp-session-id").map(str::to_string);
+    if let Some(id) = &session
+        && !guard.touch_session(id)
+    {
+        let body = rpc_error(
+            -32001,
+            "no such session (it ended, or was idle too long): initialize again",
+        );
+        respond(
+            &mut stream,
+            "404 Not Found",
+            &[("Content-Type", "application/json")],
+            &body,
+        )
+        .await;
+        return None;
+    }
     match head.method.as_str() {
         "POST" => {}
         "GET" if sse => {
             let (tx, mut rx) = mpsc::unbounded_channel();
             let _ = routes.send(Route::Stream(tx));
-            let start = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
-            stream.write_all(start.as_bytes()).await.ok()?;
+            stream.write_all(sse_head(&[]).as_bytes()).await.ok()?;
+            stream
+                .write_all(sse_priming(guard.event_id()).as_bytes())
+                .await
+                .ok()?;
             while let Some(line) = rx.recv().await {
-                let event = format!("event: message\ndata: {line}\n\n");
+                let event = sse_event(guard.event_id(), &line);
                 stream.write_all(event.as_bytes()).await.ok()?;
             }
             return Some(());
         }
         "DELETE" => {
-            respond(&mut stream, "200 OK", &[], "").await;
+            match &session {
+                // Checked live above.
+                Some(id) if guard.end_session(id) => {
+                    respond(&mut stream, "200 OK", &[], "").await;
+                }
+                _ => {
+                    let body = rpc_error(
+                        -32600,
+                        "DELETE names the session to end with Mcp-Session-Id",
+                    );
+                    respond(
+                        &mut stream,
+                        "400 Bad Request",
+                        &[("Content-Type", "application/json")],
+                        &body,
+                    )
+                    .await;
+                }
+            }
             return Some(());
         }
         _ => {
@@ -477,17 +605,24 @@ async fn connection(
         })
         .ok()?;
     lines.send(Ok(text)).ok()?;
-    let session = [("Mcp-Session-Id", guard.session.as_str())];
-    let extra: &[(&str, &str)] = if initialize { &session } else { &[] };
+    let new_session = if initialize {
+        guard.open_session()
+    } else {
+        None
+    };
+    let session_header = new_session.as_deref().map(|id| [("Mcp-Session-Id", id)]);
+    let extra: &[(&str, &str)] = match &session_header {
+        Some(h) => h,
+        None => &[],
+    };
     let (mut read, mut write) = stream.into_split();
     let mut closed = [0u8; 1];
     if sse {
-        let mut start = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n".to_string();
-        for (k, v) in extra {
-            start.push_str(&format!("{k}: {v}\r\n"));
-        }
-        start.push_str("\r\n");
-        write.write_all(start.as_bytes()).await.ok()?;
+        write.write_all(sse_head(extra).as_bytes()).await.ok()?;
+        write
+            .write_all(sse_priming(guard.event_id()).as_bytes())
+            .await
+            .ok()?;
     }
     loop {
         tokio::select! {
@@ -505,7 +640,7 @@ async fn connection(
                     line
                 };
                 if sse {
-                    let event = format!("event: message\ndata: {line}\n\n");
+                    let event = sse_event(guard.event_id(), &line);
                     write.write_all(event.as_bytes()).await.ok()?;
                     if done {
                         let _ = write.shutdown().await;
@@ -557,6 +692,42 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
         }
+    }
+
+    fn guard() -> Guard {
+        Guard {
+            token: None,
+            remote: false,
+            sessions: std::sync::Mutex::new(HashMap::new()),
+            next_event: std::sync::atomic::AtomicU64::new(0),
+            next_id: std::sync::atomic::AtomicU64::new(0),
+            ids: std::sync::Mutex::new(HashMap::new()),
+        }
+    }
+
+    #[test]
+    fn sessions_open_live_and_end_and_the_oldest_goes_first() {
+        let g = guard();
+        let a = g.open_session().unwrap();
+        let b = g.open_session().unwrap();
+        assert_ne!(a, b);
+        assert!(g.touch_session(&a) && g.touch_session(&b));
+        assert!(g.end_session(&a));
+        assert!(!g.touch_session(&a) && !g.end_session(&a));
+        // An idle one is gone when next named.
+        g.sessions.lock().unwrap().insert(
+            "old".into(),
+            std::time::Instant::now() - SESSION_IDLE - Duration::from_secs(1),
+        );
+        assert!(!g.touch_session("old"));
+        assert!(!g.sessions.lock().unwrap().contains_key("old"));
+        // Past the bound, the least recently used goes.
+        for _ in 0..MAX_SESSIONS {
+            g.open_session().unwrap();
+        }
+        assert_eq!(g.sessions.lock().unwrap().len(), MAX_SESSIONS);
+        assert!(!g.touch_session(&b), "the oldest was dropped");
+        assert_eq!(sse_priming(7), "id: 7\nretry: 1000\ndata:\n\n");
     }
 
     #[test]
