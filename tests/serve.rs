@@ -1467,5 +1467,42 @@ fn http_sessions_end_with_delete_and_event_streams_start_primed() {
         answer[2].starts_with("data: {") && answer[2].contains("\"id\":2"),
         "{body:?}"
     );
+    // The stateless era's front door: a request without its `_meta` is
+    // 400 with -32602, a method the era removed 404 with -32601.
+    let modern = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/list"),
+    ];
+    let (head, body) = http_raw(
+        &at,
+        "POST",
+        json,
+        &modern,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}"#,
+    );
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}\n{body}");
+    assert!(
+        body.contains("-32602") && body.contains("\"id\":3"),
+        "{body}"
+    );
+    let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let ping = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"ping","params":{{"_meta":{meta}}}}}"#);
+    let (head, body) = http_raw(
+        &at,
+        "POST",
+        json,
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "ping"),
+        ],
+        &ping,
+    );
+    assert!(head.starts_with("HTTP/1.1 404"), "{head}\n{body}");
+    assert!(body.contains("-32601"), "{body}");
+    let list =
+        format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{{"_meta":{meta}}}}}"#);
+    let (head, body) = http_raw(&at, "POST", json, &modern, &list);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    assert!(body.contains("\"echo\""), "{body}");
     drop(agent);
 }

@@ -365,6 +365,192 @@ fn sse_event(id: u64, line: &str) -> String {
     format!("id: {id}\nevent: message\ndata: {line}\n\n")
 }
 
+/// What the stateless era's front door refuses: an HTTP status and the
+/// JSON-RPC error (code, message, data).
+#[derive(Debug, PartialEq)]
+struct Refusal {
+    status: &'static str,
+    code: i64,
+    message: String,
+    data: Option<Value>,
+}
+
+impl Refusal {
+    fn new(status: &'static str, code: i64, message: impl Into<String>) -> Refusal {
+        Refusal {
+            status,
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+}
+
+/// The methods the stateless era has no more (a stateless request for
+/// them is refused as unknown).
+const REMOVED_IN_STATELESS: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// A standard header's value: `=?base64?…?=` decoded.
+fn header_value(raw: &str) -> Option<String> {
+    match raw
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
+        Some(b64) => {
+            use base64::Engine as _;
+            let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(raw.to_string()),
+    }
+}
+
+/// The 2026-07-28 rules for a request that came over HTTP (the front
+/// door checks them before serve sees it): the `MCP-Protocol-Version`
+/// header and `_meta`'s version agree and are known, `_meta` has the
+/// client's capabilities, `Mcp-Method` (and `Mcp-Name` for a call, a read
+/// or a prompt) match the body, and the method still exists in the era.
+/// Requests of the initialize era (their version in the header, or none
+/// in `_meta`) pass as they are.
+fn stateless_check(head: &Head, frame: &Value) -> Result<(), Refusal> {
+    use crate::mcp::jsonrpc::codes;
+    use crate::mcp::types::{INITIALIZE_VERSIONS, STATELESS_VERSION};
+    let bad = "400 Bad Request";
+    let header = head.header("mcp-protocol-version");
+    let meta = frame.pointer("/params/_meta");
+    let body_version = meta
+        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Value::as_str);
+    let stateless = match (header, body_version) {
+        (Some(h), _) if h == STATELESS_VERSION => true,
+        (Some(h), _) if INITIALIZE_VERSIONS.contains(&h) => {
+            if let Some(b) = body_version.filter(|b| *b != h) {
+                return Err(Refusal::new(
+                    bad,
+                    codes::HEADER_MISMATCH,
+                    format!("MCP-Protocol-Version is {h} but _meta says {b}"),
+                ));
+            }
+            false
+        }
+        (Some(h), _) => {
+            let mut supported = vec![STATELESS_VERSION];
+            supported.extend(INITIALIZE_VERSIONS);
+            let mut r = Refusal::new(
+                bad,
+                codes::UNSUPPORTED_VERSION,
+                "Unsupported protocol version",
+            );
+            r.data = Some(serde_json::json!({"supported": supported, "requested": h}));
+            return Err(r);
+        }
+        (None, Some(_)) => {
+            return Err(Refusal::new(
+                bad,
+                codes::HEADER_MISMATCH,
+                "a request with io.modelcontextprotocol/protocolVersion in _meta must send the MCP-Protocol-Version header too",
+            ));
+        }
+        (None, None) => false,
+    };
+    let Some(method) = frame.get("method").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    if !stateless || frame.get("id").is_none() {
+        return Ok(());
+    }
+    let Some(meta) = meta.filter(|m| m.is_object()) else {
+        return Err(Refusal::new(
+            bad,
+            codes::INVALID_PARAMS,
+            "a 2026-07-28 request carries params._meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities",
+        ));
+    };
+    match body_version {
+        None => {
+            return Err(Refusal::new(
+                bad,
+                codes::INVALID_PARAMS,
+                "params._meta has no io.modelcontextprotocol/protocolVersion",
+            ));
+        }
+        Some(b) if b != STATELESS_VERSION => {
+            return Err(Refusal::new(
+                bad,
+                codes::HEADER_MISMATCH,
+                format!("MCP-Protocol-Version is {STATELESS_VERSION} but _meta says {b}"),
+            ));
+        }
+        Some(_) => {}
+    }
+    if meta
+        .get("io.modelcontextprotocol/clientCapabilities")
+        .is_none()
+    {
+        return Err(Refusal::new(
+            bad,
+            codes::INVALID_PARAMS,
+            "params._meta has no io.modelcontextprotocol/clientCapabilities ({} is enough)",
+        ));
+    }
+    match head.header("mcp-method").and_then(header_value) {
+        Some(m) if m == method => {}
+        Some(m) => {
+            return Err(Refusal::new(
+                bad,
+                codes::HEADER_MISMATCH,
+                format!("Mcp-Method is {m:?} but the request is {method}"),
+            ));
+        }
+        None => {
+            return Err(Refusal::new(
+                bad,
+                codes::HEADER_MISMATCH,
+                format!("a 2026-07-28 request sends the Mcp-Method header ({method})"),
+            ));
+        }
+    }
+    let named = match method {
+        "tools/call" | "prompts/get" => frame.pointer("/params/name"),
+        "resources/read" => frame.pointer("/params/uri"),
+        _ => None,
+    }
+    .and_then(Value::as_str);
+    if let Some(name) = named {
+        match head.header("mcp-name").and_then(header_value) {
+            Some(n) if n == name => {}
+            Some(n) => {
+                return Err(Refusal::new(
+                    bad,
+                    codes::HEADER_MISMATCH,
+                    format!("Mcp-Name is {n:?} but the request names {name:?}"),
+                ));
+            }
+            None => {
+                return Err(Refusal::new(
+                    bad,
+                    codes::HEADER_MISMATCH,
+                    format!("a 2026-07-28 {method} sends the Mcp-Name header ({name:?})"),
+                ));
+            }
+        }
+    }
+    if REMOVED_IN_STATELESS.contains(&method) {
+        return Err(Refusal::new(
+            "404 Not Found",
+            codes::METHOD_NOT_FOUND,
+            format!("{method} is not part of protocol version {STATELESS_VERSION}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Whether the `Origin` may call: a loopback host, or (remote) the host
 /// the request was sent to.
 fn origin_ok(head: &Head, remote: bool) -> bool {
@@ -549,6 +735,22 @@ async fn connection(
             return None;
         }
     };
+    if let Err(r) = stateless_check(&head, &frame) {
+        let mut error = serde_json::json!({"code": r.code, "message": r.message});
+        if let Some(d) = r.data {
+            error["data"] = d;
+        }
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": frame.get("id").cloned().unwrap_or(Value::Null), "error": error})
+            .to_string();
+        respond(
+            &mut stream,
+            r.status,
+            &[("Content-Type", "application/json")],
+            &body,
+        )
+        .await;
+        return None;
+    }
     let agents_id = frame
         .get("id")
         .filter(|_| frame.get("method").is_some())
@@ -728,6 +930,108 @@ mod tests {
         assert_eq!(g.sessions.lock().unwrap().len(), MAX_SESSIONS);
         assert!(!g.touch_session(&b), "the oldest was dropped");
         assert_eq!(sse_priming(7), "id: 7\nretry: 1000\ndata:\n\n");
+    }
+
+    #[test]
+    fn the_stateless_front_door_refuses_what_the_spec_refuses() {
+        use crate::mcp::jsonrpc::codes;
+        let modern = |method: &str, extra: &[(&str, &str)]| {
+            let mut h = vec![
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", method),
+            ];
+            h.extend_from_slice(extra);
+            head(&h)
+        };
+        let meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let call = |name: &str| {
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": name, "arguments": {}, "_meta": meta}})
+        };
+        let code = |h: &Head, f: &Value| stateless_check(h, f).err().map(|r| (r.status, r.code));
+        // Whole and right: passes; a name in base64 too.
+        assert_eq!(
+            code(
+                &modern("tools/call", &[("Mcp-Name", "echo")]),
+                &call("echo")
+            ),
+            None
+        );
+        assert_eq!(
+            code(
+                &modern("tools/call", &[("Mcp-Name", "=?base64?w6ljaG8=?=")]),
+                &call("écho")
+            ),
+            None
+        );
+        let bad = "400 Bad Request";
+        // Mcp-Name missing or another.
+        assert_eq!(
+            code(&modern("tools/call", &[]), &call("echo")),
+            Some((bad, codes::HEADER_MISMATCH))
+        );
+        assert_eq!(
+            code(
+                &modern("tools/call", &[("Mcp-Name", "other")]),
+                &call("echo")
+            ),
+            Some((bad, codes::HEADER_MISMATCH))
+        );
+        // Mcp-Method another.
+        assert_eq!(
+            code(
+                &modern("tools/list", &[("Mcp-Name", "echo")]),
+                &call("echo")
+            ),
+            Some((bad, codes::HEADER_MISMATCH))
+        );
+        // No _meta, or without capabilities: invalid params.
+        let bare =
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+        assert_eq!(
+            code(&modern("tools/list", &[]), &bare),
+            Some((bad, codes::INVALID_PARAMS))
+        );
+        let no_caps = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+        assert_eq!(
+            code(&modern("tools/list", &[]), &no_caps),
+            Some((bad, codes::INVALID_PARAMS))
+        );
+        // The header and _meta disagree, or the header is missing.
+        let old_meta = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25",
+                                 "io.modelcontextprotocol/clientCapabilities": {}}}});
+        assert_eq!(
+            code(&modern("tools/list", &[]), &old_meta),
+            Some((bad, codes::HEADER_MISMATCH))
+        );
+        let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}});
+        assert_eq!(code(&head(&[]), &list), Some((bad, codes::HEADER_MISMATCH)));
+        // A version nobody speaks: -32022 with the supported ones.
+        let r =
+            stateless_check(&head(&[("MCP-Protocol-Version", "2031-01-01")]), &list).unwrap_err();
+        assert_eq!((r.status, r.code), (bad, codes::UNSUPPORTED_VERSION));
+        assert_eq!(r.data.unwrap()["supported"][0], "2026-07-28");
+        // A method the era removed.
+        let ping = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": meta}});
+        assert_eq!(
+            code(&modern("ping", &[]), &ping),
+            Some(("404 Not Found", codes::METHOD_NOT_FOUND))
+        );
+        // The initialize era passes as it was, with or without its header.
+        let init_ping = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+        assert_eq!(code(&head(&[]), &init_ping), None);
+        assert_eq!(
+            code(&head(&[("MCP-Protocol-Version", "2025-11-25")]), &init_ping),
+            None
+        );
+        // A notification is not checked as a request.
+        let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}});
+        assert_eq!(code(&modern("notifications/cancelled", &[]), &note), None);
     }
 
     #[test]
