@@ -574,6 +574,31 @@ fn progress_and_cancellation_are_forwarded() {
 }
 
 #[test]
+fn every_progress_notification_reaches_the_agent_in_order() {
+    let (_dir, config) = config_dir(&demo("a", "initialize", ""));
+    let mut agent = Agent::start(&config, &["a"]);
+    agent.initialize("2025-11-25", json!({}));
+    // Twelve steps with no pause: the notifications come in a burst.
+    let id = agent.send(
+        "tools/call",
+        json!({"name": "slow_task", "arguments": {"steps": 12, "delay_ms": 0},
+               "_meta": {"progressToken": "burst"}}),
+    );
+    let r = agent.response(id);
+    assert!(r.get("result").is_some(), "{r}");
+    let mut seen = Vec::new();
+    while seen.len() < 12 {
+        let p = agent.wait_for("progress", |v| {
+            v["method"] == "notifications/progress" && v["params"]["progressToken"] == "burst"
+        });
+        seen.push(p["params"]["progress"].as_f64().unwrap_or(-1.0));
+    }
+    let expected: Vec<f64> = (1..=12).map(f64::from).collect();
+    assert_eq!(seen, expected, "each progress, in order, none merged");
+    agent.finish();
+}
+
+#[test]
 fn cancellation_reaches_the_server() {
     let (_dir, config) = config_dir(&demo("a", "initialize", ""));
     let mut agent = Agent::start_with(&["--trace"], &config, &["a"], &[]);

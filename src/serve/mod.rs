@@ -80,5 +80,8 @@ pub async fn run(
     trace: bool,
     config_path: Option<PathBuf>,
 ) -> Result<(), ServeError> {
+    // Each progress notification is the agent's: none is merged into the
+    // next on the way.
+    crate::mcp::manager::keep_every_progress(true);
     agent::run(config, args, trace, config_path).await
 }

@@ -237,7 +237,9 @@ pub async fn test(config: &Config, args: &TestArgs, trace: bool) -> Outcome {
             ),
         ));
     }
-    // Nothing a server asks (elicitation, sampling) waits for a person.
+    // A test runs without a person, as smoke does: a login starts by
+    // itself where the config allows that (client credentials, or a
+    // browser command it names).
     crate::mcp::auth::allow_unattended_login(true);
     let started = Instant::now();
     let stop = Arc::new(AtomicBool::new(false));

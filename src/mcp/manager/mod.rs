@@ -25,7 +25,7 @@ use crate::mcp::transport::stdio::Children;
 
 pub use model::{
     Answers, CallError, Command, Event, QUALIFIER, QualifiedTool, ServerSnapshot, ServerStatus,
-    aggregate_tools, split_qualified,
+    aggregate_tools, keep_every_progress, split_qualified,
 };
 pub use queue::{DropCounts, QueueStats};
 pub use spec::session_spec;

@@ -323,12 +323,27 @@ pub enum Event {
     },
 }
 
+/// Every progress notification is kept ([`keep_every_progress`]).
+static EVERY_PROGRESS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Keep every progress notification instead of only the latest of a
+/// token that is still queued: for `serve`, which passes each one on to
+/// its agent (the TUI and the CLI show the latest).
+pub fn keep_every_progress(keep: bool) {
+    EVERY_PROGRESS.store(keep, std::sync::atomic::Ordering::Release);
+}
+
 impl Event {
     /// The coalescing key of a notification: a progress token, a list
     /// kind, a resource's URI.
     pub(super) fn coalesce_key(method: &str, params: Option<&Value>) -> Option<String> {
         let param = |name: &str| params.and_then(|p| p.get(name));
         match method {
+            "notifications/progress"
+                if EVERY_PROGRESS.load(std::sync::atomic::Ordering::Acquire) =>
+            {
+                None
+            }
             "notifications/progress" => param("progressToken").map(|t| format!("progress {t}")),
             "notifications/tools/list_changed"
             | "notifications/resources/list_changed"
