@@ -440,8 +440,8 @@ fn stateless_check(head: &Head, frame: &Value) -> Result<(), Refusal> {
             false
         }
         (Some(h), _) => {
-            let mut supported = vec![STATELESS_VERSION];
-            supported.extend(INITIALIZE_VERSIONS);
+            // What `server/discover` says serve supports.
+            let supported = [STATELESS_VERSION];
             let mut r = Refusal::new(
                 bad,
                 codes::UNSUPPORTED_VERSION,
