@@ -16,7 +16,11 @@
 //!
 //! Nothing is added with a linker the user chose (`RUSTC_LINKER`, or a
 //! linker in RUSTFLAGS), for other targets, or for debug builds; and
-//! `MCPDECK_LINK_ORDER=0` leaves the order out.
+//! `MCPDECK_LINK_ORDER=0` leaves the order out. Each option is first tried
+//! on a one-line program linked the way this build links (a rustc built by
+//! a distribution links with the system's `cc` and GNU ld, which has no
+//! `--symbol-ordering-file`): an option the linker refuses is left out,
+//! so the build never breaks over it.
 
 use std::path::Path;
 
@@ -38,16 +42,57 @@ fn main() {
     }
     let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("assets/link-order.txt");
     if var("MCPDECK_LINK_ORDER") != "0" && order.is_file() {
-        println!(
-            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
-            order.display()
-        );
-        // Names the build does not have (a stale file) are skipped quietly.
-        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+        let args = [
+            format!("-Wl,--symbol-ordering-file={}", order.display()),
+            // Names the build does not have (a stale file) are skipped quietly.
+            "-Wl,--no-warn-symbol-ordering".to_string(),
+        ];
+        if links_with(&args) {
+            for a in args {
+                println!("cargo:rustc-link-arg-bins={a}");
+            }
+        }
     }
-    if var("MCPDECK_RELR") != "0" && glibc_has_relr() {
-        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    let relr = ["-Wl,-z,pack-relative-relocs".to_string()];
+    if var("MCPDECK_RELR") != "0" && glibc_has_relr() && links_with(&relr) {
+        println!("cargo:rustc-link-arg-bins={}", relr[0]);
     }
+}
+
+/// Whether a one-line program links with `args` the way this build links
+/// (the same rustc, target and flags).
+fn links_with(args: &[String]) -> bool {
+    let out = match std::env::var_os("OUT_DIR") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => return false,
+    };
+    let src = out.join("link_probe.rs");
+    if std::fs::write(&src, "fn main() {}\n").is_err() {
+        return false;
+    }
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let mut cmd = std::process::Command::new(rustc);
+    cmd.arg("--edition=2021")
+        .arg("--crate-type=bin")
+        .arg("--target")
+        .arg(std::env::var("TARGET").unwrap_or_default())
+        .arg("-o")
+        .arg(out.join("link_probe"))
+        .arg(&src);
+    for flag in std::env::var("CARGO_ENCODED_RUSTFLAGS")
+        .unwrap_or_default()
+        .split('\u{1f}')
+        .filter(|f| !f.is_empty())
+    {
+        cmd.arg(flag);
+    }
+    for a in args {
+        cmd.arg("-C").arg(format!("link-arg={a}"));
+    }
+    cmd.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// Whether the build machine's glibc knows RELR (it defines the

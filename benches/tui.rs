@@ -404,15 +404,14 @@ fn process_figures() {
         return;
     };
     let cfg = config(dir.path(), &servers);
-    // The binary users run: the release build (its link lays out the code
-    // that runs at start together: build.rs), when one is here; else this
-    // bench's own build, whose symbol names differ from the order file's.
-    let release = common::repo().join("target/release/mcpdeck");
-    let bin = if release.exists() {
-        release
-    } else {
-        common::mcpdeck_bin()
-    };
+    // `$MCPDECK_BENCH_BIN`: a release build to measure (the binary users
+    // run: its link lays out the code that runs at start together, with
+    // names from the release profile: build.rs). `cargo bench` writes its
+    // own build to target/release, so copy the release one elsewhere
+    // first. Else this bench's own build, whose names differ.
+    let bin = std::env::var_os("MCPDECK_BENCH_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(common::mcpdeck_bin);
     let started = Instant::now();
     let t = common::pty::Tui::spawn_bin(&bin, &["--config", &cfg], None, &[]);
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -55,7 +55,7 @@ TOML
 # would change them).
 echo "==> cargo rustc --release (symbols kept)"
 cargo rustc --release --locked --bin mcpdeck -- -C strip=none
-BIN="$ROOT/target/release/mcpdeck"
+BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/mcpdeck"
 cp "$BIN" "$WORK/mcpdeck"
 
 echo "==> the TUI under callgrind, four servers"

@@ -1468,13 +1468,35 @@ fn http_sessions_end_with_delete_and_event_streams_start_primed() {
     assert!(body.contains("Mcp-Session-Id"), "{body}");
     let (head, _) = call("POST", "not-a-session", ping);
     assert!(head.starts_with("HTTP/1.1 404"), "{head}");
-    // An answer as an event stream: a priming event (an id, retry, no
-    // data) first, then the answer with an id of its own.
+    // An answer as an event stream, for a client of 2025-11-25: a priming
+    // event (an id, retry, no data) first, then the answer with an id of
+    // its own. An older client gets the answer alone.
+    let sse = "application/json, text/event-stream";
+    let (_, old_body) = http_raw(
+        &at,
+        "POST",
+        sse,
+        &[("MCP-Protocol-Version", "2025-06-18")],
+        ping,
+    );
+    assert!(
+        old_body.starts_with("event: message\n") || old_body.starts_with("id: "),
+        "{old_body:?}"
+    );
+    assert!(
+        !old_body.contains("retry:"),
+        "no priming for 2025-06-18: {old_body:?}"
+    );
+    assert_eq!(
+        old_body.split("\n\n").filter(|e| !e.is_empty()).count(),
+        1,
+        "{old_body:?}"
+    );
     let (head, body) = http_raw(
         &at,
         "POST",
-        "application/json, text/event-stream",
-        &[],
+        sse,
+        &[("MCP-Protocol-Version", "2025-11-25")],
         ping,
     );
     assert!(head.contains("text/event-stream"), "{head}");

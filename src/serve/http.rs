@@ -9,11 +9,15 @@
 //! - GET (with `Accept: text/event-stream`): a stream of what mcpdeck sends
 //!   the agent on its own (list changes, log messages, server requests).
 //! - DELETE with `Mcp-Session-Id`: ends that session (200); the id then
-//!   gets 404, as does a session idle for [`SESSION_IDLE`]. A new
-//!   `initialize` gets a new session. (What serve keeps for its agents is
-//!   not yet kept apart per session.)
-//! - Every event stream starts with a priming event (an id, `retry`, no
-//!   data) and gives each event an id.
+//!   gets 404. A new `initialize` gets a new session. Sessions do not
+//!   expire while serve runs (clients treat a 404 as the end), and at most
+//!   [`MAX_SESSIONS`] are kept (the least recently used goes first). What
+//!   serve keeps for its agents is not yet kept apart per session. The
+//!   stateless era has no sessions: its requests' `Mcp-Session-Id` is not
+//!   looked at.
+//! - An event stream for a client of 2025-11-25 or later starts with a
+//!   priming event (an id, `retry`, no data) and gives each event an id
+//!   (older clients' parsers take an empty event for a broken message).
 //!
 //! Several agents may use one serve at a time: each POSTed request is
 //! given an id of serve's own (`mcpdeck-http-N`) on its way in, and its
@@ -44,10 +48,8 @@ const MAX_HEAD: usize = 64 * 1024;
 const MAX_BODY: usize = 64 * 1024 * 1024;
 /// How long a client may take to send its request.
 const READ_TIMEOUT: Duration = Duration::from_secs(30);
-/// A session unused this long is gone (its id gets 404).
-pub const SESSION_IDLE: Duration = Duration::from_secs(3600);
 /// The most sessions kept at once; past it the least recently used goes.
-const MAX_SESSIONS: usize = 1024;
+const MAX_SESSIONS: usize = 10_000;
 /// The `retry` (milliseconds) an event stream asks a client to wait
 /// before it reconnects.
 const RETRY_MS: u64 = 1000;
@@ -301,7 +303,6 @@ impl Guard {
         let id = random_hex(16).ok()?;
         let now = std::time::Instant::now();
         let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        all.retain(|_, used| now.duration_since(*used) < SESSION_IDLE);
         if all.len() >= MAX_SESSIONS
             && let Some(oldest) = all
                 .iter()
@@ -314,19 +315,13 @@ impl Guard {
         Some(id)
     }
 
-    /// Whether `id` is a live session (it counts as used now); an idle one
-    /// is dropped.
+    /// Whether `id` is a live session (it counts as used now).
     fn touch_session(&self, id: &str) -> bool {
-        let now = std::time::Instant::now();
         let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
         match all.get_mut(id) {
-            Some(used) if now.duration_since(*used) < SESSION_IDLE => {
-                *used = now;
+            Some(used) => {
+                *used = std::time::Instant::now();
                 true
-            }
-            Some(_) => {
-                all.remove(id);
-                false
             }
             None => false,
         }
@@ -353,6 +348,12 @@ fn sse_head(extra: &[(&str, &str)]) -> String {
     }
     start.push_str("\r\n");
     start
+}
+
+/// Whether a client of protocol `version` takes a priming event (those
+/// of 2025-11-25 and later: the revision that brought it).
+fn primes(version: Option<&str>) -> bool {
+    version.is_some_and(|v| v >= "2025-11-25")
 }
 
 /// The priming event a stream starts with: an id and `retry`, no message.
@@ -394,6 +395,25 @@ const REMOVED_IN_STATELESS: &[&str] = &[
     "logging/setLevel",
     "resources/subscribe",
     "resources/unsubscribe",
+];
+
+/// The requests serve answers in the stateless era (the agent's
+/// dispatch in `agent.rs`): any other is 404 at the door.
+const STATELESS_METHODS: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "tools/call",
+    "prompts/get",
+    "resources/read",
+    "completion/complete",
+    "tasks/get",
+    "tasks/result",
+    "tasks/cancel",
+    "tasks/list",
+    "subscriptions/listen",
 ];
 
 /// A standard header's value: `=?base64?…?=` decoded.
@@ -548,6 +568,13 @@ fn stateless_check(head: &Head, frame: &Value) -> Result<(), Refusal> {
             format!("{method} is not part of protocol version {STATELESS_VERSION}"),
         ));
     }
+    if !STATELESS_METHODS.contains(&method) {
+        return Err(Refusal::new(
+            "404 Not Found",
+            codes::METHOD_NOT_FOUND,
+            format!("mcpdeck serve does not offer {method}"),
+        ));
+    }
     Ok(())
 }
 
@@ -628,16 +655,18 @@ async fn connection(
     let sse = head
         .header("accept")
         .is_some_and(|a| a.contains("text/event-stream"));
-    // A session named must be live: an ended or idle one is 404, and the
-    // agent initializes again.
-    let session = head.header("mcp-session-id").map(str::to_string);
+    // A session named must be live: an ended one is 404, and the agent
+    // initializes again. The stateless era has no sessions.
+    let stateless =
+        head.header("mcp-protocol-version") == Some(crate::mcp::types::STATELESS_VERSION);
+    let session = head
+        .header("mcp-session-id")
+        .filter(|_| !stateless)
+        .map(str::to_string);
     if let Some(id) = &session
         && !guard.touch_session(id)
     {
-        let body = rpc_error(
-            -32001,
-            "no such session (it ended, or was idle too long): initialize again",
-        );
+        let body = rpc_error(-32001, "no such session (it ended): initialize again");
         respond(
             &mut stream,
             "404 Not Found",
@@ -653,10 +682,12 @@ async fn connection(
             let (tx, mut rx) = mpsc::unbounded_channel();
             let _ = routes.send(Route::Stream(tx));
             stream.write_all(sse_head(&[]).as_bytes()).await.ok()?;
-            stream
-                .write_all(sse_priming(guard.event_id()).as_bytes())
-                .await
-                .ok()?;
+            if primes(head.header("mcp-protocol-version")) {
+                stream
+                    .write_all(sse_priming(guard.event_id()).as_bytes())
+                    .await
+                    .ok()?;
+            }
             while let Some(line) = rx.recv().await {
                 let event = sse_event(guard.event_id(), &line);
                 stream.write_all(event.as_bytes()).await.ok()?;
@@ -776,6 +807,18 @@ async fn connection(
         return Some(());
     };
     let initialize = frame.get("method").and_then(Value::as_str) == Some("initialize");
+    // The client's protocol version: its header, or what it asks for in
+    // `initialize` (which comes before any header).
+    let version = head
+        .header("mcp-protocol-version")
+        .map(str::to_string)
+        .or_else(|| {
+            frame
+                .pointer("/params/protocolVersion")
+                .and_then(Value::as_str)
+                .filter(|_| initialize)
+                .map(str::to_string)
+        });
     // Serve's own id for it, so that agents' ids never meet.
     let n = guard
         .next_id
@@ -821,10 +864,12 @@ async fn connection(
     let mut closed = [0u8; 1];
     if sse {
         write.write_all(sse_head(extra).as_bytes()).await.ok()?;
-        write
-            .write_all(sse_priming(guard.event_id()).as_bytes())
-            .await
-            .ok()?;
+        if primes(version.as_deref()) {
+            write
+                .write_all(sse_priming(guard.event_id()).as_bytes())
+                .await
+                .ok()?;
+        }
     }
     loop {
         tokio::select! {
@@ -916,13 +961,6 @@ mod tests {
         assert!(g.touch_session(&a) && g.touch_session(&b));
         assert!(g.end_session(&a));
         assert!(!g.touch_session(&a) && !g.end_session(&a));
-        // An idle one is gone when next named.
-        g.sessions.lock().unwrap().insert(
-            "old".into(),
-            std::time::Instant::now() - SESSION_IDLE - Duration::from_secs(1),
-        );
-        assert!(!g.touch_session("old"));
-        assert!(!g.sessions.lock().unwrap().contains_key("old"));
         // Past the bound, the least recently used goes.
         for _ in 0..MAX_SESSIONS {
             g.open_session().unwrap();
@@ -930,6 +968,8 @@ mod tests {
         assert_eq!(g.sessions.lock().unwrap().len(), MAX_SESSIONS);
         assert!(!g.touch_session(&b), "the oldest was dropped");
         assert_eq!(sse_priming(7), "id: 7\nretry: 1000\ndata:\n\n");
+        assert!(primes(Some("2025-11-25")) && primes(Some("2026-07-28")));
+        assert!(!primes(Some("2025-06-18")) && !primes(Some("2025-03-26")) && !primes(None));
     }
 
     #[test]
@@ -1020,6 +1060,12 @@ mod tests {
         let ping = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": meta}});
         assert_eq!(
             code(&modern("ping", &[]), &ping),
+            Some(("404 Not Found", codes::METHOD_NOT_FOUND))
+        );
+        // A method serve does not offer.
+        let other = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "foo/bar", "params": {"_meta": meta}});
+        assert_eq!(
+            code(&modern("foo/bar", &[]), &other),
             Some(("404 Not Found", codes::METHOD_NOT_FOUND))
         );
         // The initialize era passes as it was, with or without its header.

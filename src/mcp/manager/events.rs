@@ -180,21 +180,25 @@ impl super::queue::Queued for Msg {
         let Msg::Session(t) = self else {
             return Class::Critical;
         };
-        let (kind, coalesce) = match &t.event {
+        let (kind, coalesce, lazy) = match &t.event {
             SessionEvent::Notification { method, params } => (
                 Kind::Notification,
                 Event::coalesce_key(method, params.as_ref()),
+                super::model::lazy_coalesce(method),
             ),
-            SessionEvent::Stderr(_) => (Kind::Stderr, None),
+            SessionEvent::Stderr(_) => (Kind::Stderr, None, false),
             // A storm of roots/list is one "last asked" (per session).
-            SessionEvent::RootsAsked { .. } => (Kind::Notification, Some("roots asked".into())),
-            SessionEvent::Finding(_) => (Kind::Finding, None),
+            SessionEvent::RootsAsked { .. } => {
+                (Kind::Notification, Some("roots asked".into()), false)
+            }
+            SessionEvent::Finding(_) => (Kind::Finding, None, false),
             SessionEvent::Closed { .. } => return Class::Critical,
         };
         Class::Droppable {
             server: &t.server,
             kind,
             coalesce: coalesce.map(|k| format!("{} {k}", t.session)),
+            lazy,
         }
     }
 

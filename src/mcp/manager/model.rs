@@ -328,9 +328,16 @@ static EVERY_PROGRESS: std::sync::atomic::AtomicBool = std::sync::atomic::Atomic
 
 /// Keep every progress notification instead of only the latest of a
 /// token that is still queued: for `serve`, which passes each one on to
-/// its agent (the TUI and the CLI show the latest).
+/// its agent (the TUI and the CLI show the latest). Past the queue's
+/// bound the latest of a token still replaces the one queued, so that a
+/// flood of progress never pushes out other notifications.
 pub fn keep_every_progress(keep: bool) {
     EVERY_PROGRESS.store(keep, std::sync::atomic::Ordering::Release);
+}
+
+/// Whether a notification of `method` is coalesced only past the bound.
+pub(super) fn lazy_coalesce(method: &str) -> bool {
+    method == "notifications/progress" && EVERY_PROGRESS.load(std::sync::atomic::Ordering::Acquire)
 }
 
 impl Event {
@@ -339,11 +346,6 @@ impl Event {
     pub(super) fn coalesce_key(method: &str, params: Option<&Value>) -> Option<String> {
         let param = |name: &str| params.and_then(|p| p.get(name));
         match method {
-            "notifications/progress"
-                if EVERY_PROGRESS.load(std::sync::atomic::Ordering::Acquire) =>
-            {
-                None
-            }
             "notifications/progress" => param("progressToken").map(|t| format!("progress {t}")),
             "notifications/tools/list_changed"
             | "notifications/resources/list_changed"
@@ -366,16 +368,19 @@ impl super::queue::Queued for Event {
                 server,
                 kind: Kind::Notification,
                 coalesce: Event::coalesce_key(method, params.as_ref()),
+                lazy: lazy_coalesce(method),
             },
             Event::Stderr { server, .. } => Class::Droppable {
                 server,
                 kind: Kind::Stderr,
                 coalesce: None,
+                lazy: false,
             },
             Event::Finding { server, .. } => Class::Droppable {
                 server,
                 kind: Kind::Finding,
                 coalesce: None,
+                lazy: false,
             },
             _ => Class::Critical,
         }

@@ -89,11 +89,13 @@ pub enum Class<'a> {
     /// Always delivered.
     Critical,
     /// Bounded per server and kind; with a key, a newer item of the same
-    /// key replaces the queued one.
+    /// key replaces the queued one (`lazy`: only once the bound is
+    /// reached, so that until then every item is kept).
     Droppable {
         server: &'a str,
         kind: Kind,
         coalesce: Option<String>,
+        lazy: bool,
     },
 }
 
@@ -326,11 +328,14 @@ impl<T: Queued> Sender<T> {
                 server,
                 kind,
                 coalesce,
+                lazy,
             } => {
                 let server = server.to_string();
                 if let Some(key) = coalesce {
                     let k = (server, key);
-                    if let Some(&seq) = inner.keys.get(&k)
+                    let coalesce_now = !lazy || inner.full(&k.0, kind);
+                    if coalesce_now
+                        && let Some(&seq) = inner.keys.get(&k)
                         && inner.replace(seq)
                     {
                         // The newer one takes the place of the older, at
@@ -401,6 +406,13 @@ impl<T: Queued> Sender<T> {
 impl<T> Inner<T> {
     /// Whether one more droppable item of `kind` fits for `server`;
     /// if not it is counted as dropped.
+    /// Whether `server` has as many items of `kind` queued as it may.
+    fn full(&self, server: &str, kind: Kind) -> bool {
+        self.per_server
+            .get(server)
+            .is_some_and(|n| n[kind as usize] >= DROPPABLE_BOUND)
+    }
+
     fn admit(&mut self, server: &str, kind: Kind) -> bool {
         let n = match self.per_server.get_mut(server) {
             Some(n) => n,
@@ -521,6 +533,8 @@ mod tests {
         Call(u32),
         Log(&'static str, u32),
         Progress(&'static str, u32, u32),
+        /// Progress that is kept whole until the bound (serve's).
+        Every(&'static str, u32, u32),
         Dropped(String, DropCounts),
     }
 
@@ -532,11 +546,19 @@ mod tests {
                     server: s,
                     kind: Kind::Notification,
                     coalesce: None,
+                    lazy: false,
                 },
                 Ev::Progress(s, token, _) => Class::Droppable {
                     server: s,
                     kind: Kind::Notification,
                     coalesce: Some(format!("progress {token}")),
+                    lazy: false,
+                },
+                Ev::Every(s, token, _) => Class::Droppable {
+                    server: s,
+                    kind: Kind::Notification,
+                    coalesce: Some(format!("progress {token}")),
+                    lazy: true,
                 },
             }
         }
@@ -595,6 +617,21 @@ mod tests {
         // Once drained, there is room again.
         tx.send(Ev::Log("a", 1)).expect("alive");
         assert_eq!(drain(&mut rx), vec![Ev::Log("a", 1)]);
+    }
+
+    #[test]
+    fn lazy_progress_is_kept_whole_until_the_bound_then_the_latest_stands() {
+        let (tx, mut rx) = channel::<Ev>();
+        for i in 1..=600 {
+            tx.send(Ev::Every("s", 1, i)).unwrap();
+        }
+        let mut got = Vec::new();
+        while let Ok(Ev::Every(_, _, n)) = rx.try_recv() {
+            got.push(n);
+        }
+        let mut expected: Vec<u32> = (1..DROPPABLE_BOUND as u32).collect();
+        expected.push(600);
+        assert_eq!(got, expected);
     }
 
     #[test]
