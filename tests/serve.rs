@@ -1114,27 +1114,16 @@ fn start_http(config: &Path, args: &[&str], env: &[(&str, &str)]) -> (Agent, Str
     }
 }
 
-/// One raw HTTP/1.1 exchange: status line and body.
+/// One raw HTTP/1.1 POST: status line and body.
 fn http_post(at: &str, headers: &[(&str, &str)], body: &str) -> (String, String) {
-    use std::io::Read;
-    let mut s = std::net::TcpStream::connect(at).expect("connect");
-    let mut req = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
-        body.len()
+    let (head, body) = http_raw(
+        at,
+        "POST",
+        "application/json, text/event-stream",
+        headers,
+        body,
     );
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    req.push_str(body);
-    s.write_all(req.as_bytes()).expect("write");
-    let mut out = String::new();
-    s.read_to_string(&mut out).expect("read");
-    let (head, body) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
-    (
-        head.lines().next().unwrap_or_default().to_string(),
-        body.to_string(),
-    )
+    (head.lines().next().unwrap_or_default().to_string(), body)
 }
 
 #[test]

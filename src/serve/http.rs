@@ -416,6 +416,24 @@ const STATELESS_METHODS: &[&str] = &[
     "subscriptions/listen",
 ];
 
+/// A standard header (`Mcp-Method`, `Mcp-Name`) is there and says what the
+/// body says; else -32020 with 400.
+fn standard_header(head: &Head, name: &str, want: &str) -> Result<(), Refusal> {
+    match head.header(name).and_then(header_value) {
+        Some(v) if v == want => Ok(()),
+        Some(v) => Err(Refusal::new(
+            "400 Bad Request",
+            crate::mcp::jsonrpc::codes::HEADER_MISMATCH,
+            format!("{name} is {v:?} but the request says {want:?}"),
+        )),
+        None => Err(Refusal::new(
+            "400 Bad Request",
+            crate::mcp::jsonrpc::codes::HEADER_MISMATCH,
+            format!("a 2026-07-28 request sends the {name} header ({want:?})"),
+        )),
+    }
+}
+
 /// A standard header's value: `=?base64?…?=` decoded.
 fn header_value(raw: &str) -> Option<String> {
     match raw
@@ -519,23 +537,7 @@ fn stateless_check(head: &Head, frame: &Value) -> Result<(), Refusal> {
             "params._meta has no io.modelcontextprotocol/clientCapabilities ({} is enough)",
         ));
     }
-    match head.header("mcp-method").and_then(header_value) {
-        Some(m) if m == method => {}
-        Some(m) => {
-            return Err(Refusal::new(
-                bad,
-                codes::HEADER_MISMATCH,
-                format!("Mcp-Method is {m:?} but the request is {method}"),
-            ));
-        }
-        None => {
-            return Err(Refusal::new(
-                bad,
-                codes::HEADER_MISMATCH,
-                format!("a 2026-07-28 request sends the Mcp-Method header ({method})"),
-            ));
-        }
-    }
+    standard_header(head, "Mcp-Method", method)?;
     let named = match method {
         "tools/call" | "prompts/get" => frame.pointer("/params/name"),
         "resources/read" => frame.pointer("/params/uri"),
@@ -543,23 +545,7 @@ fn stateless_check(head: &Head, frame: &Value) -> Result<(), Refusal> {
     }
     .and_then(Value::as_str);
     if let Some(name) = named {
-        match head.header("mcp-name").and_then(header_value) {
-            Some(n) if n == name => {}
-            Some(n) => {
-                return Err(Refusal::new(
-                    bad,
-                    codes::HEADER_MISMATCH,
-                    format!("Mcp-Name is {n:?} but the request names {name:?}"),
-                ));
-            }
-            None => {
-                return Err(Refusal::new(
-                    bad,
-                    codes::HEADER_MISMATCH,
-                    format!("a 2026-07-28 {method} sends the Mcp-Name header ({name:?})"),
-                ));
-            }
-        }
+        standard_header(head, "Mcp-Name", name)?;
     }
     if REMOVED_IN_STATELESS.contains(&method) {
         return Err(Refusal::new(
