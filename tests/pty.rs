@@ -29,6 +29,23 @@ const CTRL_D: &str = "\x04";
 /// keys are dropped (`app::guard::GUARD`).
 const GUARD: Duration = Duration::from_millis(500);
 
+/// Once server-everything shows connected: open echo from the tools pane,
+/// type `text` between the quotes of its `{"message": ""}` skeleton, and
+/// send it.
+fn echo_on_everything(t: &mut Tui, text: &str) {
+    t.wait_for("2025-11-25", 30);
+    t.keys("\t");
+    t.wait_for("echo", 10);
+    t.keys("\r");
+    t.wait_for("Arguments · echo on everything", 10);
+    t.keys(DOWN);
+    t.keys(END);
+    t.keys(LEFT);
+    t.keys(text);
+    t.wait_for("valid against the inputSchema", 10);
+    t.keys(CTRL_S);
+}
+
 #[test]
 fn call_echo_on_server_everything_with_edited_arguments() {
     let dir = tempfile::tempdir().unwrap();
@@ -40,19 +57,7 @@ fn call_echo_on_server_everything_with_edited_arguments() {
         .display()
         .to_string();
     let mut t = Tui::start(&path);
-    t.wait_for("2025-11-25", 30);
-    // Tools pane, the first tool is echo; open the editor.
-    t.keys("\t");
-    t.wait_for("echo", 10);
-    t.keys("\r");
-    t.wait_for("Arguments · echo on everything", 10);
-    // The skeleton is {"message": ""}: type between the quotes.
-    t.keys(DOWN);
-    t.keys(END);
-    t.keys(LEFT);
-    t.keys("hello from a pty");
-    t.wait_for("valid against the inputSchema", 10);
-    t.keys(CTRL_S);
+    echo_on_everything(&mut t, "hello from a pty");
     let s = t.wait_for("Echo: hello from a pty", 30);
     assert!(s.contains("Result · echo on everything"), "{s}");
     t.quit();
@@ -663,17 +668,7 @@ fn a_call_is_run_again_from_the_history_after_a_restart() {
         .to_string();
     let env = [("MCPDECK_HISTORY", history_s.as_str())];
     let mut t = Tui::start_with(&path, &env);
-    t.wait_for("2025-11-25", 30);
-    t.keys("\t");
-    t.wait_for("echo", 10);
-    t.keys("\r");
-    t.wait_for("Arguments · echo on everything", 10);
-    t.keys(DOWN);
-    t.keys(END);
-    t.keys(LEFT);
-    t.keys("kept across runs");
-    t.wait_for("valid against the inputSchema", 10);
-    t.keys(CTRL_S);
+    echo_on_everything(&mut t, "kept across runs");
     t.wait_for("Echo: kept across runs", 30);
     t.quit();
     let text = std::fs::read_to_string(&history).unwrap();
@@ -977,17 +972,7 @@ fn a_call_saved_as_a_test_step_runs_in_the_cli_and_in_the_tui() {
     // Started in the folder, with the config named relative to it (the
     // suite run by X must still find both).
     let mut t = Tui::spawn(&["--config", "config.toml"], Some(dir.path()), &[]);
-    t.wait_for("2025-11-25", 30);
-    t.keys("\t");
-    t.wait_for("echo", 10);
-    t.keys("\r");
-    t.wait_for("Arguments · echo on everything", 10);
-    t.keys(DOWN);
-    t.keys(END);
-    t.keys(LEFT);
-    t.keys("kept as a test");
-    t.wait_for("valid against the inputSchema", 10);
-    t.keys(CTRL_S);
+    echo_on_everything(&mut t, "kept as a test");
     t.wait_for("Echo: kept as a test", 30);
     // T: the picker offers a new file beside the config; Enter saves.
     t.keys("T");

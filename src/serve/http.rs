@@ -290,6 +290,17 @@ async fn respond(stream: &mut TcpStream, status: &str, headers: &[(&str, &str)],
     let _ = stream.shutdown().await;
 }
 
+/// Answer with a JSON body (a refusal's error) and close.
+async fn respond_json(stream: &mut TcpStream, status: &str, body: &str) {
+    respond(
+        stream,
+        status,
+        &[("Content-Type", "application/json")],
+        body,
+    )
+    .await;
+}
+
 /// A JSON-RPC error body (for requests refused before they reach serve).
 fn rpc_error(code: i64, message: &str) -> String {
     serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
@@ -629,13 +640,7 @@ async fn connection(
     }
     if !origin_ok(&head, guard.remote) {
         let body = rpc_error(-32000, "this Origin may not call mcpdeck serve");
-        respond(
-            &mut stream,
-            "403 Forbidden",
-            &[("Content-Type", "application/json")],
-            &body,
-        )
-        .await;
+        respond_json(&mut stream, "403 Forbidden", &body).await;
         return None;
     }
     let sse = head
@@ -653,13 +658,7 @@ async fn connection(
         && !guard.touch_session(id)
     {
         let body = rpc_error(-32001, "no such session (it ended): initialize again");
-        respond(
-            &mut stream,
-            "404 Not Found",
-            &[("Content-Type", "application/json")],
-            &body,
-        )
-        .await;
+        respond_json(&mut stream, "404 Not Found", &body).await;
         return None;
     }
     match head.method.as_str() {
@@ -691,13 +690,7 @@ async fn connection(
                         -32600,
                         "DELETE names the session to end with Mcp-Session-Id",
                     );
-                    respond(
-                        &mut stream,
-                        "400 Bad Request",
-                        &[("Content-Type", "application/json")],
-                        &body,
-                    )
-                    .await;
+                    respond_json(&mut stream, "400 Bad Request", &body).await;
                 }
             }
             return Some(());
@@ -742,13 +735,7 @@ async fn connection(
         Ok(v) => v,
         Err(e) => {
             let body = rpc_error(-32700, &format!("not JSON: {e}"));
-            respond(
-                &mut stream,
-                "400 Bad Request",
-                &[("Content-Type", "application/json")],
-                &body,
-            )
-            .await;
+            respond_json(&mut stream, "400 Bad Request", &body).await;
             return None;
         }
     };
@@ -759,13 +746,7 @@ async fn connection(
         }
         let body = serde_json::json!({"jsonrpc": "2.0", "id": frame.get("id").cloned().unwrap_or(Value::Null), "error": error})
             .to_string();
-        respond(
-            &mut stream,
-            r.status,
-            &[("Content-Type", "application/json")],
-            &body,
-        )
-        .await;
+        respond_json(&mut stream, r.status, &body).await;
         return None;
     }
     let agents_id = frame
