@@ -516,6 +516,12 @@ fn stateless_listen_gets_list_changed() {
         ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         listen
     );
+    // The honored filter is echoed under `notifications`, as the SDKs do.
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true}),
+        "{ack}"
+    );
     rewrite(&config, &demo("a", "dual", "allow_tools = [\"add\"]"));
     let changed = agent.notification("notifications/tools/list_changed");
     assert_eq!(
@@ -1012,7 +1018,13 @@ fn py_server(name: &str) -> String {
 
 #[test]
 fn logging_and_resource_updates_are_forwarded_with_mapped_names() {
-    let (_dir, config) = config_dir(&(py_server("py") + &demo("d", "initialize", "")));
+    // The Python server declares resource subscriptions in the stateless
+    // era only: pinned there, an initialize-era agent's subscription goes
+    // as `subscriptions/listen` (by default the agent's era is spoken
+    // upstream, where this server offers none).
+    let (_dir, config) = config_dir(
+        &(py_server("py") + "protocol = \"stateless\"\n" + &demo("d", "initialize", "")),
+    );
     let mut agent = Agent::start(&config, &["py", "d"]);
     agent.initialize("2025-11-25", json!({}));
     agent.request("logging/setLevel", json!({"level": "debug"}));
@@ -1540,5 +1552,413 @@ fn http_sessions_end_with_delete_and_event_streams_start_primed() {
     let (head, body) = http_raw(&at, "POST", json, &modern, &list);
     assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
     assert!(body.contains("\"echo\""), "{body}");
+    drop(agent);
+}
+
+/// A POST whose answer is read as it comes: each SSE `data:` (or a JSON
+/// body) as a frame, until the answer to the request.
+struct Streamed {
+    frames: Receiver<Value>,
+    head: Arc<Mutex<String>>,
+}
+
+impl Streamed {
+    fn post(at: &str, headers: &[(&str, &str)], body: &str) -> Streamed {
+        let mut s = std::net::TcpStream::connect(at).expect("connect");
+        let mut req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        req.push_str(body);
+        s.write_all(req.as_bytes()).expect("write");
+        let (tx, frames) = channel();
+        let head = Arc::new(Mutex::new(String::new()));
+        let seen = head.clone();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(s);
+            let mut in_head = true;
+            let mut json = false;
+            let mut line = String::new();
+            while r.read_line(&mut line).unwrap_or(0) > 0 {
+                let l = line.trim_end().to_string();
+                line.clear();
+                if in_head {
+                    seen.lock().unwrap().push_str(&format!("{l}\n"));
+                    json |= l.eq_ignore_ascii_case("content-type: application/json");
+                    in_head = !l.is_empty();
+                    continue;
+                }
+                let data = if json {
+                    Some(l.as_str())
+                } else {
+                    l.strip_prefix("data: ")
+                };
+                if let Some(v) = data.and_then(|d| serde_json::from_str::<Value>(d).ok()) {
+                    let _ = tx.send(v);
+                }
+            }
+        });
+        Streamed { frames, head }
+    }
+
+    fn next(&self, what: &str) -> Value {
+        self.frames
+            .recv_timeout(limit(30))
+            .unwrap_or_else(|_| panic!("no {what}; head: {}", self.head.lock().unwrap()))
+    }
+}
+
+#[test]
+fn two_agents_of_different_eras_each_get_only_their_own_context() {
+    // The Python SDK server speaks both eras; its `whoami` asks for a
+    // person (elicitation) and the roots: by server requests in the
+    // initialize era, by input_required in the stateless one.
+    let (_dir, config) = config_dir(&py_server("py"));
+    let (agent, at) = start_http(&config, &["py"], &[]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {"form": {}}, "roots": {}},
+        "clientInfo": {"name": "a", "version": "0"}}})
+    .to_string();
+    let (head, body) = http_raw(&at, "POST", "application/json", &[], &init);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    let a = header(&head, "mcp-session-id")
+        .expect("a session")
+        .to_string();
+    let a_headers = [
+        ("Mcp-Session-Id", a.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let (head, _) = http_raw(
+        &at,
+        "POST",
+        "application/json",
+        &a_headers,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert!(head.starts_with("HTTP/1.1 202"), "{head}");
+
+    // Agent A (initialize era) calls whoami: the server's elicitation
+    // comes to A, on its call's stream.
+    let a_call = Streamed::post(
+        &at,
+        &a_headers,
+        r#"{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"whoami","arguments":{}}}"#,
+    );
+    let ask = loop {
+        let f = a_call.next("elicitation for agent A");
+        if f["method"] == "elicitation/create" {
+            break f;
+        }
+        assert!(f["method"].is_string(), "A's call ended early: {f}");
+    };
+
+    // Meanwhile agent B (stateless) calls whoami too: the server's
+    // input_required comes back as the server sent it (its own keys and
+    // state), and A's elicitation never reaches B.
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}, "roots": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "b", "version": "0"},
+    });
+    let b_headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "whoami"),
+    ];
+    let b_call = json!({"jsonrpc": "2.0", "id": "b-1", "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}, "_meta": meta}});
+    let (head, body) = http_raw(
+        &at,
+        "POST",
+        "application/json",
+        &b_headers,
+        &b_call.to_string(),
+    );
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    let round: Value = serde_json::from_str(&body).expect("JSON");
+    let result = &round["result"];
+    assert_eq!(result["resultType"], "input_required", "{round}");
+    let requests = result["inputRequests"].as_object().expect("inputRequests");
+    assert!(
+        requests.keys().all(|k| !k.starts_with("mcpdeck-")),
+        "the server's own keys: {round}"
+    );
+    let state = result["requestState"].as_str().unwrap_or_default();
+    assert!(
+        !state.is_empty() && !state.starts_with("mcpdeck/"),
+        "the server's own requestState: {round}"
+    );
+    // B answers each request the server made, and asks again.
+    let mut responses = serde_json::Map::new();
+    for (key, r) in requests {
+        let answer = match r["method"].as_str() {
+            Some("elicitation/create") => {
+                json!({"action": "accept", "content": {"name": "Bea", "age": 7}})
+            }
+            Some("roots/list") => json!({"roots": [{"uri": "file:///b-root/", "name": "b"}]}),
+            other => panic!("an input request of {other:?}: {round}"),
+        };
+        responses.insert(key.clone(), answer);
+    }
+    let retry = json!({"jsonrpc": "2.0", "id": "b-2", "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}, "_meta": meta,
+            "inputResponses": responses, "requestState": state}});
+    let (head, body) = http_raw(
+        &at,
+        "POST",
+        "application/json",
+        &b_headers,
+        &retry.to_string(),
+    );
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    assert!(body.contains("hello Bea (7)"), "{body}");
+    assert!(
+        body.contains("b-root"),
+        "B's own roots went upstream: {body}"
+    );
+
+    // A answers its own elicitation; its call ends with its answer.
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"],
+        "result": {"action": "accept", "content": {"name": "Al", "age": 40}}});
+    let (head, _) = http_raw(
+        &at,
+        "POST",
+        "application/json",
+        &a_headers,
+        &answer.to_string(),
+    );
+    assert!(head.starts_with("HTTP/1.1 202"), "{head}");
+    let done = loop {
+        let f = a_call.next("A's answer");
+        if f["id"] == "a-1" {
+            break f;
+        }
+        // Only A's own requests come on A's stream (roots, say).
+        assert!(f["method"].is_string(), "{f}");
+        if f["method"] == "roots/list" {
+            let roots = json!({"jsonrpc": "2.0", "id": f["id"], "result": {"roots": []}});
+            http_raw(
+                &at,
+                "POST",
+                "application/json",
+                &a_headers,
+                &roots.to_string(),
+            );
+        }
+    };
+    let text = done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("hello Al (40)"), "{done}");
+    assert!(
+        !text.contains("b-root"),
+        "B's roots never reach A's call: {done}"
+    );
+
+    // A leaves; B's next call is answered as before, nothing of A's left.
+    let (head, _) = http_raw(&at, "DELETE", "application/json", &a_headers, "");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let b_again = json!({"jsonrpc": "2.0", "id": "b-3", "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}, "_meta": meta}});
+    let (head, body) = http_raw(
+        &at,
+        "POST",
+        "application/json",
+        &b_headers,
+        &b_again.to_string(),
+    );
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    assert!(body.contains("input_required"), "{body}");
+    // A stateless agent that declares nothing is refused by the server
+    // (serve declares upstream what the agent declared: -32021, HTTP 400).
+    let bare = json!({"jsonrpc": "2.0", "id": "c-1", "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let (head, body) = http_raw(
+        &at,
+        "POST",
+        "application/json",
+        &b_headers,
+        &bare.to_string(),
+    );
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}\n{body}");
+    let refused: Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(refused["id"], "c-1", "{refused}");
+    drop(agent);
+}
+
+#[test]
+fn a_session_stream_left_mid_call_is_resumed_with_last_event_id() {
+    let (_dir, config) = config_dir(&py_server("py"));
+    let (agent, at) = start_http(&config, &["py"], &[]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "a", "version": "0"}}})
+    .to_string();
+    let (head, body) = http_raw(&at, "POST", "application/json", &[], &init);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    let sid = header(&head, "mcp-session-id")
+        .expect("a session")
+        .to_string();
+    let headers = [
+        ("Mcp-Session-Id", sid.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    http_raw(
+        &at,
+        "POST",
+        "application/json",
+        &headers,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    // A slow call (twenty progress steps, 50 ms each); the client reads
+    // the priming event and the first progress, then goes away.
+    let mut s = std::net::TcpStream::connect(&at).expect("connect");
+    let call = r#"{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"slow","arguments":{"steps":20},"_meta":{"progressToken":"p"}}}"#;
+    let req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{call}",
+        call.len()
+    );
+    s.write_all(req.as_bytes()).expect("write");
+    let mut r = BufReader::new(s.try_clone().expect("clone"));
+    let (mut last, mut progress_seen) = (String::new(), 0);
+    let mut line = String::new();
+    while progress_seen == 0 && r.read_line(&mut line).unwrap_or(0) > 0 {
+        if let Some(id) = line.trim_end().strip_prefix("id: ") {
+            last = id.to_string();
+        }
+        if line.contains("notifications/progress") {
+            progress_seen += 1;
+        }
+        line.clear();
+    }
+    assert!(
+        progress_seen == 1 && !last.is_empty(),
+        "no progress with an id"
+    );
+    s.shutdown(std::net::Shutdown::Both).ok();
+    drop(r);
+    std::thread::sleep(Duration::from_millis(300));
+
+    // Another session cannot take this stream: its Last-Event-ID is not
+    // its own (a plain GET stream, with nothing of the call).
+    let (head, _) = http_raw(&at, "POST", "application/json", &[], &init);
+    let other = header(&head, "mcp-session-id")
+        .expect("a session")
+        .to_string();
+    let mut s = std::net::TcpStream::connect(&at).expect("connect");
+    let req = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {at}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {other}\r\nMCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: {last}\r\n\r\n"
+    );
+    s.write_all(req.as_bytes()).expect("write");
+    s.set_read_timeout(Some(Duration::from_millis(1500))).ok();
+    let mut seen = String::new();
+    let _ = std::io::Read::read_to_string(&mut s, &mut seen);
+    assert!(seen.starts_with("HTTP/1.1 200"), "{seen}");
+    assert!(
+        !seen.contains("progress") && !seen.contains("slow-1"),
+        "another session's stream: {seen}"
+    );
+    // Back, with the last event id seen: the events missed, then the rest
+    // as they come, and the answer under the agent's own id.
+    let mut s = std::net::TcpStream::connect(&at).expect("connect");
+    let req = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {at}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: {last}\r\n\r\n"
+    );
+    s.write_all(req.as_bytes()).expect("write");
+    s.set_read_timeout(Some(limit(20))).ok();
+    let mut r = BufReader::new(s);
+    let mut steps = Vec::new();
+    let mut answer = None;
+    let mut ids = Vec::new();
+    while r.read_line(&mut line).unwrap_or(0) > 0 {
+        let l = line.trim_end().to_string();
+        line.clear();
+        if let Some(id) = l.strip_prefix("id: ") {
+            ids.push(id.to_string());
+        }
+        let Some(data) = l.strip_prefix("data: ") else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_str::<Value>(data) else {
+            continue;
+        };
+        if v["method"] == "notifications/progress" {
+            assert_eq!(v["params"]["progressToken"], "p", "{v}");
+            steps.push(v["params"]["progress"].as_f64().unwrap_or_default());
+        } else if v.get("id").is_some() {
+            answer = Some(v);
+            break;
+        }
+    }
+    let answer = answer.expect("the answer after the resume");
+    assert_eq!(answer["id"], "slow-1", "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("done after 20 steps")),
+        "{answer}"
+    );
+    // Every step after the first, each once, in order.
+    let want: Vec<f64> = (2..=20).map(f64::from).collect();
+    assert_eq!(steps, want, "the progress missed and the rest");
+    assert!(!ids.contains(&last), "only events after {last}: {ids:?}");
+    drop(agent);
+}
+
+#[test]
+fn an_idle_session_ends_after_session_idle() {
+    // A name no other test uses: its server processes are counted.
+    let name = format!("idle{}", std::process::id());
+    let (_dir, config) = config_dir(&demo(&name, "initialize", ""));
+    let (agent, at) = start_http(&config, &["--session-idle", "1", &name], &[]);
+    let servers = || {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
+                    let c = String::from_utf8_lossy(&c);
+                    c.contains("\0demo-server\0") && c.contains(&format!("\0{name}\0"))
+                })
+            })
+            .count()
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}})
+    .to_string();
+    let (head, _) = http_raw(&at, "POST", "application/json", &[], &init);
+    let sid = header(&head, "mcp-session-id")
+        .expect("a session")
+        .to_string();
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let with = [("Mcp-Session-Id", sid.as_str())];
+    // Used within the second: alive.
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(400));
+        let (head, _) = http_raw(&at, "POST", "application/json", &with, ping);
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    }
+    // The shared context's server and the session's own.
+    assert_eq!(servers(), 2, "one upstream process per context");
+    // Unused for over a second: ended, as after a DELETE, and its
+    // upstream server with it.
+    std::thread::sleep(Duration::from_millis(2500));
+    let (head, body) = http_raw(&at, "POST", "application/json", &with, ping);
+    assert!(head.starts_with("HTTP/1.1 404"), "{head}\n{body}");
+    let deadline = Instant::now() + limit(10);
+    while servers() > 1 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(servers(), 1, "the session's server is gone with it");
     drop(agent);
 }

@@ -644,6 +644,10 @@ pub enum ProtocolPin {
     Initialize,
     /// Exactly this version; always one of [`ProtocolPin::KNOWN_VERSIONS`].
     Version(String),
+    /// Never read from a file: `mcpdeck serve`'s choice for the servers
+    /// of an initialize-era agent (`auto` in the file). `initialize`
+    /// first; a server that refuses it is probed as with `auto`.
+    InitializeFirst,
 }
 
 impl ProtocolPin {
@@ -673,7 +677,7 @@ impl ProtocolPin {
     /// The value written in the file for this pin.
     pub fn name(&self) -> &str {
         match self {
-            Self::Auto => "auto",
+            Self::Auto | Self::InitializeFirst => "auto",
             Self::Stateless => "stateless",
             Self::Initialize => "initialize",
             Self::Version(version) => version,

@@ -75,7 +75,9 @@ pub fn server_entry(s: &ServerConfig) -> Value {
     };
     // The config excerpt that shapes the session (never a secret).
     let protocol = match &s.protocol {
-        crate::config::ProtocolPin::Auto => "auto".to_string(),
+        crate::config::ProtocolPin::Auto | crate::config::ProtocolPin::InitializeFirst => {
+            "auto".to_string()
+        }
         crate::config::ProtocolPin::Stateless => "stateless".to_string(),
         crate::config::ProtocolPin::Initialize => "initialize".to_string(),
         crate::config::ProtocolPin::Version(v) => v.clone(),

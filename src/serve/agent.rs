@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -107,6 +108,8 @@ struct Serve {
     manager: Manager,
     out: mpsc::UnboundedSender<String>,
     args: ServeArgs,
+    /// The agent spoke `initialize` first: its upstreams speak that era.
+    initialize_era: bool,
     settled: bool,
     settle_by: Instant,
     /// Requests held until the servers settle.
@@ -131,6 +134,12 @@ struct Serve {
     pin_file: Option<Watched>,
     /// A status or a list came since the agent's view was last compared.
     views_changed: bool,
+    /// The list changes servers announced whose lists have not come
+    /// again yet: (server, kind).
+    announced: Vec<(String, &'static str)>,
+    /// Kinds whose change is passed on though the agent's view is the
+    /// same (announced, and nothing changed that mcpdeck sees).
+    forced: Vec<&'static str>,
     /// The control socket (`mcpdeck serves`, the TUI's attach).
     control: Control,
     /// Tasks created through serve: the agent's task id → (server, the
@@ -187,106 +196,258 @@ pub(super) async fn run(
     } else {
         None
     };
-    let pin_file = pins.as_ref().map(|p| Watched::new(p.path().to_path_buf()));
-    // The agent's side first: a bad --http address is a usage error before
-    // any server starts.
-    let (in_tx, in_rx) = mpsc::unbounded_channel();
-    let (out, out_rx) = mpsc::unbounded_channel();
-    let io = match &args.http {
-        None => Io::stdio(in_tx, out_rx),
-        Some(addr) => Io::Http(super::http::start(addr, args.allow_remote, in_tx, out_rx).await?),
-    };
     let frames = crate::trace::frame_log(&config.settings, trace, &served);
-    let settle = config.settings.connect_timeout + config.settings.probe_timeout;
-    let (manager, events) = Manager::start_answering(
-        config.settings.clone(),
-        served.iter().map(connection).collect(),
-        frames,
-        crate::startup::CHILDREN.clone(),
-        Answers::Person,
-    );
     let transport = match &args.http {
         Some(addr) => format!("http {addr}"),
         None => "stdio".to_string(),
     };
-    let control = Control::start(config_path.clone(), transport, manager.frames().clone());
-    let mut serve = Serve {
-        state: ServeState {
-            naming,
-            servers: served.into_iter().map(Upstream::new).collect(),
-            pins,
-            calls: Default::default(),
-            last_call: 0,
-        },
-        manager,
-        out,
-        args,
-        settled: false,
-        settle_by: Instant::now() + settle,
-        held: Vec::new(),
-        next_tag: 0,
-        pending: HashMap::new(),
-        tags: HashMap::new(),
-        progress: HashMap::new(),
-        early: HashMap::new(),
-        asks: HashMap::new(),
-        next_ask: 0,
-        subs: Vec::new(),
-        listens: Vec::new(),
-        agent: AgentInfo::default(),
-        shown: None,
-        config: config_path.map(Watched::new),
-        pin_file,
-        views_changed: false,
-        control,
-        tasks: HashMap::new(),
-    };
-    let result = serve.run_loop(events, in_rx).await;
-    serve.manager.shutdown().await;
-    drop(serve);
-    match io {
+    let control = Control::start(config_path.clone(), transport, frames.clone());
+    let base = Arc::new(Base {
+        follow: control.follow(),
+        config,
+        args: args.clone(),
+        naming,
+        config_path,
+        frames,
+    });
+    let Some(addr) = &args.http else {
+        let (in_tx, mut in_rx) = mpsc::unbounded_channel();
+        let (out, out_rx) = mpsc::unbounded_channel();
+        let writer = stdio(in_tx, out_rx);
+        // The agent's first words, briefly awaited (control requests are
+        // answered meanwhile): an `initialize` gets upstream sessions in
+        // its era, declaring its capabilities.
+        let mut control = control;
+        let waiting = base.state(pins.clone());
+        let deadline = Instant::now() + FIRST_LINE_WAIT;
+        let first = loop {
+            tokio::select! {
+                line = in_rx.recv() => match line {
+                    Some(Ok(line)) if line.trim().is_empty() => continue,
+                    Some(Ok(line)) => break Some(line),
+                    Some(Err(e)) => return Err(ServeError::Io(e)),
+                    None => break None,
+                },
+                _ = tokio::time::sleep_until(deadline) => break None,
+                Some(request) = control.next() => control.answer(request, &waiting),
+            }
+        };
+        let seed = first
+            .as_deref()
+            .and_then(|l| serde_json::from_str::<Value>(l).ok())
+            .and_then(|f| Seed::of(&f));
+        let result = base.context(seed, control, pins, in_rx, out, first).await;
         // What is written goes out before the end.
-        Io::Stdio(writer) => {
-            let _ = writer.await;
-        }
-        Io::Http(task) => task.abort(),
-    }
+        let _ = writer.await;
+        return result;
+    };
+    // HTTP: the shared context (stateless requests), and one for each
+    // session, opened by its `initialize`.
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let (out, out_rx) = mpsc::unbounded_channel();
+    let main = super::http::Door::new(in_tx, out_rx);
+    let opener: super::http::Opener = {
+        let base = base.clone();
+        let pins = pins.clone();
+        Arc::new(move |params: Option<&Value>| {
+            let (in_tx, in_rx) = mpsc::unbounded_channel();
+            let (out, out_rx) = mpsc::unbounded_channel();
+            let door = super::http::Door::new(in_tx, out_rx);
+            let seed = Seed::of_initialize(params);
+            let (base, pins) = (base.clone(), pins.clone());
+            tokio::spawn(async move {
+                let control = base.follow.control();
+                if let Err(e) = base
+                    .context(Some(seed), control, pins, in_rx, out, None)
+                    .await
+                {
+                    eprintln!("mcpdeck serve: a session ended: {e}");
+                }
+            });
+            door
+        })
+    };
+    let idle = (args.session_idle > 0).then(|| Duration::from_secs(args.session_idle));
+    let task = super::http::start(addr, args.allow_remote, idle, main, opener).await?;
+    let result = base.context(None, control, pins, in_rx, out, None).await;
+    task.abort();
     result
 }
 
-/// The agent's transport: lines in (`Err`: reading failed), lines out.
-enum Io {
-    /// The writer task (the reader ends by itself at stdin's end).
-    Stdio(tokio::task::JoinHandle<()>),
-    /// The HTTP server task.
-    Http(tokio::task::JoinHandle<()>),
+/// How long a stdio serve waits for its agent's first line before it
+/// connects upstream anyway (in the era the servers prefer).
+const FIRST_LINE_WAIT: Duration = Duration::from_secs(1);
+
+/// What every context of one serve shares.
+struct Base {
+    config: Config,
+    args: ServeArgs,
+    naming: Naming,
+    config_path: Option<PathBuf>,
+    /// One frame log for every context (`--trace`, watchers).
+    frames: std::sync::Arc<crate::mcp::framelog::FrameLog>,
+    /// The control socket's watchers, for the contexts without it.
+    follow: super::control::Follow,
 }
 
-impl Io {
-    fn stdio(
-        lines: mpsc::UnboundedSender<Result<String, String>>,
-        out: mpsc::UnboundedReceiver<String>,
-    ) -> Io {
-        tokio::spawn(async move {
-            let mut input = BufReader::new(tokio::io::stdin()).lines();
-            loop {
-                match input.next_line().await {
-                    Ok(Some(line)) => {
-                        if lines.send(Ok(line)).is_err() {
-                            return;
-                        }
-                    }
-                    // The end: the loop sees the channel close.
-                    Ok(None) => return,
-                    Err(e) => {
-                        let _ = lines.send(Err(format!("serve: reading stdin failed: {e}")));
+/// What an agent's `initialize` says that its upstream sessions follow:
+/// the initialize era, and its client capabilities (no more).
+#[derive(Debug, Clone)]
+struct Seed {
+    capabilities: Value,
+}
+
+impl Seed {
+    /// From the agent's first frame, if it is an `initialize`.
+    fn of(frame: &Value) -> Option<Seed> {
+        (frame.get("method").and_then(Value::as_str) == Some("initialize"))
+            .then(|| Seed::of_initialize(frame.get("params")))
+    }
+
+    /// From an `initialize`'s params.
+    fn of_initialize(params: Option<&Value>) -> Seed {
+        Seed {
+            capabilities: params
+                .and_then(|p| p.get("capabilities"))
+                .filter(|c| c.is_object())
+                .cloned()
+                .unwrap_or_else(|| json!({})),
+        }
+    }
+
+    /// The capabilities declared upstream: the agent's, as far as mcpdeck
+    /// can answer them (roots, sampling, elicitation in its modes).
+    fn declared(&self) -> crate::mcp::session::Declared {
+        let caps = &self.capabilities;
+        let elicitation = caps.get("elicitation");
+        crate::mcp::session::Declared {
+            roots: caps.get("roots").is_some(),
+            sampling: caps.get("sampling").is_some(),
+            // `{}` is form mode (the revisions before modes).
+            elicitation_form: elicitation.is_some_and(|e| {
+                e.as_object()
+                    .is_some_and(|o| o.is_empty() || o.contains_key("form"))
+            }),
+            elicitation_url: elicitation.and_then(|e| e.get("url")).is_some(),
+        }
+    }
+}
+
+impl Base {
+    /// What a context serves, before anything is connected.
+    fn state(&self, pins: Option<PinStore>) -> ServeState {
+        ServeState {
+            naming: self.naming,
+            servers: served(&self.config, &self.args)
+                .into_iter()
+                .map(Upstream::new)
+                .collect(),
+            pins,
+            calls: Default::default(),
+            last_call: 0,
+        }
+    }
+
+    /// Run one agent context until its lines end: its own manager (in the
+    /// seed's era, with its capabilities, when there is one), its own
+    /// pending requests, its own everything. `first`: a line already read.
+    async fn context(
+        &self,
+        seed: Option<Seed>,
+        control: Control,
+        pins: Option<PinStore>,
+        lines: mpsc::UnboundedReceiver<Result<String, String>>,
+        out: mpsc::UnboundedSender<String>,
+        first: Option<String>,
+    ) -> Result<(), ServeError> {
+        let mut settings = self.config.settings.clone();
+        if let Some(seed) = &seed {
+            settings.capabilities = seed.declared();
+            // Only the agent's roots (asked of it), unless `--roots` chose.
+            if !crate::config::roots_flag_set() {
+                settings.roots = Vec::new();
+            }
+        }
+        let initialize_era = seed.is_some();
+        let state = self.state(pins);
+        let settle = self.config.settings.connect_timeout + self.config.settings.probe_timeout;
+        let (manager, events) = Manager::start_answering(
+            settings,
+            state
+                .servers
+                .iter()
+                .map(|u| connection(&u.config, initialize_era))
+                .collect(),
+            self.frames.clone(),
+            crate::startup::CHILDREN.clone(),
+            Answers::Person,
+        );
+        let pin_file = state
+            .pins
+            .as_ref()
+            .map(|p| Watched::new(p.path().to_path_buf()));
+        let mut serve = Serve {
+            state,
+            manager,
+            out,
+            args: self.args.clone(),
+            initialize_era,
+            settled: false,
+            settle_by: Instant::now() + settle,
+            held: Vec::new(),
+            next_tag: 0,
+            pending: HashMap::new(),
+            tags: HashMap::new(),
+            progress: HashMap::new(),
+            early: HashMap::new(),
+            asks: HashMap::new(),
+            next_ask: 0,
+            subs: Vec::new(),
+            listens: Vec::new(),
+            agent: AgentInfo::default(),
+            shown: None,
+            config: self.config_path.clone().map(Watched::new),
+            pin_file,
+            views_changed: false,
+            announced: Vec::new(),
+            forced: Vec::new(),
+            control,
+            tasks: HashMap::new(),
+        };
+        if let Some(line) = first {
+            serve.line(&line);
+        }
+        let result = serve.run_loop(events, lines).await;
+        serve.manager.shutdown().await;
+        result
+    }
+}
+
+/// Read the agent's lines from stdin; write its lines to stdout (the
+/// writer's task, which ends when every line is out).
+fn stdio(
+    lines: mpsc::UnboundedSender<Result<String, String>>,
+    out: mpsc::UnboundedReceiver<String>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut input = BufReader::new(tokio::io::stdin()).lines();
+        loop {
+            match input.next_line().await {
+                Ok(Some(line)) => {
+                    if lines.send(Ok(line)).is_err() {
                         return;
                     }
                 }
+                // The end: the loop sees the channel close.
+                Ok(None) => return,
+                Err(e) => {
+                    let _ = lines.send(Err(format!("serve: reading stdin failed: {e}")));
+                    return;
+                }
             }
-        });
-        Io::Stdio(tokio::spawn(write_lines(out)))
-    }
+        }
+    });
+    tokio::spawn(write_lines(out))
 }
 
 /// The served servers of `config`: the named ones (or all) that are enabled.
@@ -300,12 +461,21 @@ fn served(config: &Config, args: &ServeArgs) -> Vec<ServerConfig> {
 }
 
 /// A server's config as the manager gets it: the policy is serve's, so a
-/// change of policy never restarts the server.
-fn connection(server: &ServerConfig) -> ServerConfig {
+/// change of policy never restarts the server. For an initialize-era
+/// agent (`initialize_era`), a server left to choose its era (`protocol`
+/// unset) speaks the initialize era, the agent's.
+fn connection(server: &ServerConfig, initialize_era: bool) -> ServerConfig {
+    let protocol = match server.protocol.clone() {
+        crate::config::ProtocolPin::Auto if initialize_era => {
+            crate::config::ProtocolPin::InitializeFirst
+        }
+        other => other,
+    };
     ServerConfig {
         deny_tools: Vec::new(),
         allow_tools: Vec::new(),
         lint: Default::default(),
+        protocol,
         ..server.clone()
     }
 }
@@ -367,7 +537,11 @@ fn strip_envelope(result: &mut Value) -> (Option<Value>, Option<Value>) {
     let Some(obj) = result.as_object_mut() else {
         return (None, None);
     };
-    obj.remove("resultType");
+    // An input_required passed through (a stateless agent's request to a
+    // stateless server) stays one: the agent answers it.
+    if obj.get("resultType").and_then(Value::as_str) != Some("input_required") {
+        obj.remove("resultType");
+    }
     let ttl = obj.remove("ttlMs");
     let scope = obj.remove("cacheScope");
     if let Some(Value::Object(meta)) = obj.get_mut("_meta") {
@@ -543,12 +717,13 @@ impl Serve {
                     ),
                 );
             }
-            if let Some(caps) = params
+            // This request's: what goes upstream with it is what this
+            // agent declared now, never an earlier request's.
+            self.agent.capabilities = params
                 .as_ref()
                 .and_then(|p| p["_meta"].get("io.modelcontextprotocol/clientCapabilities"))
-            {
-                self.agent.capabilities = caps.clone();
-            }
+                .cloned()
+                .unwrap_or_else(|| json!({}));
         }
         if method == "ping" {
             return self.respond(&id, stateless, json!({}));
@@ -682,13 +857,34 @@ impl Serve {
             resources: flag("resourcesListChanged"),
             uris,
         });
-        let mut ack = wanted;
-        if let Some(obj) = ack.as_object_mut() {
-            obj.insert(
-                "_meta".into(),
-                json!({"io.modelcontextprotocol/subscriptionId": id}),
-            );
+        // The ack echoes, under `notifications`, the part of the filter
+        // that is honored (the kinds and the resources serve knows).
+        let mut honored = Map::new();
+        for key in [
+            "toolsListChanged",
+            "promptsListChanged",
+            "resourcesListChanged",
+        ] {
+            if flag(key) {
+                honored.insert(key.into(), json!(true));
+            }
         }
+        let known: Vec<String> = wanted
+            .get("resourceSubscriptions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|u| self.resolve_uri(u).is_ok())
+            .map(str::to_string)
+            .collect();
+        if !known.is_empty() {
+            honored.insert("resourceSubscriptions".into(), json!(known));
+        }
+        let ack = json!({
+            "_meta": {"io.modelcontextprotocol/subscriptionId": id},
+            "notifications": honored,
+        });
         self.notify("notifications/subscriptions/acknowledged", Some(ack));
         if self.shown.is_none() {
             self.shown = Some(self.state.visible());

@@ -226,6 +226,31 @@ struct Facts {
     transport: String,
 }
 
+/// The way for another context of the same serve to tell the watchers of
+/// [`Control::start`]'s socket (its agent's frames, its calls). The status
+/// a client asks for is the shared context's.
+#[derive(Clone)]
+pub struct Follow {
+    hub: Arc<Hub>,
+    facts: Facts,
+}
+
+impl Follow {
+    /// A control without a socket, telling the same watchers.
+    pub fn control(&self) -> Control {
+        Control {
+            hub: self.hub.clone(),
+            facts: self.facts.clone(),
+            requests: None,
+            listener: None,
+            path: None,
+            digest: 0,
+            told_call: 0,
+            in_flight: Vec::new(),
+        }
+    }
+}
+
 /// The control socket, as the serve loop holds it. Without a socket
 /// (refused directory, bind failed) it does nothing.
 pub struct Control {
@@ -299,6 +324,15 @@ impl Control {
             ),
         }
         control
+    }
+
+    /// A handle for the other contexts of this serve (one per HTTP
+    /// session): their controls tell the same watchers, without a socket.
+    pub fn follow(&self) -> Follow {
+        Follow {
+            hub: self.hub.clone(),
+            facts: self.facts.clone(),
+        }
     }
 
     /// The socket's path, while it listens.

@@ -8,13 +8,21 @@
 //! - POST a notification or a response: 202.
 //! - GET (with `Accept: text/event-stream`): a stream of what mcpdeck sends
 //!   the agent on its own (list changes, log messages, server requests).
+//! - One agent, one context. Each `initialize` opens a session
+//!   (`Mcp-Session-Id`) with a context of its own: a serve loop with its
+//!   own manager, whose upstream sessions speak the initialize era and
+//!   declare exactly the client capabilities this agent declared. What
+//!   serve keeps for an agent (pending requests, the servers' requests to
+//!   it, subscriptions, progress tokens, roots) lives in that context and
+//!   nowhere else, and goes with the session. Stateless requests (and
+//!   requests of neither era's kind) go to the shared context, where each
+//!   request carries its own capabilities.
 //! - DELETE with `Mcp-Session-Id`: ends that session (200); the id then
-//!   gets 404. A new `initialize` gets a new session. Sessions do not
-//!   expire while serve runs (clients treat a 404 as the end), and at most
-//!   [`MAX_SESSIONS`] are kept (the least recently used goes first). What
-//!   serve keeps for its agents is not yet kept apart per session. The
-//!   stateless era has no sessions: its requests' `Mcp-Session-Id` is not
-//!   looked at.
+//!   gets 404. A session unused for `--session-idle` seconds (default
+//!   1800; 0: never) ends the same way, unless a request or a stream of
+//!   it is still open. At most [`MAX_SESSIONS`] are kept (past that the
+//!   least recently used ends). The stateless era has no sessions: its
+//!   requests' `Mcp-Session-Id` is not looked at.
 //! - An event stream for a client of 2025-11-25 or later starts with a
 //!   priming event (an id, `retry`, no data) and gives each event an id
 //!   (older clients' parsers take an empty event for a broken message).
@@ -49,12 +57,24 @@ const MAX_BODY: usize = 64 * 1024 * 1024;
 /// How long a client may take to send its request.
 const READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most sessions kept at once; past it the least recently used goes.
-const MAX_SESSIONS: usize = 10_000;
+/// Each has its own upstream sessions (a stdio server's process each).
+const MAX_SESSIONS: usize = 256;
+/// The HTTP statuses of the stateless era's errors (2026-07-28): a
+/// header mismatch, a missing client capability and an unsupported
+/// version are 400 whoever finds them (serve's door or the server).
+const BAD_REQUEST_CODES: &[i64] = &[
+    crate::mcp::jsonrpc::codes::HEADER_MISMATCH,
+    crate::mcp::jsonrpc::codes::MISSING_CLIENT_CAPABILITY,
+    crate::mcp::jsonrpc::codes::UNSUPPORTED_VERSION,
+];
 /// The `retry` (milliseconds) an event stream asks a client to wait
 /// before it reconnects.
 const RETRY_MS: u64 = 1000;
 
 type Lines = mpsc::UnboundedSender<Result<String, String>>;
+
+/// Where a listen stream's notifications name their subscription.
+const SUBSCRIPTION_ID: &str = "/params/_meta/io.modelcontextprotocol~1subscriptionId";
 
 /// What the connections tell the router.
 enum Route {
@@ -71,29 +91,89 @@ enum Route {
     Stream(mpsc::UnboundedSender<String>),
 }
 
-/// Who may connect.
+/// One agent context's way in: its lines, and the router of what it
+/// sends.
+#[derive(Clone)]
+pub(super) struct Door {
+    lines: Lines,
+    routes: mpsc::UnboundedSender<Route>,
+}
+
+impl Door {
+    /// A door to the context that reads `lines` and writes `out`.
+    pub(super) fn new(lines: Lines, out: mpsc::UnboundedReceiver<String>) -> Door {
+        let (routes, route_rx) = mpsc::unbounded_channel();
+        // It ends when the context stops writing (its sender dropped).
+        tokio::spawn(route(out, route_rx));
+        Door { lines, routes }
+    }
+}
+
+/// Opens the context of a new session, from its `initialize` params.
+pub(super) type Opener = Arc<dyn Fn(Option<&Value>) -> Door + Send + Sync>;
+
+/// A live session.
+struct Live {
+    door: Door,
+    used: std::time::Instant,
+    /// Its requests and streams open now (it is not idle while any is).
+    open: usize,
+}
+
+/// Who may connect, and where each request goes.
 struct Guard {
     /// Required bearer token (`--allow-remote`).
     token: Option<String>,
     remote: bool,
-    /// The live sessions (`Mcp-Session-Id`), each with when it was last
-    /// used.
-    sessions: std::sync::Mutex<HashMap<String, std::time::Instant>>,
+    /// The shared context: stateless requests, and any without a session.
+    main: Door,
+    /// Opens a session's context.
+    opener: Opener,
+    /// The live sessions (`Mcp-Session-Id`).
+    sessions: std::sync::Mutex<HashMap<String, Live>>,
+    /// A session unused this long ends (`None`: never).
+    idle: Option<Duration>,
     /// The ids of the events on every stream (one count for all).
     next_event: std::sync::atomic::AtomicU64,
+    /// The event streams that can be resumed, by number.
+    streams: std::sync::Mutex<HashMap<u64, Arc<std::sync::Mutex<Kept>>>>,
+    next_stream: std::sync::atomic::AtomicU64,
     /// Serve's own ids for the agents' requests.
     next_id: std::sync::atomic::AtomicU64,
-    /// The agent's id (its JSON text) → serve's id, for
+    /// The session and the agent's id (its JSON text) → serve's id, for
     /// `notifications/cancelled` (the latest request with that id).
     ids: std::sync::Mutex<HashMap<String, Value>>,
+}
+
+/// A request or stream of a session, open: the session is not idle.
+struct Visit<'a> {
+    guard: &'a Guard,
+    session: Option<String>,
+}
+
+impl Drop for Visit<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = &self.session {
+            let mut all = self
+                .guard
+                .sessions
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if let Some(live) = all.get_mut(id) {
+                live.open = live.open.saturating_sub(1);
+                live.used = std::time::Instant::now();
+            }
+        }
+    }
 }
 
 /// Bind `addr` and serve; the task ends only when aborted.
 pub(super) async fn start(
     addr: &str,
     allow_remote: bool,
-    lines: Lines,
-    out: mpsc::UnboundedReceiver<String>,
+    idle: Option<Duration>,
+    main: Door,
+    opener: Opener,
 ) -> Result<tokio::task::JoinHandle<()>, ServeError> {
     let usage = |m: String| ServeError::Usage(m);
     let resolved: Vec<SocketAddr> = tokio::net::lookup_host(addr)
@@ -134,26 +214,38 @@ pub(super) async fn start(
     let guard = Arc::new(Guard {
         token,
         remote: allow_remote,
+        main,
+        opener,
         sessions: std::sync::Mutex::new(HashMap::new()),
+        idle,
         next_event: std::sync::atomic::AtomicU64::new(0),
+        streams: std::sync::Mutex::new(HashMap::new()),
+        next_stream: std::sync::atomic::AtomicU64::new(0),
         next_id: std::sync::atomic::AtomicU64::new(0),
         ids: std::sync::Mutex::new(HashMap::new()),
     });
-    let (route_tx, route_rx) = mpsc::unbounded_channel();
+    if let Some(idle) = idle {
+        // Idle sessions end; the sweep stops with the server's task.
+        let weak = Arc::downgrade(&guard);
+        tokio::spawn(async move {
+            let every = (idle / 4).clamp(Duration::from_millis(250), Duration::from_secs(60));
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(guard) = weak.upgrade() else { return };
+                guard.sweep();
+            }
+        });
+    }
     Ok(tokio::spawn(async move {
-        let router = tokio::spawn(route(out, route_rx));
-        // Aborting this task drops the router's handle, not the router:
-        // it ends when the frames stop (serve dropped its sender).
-        drop(router);
         loop {
             let Ok((stream, _)) = listener.accept().await else {
                 // Out of descriptors, most likely: breathe.
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             };
-            let (guard, lines, routes) = (guard.clone(), lines.clone(), route_tx.clone());
+            let guard = guard.clone();
             tokio::spawn(async move {
-                let _ = connection(stream, &guard, &lines, &routes).await;
+                let _ = connection(stream, guard).await;
             });
         }
     }))
@@ -203,6 +295,14 @@ async fn route(
                     && let Some((tx, ..)) = waiting.remove(&id.to_string())
                 {
                     let _ = tx.send(line);
+                    continue;
+                }
+                // A `subscriptions/listen` stream's notification goes on
+                // that stream only (gone with it: never on another).
+                if let Some(sub) = frame.pointer(SUBSCRIPTION_ID) {
+                    if let Some((tx, ..)) = waiting.get(&sub.to_string()) {
+                        let _ = tx.send(line);
+                    }
                     continue;
                 }
                 streams.retain(|s| !s.is_closed());
@@ -308,40 +408,60 @@ fn rpc_error(code: i64, message: &str) -> String {
 }
 
 impl Guard {
-    /// A new session, kept as used now; the oldest goes past
-    /// [`MAX_SESSIONS`].
-    fn open_session(&self) -> Option<String> {
+    /// A new session with the context behind `door`, kept as used now; the
+    /// least recently used goes past [`MAX_SESSIONS`].
+    fn open_session(&self, door: Door) -> Option<String> {
         let id = random_hex(16).ok()?;
         let now = std::time::Instant::now();
         let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
         if all.len() >= MAX_SESSIONS
             && let Some(oldest) = all
                 .iter()
-                .min_by_key(|(_, used)| **used)
+                .min_by_key(|(_, live)| live.used)
                 .map(|(k, _)| k.clone())
         {
             all.remove(&oldest);
         }
-        all.insert(id.clone(), now);
+        all.insert(
+            id.clone(),
+            Live {
+                door,
+                used: now,
+                open: 0,
+            },
+        );
         Some(id)
     }
 
-    /// Whether `id` is a live session (it counts as used now).
-    fn touch_session(&self, id: &str) -> bool {
+    /// Session `id`'s door, if it is live; it counts as in use until the
+    /// visit is dropped.
+    fn enter(&self, id: &str) -> Option<(Door, Visit<'_>)> {
         let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        match all.get_mut(id) {
-            Some(used) => {
-                *used = std::time::Instant::now();
-                true
-            }
-            None => false,
-        }
+        let live = all.get_mut(id)?;
+        live.used = std::time::Instant::now();
+        live.open += 1;
+        let door = live.door.clone();
+        Some((
+            door,
+            Visit {
+                guard: self,
+                session: Some(id.to_string()),
+            },
+        ))
     }
 
-    /// End session `id`; false when there was none.
+    /// End session `id` (its context stops once its last request is
+    /// done); false when there was none.
     fn end_session(&self, id: &str) -> bool {
         let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
         all.remove(id).is_some()
+    }
+
+    /// End the sessions idle for longer than the limit.
+    fn sweep(&self) {
+        let Some(idle) = self.idle else { return };
+        let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|_, live| live.open > 0 || live.used.elapsed() < idle);
     }
 
     /// The next event id.
@@ -368,12 +488,12 @@ fn primes(version: Option<&str>) -> bool {
 }
 
 /// The priming event a stream starts with: an id and `retry`, no message.
-fn sse_priming(id: u64) -> String {
+fn sse_priming(id: impl std::fmt::Display) -> String {
     format!("id: {id}\nretry: {RETRY_MS}\ndata:\n\n")
 }
 
 /// One message as an event, with its id.
-fn sse_event(id: u64, line: &str) -> String {
+fn sse_event(id: impl std::fmt::Display, line: &str) -> String {
     format!("id: {id}\nevent: message\ndata: {line}\n\n")
 }
 
@@ -595,12 +715,8 @@ fn origin_ok(head: &Head, remote: bool) -> bool {
             .is_some_and(|h| h.eq_ignore_ascii_case(host))
 }
 
-async fn connection(
-    mut stream: TcpStream,
-    guard: &Guard,
-    lines: &Lines,
-    routes: &mpsc::UnboundedSender<Route>,
-) -> Option<()> {
+async fn connection(mut stream: TcpStream, arc: Arc<Guard>) -> Option<()> {
+    let guard: &Guard = &arc;
     let mut buf = Vec::new();
     let (head, body_at) = tokio::time::timeout(READ_TIMEOUT, read_head(&mut stream, &mut buf))
         .await
@@ -654,18 +770,34 @@ async fn connection(
         .header("mcp-session-id")
         .filter(|_| !stateless)
         .map(str::to_string);
-    if let Some(id) = &session
-        && !guard.touch_session(id)
-    {
-        let body = rpc_error(-32001, "no such session (it ended): initialize again");
-        respond_json(&mut stream, "404 Not Found", &body).await;
-        return None;
-    }
+    let (mut door, mut _visit) = match &session {
+        Some(id) => match guard.enter(id) {
+            Some(entered) => entered,
+            None => {
+                let body = rpc_error(-32001, "no such session (it ended): initialize again");
+                respond_json(&mut stream, "404 Not Found", &body).await;
+                return None;
+            }
+        },
+        None => (
+            guard.main.clone(),
+            Visit {
+                guard,
+                session: None,
+            },
+        ),
+    };
     match head.method.as_str() {
         "POST" => {}
         "GET" if sse => {
+            if let Some(last) = head.header("last-event-id")
+                && let Some((number, seen)) = parse_event_id(last)
+                && let Some(kept) = guard.kept(number, session.as_deref())
+            {
+                return resume(stream, kept, number, seen).await;
+            }
             let (tx, mut rx) = mpsc::unbounded_channel();
-            let _ = routes.send(Route::Stream(tx));
+            let _ = door.routes.send(Route::Stream(tx));
             stream.write_all(sse_head(&[]).as_bytes()).await.ok()?;
             if primes(head.header("mcp-protocol-version")) {
                 stream
@@ -680,6 +812,7 @@ async fn connection(
             return Some(());
         }
         "DELETE" => {
+            drop(_visit);
             match &session {
                 // Checked live above.
                 Some(id) if guard.end_session(id) => {
@@ -753,6 +886,7 @@ async fn connection(
         .get("id")
         .filter(|_| frame.get("method").is_some())
         .cloned();
+    let session_key = |agents: &str| format!("{}|{agents}", session.as_deref().unwrap_or(""));
     let Some(agents_id) = agents_id else {
         // A notification or a response: taken (a cancellation names the
         // request by serve's id).
@@ -763,17 +897,33 @@ async fn connection(
                 .ids
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .get(&asked)
+                .get(&session_key(&asked))
                 .cloned()
         {
             frame["params"]["requestId"] = ours;
             text = frame.to_string();
         }
-        lines.send(Ok(text)).ok()?;
+        door.lines.send(Ok(text)).ok()?;
         respond(&mut stream, "202 Accepted", &[], "").await;
         return Some(());
     };
     let initialize = frame.get("method").and_then(Value::as_str) == Some("initialize");
+    // A new agent: a context of its own, from what it says of itself.
+    let new_session = if initialize && session.is_none() {
+        door = (guard.opener)(frame.get("params"));
+        let id = guard.open_session(door.clone());
+        if let Some(id) = &id
+            && let Some((_, v)) = guard.enter(id)
+        {
+            _visit = v;
+        }
+        id
+    } else {
+        None
+    };
+    // A stateless request's answer waits for its first frame: an error
+    // alone goes as JSON, with the era's HTTP status for it.
+    let lazy = sse && stateless;
     // The client's protocol version: its header, or what it asks for in
     // `initialize` (which comes before any header).
     let version = head
@@ -794,7 +944,7 @@ async fn connection(
     frame["id"] = ours.clone();
     let text = frame.to_string();
     let id = ours.to_string();
-    let agents_key = agents_id.to_string();
+    let agents_key = session_key(&agents_id.to_string());
     {
         let mut ids = guard.ids.lock().unwrap_or_else(|p| p.into_inner());
         if ids.len() > 10_000 {
@@ -802,26 +952,22 @@ async fn connection(
         }
         ids.insert(agents_key.clone(), ours.clone());
     }
-    let forget = |guard: &Guard| {
-        let mut ids = guard.ids.lock().unwrap_or_else(|p| p.into_inner());
-        if ids.get(&agents_key) == Some(&ours) {
-            ids.remove(&agents_key);
-        }
+    let asked = Asked {
+        guard: arc.clone(),
+        key: agents_key,
+        ours: ours.clone(),
+        id: id.clone(),
+        agents_id: agents_id.clone(),
     };
     let (tx, mut rx) = mpsc::unbounded_channel();
-    routes
+    door.routes
         .send(Route::Wait {
             id: id.clone(),
             tx,
             sse,
         })
         .ok()?;
-    lines.send(Ok(text)).ok()?;
-    let new_session = if initialize {
-        guard.open_session()
-    } else {
-        None
-    };
+    door.lines.send(Ok(text)).ok()?;
     let session_header = new_session.as_deref().map(|id| [("Mcp-Session-Id", id)]);
     let extra: &[(&str, &str)] = match &session_header {
         Some(h) => h,
@@ -829,7 +975,38 @@ async fn connection(
     };
     let (mut read, mut write) = stream.into_split();
     let mut closed = [0u8; 1];
-    if sse {
+    // A session's client of 2025-11-25 or later may come back for what it
+    // missed: its stream is kept, and its request lives on when it goes.
+    let resumable = sse && !stateless && primes(version.as_deref());
+    if let Some(session) = session.clone().or(new_session.clone())
+        && resumable
+    {
+        let number = guard
+            .next_stream
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (to_writer, mut writes) = mpsc::unbounded_channel();
+        let kept = Arc::new(std::sync::Mutex::new(Kept {
+            session,
+            events: std::collections::VecDeque::new(),
+            writer: Some(to_writer),
+            done: false,
+            away: None,
+        }));
+        guard
+            .streams
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(number, kept.clone());
+        tokio::spawn(keep(asked, rx, kept.clone(), number, door.clone()));
+        write.write_all(sse_head(extra).as_bytes()).await.ok()?;
+        write
+            .write_all(sse_priming(event_id(number, 0)).as_bytes())
+            .await
+            .ok()?;
+        return write_kept(&mut read, write, &mut writes, &kept).await;
+    }
+    let mut streaming = false;
+    if sse && !lazy {
         write.write_all(sse_head(extra).as_bytes()).await.ok()?;
         if primes(version.as_deref()) {
             write
@@ -837,23 +1014,23 @@ async fn connection(
                 .await
                 .ok()?;
         }
+        streaming = true;
     }
     loop {
         tokio::select! {
             line = rx.recv() => {
-                let line = line?;
-                let mut frame: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-                let done = frame.get("method").is_none()
-                    && frame.get("id").map(Value::to_string).as_deref() == Some(id.as_str());
-                // The answer goes back under the agent's own id.
-                let line = if done {
-                    forget(guard);
-                    frame["id"] = agents_id.clone();
-                    frame.to_string()
-                } else {
-                    line
-                };
-                if sse {
+                let (line, frame, done) = asked.outgoing(line?);
+                if sse && !streaming && !done {
+                    write.write_all(sse_head(extra).as_bytes()).await.ok()?;
+                    if primes(version.as_deref()) {
+                        write
+                            .write_all(sse_priming(guard.event_id()).as_bytes())
+                            .await
+                            .ok()?;
+                    }
+                    streaming = true;
+                }
+                if streaming {
                     let event = sse_event(guard.event_id(), &line);
                     write.write_all(event.as_bytes()).await.ok()?;
                     if done {
@@ -861,8 +1038,14 @@ async fn connection(
                         return Some(());
                     }
                 } else if done {
+                    let status = match frame.pointer("/error/code").and_then(Value::as_i64) {
+                        Some(code) if stateless && BAD_REQUEST_CODES.contains(&code) => {
+                            "400 Bad Request"
+                        }
+                        _ => "200 OK",
+                    };
                     let mut head = format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n",
+                        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n",
                         line.len()
                     );
                     for (k, v) in extra {
@@ -878,19 +1061,254 @@ async fn connection(
             n = read.read(&mut closed) => {
                 if matches!(n, Ok(0) | Err(_)) {
                     // The client went away: the request is cancelled.
-                    let _ = routes.send(Route::Gone(id.clone()));
-                    forget(guard);
-                    let cancel = serde_json::json!({
-                        "jsonrpc": "2.0",
-                        "method": "notifications/cancelled",
-                        "params": {"requestId": frame["id"], "reason": "the HTTP client closed the stream"},
-                    });
-                    let _ = lines.send(Ok(cancel.to_string()));
+                    asked.cancel(&door, "the HTTP client closed the stream");
                     return None;
                 }
             }
         }
     }
+}
+
+/// One agent request through the HTTP side.
+struct Asked {
+    guard: Arc<Guard>,
+    /// The session and the agent's id, its key in [`Guard::ids`].
+    key: String,
+    /// Serve's id for it, and that as JSON text.
+    ours: Value,
+    id: String,
+    /// The agent's own id.
+    agents_id: Value,
+}
+
+impl Asked {
+    /// Its entry in [`Guard::ids`] goes (the request ended).
+    fn forget(&self) {
+        let mut ids = self.guard.ids.lock().unwrap_or_else(|p| p.into_inner());
+        if ids.get(&self.key) == Some(&self.ours) {
+            ids.remove(&self.key);
+        }
+    }
+
+    /// A line for this request's stream as the agent must see it: the
+    /// answer under the agent's own id, and so a listen stream's
+    /// subscription id (its request's id). Also the frame, and whether it
+    /// is the answer (then the request is forgotten).
+    fn outgoing(&self, line: String) -> (String, Value, bool) {
+        let mut frame: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        let done = frame.get("method").is_none()
+            && frame.get("id").map(Value::to_string).as_deref() == Some(self.id.as_str());
+        if done {
+            self.forget();
+            frame["id"] = self.agents_id.clone();
+            return (frame.to_string(), frame, true);
+        }
+        if frame.pointer(SUBSCRIPTION_ID) == Some(&self.ours) {
+            if let Some(sub) = frame.pointer_mut(SUBSCRIPTION_ID) {
+                *sub = self.agents_id.clone();
+            }
+            return (frame.to_string(), frame, false);
+        }
+        (line, frame, false)
+    }
+
+    /// Nobody waits for it any more: the context is told to cancel it.
+    fn cancel(&self, door: &Door, reason: &str) {
+        let _ = door.routes.send(Route::Gone(self.id.clone()));
+        self.forget();
+        let cancel = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": self.ours, "reason": reason},
+        });
+        let _ = door.lines.send(Ok(cancel.to_string()));
+    }
+}
+
+/// How many events of a resumable stream are kept for a resume.
+const KEPT_EVENTS: usize = 1024;
+/// How long a request whose client went away waits for it to resume
+/// before it is cancelled.
+const AWAY: Duration = Duration::from_secs(300);
+/// How long a finished stream is kept for a late resume.
+const KEPT_AFTER: Duration = Duration::from_secs(60);
+
+/// A resumable event stream (a request's, for a client of 2025-11-25 or
+/// later in a session): what was sent on it, and who writes it now.
+struct Kept {
+    session: String,
+    /// (sequence, line), the last [`KEPT_EVENTS`].
+    events: std::collections::VecDeque<(u64, String)>,
+    /// The connection writing it now (none while the client is away).
+    writer: Option<mpsc::UnboundedSender<(String, String)>>,
+    /// The answer went out.
+    done: bool,
+    /// Since when nobody writes it (the client went away).
+    away: Option<std::time::Instant>,
+}
+
+impl Kept {
+    fn leave(&mut self) {
+        self.writer = None;
+        if !self.done {
+            self.away = Some(std::time::Instant::now());
+        }
+    }
+}
+
+/// A resumable stream's event id: its number and the event's sequence.
+fn event_id(stream: u64, seq: u64) -> String {
+    format!("s{stream}-{seq}")
+}
+
+/// The stream and sequence of a `Last-Event-ID`, if it is one of
+/// [`event_id`]'s.
+fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = id.trim().strip_prefix('s')?.split_once('-')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+impl Guard {
+    /// Resumable stream `number`, if it is `session`'s.
+    fn kept(&self, number: u64, session: Option<&str>) -> Option<Arc<std::sync::Mutex<Kept>>> {
+        let all = self.streams.lock().unwrap_or_else(|p| p.into_inner());
+        let kept = all.get(&number)?;
+        let same =
+            session.is_some_and(|s| kept.lock().unwrap_or_else(|p| p.into_inner()).session == s);
+        same.then(|| kept.clone())
+    }
+}
+
+/// The lines for one resumable request: each kept, and handed to the
+/// connection that writes the stream now. Ends with the answer, or when
+/// the client stays away too long (the request is then cancelled).
+async fn keep(
+    asked: Asked,
+    mut lines: mpsc::UnboundedReceiver<String>,
+    kept: Arc<std::sync::Mutex<Kept>>,
+    number: u64,
+    door: Door,
+) {
+    let mut seq = 0u64;
+    let mut tick = tokio::time::interval(Duration::from_secs(5));
+    loop {
+        tokio::select! {
+            line = lines.recv() => {
+                // The context ended (its session, say).
+                let Some(line) = line else { break };
+                let (line, _, done) = asked.outgoing(line);
+                seq += 1;
+                let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+                if k.events.len() >= KEPT_EVENTS {
+                    k.events.pop_front();
+                }
+                k.events.push_back((seq, line.clone()));
+                if let Some(w) = &k.writer
+                    && w.send((event_id(number, seq), line)).is_err()
+                {
+                    k.leave();
+                }
+                if done {
+                    k.done = true;
+                    // Its writer ends the stream once this is out.
+                    k.writer = None;
+                    break;
+                }
+            }
+            _ = tick.tick() => {
+                let away = kept
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .away
+                    .is_some_and(|t| t.elapsed() > AWAY);
+                if away {
+                    asked.cancel(&door, "the HTTP client did not come back for the answer");
+                    break;
+                }
+            }
+        }
+    }
+    tokio::time::sleep(KEPT_AFTER).await;
+    asked
+        .guard
+        .streams
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&number);
+}
+
+/// Write a resumable stream's events as they come, until the answer is
+/// out or the client goes (the request lives on, for a resume).
+async fn write_kept(
+    read: &mut (impl tokio::io::AsyncRead + Unpin),
+    mut write: impl tokio::io::AsyncWrite + Unpin,
+    events: &mut mpsc::UnboundedReceiver<(String, String)>,
+    kept: &std::sync::Mutex<Kept>,
+) -> Option<()> {
+    let mut closed = [0u8; 1];
+    loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                Some((id, line)) => {
+                    if write.write_all(sse_event(id, &line).as_bytes()).await.is_err() {
+                        kept.lock().unwrap_or_else(|p| p.into_inner()).leave();
+                        return None;
+                    }
+                }
+                // The answer is out (or another connection took over).
+                None => {
+                    let _ = write.shutdown().await;
+                    return Some(());
+                }
+            },
+            n = read.read(&mut closed) => {
+                if matches!(n, Ok(0) | Err(_)) {
+                    kept.lock().unwrap_or_else(|p| p.into_inner()).leave();
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+/// `GET` with a `Last-Event-ID` of a kept stream: the events after it,
+/// then the rest as they come.
+async fn resume(
+    stream: TcpStream,
+    kept: Arc<std::sync::Mutex<Kept>>,
+    number: u64,
+    seen: u64,
+) -> Option<()> {
+    let (mut read, mut write) = stream.into_split();
+    let (to_writer, mut writes) = mpsc::unbounded_channel();
+    let (missed, done) = {
+        let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+        let missed: Vec<(u64, String)> = k
+            .events
+            .iter()
+            .filter(|(seq, _)| *seq > seen)
+            .cloned()
+            .collect();
+        if !k.done {
+            // The one writer now (an earlier one, if any, ends).
+            k.writer = Some(to_writer);
+            k.away = None;
+        }
+        (missed, k.done)
+    };
+    write.write_all(sse_head(&[]).as_bytes()).await.ok()?;
+    for (seq, line) in missed {
+        let id = event_id(number, seq);
+        write
+            .write_all(sse_event(id, &line).as_bytes())
+            .await
+            .ok()?;
+    }
+    if done {
+        let _ = write.shutdown().await;
+        return Some(());
+    }
+    write_kept(&mut read, write, &mut writes, &kept).await
 }
 
 #[cfg(test)]
@@ -908,12 +1326,24 @@ mod tests {
         }
     }
 
-    fn guard() -> Guard {
+    /// A door to nowhere (the unit tests only count sessions).
+    fn door() -> Door {
+        let (lines, _) = mpsc::unbounded_channel();
+        let (routes, _) = mpsc::unbounded_channel();
+        Door { lines, routes }
+    }
+
+    fn guard(idle: Option<Duration>) -> Guard {
         Guard {
             token: None,
             remote: false,
+            main: door(),
+            opener: Arc::new(|_| door()),
             sessions: std::sync::Mutex::new(HashMap::new()),
+            idle,
             next_event: std::sync::atomic::AtomicU64::new(0),
+            streams: std::sync::Mutex::new(HashMap::new()),
+            next_stream: std::sync::atomic::AtomicU64::new(0),
             next_id: std::sync::atomic::AtomicU64::new(0),
             ids: std::sync::Mutex::new(HashMap::new()),
         }
@@ -921,22 +1351,41 @@ mod tests {
 
     #[test]
     fn sessions_open_live_and_end_and_the_oldest_goes_first() {
-        let g = guard();
-        let a = g.open_session().unwrap();
-        let b = g.open_session().unwrap();
+        let g = guard(None);
+        let a = g.open_session(door()).unwrap();
+        let b = g.open_session(door()).unwrap();
         assert_ne!(a, b);
-        assert!(g.touch_session(&a) && g.touch_session(&b));
+        assert!(g.enter(&a).is_some() && g.enter(&b).is_some());
         assert!(g.end_session(&a));
-        assert!(!g.touch_session(&a) && !g.end_session(&a));
+        assert!(g.enter(&a).is_none() && !g.end_session(&a));
         // Past the bound, the least recently used goes.
+        std::thread::sleep(Duration::from_millis(2));
         for _ in 0..MAX_SESSIONS {
-            g.open_session().unwrap();
+            g.open_session(door()).unwrap();
         }
         assert_eq!(g.sessions.lock().unwrap().len(), MAX_SESSIONS);
-        assert!(!g.touch_session(&b), "the oldest was dropped");
+        assert!(g.enter(&b).is_none(), "the oldest was dropped");
         assert_eq!(sse_priming(7), "id: 7\nretry: 1000\ndata:\n\n");
         assert!(primes(Some("2025-11-25")) && primes(Some("2026-07-28")));
         assert!(!primes(Some("2025-06-18")) && !primes(Some("2025-03-26")) && !primes(None));
+    }
+
+    #[test]
+    fn idle_sessions_end_unless_a_request_or_stream_is_open() {
+        let g = guard(Some(Duration::from_millis(30)));
+        let busy = g.open_session(door()).unwrap();
+        let idle = g.open_session(door()).unwrap();
+        let visit = g.enter(&busy).map(|(_, v)| v);
+        std::thread::sleep(Duration::from_millis(60));
+        g.sweep();
+        assert!(g.enter(&idle).is_none(), "idle: ended");
+        drop(visit);
+        // The visit's end counts as a use: not idle yet.
+        g.sweep();
+        assert!(g.enter(&busy).is_some(), "in use a moment ago");
+        assert_eq!(parse_event_id(&event_id(3, 14)), Some((3, 14)));
+        assert_eq!(parse_event_id("17"), None);
+        assert_eq!(parse_event_id("s3-x"), None);
     }
 
     #[test]

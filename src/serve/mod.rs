@@ -60,6 +60,10 @@ pub struct ServeArgs {
     /// `Authorization: Bearer TOKEN` ($MCPDECK_SERVE_TOKEN, else generated and printed once on stderr)
     #[arg(long, requires = "http")]
     pub allow_remote: bool,
+    /// With --http: end a session unused for this many seconds (its
+    /// upstream sessions with it); 0 keeps sessions until DELETE
+    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    pub session_idle: u64,
 }
 
 /// Why `serve` could not start.

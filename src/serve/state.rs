@@ -110,6 +110,9 @@ pub struct ServeState {
     pub last_call: u64,
 }
 
+/// The last call's number, in every context of this process.
+static NEXT_CALL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// The lists as the agent sees them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Visible {
@@ -220,7 +223,9 @@ impl ServeState {
         if self.calls.len() >= CALL_LOG {
             self.calls.pop_front();
         }
-        self.last_call += 1;
+        // One count for the whole process: the contexts of one serve (its
+        // HTTP sessions) tell the same watchers, who tell calls apart by it.
+        self.last_call = NEXT_CALL.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         self.calls.push_back(CallRecord {
             seq: self.last_call,
             server: server.to_string(),

@@ -70,6 +70,7 @@ pub fn session_spec(
         ProtocolPin::Auto => Pin::Auto,
         ProtocolPin::Stateless => Pin::Stateless,
         ProtocolPin::Initialize => Pin::Initialize,
+        ProtocolPin::InitializeFirst => Pin::InitializeFirst,
         ProtocolPin::Version(v) => Pin::Version(v.clone()),
     };
     Ok(SessionSpec {

@@ -197,6 +197,10 @@ pub struct PendingRequest {
     pub(super) retried: bool,
     /// input_required rounds so far (stateless era).
     pub(super) input_rounds: u32,
+    /// Asked with [`PASS_THROUGH`](super::request::PASS_THROUGH): an
+    /// `input_required` result is the answer, as the server sent it (the
+    /// caller's own caller answers it and asks again).
+    pub(super) pass_through: bool,
     /// The id of the request in flight now (it changes with each retry),
     /// for whoever cancels it.
     pub(super) current: Arc<AtomicI64>,

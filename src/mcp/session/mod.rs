@@ -37,6 +37,6 @@ pub use model::{
     SessionEvent, SessionSpec, Tagged, TransportSpec, next_session_id,
 };
 pub use policy::{Asker, ClientPolicy, Declared, ServerRequest, SharedRoots, UnknownCapability};
-pub use request::{LOG_LEVELS, envelope, envelope_with};
+pub use request::{LOG_LEVELS, PASS_THROUGH, envelope, envelope_with};
 pub use task::{MAX_TASK_POLLS, TASK_TTL_MS, TaskStatus};
 pub use timeout::MAX_PROGRESS_FACTOR;

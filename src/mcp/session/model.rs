@@ -28,6 +28,9 @@ pub enum Pin {
     Initialize,
     /// Exactly this version (its era follows from it).
     Version(String),
+    /// `initialize` first (serve, for an agent of that era); a server
+    /// that refuses it with an error is probed as with [`Pin::Auto`].
+    InitializeFirst,
 }
 
 /// How to reach a server.

@@ -135,6 +135,23 @@ impl Session {
                 self.discovered(&v, "stateless era pinned in the config".into(), started)
                     .map_err(Fail)
             }
+            Pin::InitializeFirst => {
+                let why = "initialize first (the agent behind mcpdeck serve speaks that era)";
+                match self.initialize(None, why.into(), started).await {
+                    Ok(n) => Ok(n),
+                    Err(RequestError::Rpc { error, .. }) => {
+                        // It refuses initialize: the stateless era, if it
+                        // speaks it.
+                        let mut n = self.detect(spec, started).await?;
+                        n.detection = format!(
+                            "{why}, but the server answered initialize with error {error}; probed: {}",
+                            n.detection
+                        );
+                        Ok(n)
+                    }
+                    Err(e) => Err(self.init_failed(e)),
+                }
+            }
             Pin::Auto => match recalled {
                 Some(r) => self.recalled(spec, r, started).await,
                 None => self.detect(spec, started).await,

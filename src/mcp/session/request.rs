@@ -190,6 +190,7 @@ impl Session {
         if let Some(e) = self.closed_error_if_closed() {
             return Err(e);
         }
+        let (params, pass_through) = take_pass_through(params);
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let current = match current {
             Some(current) => {
@@ -347,6 +348,7 @@ impl Session {
             progress_token,
             retried: false,
             input_rounds: 0,
+            pass_through,
             current,
         })
     }
@@ -670,6 +672,14 @@ impl Session {
 
     pub async fn finish_call(&self, pending: PendingRequest) -> Result<CallResult, RequestError> {
         let v = pending.wait(self, None).await?;
+        if v.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            // Passed through (see [`PASS_THROUGH`]): not a result yet.
+            return Ok(CallResult {
+                content: Vec::new(),
+                is_error: false,
+                raw: v,
+            });
+        }
         Ok(self.parse_call(v))
     }
 
@@ -758,9 +768,12 @@ impl PendingRequest {
                 continue;
             }
             let v = r?;
-            if v.get("resultType").and_then(Value::as_str) == Some("input_required")
-                && self.input_rounds < MAX_INPUT_ROUNDS
-            {
+            let input_required =
+                v.get("resultType").and_then(Value::as_str) == Some("input_required");
+            if input_required && self.pass_through {
+                return Ok(v);
+            }
+            if input_required && self.input_rounds < MAX_INPUT_ROUNDS {
                 // The server needs input (elicitation, sampling, roots)
                 // first: answer each request, then ask again with the
                 // answers and the opaque requestState.
@@ -841,6 +854,38 @@ pub(super) fn with_meta(mut params: Value, meta: Option<Map<String, Value>>) -> 
 }
 
 /// [`envelope`] with the client capabilities to declare.
+/// The `params._meta` key by which a caller passes a request on for
+/// another client (serve, for its agent): its value is an object of
+/// top-level params to add (`inputResponses`, `requestState`), and an
+/// `input_required` result comes back as the answer instead of being
+/// answered by this session. The key itself never goes on the wire.
+pub const PASS_THROUGH: &str = "mcpdeck/passThrough";
+
+/// `params` without the [`PASS_THROUGH`] key (its params merged in), and
+/// whether it was there.
+fn take_pass_through(params: Option<Value>) -> (Option<Value>, bool) {
+    let Some(Value::Object(mut p)) = params else {
+        return (params, false);
+    };
+    let Some(Value::Object(meta)) = p.get_mut("_meta") else {
+        return (Some(Value::Object(p)), false);
+    };
+    let Some(extra) = meta.remove(PASS_THROUGH) else {
+        return (Some(Value::Object(p)), false);
+    };
+    if meta.is_empty() {
+        p.remove("_meta");
+    }
+    if let Value::Object(extra) = extra {
+        for (k, v) in extra {
+            if k != "_meta" {
+                p.insert(k, v);
+            }
+        }
+    }
+    (Some(Value::Object(p)), true)
+}
+
 pub fn envelope_with(params: Option<Value>, version: &str, capabilities: Value) -> Value {
     let mut params = match params {
         Some(Value::Object(m)) => m,
@@ -852,10 +897,10 @@ pub fn envelope_with(params: Option<Value>, version: &str, capabilities: Value) 
             "io.modelcontextprotocol/protocolVersion".into(),
             json!(version),
         );
-        m.insert(
-            "io.modelcontextprotocol/clientCapabilities".into(),
-            capabilities,
-        );
+        // A caller that passes another client's request on (serve) may
+        // declare that client's capabilities instead of mcpdeck's.
+        m.entry("io.modelcontextprotocol/clientCapabilities")
+            .or_insert(capabilities);
         m.insert("io.modelcontextprotocol/clientInfo".into(), client_info());
     }
     Value::Object(params)

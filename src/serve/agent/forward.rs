@@ -125,10 +125,17 @@ impl Serve {
         let tag = self.wait_upstream(id, stateless, &server, Reply::Call { log }, progress);
         // The agent's own `_meta` goes on (a W3C traceparent, its keys);
         // the progressToken and the era's keys are the session's.
-        let meta = match upstream_params(params).get("_meta") {
+        let mut meta = match upstream_params(params).get("_meta") {
             Some(Value::Object(m)) => m.clone(),
             _ => Map::new(),
         };
+        let mut extra = Map::new();
+        for key in ["inputResponses", "requestState"] {
+            if let Some(v) = params.and_then(|p| p.get(key)) {
+                extra.insert(key.into(), v.clone());
+            }
+        }
+        self.pass_through(&server, stateless, extra, &mut meta);
         self.manager.send(Command::CallWithMeta {
             tag,
             server,
@@ -272,6 +279,37 @@ impl Serve {
         tag
     }
 
+    /// A stateless agent's request to a server of the same era goes as it
+    /// is: with the agent's own client capabilities (so the server refuses
+    /// what this agent cannot do, -32021), its `inputResponses` and
+    /// `requestState` (`extra`, for a call; other requests keep them in
+    /// their params), and an `input_required` answer comes back to the
+    /// agent as the server sent it: keys, requests and state unchanged.
+    pub(super) fn pass_through(
+        &self,
+        server: &str,
+        stateless: bool,
+        extra: Map<String, Value>,
+        meta: &mut Map<String, Value>,
+    ) {
+        let same_era = self.state.server(server).is_some_and(|u| {
+            u.negotiated
+                .as_ref()
+                .is_some_and(|n| n.era == crate::mcp::types::Era::Stateless)
+        });
+        if !stateless || !same_era {
+            return;
+        }
+        meta.insert(
+            "io.modelcontextprotocol/clientCapabilities".into(),
+            self.agent.capabilities.clone(),
+        );
+        meta.insert(
+            crate::mcp::session::PASS_THROUGH.into(),
+            Value::Object(extra),
+        );
+    }
+
     /// Send a request upstream and remember whom to answer.
     pub(super) fn forward(
         &mut self,
@@ -282,6 +320,17 @@ impl Serve {
         params: Value,
         reply: Reply,
     ) {
+        let mut params = params;
+        if let Some(obj) = params.as_object_mut() {
+            let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                // inputResponses and requestState are among the params.
+                self.pass_through(&server, stateless, Map::new(), meta);
+                if meta.is_empty() {
+                    obj.remove("_meta");
+                }
+            }
+        }
         let tag = self.wait_upstream(id, stateless, &server, reply, None);
         self.manager.send(Command::Request {
             tag,

@@ -29,7 +29,31 @@ impl Serve {
             }
             Event::Lists { server, lists } => {
                 self.views_changed = true;
+                let announced: Vec<&'static str> = self
+                    .announced
+                    .iter()
+                    .filter(|(s, _)| *s == server)
+                    .map(|(_, k)| *k)
+                    .collect();
+                self.announced.retain(|(s, _)| *s != server);
                 if let Some(s) = self.state.server_mut(&server) {
+                    // A change the server announced, with nothing changed
+                    // that mcpdeck can see (a description elsewhere, a
+                    // server that refreshes its cache): passed on, since
+                    // the server said so. A change only in what the agent
+                    // does not see is not.
+                    for kind in announced {
+                        let same = s.lists.as_ref().is_some_and(|old| match kind {
+                            "tools" => old.tools == lists.tools,
+                            "prompts" => old.prompts == lists.prompts,
+                            _ => {
+                                old.resources == lists.resources && old.templates == lists.templates
+                            }
+                        });
+                        if same && !self.forced.contains(&kind) {
+                            self.forced.push(kind);
+                        }
+                    }
                     s.lists = Some(lists);
                 }
             }
@@ -126,7 +150,14 @@ impl Serve {
         };
         let outcome = match result {
             Ok(r) => {
-                let outcome = if r.is_error { "isError" } else { "ok" };
+                let outcome =
+                    if r.raw.get("resultType").and_then(Value::as_str) == Some("input_required") {
+                        "input required"
+                    } else if r.is_error {
+                        "isError"
+                    } else {
+                        "ok"
+                    };
                 self.finish_log(log, outcome.into(), Some(elapsed));
                 let mut raw = r.raw;
                 strip_envelope(&mut raw);
@@ -192,7 +223,7 @@ impl Serve {
                             }
                         }
                     }
-                    if p.stateless {
+                    if p.stateless && v.get("resultType").is_none() {
                         v["ttlMs"] = ttl.unwrap_or(json!(0));
                         v["cacheScope"] = scope.unwrap_or(json!("private"));
                     }
@@ -283,6 +314,15 @@ impl Serve {
             }
             // list_changed: the lists come again, and the agent is told
             // when its view changed (after_events).
+            "notifications/tools/list_changed" => {
+                self.announced.push((server.to_string(), "tools"))
+            }
+            "notifications/prompts/list_changed" => {
+                self.announced.push((server.to_string(), "prompts"))
+            }
+            "notifications/resources/list_changed" => {
+                self.announced.push((server.to_string(), "resources"))
+            }
             _ => {}
         }
     }
@@ -366,7 +406,7 @@ impl Serve {
         self.check_settled();
         // Only a status or a list changes what the agent sees (progress
         // and log messages, the bulk of the events, do not).
-        if std::mem::take(&mut self.views_changed) {
+        if std::mem::take(&mut self.views_changed) || !self.forced.is_empty() {
             self.tell_changes();
         }
     }
@@ -386,13 +426,22 @@ impl Serve {
 
     /// `list_changed` for each list the agent's view of changed.
     pub(super) fn tell_changes(&mut self) {
+        let forced = std::mem::take(&mut self.forced);
         let Some(shown) = &self.shown else { return };
         let now = self.state.visible();
         let changed = [
-            (shown.tools != now.tools, "tools"),
-            (shown.prompts != now.prompts, "prompts"),
             (
-                shown.resources != now.resources || shown.templates != now.templates,
+                shown.tools != now.tools || forced.contains(&"tools"),
+                "tools",
+            ),
+            (
+                shown.prompts != now.prompts || forced.contains(&"prompts"),
+                "prompts",
+            ),
+            (
+                shown.resources != now.resources
+                    || shown.templates != now.templates
+                    || forced.contains(&"resources"),
                 "resources",
             ),
         ];
@@ -484,8 +533,12 @@ impl Serve {
                 gone.config.name
             );
         }
-        self.manager
-            .send(Command::SetServers(served.iter().map(connection).collect()));
+        self.manager.send(Command::SetServers(
+            served
+                .iter()
+                .map(|c| connection(c, self.initialize_era))
+                .collect(),
+        ));
         self.tell_changes();
     }
 }

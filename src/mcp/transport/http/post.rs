@@ -94,33 +94,7 @@ impl Shared {
             "text/event-stream" => {
                 self.read_stream(resp, out.id, &ex).await;
             }
-            "application/json" => match read_body(resp, MAX_BODY, &ex).await {
-                Ok(text) => {
-                    ex.finish();
-                    let id = out.id.unwrap_or_default();
-                    let answers = answers_request(&text, id) || batch_answers(&text, id);
-                    if !answers {
-                        let m = format!(
-                            "POST {} answered {} to request {id} ({}) with a JSON body that is not its response: {}",
-                            self.shown_url,
-                            status_text(status),
-                            out.label(),
-                            excerpt(&text)
-                        );
-                        let mut f = HttpFailure::new(Some(status.as_u16()), m);
-                        f.not_a_response = true;
-                        f.body = Some(text);
-                        self.fail(out.id, f).await;
-                    } else {
-                        self.deliver_json(text).await;
-                    }
-                }
-                Err(m) => {
-                    ex.fail(m.to_string());
-                    self.fail(out.id, HttpFailure::new(Some(status.as_u16()), m.0))
-                        .await;
-                }
-            },
+            "application/json" => self.read_json(resp, &out, status, &ex).await,
             _ => {
                 let text = read_body(resp, MAX_ERROR_BODY, &ex)
                     .await
@@ -310,6 +284,176 @@ impl Shared {
         f.www_authenticate = challenges;
         f.url = Some(self.url.to_string());
         self.fail(out.id, f).await;
+    }
+
+    /// An `application/json` answer: one message, read whole. A server
+    /// that writes several messages a line each (newline-delimited, as on
+    /// stdio: some stream a `subscriptions/listen` or a call this way) has
+    /// each delivered as its line comes, and is told of.
+    async fn read_json(
+        &self,
+        resp: reqwest::Response,
+        out: &Outgoing,
+        status: reqwest::StatusCode,
+        ex: &ExchangeHandle,
+    ) {
+        let id = out.id.unwrap_or_default();
+        let mut body = resp.bytes_stream();
+        let mut buf: Vec<u8> = Vec::new();
+        // Whether the first line is a message of its own (then the body is
+        // newline-delimited); `None` until the first line ends.
+        let mut by_lines: Option<bool> = None;
+        let (mut delivered, mut answered) = (0usize, false);
+        let mut broke = None;
+        while let Some(chunk) = body.next().await {
+            let chunk = match chunk {
+                Ok(c) => c,
+                Err(e) => {
+                    broke = Some(format!("the body broke off: {}", root_cause(&e)));
+                    break;
+                }
+            };
+            ex.add_bytes(chunk.len(), 0);
+            if buf.len() + chunk.len() > MAX_BODY {
+                broke = Some(format!(
+                    "the body is larger than {} MiB",
+                    MAX_BODY / (1024 * 1024)
+                ));
+                break;
+            }
+            buf.extend_from_slice(&chunk);
+            if by_lines == Some(false) {
+                continue;
+            }
+            while let Some(nl) = buf.iter().position(|b| *b == b'\n') {
+                let line: Vec<u8> = buf.drain(..=nl).collect();
+                let line = String::from_utf8_lossy(&line).trim().to_string();
+                if by_lines.is_none() {
+                    let alone = serde_json::from_str::<Value>(&line).is_ok_and(|v| v.is_object());
+                    if !alone {
+                        // One message over several lines: read it whole.
+                        let mut rest = line.into_bytes();
+                        rest.push(b'\n');
+                        rest.append(&mut buf);
+                        buf = rest;
+                        by_lines = Some(false);
+                        break;
+                    }
+                    by_lines = Some(true);
+                }
+                if line.is_empty() {
+                    continue;
+                }
+                self.json_line(line, id, &mut delivered, &mut answered, out, status)
+                    .await;
+            }
+        }
+        if by_lines == Some(true) {
+            let rest = String::from_utf8_lossy(&buf).trim().to_string();
+            if !rest.is_empty() && broke.is_none() {
+                self.json_line(rest, id, &mut delivered, &mut answered, out, status)
+                    .await;
+            }
+            match broke {
+                Some(m) if !answered => {
+                    ex.fail(m.clone());
+                    self.fail(out.id, HttpFailure::new(Some(status.as_u16()), m))
+                        .await;
+                }
+                _ => {
+                    ex.finish();
+                    if !answered {
+                        let m = format!(
+                            "POST {} answered {} to request {id} ({}) with JSON lines, none of them its response",
+                            self.shown_url,
+                            status_text(status),
+                            out.label(),
+                        );
+                        let mut f = HttpFailure::new(Some(status.as_u16()), m);
+                        f.not_a_response = true;
+                        self.fail(out.id, f).await;
+                    }
+                }
+            }
+            return;
+        }
+        let text: Result<String, crate::mcp::transport::BodyError> = match broke {
+            Some(m) => Err(crate::mcp::transport::BodyError(m)),
+            None => Ok(match String::from_utf8(buf) {
+                Ok(s) => s,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            }),
+        };
+        match text {
+            Ok(text) => {
+                ex.finish();
+                let id = out.id.unwrap_or_default();
+                let answers = answers_request(&text, id) || batch_answers(&text, id);
+                if !answers {
+                    let m = format!(
+                        "POST {} answered {} to request {id} ({}) with a JSON body that is not its response: {}",
+                        self.shown_url,
+                        status_text(status),
+                        out.label(),
+                        excerpt(&text)
+                    );
+                    let mut f = HttpFailure::new(Some(status.as_u16()), m);
+                    f.not_a_response = true;
+                    f.body = Some(text);
+                    self.fail(out.id, f).await;
+                } else {
+                    self.deliver_json(text).await;
+                }
+            }
+            Err(m) => {
+                ex.fail(m.to_string());
+                self.fail(out.id, HttpFailure::new(Some(status.as_u16()), m.0))
+                    .await;
+            }
+        }
+    }
+
+    /// One line of a newline-delimited JSON body: delivered if it is a
+    /// message (the second one makes the finding), else a finding.
+    async fn json_line(
+        &self,
+        line: String,
+        id: i64,
+        delivered: &mut usize,
+        answered: &mut bool,
+        out: &Outgoing,
+        status: reqwest::StatusCode,
+    ) {
+        if !serde_json::from_str::<Value>(&line).is_ok_and(|v| v.is_object()) {
+            self.finding(
+                Severity::Warning,
+                format!(
+                    "POST {} answered {} ({}) with a line that is not a JSON message in its newline-delimited application/json body; skipped",
+                    self.shown_url,
+                    out.label(),
+                    status_text(status)
+                ),
+                Some(&line),
+            )
+            .await;
+            return;
+        }
+        *delivered += 1;
+        if *delivered == 2 {
+            self.finding(
+                Severity::Warning,
+                format!(
+                    "POST {} answered {} ({}) with several JSON messages, a line each, in one application/json body; a JSON body holds the one response (send the others as an event stream, text/event-stream)",
+                    self.shown_url,
+                    out.label(),
+                    status_text(status)
+                ),
+                None,
+            )
+            .await;
+        }
+        *answered |= answers_request(&line, id);
+        self.deliver_json(line).await;
     }
 
     pub(super) async fn deliver_json(&self, text: String) {
