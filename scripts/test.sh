@@ -3,6 +3,8 @@
 #
 # 1. Installs the pinned test dependencies (skipped when already in sync):
 #      tests/deps/node_modules   <- npm ci from tests/deps/package-lock.json
+#      tests/deps/conformance-server/node_modules <- npm ci (the server conformance suite and
+#        its reference everything-server, for tests/conformance_server.rs)
 #      .deps/venv-v1, .deps/venv-v2 <- python3 -m venv + pip install -r tests/deps/requirements-v{1,2}.txt
 #      tests/servers/rmcp-server/target/debug/rmcp-test-server <- cargo build --locked (unoptimized:
 #        a test peer; benches/http.rs wants the --release one)
@@ -102,6 +104,17 @@ if [[ -f "$node_stamp" && "$(cat "$node_stamp")" == "$node_want" ]]; then
 else
     (cd tests/deps && npm ci --no-audit --no-fund --loglevel=error)
     echo "$node_want" >"$node_stamp"
+fi
+
+step "the server conformance suite and its reference server (tests/deps/conformance-server)"
+conf_dir="$ROOT/tests/deps/conformance-server"
+conf_stamp="$conf_dir/node_modules/.mcpdeck-stamp"
+conf_want="$(hash_files tests/deps/conformance-server/package.json tests/deps/conformance-server/package-lock.json)"
+if [[ -f "$conf_stamp" && "$(cat "$conf_stamp")" == "$conf_want" ]]; then
+    echo "up to date"
+else
+    (cd "$conf_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    echo "$conf_want" >"$conf_stamp"
 fi
 
 for v in v1 v2; do

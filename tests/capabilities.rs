@@ -42,7 +42,15 @@ fn tool_names(run: &common::Run) -> Vec<String> {
 
 /// `mcpdeck --config CONFIG ARGS…` as an agent's server over stdio, in
 /// `cwd`: initialize (declaring nothing), then `request` (id 2); its answer.
-fn ask_serve(config: &Path, args: &[&str], cwd: &Path, pins: &Path, request: Value) -> Value {
+/// Serve's answer to `request` from an agent that declares `capabilities`.
+fn ask_serve(
+    config: &Path,
+    args: &[&str],
+    cwd: &Path,
+    pins: &Path,
+    capabilities: Value,
+    request: Value,
+) -> Value {
     let mut child = common::Reaped(
         Command::new(common::mcpdeck_bin())
             .current_dir(cwd)
@@ -75,7 +83,7 @@ fn ask_serve(config: &Path, args: &[&str], cwd: &Path, pins: &Path, request: Val
     request["id"] = json!(2);
     for frame in [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+            "protocolVersion": "2025-11-25", "capabilities": capabilities,
             "clientInfo": {"name": "t", "version": "0"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         request,
@@ -94,6 +102,9 @@ fn served_tools(config: &Path, pins: &Path) -> Vec<String> {
         &["serve", "--pinned", "everything"],
         Path::new("."),
         pins,
+        // An agent that declares what mcpdeck declares (serve declares
+        // upstream what its agent declared, no more).
+        json!({"roots": {}, "sampling": {}, "elicitation": {"form": {}, "url": {}}}),
         json!({"method": "tools/list"}),
     );
     answer["result"]["tools"]
@@ -169,6 +180,33 @@ fn every_command_sees_the_same_tools_and_pins_serve_agree() {
     assert_eq!(served, listed);
     // And it verifies.
     run(&config, &pins, &["verify", "everything"]).ok();
+    // An agent that declares nothing: serve declares nothing upstream
+    // either, and the tools that need a capability are not offered to it.
+    let bare = ask_serve(
+        &config,
+        &["serve", "everything"],
+        Path::new("."),
+        &pins,
+        json!({}),
+        json!({"method": "tools/list"}),
+    );
+    let bare: Vec<&str> = bare["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(bare.contains(&"echo"), "{bare:?}");
+    for name in [
+        "get-roots-list",
+        "trigger-elicitation-request",
+        "trigger-sampling-request",
+    ] {
+        assert!(
+            !bare.contains(&name),
+            "{name} offered to an agent without it: {bare:?}"
+        );
+    }
 }
 
 #[test]
@@ -328,6 +366,7 @@ fn smoke_and_serve_offer_no_root_they_were_not_given() {
         &["serve", "fs"],
         cwd.path(),
         &dir.path().join("pins.json"),
+        json!({}),
         json!({"method": "tools/call",
             "params": {"name": "list_allowed_directories", "arguments": {}}}),
     );

@@ -1962,3 +1962,42 @@ fn an_idle_session_ends_after_session_idle() {
     assert_eq!(servers(), 1, "the session's server is gone with it");
     drop(agent);
 }
+
+#[test]
+fn a_server_giving_up_its_request_tells_the_agent_and_needs_no_answer() {
+    let server = format!(
+        "[servers.c]\ncommand = \"python3\"\nargs = [{script:?}]\n",
+        script = repo()
+            .join("tests/fixtures/serve/cancelling_server.py")
+            .display()
+            .to_string()
+    );
+    let (_dir, config) = config_dir(&server);
+    let mut agent = Agent::start(&config, &["c"]);
+    agent.initialize("2025-11-25", json!({"elicitation": {"form": {}}}));
+    let call = agent.send(
+        "tools/call",
+        json!({"name": "ask_then_give_up", "arguments": {}}),
+    );
+    let ask = agent.wait_for("elicitation/create", |v| {
+        v["method"] == "elicitation/create"
+    });
+    let cancelled = agent.notification("notifications/cancelled");
+    assert_eq!(cancelled["params"]["requestId"], ask["id"], "{cancelled}");
+    assert_eq!(
+        cancelled["params"]["reason"], "took too long",
+        "{cancelled}"
+    );
+    let done = agent.response(call);
+    assert_eq!(done["result"]["content"][0]["text"], "gave up", "{done}");
+    // The agent answers anyway, late: serve does not pass it on (the
+    // server gave the request up).
+    agent.write(&json!({"jsonrpc": "2.0", "id": ask["id"],
+        "result": {"action": "accept", "content": {"name": "late"}}}));
+    let r = agent.request(
+        "tools/call",
+        json!({"name": "late_answers", "arguments": {}}),
+    );
+    assert_eq!(r["content"][0]["text"], "late answers: 0", "{r}");
+    agent.finish();
+}

@@ -1706,6 +1706,7 @@ fn ask(s: &mut State, id: u64, server: &str, method: &str, params: Value) {
             method: method.into(),
             params,
             related: None,
+            request_id: None,
         }),
         &mut fx,
     );
@@ -5103,6 +5104,7 @@ fn a_server_request_says_which_call_it_is_for() {
                 method: "elicitation/create".into(),
                 params: json!({"message": "?"}),
                 related: Some(to),
+                request_id: None,
             }),
             fx,
         );

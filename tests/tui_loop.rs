@@ -252,6 +252,7 @@ async fn keys_are_handled_while_a_flood_of_events_is_taken_in() {
             method: "elicitation/create".into(),
             params: json!({"message": "name?", "requestedSchema": {"type": "object"}}),
             related: None,
+            request_id: None,
         })
         .unwrap();
     events_tx

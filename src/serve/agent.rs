@@ -123,6 +123,10 @@ struct Serve {
     /// Progress that came before its call's start was known.
     early: HashMap<(String, i64), Vec<Value>>,
     asks: HashMap<String, Ask>,
+    /// The servers' requests sent to the agent: (server, the server's id
+    /// as JSON text) → (serve's id for it, the manager's), so that a
+    /// server's `notifications/cancelled` reaches the agent.
+    server_asks: HashMap<(String, String), (String, u64)>,
     next_ask: u64,
     /// Subscribe/unsubscribe requests waiting: (server, uri, on) → ids.
     subs: Vec<(String, String, bool, Value, bool)>,
@@ -401,6 +405,7 @@ impl Base {
             progress: HashMap::new(),
             early: HashMap::new(),
             asks: HashMap::new(),
+            server_asks: HashMap::new(),
             next_ask: 0,
             subs: Vec::new(),
             listens: Vec::new(),
@@ -936,6 +941,9 @@ impl Serve {
         let Some(ask) = self.asks.remove(key) else {
             return;
         };
+        if matches!(ask, Ask::Server(_)) {
+            self.server_asks.retain(|_, (asked, _)| asked != key);
+        }
         match ask {
             Ask::Roots => {
                 if let Some(r) = result {

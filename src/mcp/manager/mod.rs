@@ -148,6 +148,7 @@ impl Manager {
                         method: req.method,
                         params: req.params,
                         related: req.related,
+                        request_id: req.request_id,
                     });
                     rx
                 }));

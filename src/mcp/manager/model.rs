@@ -284,6 +284,9 @@ pub enum Event {
         /// The call it belongs to (its request id), when the protocol
         /// says: see [`crate::mcp::session::ServerRequest::related`].
         related: Option<i64>,
+        /// The server's own id for it: see
+        /// [`crate::mcp::session::ServerRequest::request_id`].
+        request_id: Option<Value>,
     },
     /// A login's progress (discovery trace, URL, browser, waiting).
     Login {

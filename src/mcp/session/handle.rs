@@ -146,6 +146,10 @@ pub(super) struct Inner {
     /// Server requests a person is answering now: while any is open, the
     /// session's request deadlines wait.
     pub(super) open_asks: std::sync::atomic::AtomicUsize,
+    /// Those server requests by the server's id (as JSON text), each with
+    /// whether the server gave it up (`notifications/cancelled`): then its
+    /// answer is not sent.
+    pub(super) asking: std::sync::Mutex<std::collections::HashMap<String, bool>>,
     /// While the reader hands up a message that came on the HTTP stream of
     /// a request (`Inbound::Related`): that request's id (the call a
     /// server request belongs to); -1 otherwise.

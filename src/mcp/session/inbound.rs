@@ -438,13 +438,29 @@ impl Inner {
                 method: method.to_string(),
                 params: params.unwrap_or_else(|| json!({})),
                 related: self.related_call(),
+                request_id: Some(id.to_value()),
             });
             let inner = self.clone();
             let method = method.to_string();
             self.open_asks.fetch_add(1, Ordering::AcqRel);
+            let key = id.to_value().to_string();
+            self.asking
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(key.clone(), false);
             tokio::spawn(async move {
                 let answered = rx.await;
                 inner.open_asks.fetch_sub(1, Ordering::AcqRel);
+                let given_up = inner
+                    .asking
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&key)
+                    .unwrap_or(false);
+                if given_up {
+                    // The server cancelled it: no answer is sent.
+                    return;
+                }
                 let outcome = answered.unwrap_or_else(|_| {
                     Err(RpcError::new(
                         -1,
@@ -469,6 +485,16 @@ impl Inner {
     }
 
     pub(super) fn on_notification(&self, method: String, params: Option<Value>) {
+        if method == "notifications/cancelled"
+            && let Some(id) = params.as_ref().and_then(|p| p.get("requestId"))
+            && let Some(given_up) = self
+                .asking
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_mut(&id.to_string())
+        {
+            *given_up = true;
+        }
         if method == "notifications/progress"
             && let Some(token) = params.as_ref().and_then(|p| p.get("progressToken"))
         {

@@ -199,6 +199,7 @@ impl Session {
             log_level: RwLock::new(None),
             subscriptions: Mutex::new((std::collections::BTreeSet::new(), None)),
             open_asks: std::sync::atomic::AtomicUsize::new(0),
+            asking: Default::default(),
             related: std::sync::atomic::AtomicI64::new(-1),
             listen_lock: tokio::sync::Mutex::new(()),
             write_lock: tokio::sync::Mutex::new(()),

@@ -85,6 +85,9 @@ pub struct ServerRequest {
     /// belongs to, when the protocol says (a stateless-era
     /// `input_required` round); `None` for a request of its own.
     pub related: Option<i64>,
+    /// The server's own id for the request (a `notifications/cancelled`
+    /// from it names this); `None` for an `input_required` round's.
+    pub request_id: Option<Value>,
 }
 
 /// Hands a server request to whoever answers it (the UI, through the

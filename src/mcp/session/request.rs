@@ -477,6 +477,7 @@ impl Session {
                     method: asked.to_string(),
                     params: params.unwrap_or_else(|| json!({})),
                     related,
+                    request_id: None,
                 });
                 rx.await
                     .unwrap_or_else(|_| Err(RpcError::new(-1, format!("{asked} was not answered"))))

@@ -83,8 +83,15 @@ impl Serve {
                 server,
                 method,
                 params,
+                request_id,
                 ..
-            } => self.server_request(id, &server, &method, params),
+            } => {
+                let asked = self.server_request(id, &server, &method, params);
+                if let (Some(asked), Some(theirs)) = (asked, request_id) {
+                    self.server_asks
+                        .insert((server, theirs.to_string()), (asked, id));
+                }
+            }
             Event::Subscription {
                 server,
                 uri,
@@ -272,6 +279,35 @@ impl Serve {
                     }
                 }
             }
+            // The server gave up a request of its own: the agent is told,
+            // under serve's id for it, and its answer is no longer awaited.
+            "notifications/cancelled" => {
+                let Some(params) = params else { return };
+                let Some(theirs) = params.get("requestId") else {
+                    return;
+                };
+                let Some((asked, ask)) = self
+                    .server_asks
+                    .remove(&(server.to_string(), theirs.to_string()))
+                else {
+                    return;
+                };
+                if self.asks.remove(&asked).is_none() {
+                    return; // answered already
+                }
+                self.manager.send(Command::AnswerServerRequest {
+                    id: ask,
+                    result: Err(RpcError::new(
+                        codes::INTERNAL_ERROR,
+                        "the server cancelled its request",
+                    )),
+                });
+                let mut cancel = json!({"requestId": asked});
+                if let Some(reason) = params.get("reason") {
+                    cancel["reason"] = reason.clone();
+                }
+                self.notify("notifications/cancelled", Some(cancel));
+            }
             "notifications/tasks/status" => {
                 let Some(mut params) = params else { return };
                 self.map_tasks(server, &mut params);
@@ -327,7 +363,16 @@ impl Serve {
         }
     }
 
-    pub(super) fn server_request(&mut self, ask: u64, server: &str, method: &str, params: Value) {
+    /// A server's request for the agent: sent to it (its id for it is
+    /// returned), or as input_required to a stateless agent's request, or
+    /// refused.
+    pub(super) fn server_request(
+        &mut self,
+        ask: u64,
+        server: &str,
+        method: &str,
+        params: Value,
+    ) -> Option<String> {
         let capability = match method {
             "sampling/createMessage" => "sampling",
             "elicitation/create" => "elicitation",
@@ -350,7 +395,8 @@ impl Serve {
             if let Some(p) = self.pending.get_mut(&tag) {
                 p.queued.push((ask, method.to_string(), params));
             }
-            return self.input_round(tag);
+            self.input_round(tag);
+            return None;
         }
         if !offered || !self.agent.initialized {
             let message = format!(
@@ -365,12 +411,13 @@ impl Serve {
                 id: ask,
                 result: Err(RpcError::new(codes::METHOD_NOT_FOUND, message)),
             });
-            return;
+            return None;
         }
         self.next_ask += 1;
         let id = format!("mcpdeck-{}", self.next_ask);
         self.asks.insert(id.clone(), Ask::Server(ask));
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        Some(id)
     }
 
     /// Send a stateless agent the server requests queued for request

@@ -37,6 +37,7 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             method,
             params,
             related,
+            ..
         } => on_server_request(s, id, server, method, params, related),
         Event::TaskStatus {
             tag,
