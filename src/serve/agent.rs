@@ -31,6 +31,10 @@ use super::state::{ServeState, Upstream, Visible};
 use super::{ServeArgs, ServeError};
 use crate::config::watch::{Waker, Watched};
 
+/// A line for the agent, and the id of the agent's request it belongs to
+/// (if it belongs to one).
+pub(super) type Out = (String, Option<Value>);
+
 /// How mcpdeck's `requestState` starts (then the upstream request's tag).
 const STATE_PREFIX: &str = "mcpdeck/";
 
@@ -106,7 +110,7 @@ struct AgentInfo {
 struct Serve {
     state: ServeState,
     manager: Manager,
-    out: mpsc::UnboundedSender<String>,
+    out: mpsc::UnboundedSender<Out>,
     args: ServeArgs,
     /// The agent spoke `initialize` first: its upstreams speak that era.
     initialize_era: bool,
@@ -118,8 +122,9 @@ struct Serve {
     pending: HashMap<u64, Pending>,
     /// Tags by the agent's id (its JSON text), for cancellation.
     tags: HashMap<String, u64>,
-    /// (server, upstream progress token) → the agent's token.
-    progress: HashMap<(String, i64), Value>,
+    /// (server, upstream progress token) → the agent's token, and the id
+    /// of the agent's request it belongs to.
+    progress: HashMap<(String, i64), (Value, Value)>,
     /// Progress that came before its call's start was known.
     early: HashMap<(String, i64), Vec<Value>>,
     asks: HashMap<String, Ask>,
@@ -361,7 +366,7 @@ impl Base {
         control: Control,
         pins: Option<PinStore>,
         lines: mpsc::UnboundedReceiver<Result<String, String>>,
-        out: mpsc::UnboundedSender<String>,
+        out: mpsc::UnboundedSender<Out>,
         first: Option<String>,
     ) -> Result<(), ServeError> {
         let mut settings = self.config.settings.clone();
@@ -432,7 +437,7 @@ impl Base {
 /// writer's task, which ends when every line is out).
 fn stdio(
     lines: mpsc::UnboundedSender<Result<String, String>>,
-    out: mpsc::UnboundedReceiver<String>,
+    out: mpsc::UnboundedReceiver<Out>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut input = BufReader::new(tokio::io::stdin()).lines();
@@ -489,9 +494,9 @@ fn load_pins() -> Result<PinStore, ServeError> {
     PinStore::load_default().map_err(|e| ServeError::Usage(format!("--pinned: {e}")))
 }
 
-async fn write_lines(mut rx: mpsc::UnboundedReceiver<String>) {
+async fn write_lines(mut rx: mpsc::UnboundedReceiver<Out>) {
     let mut stdout = tokio::io::stdout();
-    while let Some(line) = rx.recv().await {
+    while let Some((line, _)) = rx.recv().await {
         if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
             // The agent is gone; stdin's end stops the loop.
             return;
@@ -621,10 +626,17 @@ impl Serve {
     }
 
     fn send(&self, frame: Value) {
+        self.send_about(frame, None);
+    }
+
+    /// Send a frame that belongs to the agent's request `about` (its
+    /// progress, a server's request made while it runs): over HTTP it goes
+    /// on that request's stream.
+    fn send_about(&self, frame: Value, about: Option<&Value>) {
         let mut line = frame.to_string();
         line.push('\n');
         self.control.agent_sent(&line);
-        let _ = self.out.send(line);
+        let _ = self.out.send((line, about.cloned()));
     }
 
     fn respond(&self, id: &Value, stateless: bool, result: Value) {
@@ -643,11 +655,16 @@ impl Serve {
     }
 
     fn notify(&self, method: &str, params: Option<Value>) {
+        self.notify_about(method, params, None);
+    }
+
+    /// [`Serve::notify`] for the agent's request `about`.
+    fn notify_about(&self, method: &str, params: Option<Value>, about: Option<&Value>) {
         let mut frame = json!({"jsonrpc": "2.0", "method": method});
         if let Some(p) = params {
             frame["params"] = p;
         }
-        self.send(frame);
+        self.send_about(frame, about);
     }
 
     fn tag(&mut self) -> u64 {

@@ -101,7 +101,7 @@ pub(super) struct Door {
 
 impl Door {
     /// A door to the context that reads `lines` and writes `out`.
-    pub(super) fn new(lines: Lines, out: mpsc::UnboundedReceiver<String>) -> Door {
+    pub(super) fn new(lines: Lines, out: mpsc::UnboundedReceiver<super::agent::Out>) -> Door {
         let (routes, route_rx) = mpsc::unbounded_channel();
         // It ends when the context stops writing (its sender dropped).
         tokio::spawn(route(out, route_rx));
@@ -267,7 +267,7 @@ fn random_hex(bytes: usize) -> Result<String, ServeError> {
 /// The router: each frame for the agent to the request it answers, or to
 /// the open streams.
 async fn route(
-    mut out: mpsc::UnboundedReceiver<String>,
+    mut out: mpsc::UnboundedReceiver<super::agent::Out>,
     mut routes: mpsc::UnboundedReceiver<Route>,
 ) {
     let mut waiting: HashMap<String, (mpsc::UnboundedSender<String>, bool, u64)> = HashMap::new();
@@ -287,13 +287,19 @@ async fn route(
                 None => return,
             },
             line = out.recv() => {
-                let Some(line) = line else { return };
+                let Some((line, about)) = line else { return };
                 let frame: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
                 let answer = frame.get("method").is_none();
                 if answer
                     && let Some(id) = frame.get("id")
                     && let Some((tx, ..)) = waiting.remove(&id.to_string())
                 {
+                    let _ = tx.send(line);
+                    continue;
+                }
+                // What belongs to a request (its progress, a server's request
+                // made while it runs) goes on its stream, if it has one.
+                if let Some((tx, true, _)) = about.and_then(|a| waiting.get(&a.to_string())) {
                     let _ = tx.send(line);
                     continue;
                 }
@@ -1368,6 +1374,45 @@ mod tests {
         assert_eq!(sse_priming(7), "id: 7\nretry: 1000\ndata:\n\n");
         assert!(primes(Some("2025-11-25")) && primes(Some("2026-07-28")));
         assert!(!primes(Some("2025-06-18")) && !primes(Some("2025-03-26")) && !primes(None));
+    }
+
+    #[tokio::test]
+    async fn what_belongs_to_a_request_goes_on_its_stream_and_a_listen_on_its_own() {
+        let (out, out_rx) = mpsc::unbounded_channel();
+        let (routes, routes_rx) = mpsc::unbounded_channel();
+        tokio::spawn(route(out_rx, routes_rx));
+        let (a_tx, mut a) = mpsc::unbounded_channel();
+        let (b_tx, mut b) = mpsc::unbounded_channel();
+        let id = |n: &str| serde_json::json!(n).to_string();
+        for (key, tx) in [("a", a_tx), ("b", b_tx)] {
+            routes
+                .send(Route::Wait {
+                    id: id(key),
+                    tx,
+                    sse: true,
+                })
+                .unwrap();
+        }
+        // a's progress, sent while b is the latest request: on a's stream.
+        let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#;
+        out.send((progress.to_string(), Some(serde_json::json!("a"))))
+            .unwrap();
+        // A listen's notification: on the listen's stream only, here b's.
+        let listen = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"b"}}}"#;
+        out.send((listen.to_string(), None)).unwrap();
+        // Belonging to nothing: the latest request's stream (no GET open).
+        let log = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#;
+        out.send((log.to_string(), None)).unwrap();
+        let got = |rx: &mut mpsc::UnboundedReceiver<String>| {
+            let mut all = Vec::new();
+            while let Ok(l) = rx.try_recv() {
+                all.push(l);
+            }
+            all
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(got(&mut a), vec![progress.to_string()]);
+        assert_eq!(got(&mut b), vec![listen.to_string(), log.to_string()]);
     }
 
     #[test]

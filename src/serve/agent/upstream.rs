@@ -84,9 +84,9 @@ impl Serve {
                 method,
                 params,
                 request_id,
-                ..
+                related,
             } => {
-                let asked = self.server_request(id, &server, &method, params);
+                let asked = self.server_request(id, &server, &method, params, related);
                 if let (Some(asked), Some(theirs)) = (asked, request_id) {
                     self.server_asks
                         .insert((server, theirs.to_string()), (asked, id));
@@ -123,11 +123,12 @@ impl Serve {
             return;
         };
         let key = (p.server.clone(), request_id);
+        let about = p.id.clone();
         let early = self.early.remove(&key);
-        self.progress.insert(key, token.clone());
+        self.progress.insert(key, (token.clone(), about.clone()));
         for mut params in early.into_iter().flatten() {
             params["progressToken"] = token.clone();
-            self.notify("notifications/progress", Some(params));
+            self.notify_about("notifications/progress", Some(params), Some(&about));
         }
     }
 
@@ -259,9 +260,9 @@ impl Serve {
                 };
                 let key = (server.to_string(), token);
                 match self.progress.get(&key) {
-                    Some(agent) => {
+                    Some((agent, about)) => {
                         params["progressToken"] = agent.clone();
-                        self.notify(method, Some(params));
+                        self.notify_about(method, Some(params), Some(about));
                     }
                     None => {
                         // Its call's start is not known yet; a call not
@@ -372,6 +373,7 @@ impl Serve {
         server: &str,
         method: &str,
         params: Value,
+        related: Option<i64>,
     ) -> Option<String> {
         let capability = match method {
             "sampling/createMessage" => "sampling",
@@ -416,7 +418,17 @@ impl Serve {
         self.next_ask += 1;
         let id = format!("mcpdeck-{}", self.next_ask);
         self.asks.insert(id.clone(), Ask::Server(ask));
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        // Made while one of the agent's calls runs: on that call's stream.
+        let about = related.and_then(|r| {
+            self.pending
+                .values()
+                .find(|p| p.server == server && p.upstream_token == Some(r))
+                .map(|p| p.id.clone())
+        });
+        self.send_about(
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+            about.as_ref(),
+        );
         Some(id)
     }
 
