@@ -76,6 +76,8 @@ struct Pending {
     queued: Vec<(u64, String, Value)>,
     /// The answer, come while an input_required round was out.
     finished: Option<Result<Value, Value>>,
+    /// A stateless request's own client capabilities.
+    capabilities: Option<Value>,
 }
 
 /// A request mcpdeck sent to the agent.

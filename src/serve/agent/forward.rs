@@ -274,6 +274,7 @@ impl Serve {
                 inputs: Vec::new(),
                 queued: Vec::new(),
                 finished: None,
+                capabilities: stateless.then(|| self.agent.capabilities.clone()),
             },
         );
         tag

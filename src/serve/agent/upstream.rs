@@ -380,19 +380,37 @@ impl Serve {
             "elicitation/create" => "elicitation",
             _ => "",
         };
-        let offered = !capability.is_empty() && self.agent.capabilities.get(capability).is_some();
+        // The agent's request it belongs to, when the server says (made on
+        // that call's stream).
+        let owner = related.and_then(|r| {
+            self.pending
+                .iter()
+                .find(|(_, p)| p.server == server && p.upstream_token == Some(r))
+                .map(|(tag, _)| *tag)
+        });
         // A stateless agent takes no requests: the server's request goes
-        // as input_required in the answer to the agent's request to that
-        // server (the latest one, when several are in flight).
+        // as input_required in the answer to the agent's request it belongs
+        // to (when not known: the latest to that server).
         let stateless_round = if self.agent.initialized {
             None
         } else {
-            self.pending
-                .iter()
-                .filter(|(_, p)| p.stateless && p.server == server)
-                .map(|(tag, _)| *tag)
-                .max()
+            owner
+                .filter(|t| self.pending.get(t).is_some_and(|p| p.stateless))
+                .or_else(|| {
+                    self.pending
+                        .iter()
+                        .filter(|(_, p)| p.stateless && p.server == server)
+                        .map(|(tag, _)| *tag)
+                        .max()
+                })
         };
+        // What that request declared (a stateless agent's capabilities
+        // come with each request), else what the agent declared.
+        let declared = stateless_round
+            .and_then(|t| self.pending.get(&t))
+            .and_then(|p| p.capabilities.as_ref())
+            .unwrap_or(&self.agent.capabilities);
+        let offered = !capability.is_empty() && declared.get(capability).is_some();
         if offered && let Some(tag) = stateless_round {
             if let Some(p) = self.pending.get_mut(&tag) {
                 p.queued.push((ask, method.to_string(), params));
@@ -419,12 +437,9 @@ impl Serve {
         let id = format!("mcpdeck-{}", self.next_ask);
         self.asks.insert(id.clone(), Ask::Server(ask));
         // Made while one of the agent's calls runs: on that call's stream.
-        let about = related.and_then(|r| {
-            self.pending
-                .values()
-                .find(|p| p.server == server && p.upstream_token == Some(r))
-                .map(|p| p.id.clone())
-        });
+        let about = owner
+            .and_then(|t| self.pending.get(&t))
+            .map(|p| p.id.clone());
         self.send_about(
             json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
             about.as_ref(),
