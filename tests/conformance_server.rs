@@ -53,7 +53,7 @@ fn every_server_scenario_that_passes_directly_passes_through_serve() {
     }
     assert!(
         run.stdout
-            .contains("0 scenario run(s) pass directly and fail through mcpdeck serve"),
+            .contains("lost through mcpdeck serve: 0 scenario run(s)"),
         "{}",
         run.stdout
     );

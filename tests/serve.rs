@@ -1404,6 +1404,8 @@ fn http_raw(
 ) -> (String, String) {
     use std::io::Read;
     let mut s = std::net::TcpStream::connect(at).expect("connect");
+    // An answer that never comes fails the test instead of hanging it.
+    s.set_read_timeout(Some(limit(60))).expect("a read timeout");
     let mut req = format!(
         "{method} /mcp HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nAccept: {accept}\r\nContent-Length: {}\r\n",
         body.len()
@@ -2000,4 +2002,192 @@ fn a_server_giving_up_its_request_tells_the_agent_and_needs_no_answer() {
     );
     assert_eq!(r["content"][0]["text"], "late answers: 0", "{r}");
     agent.finish();
+}
+
+/// Initialize a session over HTTP; its id.
+fn http_session(at: &str, capabilities: Value) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": capabilities,
+        "clientInfo": {"name": "t", "version": "0"}}})
+    .to_string();
+    let (head, body) = http_raw(at, "POST", "application/json", &[], &init);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    header(&head, "mcp-session-id")
+        .expect("a session")
+        .to_string()
+}
+
+/// The demo-server processes named `name`.
+fn demo_processes(name: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
+                let c = String::from_utf8_lossy(&c);
+                c.contains("\0demo-server\0") && c.contains(&format!("\0{name}\0"))
+            })
+        })
+        .count()
+}
+
+#[test]
+fn a_session_with_a_get_stream_open_still_ends_with_delete() {
+    let name = format!("getdel{}", std::process::id());
+    let (_dir, config) = config_dir(&demo(&name, "initialize", ""));
+    let (agent, at) = start_http(&config, &[&name], &[]);
+    let sid = http_session(&at, json!({}));
+    // A GET stream, open (the client keeps it).
+    let mut get = std::net::TcpStream::connect(&at).expect("connect");
+    let req = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {at}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    );
+    get.write_all(req.as_bytes()).expect("write");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        demo_processes(&name),
+        2,
+        "the shared context's and the session's"
+    );
+    let (head, _) = http_raw(
+        &at,
+        "DELETE",
+        "application/json",
+        &[("Mcp-Session-Id", &sid)],
+        "",
+    );
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    // The session's context ends, its server with it, and the stream.
+    let deadline = Instant::now() + limit(10);
+    while demo_processes(&name) > 1 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(demo_processes(&name), 1, "the session's server is gone");
+    get.set_read_timeout(Some(limit(10))).ok();
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut get, &mut rest);
+    assert!(
+        rest.starts_with("HTTP/1.1 200"),
+        "the stream ended: {rest:?}"
+    );
+    // A stream without a session: refused (a stateless agent has none).
+    let (head, _) = http_raw(&at, "GET", "text/event-stream", &[], "");
+    assert!(head.starts_with("HTTP/1.1 405"), "{head}");
+    drop(agent);
+}
+
+#[test]
+fn many_requests_at_once_in_one_session_each_get_their_own_answer() {
+    let (_dir, config) = config_dir(&demo("a", "initialize", ""));
+    let (agent, at) = start_http(&config, &["a"], &[]);
+    let sid = http_session(&at, json!({}));
+    // Progress flows meanwhile, on a call of its own.
+    let busy = Streamed::post(
+        &at,
+        &[
+            ("Mcp-Session-Id", sid.as_str()),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        r#"{"jsonrpc":"2.0","id":"busy","method":"tools/call","params":{"name":"slow_task","arguments":{"steps":100,"delay_ms":5},"_meta":{"progressToken":"b"}}}"#,
+    );
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let (at, sid) = (at.clone(), sid.clone());
+            std::thread::spawn(move || {
+                for n in 0..25 {
+                    let id = format!("p-{t}-{n}");
+                    let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+                    let accept = if n % 2 == 0 {
+                        "application/json"
+                    } else {
+                        "application/json, text/event-stream"
+                    };
+                    let (head, body) = http_raw(
+                        &at,
+                        "POST",
+                        accept,
+                        &[
+                            ("Mcp-Session-Id", &sid),
+                            ("MCP-Protocol-Version", "2025-11-25"),
+                        ],
+                        &ping,
+                    );
+                    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+                    assert!(body.contains(&format!("\"id\":\"{id}\"")), "{id}: {body}");
+                    assert!(!body.contains("notifications/progress"), "{id}: {body}");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("a client thread");
+    }
+    let done = loop {
+        let f = busy.next("the busy call's answer");
+        if f["id"] == "busy" {
+            break f;
+        }
+        assert_eq!(f["method"], "notifications/progress", "{f}");
+    };
+    assert!(done["result"].is_object(), "{done}");
+    drop(agent);
+}
+
+#[test]
+fn a_stateless_cancellation_never_reaches_another_agents_request() {
+    let (_dir, config) = config_dir(&demo("a", "dual", ""));
+    let (agent, at) = start_http(&config, &["a"], &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "slow_task"),
+    ];
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "slow_task", "arguments": {"steps": 4, "delay_ms": 100}, "_meta": meta}})
+    .to_string();
+    // Another agent's request with the same id is in flight.
+    let other = {
+        let (at, call) = (at.clone(), call.clone());
+        std::thread::spawn(move || {
+            let headers = [
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "slow_task"),
+            ];
+            http_raw(&at, "POST", "application/json", &headers, &call)
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    // A cancellation without a session names nothing of its own.
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 1, "_meta": meta}})
+    .to_string();
+    let (head, _) = http_raw(
+        &at,
+        "POST",
+        "application/json",
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "notifications/cancelled"),
+        ],
+        &cancel,
+    );
+    assert!(
+        head.starts_with("HTTP/1.1 202") || head.starts_with("HTTP/1.1 4"),
+        "{head}"
+    );
+    let (head, body) = other.join().expect("the other agent");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    assert!(
+        body.contains("\"result\""),
+        "answered, not cancelled: {body}"
+    );
+    let (_, body) = http_raw(&at, "POST", "application/json", &headers, &call);
+    assert!(body.contains("\"result\""), "{body}");
+    drop(agent);
 }

@@ -229,7 +229,7 @@ pub(super) async fn run(
         // answered meanwhile): an `initialize` gets upstream sessions in
         // its era, declaring its capabilities.
         let mut control = control;
-        let waiting = base.state(pins.clone());
+        let waiting = base.state(&base.config, pins.clone());
         let deadline = Instant::now() + FIRST_LINE_WAIT;
         let first = loop {
             tokio::select! {
@@ -256,14 +256,14 @@ pub(super) async fn run(
     // session, opened by its `initialize`.
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let (out, out_rx) = mpsc::unbounded_channel();
-    let main = super::http::Door::new(in_tx, out_rx);
+    let main = super::http::Door::new(in_tx, out_rx, true);
     let opener: super::http::Opener = {
         let base = base.clone();
         let pins = pins.clone();
         Arc::new(move |params: Option<&Value>| {
             let (in_tx, in_rx) = mpsc::unbounded_channel();
             let (out, out_rx) = mpsc::unbounded_channel();
-            let door = super::http::Door::new(in_tx, out_rx);
+            let door = super::http::Door::new(in_tx, out_rx, false);
             let seed = Seed::of_initialize(params);
             let (base, pins) = (base.clone(), pins.clone());
             tokio::spawn(async move {
@@ -346,10 +346,10 @@ impl Seed {
 
 impl Base {
     /// What a context serves, before anything is connected.
-    fn state(&self, pins: Option<PinStore>) -> ServeState {
+    fn state(&self, config: &Config, pins: Option<PinStore>) -> ServeState {
         ServeState {
             naming: self.naming,
-            servers: served(&self.config, &self.args)
+            servers: served(config, &self.args)
                 .into_iter()
                 .map(Upstream::new)
                 .collect(),
@@ -371,7 +371,19 @@ impl Base {
         out: mpsc::UnboundedSender<Out>,
         first: Option<String>,
     ) -> Result<(), ServeError> {
-        let mut settings = self.config.settings.clone();
+        // The config and pins as they are now: a session opened after an
+        // edit (`mcpdeck deny`, a new pin) starts with it. One that does
+        // not load leaves the last good one (the shared context says why).
+        let config = match &self.config_path {
+            Some(path) => crate::config::load(path).unwrap_or_else(|_| self.config.clone()),
+            None => self.config.clone(),
+        };
+        let pins = if self.args.pinned {
+            load_pins().ok().or(pins)
+        } else {
+            pins
+        };
+        let mut settings = config.settings.clone();
         if let Some(seed) = &seed {
             settings.capabilities = seed.declared();
             // Only the agent's roots (asked of it), unless `--roots` chose.
@@ -380,8 +392,8 @@ impl Base {
             }
         }
         let initialize_era = seed.is_some();
-        let state = self.state(pins);
-        let settle = self.config.settings.connect_timeout + self.config.settings.probe_timeout;
+        let state = self.state(&config, pins);
+        let settle = config.settings.connect_timeout + config.settings.probe_timeout;
         let (manager, events) = Manager::start_answering(
             settings,
             state
@@ -534,6 +546,8 @@ fn upstream_params(params: Option<&Value>) -> Value {
     if let Some(Value::Object(meta)) = p.get_mut("_meta") {
         meta.retain(|k, _| !k.starts_with("io.modelcontextprotocol/"));
         meta.remove("progressToken");
+        // Serve's own word to its session, never the agent's.
+        meta.remove(crate::mcp::session::PASS_THROUGH);
         if meta.is_empty() {
             p.remove("_meta");
         }

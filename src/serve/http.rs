@@ -100,11 +100,16 @@ pub(super) struct Door {
 }
 
 impl Door {
-    /// A door to the context that reads `lines` and writes `out`.
-    pub(super) fn new(lines: Lines, out: mpsc::UnboundedReceiver<super::agent::Out>) -> Door {
+    /// A door to the context that reads `lines` and writes `out`;
+    /// `shared`: the stateless agents' context (see [`route`]).
+    pub(super) fn new(
+        lines: Lines,
+        out: mpsc::UnboundedReceiver<super::agent::Out>,
+        shared: bool,
+    ) -> Door {
         let (routes, route_rx) = mpsc::unbounded_channel();
         // It ends when the context stops writing (its sender dropped).
-        tokio::spawn(route(out, route_rx));
+        tokio::spawn(route(out, route_rx, shared));
         Door { lines, routes }
     }
 }
@@ -264,17 +269,29 @@ fn random_hex(bytes: usize) -> Result<String, ServeError> {
     Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// The most server requests kept for a session's first GET stream (sent
+/// before the agent opened one: `roots/list` at `initialized`, say).
+const HELD_FOR_STREAM: usize = 64;
+
 /// The router: each frame for the agent to the request it answers, or to
-/// the open streams.
+/// the open streams. `shared`: the context of every stateless agent, where
+/// a frame that belongs to no request (and to no listen stream) has no
+/// agent to go to, and is dropped rather than shown to another.
 async fn route(
     mut out: mpsc::UnboundedReceiver<super::agent::Out>,
     mut routes: mpsc::UnboundedReceiver<Route>,
+    shared: bool,
 ) {
     let mut waiting: HashMap<String, (mpsc::UnboundedSender<String>, bool, u64)> = HashMap::new();
     let mut streams: Vec<mpsc::UnboundedSender<String>> = Vec::new();
+    // Requests for the agent that came while it had no stream open.
+    let mut held: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     let mut order = 0u64;
     loop {
         tokio::select! {
+            // A request's Wait is sent before its line: taken first, its
+            // answer always finds it.
+            biased;
             r = routes.recv() => match r {
                 Some(Route::Wait { id, tx, sse }) => {
                     order += 1;
@@ -283,7 +300,12 @@ async fn route(
                 Some(Route::Gone(id)) => {
                     waiting.remove(&id);
                 }
-                Some(Route::Stream(tx)) => streams.push(tx),
+                Some(Route::Stream(tx)) => {
+                    for line in held.drain(..) {
+                        let _ = tx.send(line);
+                    }
+                    streams.push(tx);
+                }
                 None => return,
             },
             line = out.recv() => {
@@ -299,7 +321,7 @@ async fn route(
                 }
                 // What belongs to a request (its progress, a server's request
                 // made while it runs) goes on its stream, if it has one.
-                if let Some((tx, true, _)) = about.and_then(|a| waiting.get(&a.to_string())) {
+                if let Some((tx, true, _)) = about.as_ref().and_then(|a| waiting.get(&a.to_string())) {
                     let _ = tx.send(line);
                     continue;
                 }
@@ -309,6 +331,9 @@ async fn route(
                     if let Some((tx, ..)) = waiting.get(&sub.to_string()) {
                         let _ = tx.send(line);
                     }
+                    continue;
+                }
+                if shared {
                     continue;
                 }
                 streams.retain(|s| !s.is_closed());
@@ -326,6 +351,10 @@ async fn route(
                     .max_by_key(|(.., n)| *n)
                 {
                     let _ = tx.send(line);
+                } else if frame.get("id").is_some() && held.len() < HELD_FOR_STREAM {
+                    // A request for the agent, with nowhere to go yet: kept
+                    // for its first GET stream.
+                    held.push_back(line);
                 }
             }
         }
@@ -420,12 +449,14 @@ impl Guard {
         let id = random_hex(16).ok()?;
         let now = std::time::Instant::now();
         let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        if all.len() >= MAX_SESSIONS
-            && let Some(oldest) = all
+        if all.len() >= MAX_SESSIONS {
+            // The least recently used of those not in use; when every one
+            // is, no new session (the agent is told to come back later).
+            let oldest = all
                 .iter()
+                .filter(|(_, live)| live.open == 0)
                 .min_by_key(|(_, live)| live.used)
-                .map(|(k, _)| k.clone())
-        {
+                .map(|(k, _)| k.clone())?;
             all.remove(&oldest);
         }
         all.insert(
@@ -466,8 +497,19 @@ impl Guard {
     /// End the sessions idle for longer than the limit.
     fn sweep(&self) {
         let Some(idle) = self.idle else { return };
+        // A request whose client is away (and may resume) is a use too.
+        let waiting: std::collections::HashSet<String> = self
+            .streams
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .filter_map(|k| {
+                let k = k.lock().unwrap_or_else(|p| p.into_inner());
+                (!k.done).then(|| k.session.clone())
+            })
+            .collect();
         let mut all = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        all.retain(|_, live| live.open > 0 || live.used.elapsed() < idle);
+        all.retain(|id, live| live.open > 0 || live.used.elapsed() < idle || waiting.contains(id));
     }
 
     /// The next event id.
@@ -796,26 +838,53 @@ async fn connection(mut stream: TcpStream, arc: Arc<Guard>) -> Option<()> {
     match head.method.as_str() {
         "POST" => {}
         "GET" if sse => {
+            // Only a session has streams of its own: a stateless agent's
+            // notifications come on its requests' streams.
+            if session.is_none() {
+                respond(
+                    &mut stream,
+                    "405 Method Not Allowed",
+                    &[("Allow", "POST")],
+                    "a GET stream belongs to a session: send Mcp-Session-Id\n",
+                )
+                .await;
+                return None;
+            }
             if let Some(last) = head.header("last-event-id")
                 && let Some((number, seen)) = parse_event_id(last)
                 && let Some(kept) = guard.kept(number, session.as_deref())
             {
+                drop(door);
                 return resume(stream, kept, number, seen).await;
             }
             let (tx, mut rx) = mpsc::unbounded_channel();
             let _ = door.routes.send(Route::Stream(tx));
-            stream.write_all(sse_head(&[]).as_bytes()).await.ok()?;
+            // The stream does not keep the context alive: when the session
+            // ends, so does its context, its router and this stream.
+            drop(door);
+            let (mut read, mut write) = stream.into_split();
+            write.write_all(sse_head(&[]).as_bytes()).await.ok()?;
             if primes(head.header("mcp-protocol-version")) {
-                stream
+                write
                     .write_all(sse_priming(guard.event_id()).as_bytes())
                     .await
                     .ok()?;
             }
-            while let Some(line) = rx.recv().await {
-                let event = sse_event(guard.event_id(), &line);
-                stream.write_all(event.as_bytes()).await.ok()?;
+            let mut closed = [0u8; 1];
+            loop {
+                tokio::select! {
+                    line = rx.recv() => {
+                        let Some(line) = line else {
+                            let _ = write.shutdown().await;
+                            return Some(());
+                        };
+                        let event = sse_event(guard.event_id(), &line);
+                        write.write_all(event.as_bytes()).await.ok()?;
+                    }
+                    // The client went away (or sent what a GET may not).
+                    _ = read.read(&mut closed) => return None,
+                }
             }
-            return Some(());
         }
         "DELETE" => {
             drop(_visit);
@@ -894,18 +963,32 @@ async fn connection(mut stream: TcpStream, arc: Arc<Guard>) -> Option<()> {
         .cloned();
     let session_key = |agents: &str| format!("{}|{agents}", session.as_deref().unwrap_or(""));
     let Some(agents_id) = agents_id else {
-        // A notification or a response: taken (a cancellation names the
-        // request by serve's id).
+        // A notification or a response: taken. A cancellation names the
+        // request by serve's id; one that names no request of this
+        // session's (or comes without a session: a stateless agent cancels
+        // by closing its request's stream) is not passed on, so it can
+        // never reach another agent's request.
         let mut text = text;
-        if frame.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
-            && let Some(asked) = frame.pointer("/params/requestId").map(Value::to_string)
-            && let Some(ours) = guard
-                .ids
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(&session_key(&asked))
-                .cloned()
-        {
+        // An answer without a session answers nothing of its own (serve
+        // asks stateless agents through input_required): not passed on.
+        if frame.get("method").is_none() && session.is_none() {
+            respond(&mut stream, "202 Accepted", &[], "").await;
+            return Some(());
+        }
+        if frame.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+            let ours = session.as_ref().and_then(|_| {
+                let asked = frame.pointer("/params/requestId").map(Value::to_string)?;
+                guard
+                    .ids
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&session_key(&asked))
+                    .cloned()
+            });
+            let Some(ours) = ours else {
+                respond(&mut stream, "202 Accepted", &[], "").await;
+                return Some(());
+            };
             frame["params"]["requestId"] = ours;
             text = frame.to_string();
         }
@@ -917,13 +1000,26 @@ async fn connection(mut stream: TcpStream, arc: Arc<Guard>) -> Option<()> {
     // A new agent: a context of its own, from what it says of itself.
     let new_session = if initialize && session.is_none() {
         door = (guard.opener)(frame.get("params"));
-        let id = guard.open_session(door.clone());
-        if let Some(id) = &id
-            && let Some((_, v)) = guard.enter(id)
-        {
+        let Some(id) = guard.open_session(door.clone()) else {
+            let body = rpc_error(
+                -32000,
+                &format!(
+                    "mcpdeck serve has {MAX_SESSIONS} sessions in use: try again later, or end one with DELETE"
+                ),
+            );
+            respond(
+                &mut stream,
+                "503 Service Unavailable",
+                &[("Retry-After", "5"), ("Content-Type", "application/json")],
+                &body,
+            )
+            .await;
+            return None;
+        };
+        if let Some((_, v)) = guard.enter(&id) {
             _visit = v;
         }
-        id
+        Some(id)
     } else {
         None
     };
@@ -997,6 +1093,7 @@ async fn connection(mut stream: TcpStream, arc: Arc<Guard>) -> Option<()> {
             writer: Some(to_writer),
             done: false,
             away: None,
+            generation: 0,
         }));
         guard
             .streams
@@ -1009,7 +1106,7 @@ async fn connection(mut stream: TcpStream, arc: Arc<Guard>) -> Option<()> {
             .write_all(sse_priming(event_id(number, 0)).as_bytes())
             .await
             .ok()?;
-        return write_kept(&mut read, write, &mut writes, &kept).await;
+        return write_kept(&mut read, write, &mut writes, &kept, 0).await;
     }
     let mut streaming = false;
     if sse && !lazy {
@@ -1151,10 +1248,17 @@ struct Kept {
     done: bool,
     /// Since when nobody writes it (the client went away).
     away: Option<std::time::Instant>,
+    /// Which connection writes it now (each resume is the next one).
+    generation: u64,
 }
 
 impl Kept {
-    fn leave(&mut self) {
+    /// Connection `generation` is gone (`None`: the one writing now). An
+    /// earlier connection's late end does not undo a resume.
+    fn leave(&mut self, generation: Option<u64>) {
+        if generation.is_some_and(|g| g != self.generation) {
+            return;
+        }
         self.writer = None;
         if !self.done {
             self.away = Some(std::time::Instant::now());
@@ -1212,7 +1316,7 @@ async fn keep(
                 if let Some(w) = &k.writer
                     && w.send((event_id(number, seq), line)).is_err()
                 {
-                    k.leave();
+                    k.leave(None);
                 }
                 if done {
                     k.done = true;
@@ -1222,18 +1326,26 @@ async fn keep(
                 }
             }
             _ = tick.tick() => {
-                let away = kept
+                let (away, session) = {
+                    let k = kept.lock().unwrap_or_else(|p| p.into_inner());
+                    (k.away.is_some_and(|t| t.elapsed() > AWAY), k.session.clone())
+                };
+                let ended = !asked
+                    .guard
+                    .sessions
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .away
-                    .is_some_and(|t| t.elapsed() > AWAY);
-                if away {
+                    .contains_key(&session);
+                if away || ended {
                     asked.cancel(&door, "the HTTP client did not come back for the answer");
                     break;
                 }
             }
         }
     }
+    // The context may end now (its session's end): only the stream's
+    // record is kept a while, for a late resume.
+    drop(door);
     tokio::time::sleep(KEPT_AFTER).await;
     asked
         .guard
@@ -1250,6 +1362,7 @@ async fn write_kept(
     mut write: impl tokio::io::AsyncWrite + Unpin,
     events: &mut mpsc::UnboundedReceiver<(String, String)>,
     kept: &std::sync::Mutex<Kept>,
+    generation: u64,
 ) -> Option<()> {
     let mut closed = [0u8; 1];
     loop {
@@ -1257,7 +1370,9 @@ async fn write_kept(
             event = events.recv() => match event {
                 Some((id, line)) => {
                     if write.write_all(sse_event(id, &line).as_bytes()).await.is_err() {
-                        kept.lock().unwrap_or_else(|p| p.into_inner()).leave();
+                        kept.lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .leave(Some(generation));
                         return None;
                     }
                 }
@@ -1269,7 +1384,9 @@ async fn write_kept(
             },
             n = read.read(&mut closed) => {
                 if matches!(n, Ok(0) | Err(_)) {
-                    kept.lock().unwrap_or_else(|p| p.into_inner()).leave();
+                    kept.lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .leave(Some(generation));
                     return None;
                 }
             }
@@ -1287,8 +1404,9 @@ async fn resume(
 ) -> Option<()> {
     let (mut read, mut write) = stream.into_split();
     let (to_writer, mut writes) = mpsc::unbounded_channel();
-    let (missed, done) = {
+    let (missed, done, generation) = {
         let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+        k.generation += 1;
         let missed: Vec<(u64, String)> = k
             .events
             .iter()
@@ -1300,7 +1418,7 @@ async fn resume(
             k.writer = Some(to_writer);
             k.away = None;
         }
-        (missed, k.done)
+        (missed, k.done, k.generation)
     };
     write.write_all(sse_head(&[]).as_bytes()).await.ok()?;
     for (seq, line) in missed {
@@ -1314,7 +1432,7 @@ async fn resume(
         let _ = write.shutdown().await;
         return Some(());
     }
-    write_kept(&mut read, write, &mut writes, &kept).await
+    write_kept(&mut read, write, &mut writes, &kept, generation).await
 }
 
 #[cfg(test)]
@@ -1380,7 +1498,7 @@ mod tests {
     async fn what_belongs_to_a_request_goes_on_its_stream_and_a_listen_on_its_own() {
         let (out, out_rx) = mpsc::unbounded_channel();
         let (routes, routes_rx) = mpsc::unbounded_channel();
-        tokio::spawn(route(out_rx, routes_rx));
+        tokio::spawn(route(out_rx, routes_rx, false));
         let (a_tx, mut a) = mpsc::unbounded_channel();
         let (b_tx, mut b) = mpsc::unbounded_channel();
         let id = |n: &str| serde_json::json!(n).to_string();

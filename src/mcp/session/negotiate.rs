@@ -314,6 +314,40 @@ impl Session {
         match error.code {
             codes::UNSUPPORTED_VERSION => {
                 let supported = strings(error.data.as_ref().and_then(|d| d.get("supported")));
+                // The best version both speak is the stateless one mcpdeck
+                // asked with: ask once more (a server may refuse a first
+                // request on purpose, or have changed its mind).
+                if supported.iter().any(|s| s == STATELESS_VERSION) {
+                    let why = format!(
+                        "server/discover answered -32022 listing {supported:?}; asked again with {STATELESS_VERSION}, the newest version both speak"
+                    );
+                    let again = self
+                        .start_request_enveloped("server/discover", None)
+                        .await
+                        .map_err(|e| Fail(self.connect_error(e)))?;
+                    match again.wait(self, None).await {
+                        Ok(v) => return self.discovered(&v, why, started).map_err(Fail),
+                        Err(RequestError::Rpc { error, .. })
+                            if error.code == codes::UNSUPPORTED_VERSION =>
+                        {
+                            let supported =
+                                strings(error.data.as_ref().and_then(|d| d.get("supported")));
+                            if supported
+                                .iter()
+                                .any(|s| INITIALIZE_VERSIONS.contains(&s.as_str()))
+                            {
+                                return self
+                                    .initialize(None, format!("{why}; refused again, supported {supported:?}; fell back to initialize"), started)
+                                    .await
+                                    .map_err(|e| self.init_failed(e));
+                            }
+                            return Err(Fail(ConnectError::handshake(format!(
+                                "the server refused protocol version {STATELESS_VERSION} twice though it lists it as supported ({supported:?})"
+                            ))));
+                        }
+                        Err(e) => return Err(Fail(self.connect_error(e))),
+                    }
+                }
                 if supported
                     .iter()
                     .any(|s| INITIALIZE_VERSIONS.contains(&s.as_str()))

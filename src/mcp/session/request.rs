@@ -877,9 +877,11 @@ fn take_pass_through(params: Option<Value>) -> (Option<Value>, bool) {
     if meta.is_empty() {
         p.remove("_meta");
     }
+    // Only the answers to an input_required round: nothing the caller
+    // checked (a tool's name, a URI) can be changed this way.
     if let Value::Object(extra) = extra {
         for (k, v) in extra {
-            if k != "_meta" {
+            if k == "inputResponses" || k == "requestState" {
                 p.insert(k, v);
             }
         }

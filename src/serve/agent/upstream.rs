@@ -231,9 +231,12 @@ impl Serve {
                             }
                         }
                     }
-                    if p.stateless && v.get("resultType").is_none() {
-                        v["ttlMs"] = ttl.unwrap_or(json!(0));
-                        v["cacheScope"] = scope.unwrap_or(json!("private"));
+                    if p.stateless
+                        && v.get("resultType").is_none()
+                        && let Some(obj) = v.as_object_mut()
+                    {
+                        obj.insert("ttlMs".into(), ttl.unwrap_or(json!(0)));
+                        obj.insert("cacheScope".into(), scope.unwrap_or(json!("private")));
                     }
                 }
                 Ok(v)
@@ -316,12 +319,14 @@ impl Serve {
             }
             "notifications/message" => {
                 let Some(mut params) = params else { return };
-                if self.state.naming == Naming::Aggregated {
-                    let logger = match params.get("logger").and_then(Value::as_str) {
+                if self.state.naming == Naming::Aggregated
+                    && let Some(obj) = params.as_object_mut()
+                {
+                    let logger = match obj.get("logger").and_then(Value::as_str) {
                         Some(l) => format!("{server}/{l}"),
                         None => server.to_string(),
                     };
-                    params["logger"] = json!(logger);
+                    obj.insert("logger".into(), json!(logger));
                 }
                 self.notify(method, Some(params));
             }
@@ -391,17 +396,25 @@ impl Serve {
         // A stateless agent takes no requests: the server's request goes
         // as input_required in the answer to the agent's request it belongs
         // to (when not known: the latest to that server).
+        // A server that does not say (stdio) is taken to ask for the one
+        // stateless request in flight to it; with several, whose it is
+        // cannot be told, and it is refused rather than shown to another
+        // agent.
         let stateless_round = if self.agent.initialized {
             None
         } else {
             owner
                 .filter(|t| self.pending.get(t).is_some_and(|p| p.stateless))
                 .or_else(|| {
-                    self.pending
+                    let mut candidates = self
+                        .pending
                         .iter()
                         .filter(|(_, p)| p.stateless && p.server == server)
-                        .map(|(tag, _)| *tag)
-                        .max()
+                        .map(|(tag, _)| *tag);
+                    match (candidates.next(), candidates.next()) {
+                        (Some(one), None) => Some(one),
+                        _ => None,
+                    }
                 })
         };
         // What that request declared (a stateless agent's capabilities
@@ -419,14 +432,28 @@ impl Serve {
             return None;
         }
         if !offered || !self.agent.initialized {
-            let message = format!(
-                "the agent behind mcpdeck serve does not offer {}; server {server:?} asked for {method}",
-                if capability.is_empty() {
-                    method
-                } else {
-                    capability
-                }
-            );
+            let several = !self.agent.initialized
+                && stateless_round.is_none()
+                && self
+                    .pending
+                    .values()
+                    .filter(|p| p.stateless && p.server == server)
+                    .count()
+                    > 1;
+            let message = if several {
+                format!(
+                    "server {server:?} asked for {method} while several agents' requests to it are in flight through mcpdeck serve, and did not say for which; refused"
+                )
+            } else {
+                format!(
+                    "the agent behind mcpdeck serve does not offer {}; server {server:?} asked for {method}",
+                    if capability.is_empty() {
+                        method
+                    } else {
+                        capability
+                    }
+                )
+            };
             self.manager.send(Command::AnswerServerRequest {
                 id: ask,
                 result: Err(RpcError::new(codes::METHOD_NOT_FOUND, message)),

@@ -305,6 +305,9 @@ impl Shared {
         let mut by_lines: Option<bool> = None;
         let (mut delivered, mut answered) = (0usize, false);
         let mut broke = None;
+        // How much of `buf` holds no newline (searched once only: a large
+        // body of one line costs one pass, not one per chunk).
+        let mut scanned = 0usize;
         while let Some(chunk) = body.next().await {
             let chunk = match chunk {
                 Ok(c) => c,
@@ -325,7 +328,8 @@ impl Shared {
             if by_lines == Some(false) {
                 continue;
             }
-            while let Some(nl) = buf.iter().position(|b| *b == b'\n') {
+            while let Some(nl) = memchr::memchr(b'\n', &buf[scanned..]).map(|i| scanned + i) {
+                scanned = 0;
                 let line: Vec<u8> = buf.drain(..=nl).collect();
                 let line = String::from_utf8_lossy(&line).trim().to_string();
                 if by_lines.is_none() {
@@ -347,6 +351,7 @@ impl Shared {
                 self.json_line(line, id, &mut delivered, &mut answered, out, status)
                     .await;
             }
+            scanned = buf.len();
         }
         if by_lines == Some(true) {
             let rest = String::from_utf8_lossy(&buf).trim().to_string();
