@@ -193,10 +193,27 @@ fn node_modules() -> PathBuf {
 /// and every id in `expected` must be there as SUCCESS. Returns the folder
 /// of the scenario's results (checks.json, stdout.txt, stderr.txt).
 fn conformance(scenario: &str, expected: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let suite = node_modules().join("@modelcontextprotocol/conformance/dist/index.js");
+    conformance_with(&suite, scenario, expected)
+}
+
+/// [`conformance`] with the suite's newest release (0.2.0-alpha.12, pinned
+/// in tests/deps/conformance-server).
+fn conformance_alpha(scenario: &str, expected: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let suite = common::repo().join(
+        "tests/deps/conformance-server/node_modules/@modelcontextprotocol/conformance/dist/index.js",
+    );
+    conformance_with(&suite, scenario, expected)
+}
+
+fn conformance_with(
+    suite: &std::path::Path,
+    scenario: &str,
+    expected: &[&str],
+) -> (tempfile::TempDir, PathBuf) {
     let nm = node_modules();
     // The suite needs Node 22: the npm package `node` carries it.
     let node = nm.join("node/bin/node");
-    let suite = nm.join("@modelcontextprotocol/conformance/dist/index.js");
     assert!(
         node.exists() && suite.exists(),
         "run scripts/test.sh to install the conformance suite"
@@ -529,6 +546,31 @@ fn conformance_sse_retry() {
             "client-sse-graceful-reconnect",
             "client-sse-retry-timing",
             "client-sse-last-event-id",
+        ],
+    );
+}
+
+#[test]
+fn conformance_alpha_request_metadata_retries_a_refused_version() {
+    conformance_alpha(
+        "request-metadata",
+        &[
+            "sep-2575-client-retry-supported-version",
+            "sep-2575-client-populates-meta",
+            "sep-2575-http-version-header-matches-meta",
+        ],
+    );
+}
+
+#[test]
+fn conformance_alpha_json_schema_keywords_survive_a_round_trip() {
+    conformance_alpha(
+        "json-schema-2020-12-preservation",
+        &[
+            "json-schema-2020-12-client-$schema-preserved",
+            "json-schema-2020-12-client-$defs-preserved",
+            "json-schema-2020-12-client-additionalProperties-preserved",
+            "sep-2106-client-anchor-keyword-preserved",
         ],
     );
 }

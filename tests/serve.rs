@@ -1921,27 +1921,8 @@ fn an_idle_session_ends_after_session_idle() {
     let name = format!("idle{}", std::process::id());
     let (_dir, config) = config_dir(&demo(&name, "initialize", ""));
     let (agent, at) = start_http(&config, &["--session-idle", "1", &name], &[]);
-    let servers = || {
-        std::fs::read_dir("/proc")
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| {
-                std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
-                    let c = String::from_utf8_lossy(&c);
-                    c.contains("\0demo-server\0") && c.contains(&format!("\0{name}\0"))
-                })
-            })
-            .count()
-    };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"}}})
-    .to_string();
-    let (head, _) = http_raw(&at, "POST", "application/json", &[], &init);
-    let sid = header(&head, "mcp-session-id")
-        .expect("a session")
-        .to_string();
+    let servers = || demo_processes(&name);
+    let sid = http_session(&at, json!({}));
     let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
     let with = [("Mcp-Session-Id", sid.as_str())];
     // Used within the second: alive.

@@ -1110,13 +1110,7 @@ async fn connection(mut stream: TcpStream, arc: Arc<Guard>) -> Option<()> {
     }
     let mut streaming = false;
     if sse && !lazy {
-        write.write_all(sse_head(extra).as_bytes()).await.ok()?;
-        if primes(version.as_deref()) {
-            write
-                .write_all(sse_priming(guard.event_id()).as_bytes())
-                .await
-                .ok()?;
-        }
+        start_stream(&mut write, extra, version.as_deref(), guard).await?;
         streaming = true;
     }
     loop {
@@ -1124,13 +1118,7 @@ async fn connection(mut stream: TcpStream, arc: Arc<Guard>) -> Option<()> {
             line = rx.recv() => {
                 let (line, frame, done) = asked.outgoing(line?);
                 if sse && !streaming && !done {
-                    write.write_all(sse_head(extra).as_bytes()).await.ok()?;
-                    if primes(version.as_deref()) {
-                        write
-                            .write_all(sse_priming(guard.event_id()).as_bytes())
-                            .await
-                            .ok()?;
-                    }
+                    start_stream(&mut write, extra, version.as_deref(), guard).await?;
                     streaming = true;
                 }
                 if streaming {
@@ -1170,6 +1158,24 @@ async fn connection(mut stream: TcpStream, arc: Arc<Guard>) -> Option<()> {
             }
         }
     }
+}
+
+/// Start an event stream's answer: its head, and for a client of
+/// `version` that takes one, the priming event.
+async fn start_stream(
+    write: &mut (impl tokio::io::AsyncWrite + Unpin),
+    extra: &[(&str, &str)],
+    version: Option<&str>,
+    guard: &Guard,
+) -> Option<()> {
+    write.write_all(sse_head(extra).as_bytes()).await.ok()?;
+    if primes(version) {
+        write
+            .write_all(sse_priming(guard.event_id()).as_bytes())
+            .await
+            .ok()?;
+    }
+    Some(())
 }
 
 /// One agent request through the HTTP side.
