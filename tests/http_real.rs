@@ -574,3 +574,28 @@ fn conformance_alpha_json_schema_keywords_survive_a_round_trip() {
         ],
     );
 }
+
+#[test]
+fn conformance_alpha_tools_with_invalid_header_annotations_are_left_out() {
+    conformance_alpha(
+        "http-invalid-tool-headers",
+        &[
+            "sep-2243-client-reject-invalid-tool",
+            "sep-2243-x-mcp-header-not-empty",
+            "sep-2243-x-mcp-header-primitive-only",
+            "sep-2243-x-mcp-header-unique",
+            "sep-2243-x-mcp-header-charset",
+        ],
+    );
+}
+
+#[test]
+fn conformance_alpha_header_parameters_are_mirrored_and_encoded() {
+    conformance_alpha(
+        "http-custom-headers",
+        &[
+            "sep-2243-client-supports-custom-headers",
+            "sep-2243-client-base64-unsafe",
+        ],
+    );
+}

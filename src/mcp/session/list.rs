@@ -67,9 +67,28 @@ impl Session {
     pub async fn list_tools(&self) -> Result<Vec<Tool>, RequestError> {
         let raw = self.list_all("tools/list", "tools").await?;
         let mut findings = Vec::new();
-        let tools: Vec<Tool> = raw
+        let parsed: Vec<Tool> = raw
             .iter()
             .filter_map(|t| Tool::parse(t, &mut findings))
+            .collect();
+        let tools: Vec<Tool> = parsed
+            .into_iter()
+            .filter(|t| {
+                // SEP-2243: a tool whose x-mcp-header annotations are
+                // invalid is left out (and said why), the others kept.
+                let problem = t
+                    .input_schema
+                    .as_ref()
+                    .and_then(crate::mcp::transport::http::header_problem);
+                if let Some(why) = &problem {
+                    findings.push(Finding::frame(
+                        Severity::Warning,
+                        format!("tool `{}` is left out: {why}", t.name),
+                        &t.raw.to_string(),
+                    ));
+                }
+                problem.is_none()
+            })
             .collect();
         let mut seen = HashSet::new();
         for t in &tools {

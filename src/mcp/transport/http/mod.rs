@@ -36,7 +36,7 @@ pub use client::{
     status_text, www_authenticate,
 };
 use outgoing::Outgoing;
-pub use outgoing::{header_param, param_headers};
+pub use outgoing::{header_param, header_problem, param_headers};
 use shared::{Shared, State};
 pub use spec::{HttpKind, HttpSpec};
 
@@ -324,6 +324,32 @@ mod tests {
             "bad":{"type":"string","x-mcp-header":"no spaces allowed"},
             "plain":{"type":"string"}}});
         assert_eq!(param_headers(&schema), vec![("city".into(), "City".into())]);
+        assert!(header_problem(&schema).is_some_and(|w| w.contains("`bad`")));
+        let tool = |props: serde_json::Value| json!({"type": "object", "properties": props});
+        let fine = tool(json!({
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "priority": {"type": "integer", "x-mcp-header": "Priority"},
+            "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
+            "query": {"type": "string"}}));
+        assert_eq!(header_problem(&fine), None);
+        for bad in [
+            json!({"v": {"type": "string", "x-mcp-header": ""}}),
+            json!({"v": {"type": "object", "x-mcp-header": "Data"}}),
+            json!({"v": {"type": "array", "x-mcp-header": "Items"}}),
+            json!({"v": {"type": "null", "x-mcp-header": "Nil"}}),
+            json!({"v": {"type": "number", "x-mcp-header": "Score"}}),
+            json!({"a": {"type": "string", "x-mcp-header": "Region"},
+                   "b": {"type": "string", "x-mcp-header": "Region"}}),
+            json!({"a": {"type": "string", "x-mcp-header": "MyField"},
+                   "b": {"type": "string", "x-mcp-header": "myfield"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "My Region"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "Region:Primary"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "Région"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "Region\t1"}}),
+            json!({"v": {"type": "string", "x-mcp-header": 7}}),
+        ] {
+            assert!(header_problem(&tool(bad.clone())).is_some(), "{bad}");
+        }
     }
 
     #[test]

@@ -73,7 +73,8 @@ pub fn header_param(v: &Value) -> Option<String> {
 }
 
 /// The `x-mcp-header` annotations of a tool's input schema:
-/// `(property, header suffix)` pairs.
+/// `(property, header suffix)` pairs (the valid ones: a tool with an
+/// invalid one is left out of the list, see [`header_problem`]).
 pub fn param_headers(input_schema: &Value) -> Vec<(String, String)> {
     let Some(props) = input_schema.get("properties").and_then(Value::as_object) else {
         return Vec::new();
@@ -82,12 +83,56 @@ pub fn param_headers(input_schema: &Value) -> Vec<(String, String)> {
         .iter()
         .filter_map(|(k, p)| {
             let h = p.get("x-mcp-header")?.as_str()?;
-            let ok = !h.is_empty()
-                && h.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-            ok.then(|| (k.clone(), h.to_string()))
+            header_name_ok(h).then(|| (k.clone(), h.to_string()))
         })
         .collect()
+}
+
+/// Whether `h` can follow `Mcp-Param-` in a header name: an HTTP token
+/// (RFC 9110 `tchar`s: visible ASCII but for separators), not empty.
+fn header_name_ok(h: &str) -> bool {
+    !h.is_empty()
+        && h.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// What is wrong with a tool's `x-mcp-header` annotations (SEP-2243), if
+/// anything: a name that is empty or not a header token (a space, a
+/// colon, a control or non-ASCII character), one on a parameter that is
+/// not a string, an integer or a boolean, or the same name twice (case
+/// ignored). A client leaves such a tool out.
+pub fn header_problem(input_schema: &Value) -> Option<String> {
+    let props = input_schema.get("properties")?.as_object()?;
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for (name, p) in props {
+        let Some(h) = p.get("x-mcp-header") else {
+            continue;
+        };
+        let Some(h) = h.as_str() else {
+            return Some(format!("the x-mcp-header of `{name}` is not a string"));
+        };
+        if !header_name_ok(h) {
+            return Some(format!(
+                "the x-mcp-header of `{name}` ({}) is not a header name (empty, or a space, colon, control or non-ASCII character)",
+                crate::sanitize::one_line(&format!("{h:?}"))
+            ));
+        }
+        if let Some(t) = p.get("type")
+            && !matches!(t.as_str(), Some("string" | "integer" | "boolean"))
+        {
+            return Some(format!(
+                "`{name}` carries x-mcp-header {h:?} but is of type {t}, not a string, integer or boolean"
+            ));
+        }
+        let folded = h.to_ascii_lowercase();
+        if let Some((_, other)) = seen.iter().find(|(f, _)| *f == folded) {
+            return Some(format!(
+                "x-mcp-header {h:?} of `{name}` is also the header of `{other}` (names are compared without case)"
+            ));
+        }
+        seen.push((folded, name));
+    }
+    None
 }
 
 /// Whether an SSE data payload is the response to request `id`.
