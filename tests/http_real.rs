@@ -599,3 +599,8 @@ fn conformance_alpha_header_parameters_are_mirrored_and_encoded() {
         ],
     );
 }
+
+#[test]
+fn conformance_alpha_workload_identity_sends_the_platform_jwt() {
+    conformance_alpha("auth/wif-jwt-bearer", &["wif-assertion-verified"]);
+}

@@ -517,6 +517,12 @@ pub struct OAuthConfig {
     /// Cross-app access: the client at the identity provider.
     pub idp_client_id: Option<String>,
     pub idp_client_secret: Option<String>,
+    /// Workload identity federation (SEP-1933): a file holding the
+    /// platform's JWT for this workload (read at each token request, as
+    /// platforms rotate it; relative to the config).
+    pub workload_token_file: Option<PathBuf>,
+    /// Workload identity federation: the environment variable holding it.
+    pub workload_token_env: Option<String>,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -538,6 +544,8 @@ impl std::fmt::Debug for OAuthConfig {
             .field("idp_token_endpoint", &self.idp_token_endpoint)
             .field("idp_client_id", &self.idp_client_id)
             .field("idp_client_secret", &masked(&self.idp_client_secret))
+            .field("workload_token_file", &self.workload_token_file)
+            .field("workload_token_env", &self.workload_token_env)
             .finish()
     }
 }
@@ -564,6 +572,9 @@ pub enum OAuthGrant {
     /// Cross-app access (enterprise): an identity provider's ID token is
     /// exchanged for an ID-JAG, then for a token (RFC 8693, RFC 7523).
     CrossApp,
+    /// Workload identity federation (SEP-1933): the platform's JWT for the
+    /// workload is the RFC 7523 assertion; no other grant is tried after.
+    Workload,
 }
 
 impl OAuthGrant {
@@ -572,6 +583,7 @@ impl OAuthGrant {
             "authorization_code" => Some(OAuthGrant::AuthorizationCode),
             "client_credentials" => Some(OAuthGrant::ClientCredentials),
             "cross_app" | "jwt_bearer" => Some(OAuthGrant::CrossApp),
+            "workload" | "wif" => Some(OAuthGrant::Workload),
             _ => None,
         }
     }

@@ -25,6 +25,8 @@ pub(crate) const OAUTH_KEYS: &[&str] = &[
     "idp_token_endpoint",
     "idp_client_id",
     "idp_client_secret",
+    "workload_token_file",
+    "workload_token_env",
 ];
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -118,7 +120,7 @@ impl Parser<'_> {
                         self.error(
                             raw.span.clone(),
                             format!(
-                                "{ctx}unknown grant \"{}\"; use \"authorization_code\" (a person logs in with a browser), \"client_credentials\" (machine to machine) or \"cross_app\" (an identity provider's ID token)",
+                                "{ctx}unknown grant \"{}\"; use \"authorization_code\" (a person logs in with a browser), \"client_credentials\" (machine to machine) , \"cross_app\" (an identity provider's ID token) or \"workload\" (the platform's workload identity token)",
                                 raw.text
                             ),
                         )
@@ -154,6 +156,14 @@ impl Parser<'_> {
                 "idp_client_secret" => {
                     oauth.idp_client_secret = Some(text(self.string(ctx, key, value)?)?)
                         .filter(|s| !s.is_empty())
+                }
+                "workload_token_file" => {
+                    let p = PathBuf::from(text(self.non_empty_string(ctx, key, value)?)?);
+                    oauth.workload_token_file = Some(self.relative(p));
+                }
+                "workload_token_env" => {
+                    oauth.workload_token_env =
+                        Some(text(self.non_empty_string(ctx, key, value)?)?)
                 }
                 _ => {
                     let place = format!("in [servers.{name}.oauth]");
@@ -203,9 +213,18 @@ mod tests {
     #[test]
     fn every_key_is_read() {
         let o = oauth(
-            "client_id = \"c\"\nclient_secret = \"${SECRET}\"\nclient_metadata_url = \"https://me.example/client.json\"\nscopes = [\"a b\", \"c\"]\ncallback_port = 33418\nresource = false\ngrant = \"client_credentials\"\nprivate_key_file = \"keys/k.pem\"\nsigning_algorithm = \"es256\"\nauthorization_server = \"https://login.example\"\nid_token = \"t\"\nidp_token_endpoint = \"https://idp.example/token\"\nidp_client_id = \"i\"\nidp_client_secret = \"${SECRET}\"\n",
+            "client_id = \"c\"\nclient_secret = \"${SECRET}\"\nclient_metadata_url = \"https://me.example/client.json\"\nscopes = [\"a b\", \"c\"]\ncallback_port = 33418\nresource = false\ngrant = \"client_credentials\"\nprivate_key_file = \"keys/k.pem\"\nsigning_algorithm = \"es256\"\nauthorization_server = \"https://login.example\"\nid_token = \"t\"\nidp_token_endpoint = \"https://idp.example/token\"\nidp_client_id = \"i\"\nidp_client_secret = \"${SECRET}\"\nworkload_token_file = \"run/token.jwt\"\nworkload_token_env = \"WORKLOAD_JWT\"\n",
         )
         .unwrap();
+        assert_eq!(
+            o.workload_token_file.as_deref(),
+            Some(Path::new("/etc/mcpdeck/run/token.jwt"))
+        );
+        assert_eq!(o.workload_token_env.as_deref(), Some("WORKLOAD_JWT"));
+        assert_eq!(
+            OAuthGrant::from_name("workload"),
+            Some(OAuthGrant::Workload)
+        );
         assert_eq!(o.client_id.as_deref(), Some("c"));
         assert_eq!(o.client_secret.as_deref(), Some("s3cret"));
         assert_eq!(o.scopes, ["a", "b", "c"]);

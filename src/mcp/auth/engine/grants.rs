@@ -126,4 +126,71 @@ impl Authorizer {
         self.keep(d, &client.client_id, Some(resource), &scopes, g, None);
         Ok(())
     }
+
+    /// Workload identity federation (SEP-1933, RFC 7523): the platform's
+    /// JWT for this workload (from `workload_token_file` or
+    /// `workload_token_env`, read now: platforms rotate it) is the
+    /// assertion of a `jwt-bearer` token request. A refusal is the answer:
+    /// no retry, and no other grant.
+    pub(super) async fn workload(
+        &self,
+        d: &Discovered,
+        challenge: &BearerChallenge,
+        extra: &[String],
+        trace: &mut Trace,
+    ) -> Result<(), AuthError> {
+        let o = &self.spec.oauth;
+        let config = |m: String| AuthError::new(AuthErrorKind::Config, m);
+        let jwt = match (&o.workload_token_file, &o.workload_token_env) {
+            (Some(path), _) => std::fs::read_to_string(path).map_err(|e| {
+                config(format!(
+                    "workload identity: cannot read `workload_token_file` {}: {e}",
+                    path.display()
+                ))
+            })?,
+            (None, Some(var)) => std::env::var(var).map_err(|_| {
+                config(format!(
+                    "workload identity: the environment variable {var} (`workload_token_env`) is not set"
+                ))
+            })?,
+            (None, None) => {
+                return Err(config(
+                    "workload identity needs `workload_token_file` or `workload_token_env` in [servers.NAME.oauth]".into(),
+                ));
+            }
+        };
+        let jwt = jwt.trim();
+        if jwt.is_empty() {
+            return Err(config(
+                "workload identity: the workload token is empty".into(),
+            ));
+        }
+        let Some(client) = register::configured(o, Some(&d.meta))? else {
+            return Err(config(
+                "workload identity needs `client_id` (the workload's client at the authorization server) in [servers.NAME.oauth]".into(),
+            ));
+        };
+        let scopes = self.scopes(d, challenge, extra);
+        let resource = self.resource(d);
+        let endpoint = self.token_endpoint(d, trace)?.to_string();
+        let mut params = vec![
+            (
+                "grant_type".to_string(),
+                "urn:ietf:params:oauth:grant-type:jwt-bearer".to_string(),
+            ),
+            ("assertion".into(), jwt.to_string()),
+        ];
+        if !scopes.is_empty() {
+            params.push(("scope".into(), scopes.join(" ")));
+        }
+        if let Some(r) = &resource {
+            params.push(("resource".into(), r.clone()));
+        }
+        trace.note("workload identity: the platform's token as a jwt-bearer assertion");
+        let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
+            .await
+            .map_err(|f| f.into_auth(trace))?;
+        self.keep(d, &client.client_id, resource, &scopes, g, None);
+        Ok(())
+    }
 }

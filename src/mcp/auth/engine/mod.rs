@@ -446,6 +446,9 @@ impl Authorizer {
             return g;
         }
         let o = &self.spec.oauth;
+        if o.workload_token_file.is_some() || o.workload_token_env.is_some() {
+            return OAuthGrant::Workload;
+        }
         if o.id_token.is_some() && o.idp_token_endpoint.is_some() {
             return OAuthGrant::CrossApp;
         }
@@ -474,6 +477,7 @@ impl Authorizer {
                 self.client_credentials(&d, challenge, extra, trace).await
             }
             OAuthGrant::CrossApp => self.cross_app(&d, challenge, extra, trace).await,
+            OAuthGrant::Workload => self.workload(&d, challenge, extra, trace).await,
             OAuthGrant::AuthorizationCode => {
                 if self.spec.unattended
                     && browser::explicit(self.spec.browser.as_deref(), &|k| std::env::var(k).ok())
@@ -531,6 +535,7 @@ impl Authorizer {
                     .await?
             }
             OAuthGrant::CrossApp => self.cross_app(&d, &challenge, &extra, &mut trace).await?,
+            OAuthGrant::Workload => self.workload(&d, &challenge, &extra, &mut trace).await?,
             OAuthGrant::AuthorizationCode => {
                 match self.authorize(&d, &challenge, &extra, &mut trace).await {
                     Ok(_) => {}
