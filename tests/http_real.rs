@@ -211,6 +211,27 @@ fn conformance_with(
     scenario: &str,
     expected: &[&str],
 ) -> (tempfile::TempDir, PathBuf) {
+    let (out, result) = run_client_scenario(suite, scenario);
+    let (dir, checks) = result.unwrap_or_else(|e| panic!("{e}"));
+    for id in expected {
+        assert!(
+            checks
+                .iter()
+                .any(|c| c["id"] == *id && c["status"] == "SUCCESS"),
+            "{scenario}: no SUCCESS check {id} in {checks:#?}"
+        );
+    }
+    (out, dir)
+}
+
+/// Run one client scenario; its result folder and checks, or why it did
+/// not pass: an exit other than 0, no `OVERALL: PASSED`, or a check that is
+/// not SUCCESS or INFO (a SKIPPED one included: a check skipped for want of
+/// support is not a pass).
+fn run_client_scenario(
+    suite: &std::path::Path,
+    scenario: &str,
+) -> (tempfile::TempDir, Result<(PathBuf, Vec<Value>), String>) {
     let nm = node_modules();
     // The suite needs Node 22: the npm package `node` carries it.
     let node = nm.join("node/bin/node");
@@ -233,42 +254,155 @@ fn conformance_with(
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     let run = common::run_limited(cmd, common::limit(90));
-    assert_eq!(run.code, 0, "{scenario}:\n{}\n{}", run.stdout, run.stderr);
-    // Checks pushed when the scenario stops reach only the printed summary.
-    assert!(
-        run.stdout.contains("OVERALL: PASSED") || run.stderr.contains("OVERALL: PASSED"),
-        "{scenario}:\n{}\n{}",
-        run.stdout,
-        run.stderr
+    let result = (|| {
+        if run.code != 0 {
+            return Err(format!(
+                "{scenario}: exit {}:\n{}\n{}",
+                run.code, run.stdout, run.stderr
+            ));
+        }
+        // Checks pushed when the scenario stops reach only the printed summary.
+        if !(run.stdout.contains("OVERALL: PASSED") || run.stderr.contains("OVERALL: PASSED")) {
+            return Err(format!(
+                "{scenario}: not PASSED:\n{}\n{}",
+                run.stdout, run.stderr
+            ));
+        }
+        let base = scenario.rsplit('/').next().unwrap_or(scenario);
+        let dir = walk(out.path())
+            .into_iter()
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(base))
+                    && p.join("checks.json").exists()
+            })
+            .ok_or_else(|| format!("no result folder for {scenario}"))?;
+        let text = std::fs::read_to_string(dir.join("checks.json")).map_err(|e| e.to_string())?;
+        let checks: Vec<Value> = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        for c in &checks {
+            let status = c["status"].as_str().unwrap_or("?");
+            let not_applicable = status == "SKIPPED"
+                && NOT_APPLICABLE
+                    .iter()
+                    .any(|(sc, name)| *sc == scenario && c["name"] == *name);
+            if status != "SUCCESS" && status != "INFO" && !not_applicable {
+                return Err(format!("{scenario}: check {} is {status}: {c:#}", c["id"]));
+            }
+        }
+        Ok((dir, checks))
+    })();
+    (out, result)
+}
+
+/// Checks a scenario skips for a reason other than a missing feature:
+/// (scenario, check name). The standard-headers scenario's server speaks
+/// the stateless era, to which a client sends no `initialize`, so the
+/// header checks of `initialize` and `notifications/initialized` are
+/// never exercised (every other method's are, and pass).
+const NOT_APPLICABLE: &[(&str, &str)] = &[
+    ("http-standard-headers", "ClientMcpMethodHeader_initialize"),
+    (
+        "http-standard-headers",
+        "ClientMcpMethodHeader_notifications_initialized",
+    ),
+];
+
+/// The client scenarios a suite lists (`conformance list --client`).
+fn client_scenarios(suite: &std::path::Path) -> Vec<String> {
+    let node = node_modules().join("node/bin/node");
+    let out = Command::new(node)
+        .arg(suite)
+        .args(["list", "--client"])
+        .output()
+        .expect("conformance list --client");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The alpha suite's client scenarios mcpdeck does not pass yet, and why
+/// (issue 32): each is still run, and must still fail, so that this list
+/// shrinks as support lands.
+const NOT_YET: &[(&str, &str)] = &[
+    ("auth/dpop", "DPoP (SEP-1932) is not built"),
+    ("auth/dpop-nonce", "DPoP (SEP-1932) is not built"),
+    (
+        "sep-2640-client-no-prefetch",
+        "Skills (SEP-2640) are not built: every check SKIPPED",
+    ),
+    (
+        "sep-2640-client-verify-digest",
+        "Skills (SEP-2640) are not built: every check SKIPPED",
+    ),
+    (
+        "sep-2640-client-verify-size",
+        "Skills (SEP-2640) are not built: every check SKIPPED",
+    ),
+    (
+        "sep-2640-client-verify-frontmatter",
+        "Skills (SEP-2640) are not built: every check SKIPPED",
+    ),
+];
+
+#[test]
+fn conformance_every_client_scenario_of_both_suites() {
+    let old = node_modules().join("@modelcontextprotocol/conformance/dist/index.js");
+    let alpha = common::repo().join(
+        "tests/deps/conformance-server/node_modules/@modelcontextprotocol/conformance/dist/index.js",
     );
-    let base = scenario.rsplit('/').next().unwrap_or(scenario);
-    let dir = walk(out.path())
-        .into_iter()
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(base))
-                && p.join("checks.json").exists()
-        })
-        .unwrap_or_else(|| panic!("no result folder for {scenario}"));
-    let text = std::fs::read_to_string(dir.join("checks.json")).unwrap();
-    let checks: Vec<Value> = serde_json::from_str(&text).unwrap();
-    for c in &checks {
-        let status = c["status"].as_str().unwrap_or("?");
-        assert!(
-            status == "SUCCESS" || status == "INFO",
-            "{scenario}: check {} is {status}: {c:#}",
-            c["id"]
-        );
-    }
-    for id in expected {
-        assert!(
-            checks
+    let mut problems = Vec::new();
+    for (label, suite, not_yet) in [("0.1.16", old, &[][..]), ("0.2.0-alpha.12", alpha, NOT_YET)] {
+        let names = client_scenarios(&suite);
+        assert!(names.len() >= 20, "{label}: {names:?}");
+        for (n, _) in not_yet {
+            assert!(names.iter().any(|x| x == n), "{label} has no scenario {n}");
+        }
+        // Two at a time: most of a scenario is waiting.
+        let queue = std::sync::Arc::new(std::sync::Mutex::new(names.clone()));
+        let results = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                let (queue, results, suite) = (queue.clone(), results.clone(), suite.clone());
+                std::thread::spawn(move || {
+                    loop {
+                        let Some(name) = queue.lock().unwrap().pop() else {
+                            return;
+                        };
+                        let (_out, r) = run_client_scenario(&suite, &name);
+                        results.lock().unwrap().push((name, r.map(|_| ())));
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().expect("a worker");
+        }
+        let results = std::mem::take(&mut *results.lock().unwrap());
+        let passed = results.iter().filter(|(_, r)| r.is_ok()).count();
+        println!(
+            "{label}: {passed} of {} client scenarios pass; not yet: {}",
+            names.len(),
+            not_yet
                 .iter()
-                .any(|c| c["id"] == *id && c["status"] == "SUCCESS"),
-            "{scenario}: no SUCCESS check {id} in {text}"
+                .map(|(n, why)| format!("{n} ({why})"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
+        for (name, r) in results {
+            let expected_to_fail = not_yet.iter().any(|(n, _)| *n == name);
+            match (r, expected_to_fail) {
+                (Ok(()), false) | (Err(_), true) => {}
+                (Err(e), false) => problems.push(e),
+                (Ok(()), true) => {
+                    problems.push(format!("{label} {name} passes now: take it off NOT_YET"))
+                }
+            }
+        }
     }
-    (out, dir)
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
 /// Every folder under `root`.
