@@ -5652,3 +5652,59 @@ fn a_history_call_with_masked_arguments_is_not_saved_as_a_step() {
     let status = s.status.clone().unwrap();
     assert!(status.contains("its result had values masked"), "{status}");
 }
+
+#[test]
+fn a_request_the_server_gives_up_leaves_the_screen() {
+    let mut s = state();
+    let mut fx = Vec::new();
+    for (id, theirs) in [(1, "ask-1"), (2, "ask-2")] {
+        update(
+            &mut s,
+            Msg::Manager(Event::ServerRequest {
+                id,
+                server: "demo".into(),
+                method: "elicitation/create".into(),
+                params: form_params(),
+                related: None,
+                request_id: Some(json!(theirs)),
+            }),
+            &mut fx,
+        );
+    }
+    assert_eq!(s.asks.len(), 2);
+    // Another server's cancellation of the same id touches nothing here.
+    update(
+        &mut s,
+        Msg::Manager(Event::Notification {
+            server: "other".into(),
+            method: "notifications/cancelled".into(),
+            params: Some(json!({"requestId": "ask-1"})),
+        }),
+        &mut fx,
+    );
+    assert_eq!(s.asks.len(), 2);
+    assert!(answers(&fx).is_empty());
+    // The server gives up the first (the one on screen): it goes, the
+    // manager is told, and the next one is shown.
+    update(
+        &mut s,
+        Msg::Manager(Event::Notification {
+            server: "demo".into(),
+            method: "notifications/cancelled".into(),
+            params: Some(json!({"requestId": "ask-1", "reason": "took too long"})),
+        }),
+        &mut fx,
+    );
+    assert_eq!(s.asks.len(), 1);
+    let sent = answers(&fx);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].0, 1);
+    assert!(sent[0].1.is_err());
+    assert!(
+        s.status.as_deref().is_some_and(|m| m.contains("gave up")),
+        "{:?}",
+        s.status
+    );
+    assert!(s.asks.is_open(), "the second request is shown");
+    assert_eq!(s.asks.queue.front().map(|a| a.id), Some(2));
+}

@@ -37,8 +37,8 @@ pub(super) fn on_event(s: &mut State, ev: Event, fx: &mut Vec<Effect>) -> bool {
             method,
             params,
             related,
-            ..
-        } => on_server_request(s, id, server, method, params, related),
+            request_id,
+        } => on_server_request(s, id, server, method, params, related, request_id),
         Event::TaskStatus {
             tag,
             status,
@@ -213,6 +213,7 @@ fn on_server_request(
     method: String,
     params: Value,
     related: Option<i64>,
+    request_id: Option<Value>,
 ) -> bool {
     // Which call it is for: the one the protocol names, else the one
     // call running on that server (with several, it cannot be told).
@@ -237,6 +238,7 @@ fn on_server_request(
             method,
             params,
             call,
+            request_id,
         },
         &s.keymap,
     );
@@ -507,6 +509,19 @@ fn on_notification(
     params: Option<Value>,
     fx: &mut Vec<Effect>,
 ) -> bool {
+    // The server gave up a request of its own that waits here: it goes
+    // (its answer would not be sent anyway).
+    if method == "notifications/cancelled"
+        && let Some(theirs) = params.as_ref().and_then(|p| p.get("requestId"))
+    {
+        return match s.asks.drop_given_up(&server, theirs, fx).status {
+            Some(note) => {
+                s.status = Some(note);
+                true
+            }
+            None => false,
+        };
+    }
     if method == "notifications/progress" {
         let p = params.clone().unwrap_or_default();
         let token = p.get("progressToken").and_then(|t| {

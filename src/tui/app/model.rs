@@ -390,6 +390,8 @@ pub struct AskView {
     pub params: Value,
     /// The call it is for, when known (its tag).
     pub call: Option<u64>,
+    /// The server's own id for it (its `notifications/cancelled` names it).
+    pub request_id: Option<Value>,
 }
 
 /// A call's progress as the server reported it.

@@ -494,6 +494,23 @@ impl Asks {
         }
     }
 
+    /// Drop the request a server gave up (`notifications/cancelled` naming
+    /// its own id for it). It is answered with an error, so the manager
+    /// forgets it; the session sends the server nothing for it.
+    pub fn drop_given_up(&mut self, server: &str, theirs: &Value, fx: &mut Vec<Effect>) -> Step {
+        let dropped = self.drop_where(
+            |a| a.server == server && a.request_id.as_ref() == Some(theirs),
+            |_| Err(RpcError::new(-32603, "the server cancelled its request")),
+            fx,
+        );
+        match dropped {
+            0 => Step::ignored(),
+            _ => Step::say(format!(
+                "{server} gave up its request: it no longer waits for you"
+            )),
+        }
+    }
+
     /// Drop the requests of a server that is no longer connected. Each is
     /// answered with an error, so the manager forgets it too.
     pub fn drop_server(&mut self, server: &str, fx: &mut Vec<Effect>) -> Step {
