@@ -1064,16 +1064,26 @@ fn logging_and_resource_updates_are_forwarded_with_mapped_names() {
     agent.finish();
 }
 
-#[test]
-fn upstream_list_changed_is_passed_on_filtered() {
-    let server = format!(
-        "[servers.ch]\ncommand = \"python3\"\nargs = [{script:?}]\ndeny_tools = [\"secret_*\"]\n",
+/// A server of tests/fixtures/serve (stdlib Python), named `name`, with
+/// `extra` lines in its table.
+fn fixture_server(name: &str, file: &str, extra: &str) -> String {
+    format!(
+        "[servers.{name}]\ncommand = \"python3\"\nargs = [{script:?}]\n{extra}",
         script = repo()
-            .join("tests/fixtures/serve/changing_server.py")
+            .join("tests/fixtures/serve")
+            .join(file)
             .display()
             .to_string()
-    );
-    let (_dir, config) = config_dir(&server);
+    )
+}
+
+#[test]
+fn upstream_list_changed_is_passed_on_filtered() {
+    let (_dir, config) = config_dir(&fixture_server(
+        "ch",
+        "changing_server.py",
+        "deny_tools = [\"secret_*\"]\n",
+    ));
     let mut agent = Agent::start(&config, &["ch"]);
     agent.initialize("2025-11-25", json!({}));
     assert_eq!(agent.tool_names(json!({})), ["grow", "grow_secret"]);
@@ -1948,14 +1958,7 @@ fn an_idle_session_ends_after_session_idle() {
 
 #[test]
 fn a_server_giving_up_its_request_tells_the_agent_and_needs_no_answer() {
-    let server = format!(
-        "[servers.c]\ncommand = \"python3\"\nargs = [{script:?}]\n",
-        script = repo()
-            .join("tests/fixtures/serve/cancelling_server.py")
-            .display()
-            .to_string()
-    );
-    let (_dir, config) = config_dir(&server);
+    let (_dir, config) = config_dir(&fixture_server("c", "cancelling_server.py", ""));
     let mut agent = Agent::start(&config, &["c"]);
     agent.initialize("2025-11-25", json!({"elicitation": {"form": {}}}));
     let call = agent.send(
