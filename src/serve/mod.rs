@@ -16,7 +16,11 @@
 //!   what goes to a server (names resolved, policy checked, calls, tasks,
 //!   prompts, resources, completion); `agent/upstream`: the manager's
 //!   events turned into frames for the agent, and the watched files
-//!   applied;
+//!   applied; `agent/start`: start-up, and a context (its own manager)
+//!   for each agent;
+//! - `http`: `--http`, a session per `initialize`; `http/door`: the
+//!   stateless era's front door; `http/route`: each context's router;
+//!   `http/resume`: resumable request streams (`Last-Event-ID`);
 //! - `watch`: the config file (and pin file) watched for changes;
 //! - `control`: the control socket (status, a live watch, deny/allow/
 //!   enable/disable), and finding the running serves.
