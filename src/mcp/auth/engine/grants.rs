@@ -110,16 +110,7 @@ impl Authorizer {
             ));
         };
         let endpoint = self.token_endpoint(d, trace)?.to_string();
-        let mut params = vec![
-            (
-                "grant_type".to_string(),
-                "urn:ietf:params:oauth:grant-type:jwt-bearer".to_string(),
-            ),
-            ("assertion".into(), jag.access_token.expose().to_string()),
-        ];
-        if !scopes.is_empty() {
-            params.push(("scope".into(), scopes.join(" ")));
-        }
+        let params = jwt_bearer(jag.access_token.expose(), &scopes);
         let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
             .await
             .map_err(|f| f.into_auth(trace))?;
@@ -173,16 +164,7 @@ impl Authorizer {
         let scopes = self.scopes(d, challenge, extra);
         let resource = self.resource(d);
         let endpoint = self.token_endpoint(d, trace)?.to_string();
-        let mut params = vec![
-            (
-                "grant_type".to_string(),
-                "urn:ietf:params:oauth:grant-type:jwt-bearer".to_string(),
-            ),
-            ("assertion".into(), jwt.to_string()),
-        ];
-        if !scopes.is_empty() {
-            params.push(("scope".into(), scopes.join(" ")));
-        }
+        let mut params = jwt_bearer(jwt, &scopes);
         if let Some(r) = &resource {
             params.push(("resource".into(), r.clone()));
         }
@@ -193,4 +175,20 @@ impl Authorizer {
         self.keep(d, &client.client_id, resource, &scopes, g, None);
         Ok(())
     }
+}
+
+/// The params of an RFC 7523 `jwt-bearer` token request: the grant, the
+/// assertion, and the scopes when there are any.
+fn jwt_bearer(assertion: &str, scopes: &[String]) -> Vec<(String, String)> {
+    let mut params = vec![
+        (
+            "grant_type".to_string(),
+            "urn:ietf:params:oauth:grant-type:jwt-bearer".to_string(),
+        ),
+        ("assertion".into(), assertion.to_string()),
+    ];
+    if !scopes.is_empty() {
+        params.push(("scope".into(), scopes.join(" ")));
+    }
+    params
 }
