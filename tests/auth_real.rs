@@ -430,7 +430,12 @@ struct Fake {
 
 impl Fake {
     fn start(args: &[&str]) -> Fake {
-        let mut cmd = Command::new("python3");
+        Fake::start_with(PathBuf::from("python3"), args)
+    }
+
+    /// With this python (`--dpop` needs the test venv's PyJWT).
+    fn start_with(python: PathBuf, args: &[&str]) -> Fake {
+        let mut cmd = Command::new(python);
         cmd.arg(common::server_script("oauth_refresh.py"))
             .args(args)
             .stdin(Stdio::null())
@@ -584,6 +589,65 @@ fn the_rotated_refresh_token_is_stored_and_the_next_run_refreshes_with_it() {
     for s in [&at2, &rt2, &at3, &rt3] {
         assert!(!out.contains(s.as_str()));
     }
+}
+
+/// DPoP (RFC 9449): the login asks for a token bound to a new key (the
+/// server's challenge offers DPoP and its authorization server takes
+/// ES256); the key is stored with the token; later runs prove every MCP
+/// request with that same key, and a refresh is proved with it too.
+#[test]
+fn a_dpop_bound_token_and_its_key_are_stored_and_used_by_later_runs() {
+    let fake = Fake::start_with(common::py_v2(), &["--dpop"]);
+    let sb = Sandbox::new(&[("f", &fake.url())]);
+    let login = sb.run(&["auth", "login", "f"]);
+    login.ok();
+    assert!(login.stdout.contains("DPoP-bound"), "{}", login.stdout);
+    let stored = sb.token();
+    assert_eq!(stored["token_type"], "DPoP", "{stored}");
+    let key = stored["dpop_key"].as_str().unwrap_or_default().to_string();
+    assert!(
+        key.len() > 100,
+        "the private key is kept with the token: {stored}"
+    );
+    assert_eq!(mode(&sb.credentials_path()) & 0o077, 0);
+    let status = sb.run(&["auth", "status", "--json"]);
+    status.ok();
+    let v: Value = serde_json::from_str(&status.stdout).expect("json");
+    assert_eq!(v["servers"][0]["dpop"], true, "{v}");
+    let c = fake.counts();
+    assert_eq!(c["dpop_errors"], json!([]), "{c}");
+    fake.reset();
+
+    // A new process: the stored key proves each request.
+    let run = sb.run(&["call", "f", "t1"]);
+    run.ok();
+    assert!(run.stdout.contains("called t1"), "{}", run.stdout);
+    let c = fake.counts();
+    assert_eq!(c["dpop_errors"], json!([]), "{c}");
+    assert_eq!(num(&c["unauthorized"]), 0, "{c}");
+    let keys = c["dpop_keys"].as_array().cloned().unwrap_or_default();
+    assert!(keys.len() >= 3, "initialize, initialized, tools/call…: {c}");
+    assert!(keys.iter().all(|k| k == &keys[0]), "one key: {c}");
+
+    // The server refuses the access token: the refresh is proved with the
+    // same key (the server refuses any other), and the new token works.
+    fake.set(json!({"reject_access": true}));
+    fake.reset();
+    let run = sb.run(&["call", "f", "t2"]);
+    run.ok();
+    assert!(run.stdout.contains("called t2"), "{}", run.stdout);
+    let c = fake.counts();
+    assert_eq!(c["dpop_errors"], json!([]), "{c}");
+    assert_eq!(num(&c["refresh_ok"]), 1, "{c}");
+    let again = c["dpop_keys"].as_array().cloned().unwrap_or_default();
+    assert!(
+        !again.is_empty() && again.iter().all(|k| k == &keys[0]),
+        "{c}"
+    );
+    assert_eq!(sb.token()["dpop_key"], key.as_str());
+    // No secret in what was printed.
+    let out = all_output(&[&login, &run]);
+    assert!(!out.contains(&key));
 }
 
 #[test]

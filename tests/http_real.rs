@@ -327,8 +327,6 @@ fn client_scenarios(suite: &std::path::Path) -> Vec<String> {
 /// (issue 32): each is still run, and must still fail, so that this list
 /// shrinks as support lands.
 const NOT_YET: &[(&str, &str)] = &[
-    ("auth/dpop", "DPoP (SEP-1932) is not built"),
-    ("auth/dpop-nonce", "DPoP (SEP-1932) is not built"),
     (
         "sep-2640-client-no-prefetch",
         "Skills (SEP-2640) are not built: every check SKIPPED",
@@ -730,6 +728,31 @@ fn conformance_alpha_header_parameters_are_mirrored_and_encoded() {
         &[
             "sep-2243-client-supports-custom-headers",
             "sep-2243-client-base64-unsafe",
+        ],
+    );
+}
+
+#[test]
+fn conformance_alpha_dpop_binds_the_token_and_proves_every_request() {
+    conformance_alpha(
+        "auth/dpop",
+        &[
+            "sep-1932-client-token-request-proof",
+            "sep-1932-client-dpop-auth-scheme",
+            "sep-1932-client-fresh-proof",
+        ],
+    );
+}
+
+#[test]
+fn conformance_alpha_dpop_nonces_of_both_servers_are_honoured() {
+    conformance_alpha(
+        "auth/dpop-nonce",
+        &[
+            "sep-1932-client-token-request-proof",
+            "sep-1932-client-fresh-proof",
+            "sep-1932-client-as-nonce",
+            "sep-1932-client-rs-nonce",
         ],
     );
 }

@@ -3304,6 +3304,7 @@ fn a_failed_login_says_why_and_a_good_one_shows_the_issuer_scopes_and_expiry() {
         scopes: vec!["files:read".into(), "files:write".into()],
         expires_at: Some(1_795_999_999),
         refreshable: true,
+        dpop: true,
         storage: "file /home/u/.local/share/mcpdeck/credentials.json".into(),
     };
     update(
@@ -3321,6 +3322,7 @@ fn a_failed_login_says_why_and_a_good_one_shows_the_issuer_scopes_and_expiry() {
         "oauth scopes: files:read files:write",
         "expires 2026-11-30 00:53 UTC",
         "refreshed before it expires",
+        "DPoP-bound",
         "press O to log out",
         "remote: logged in",
     ] {

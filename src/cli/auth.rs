@@ -150,7 +150,7 @@ pub fn expiry_text(expires_at: Option<u64>) -> String {
 
 fn describe(info: &TokenInfo) -> String {
     format!(
-        "issuer {}, client {}, scopes {}, {}{}, kept in {}",
+        "issuer {}, client {}, scopes {}, {}{}{}, kept in {}",
         sanitize::one_line(&info.issuer),
         sanitize::one_line(&info.client_id),
         if info.scopes.is_empty() {
@@ -164,6 +164,7 @@ fn describe(info: &TokenInfo) -> String {
         } else {
             ""
         },
+        if info.dpop { ", DPoP-bound" } else { "" },
         info.storage
     )
 }
@@ -281,6 +282,7 @@ fn status(config: &Config, as_json: bool) -> Outcome {
                     "expires_at": i.expires_at,
                     "expired": i.expires_at.is_some_and(|e| e <= auth::now()),
                     "refreshable": i.refreshable,
+                    "dpop": i.dpop,
                     "storage": i.storage,
                 }),
                 None => json!({

@@ -523,6 +523,11 @@ pub struct OAuthConfig {
     pub workload_token_file: Option<PathBuf>,
     /// Workload identity federation: the environment variable holding it.
     pub workload_token_env: Option<String>,
+    /// DPoP (RFC 9449, SEP-1932): `Some(true)` always asks for tokens bound
+    /// to a key of mcpdeck's, `Some(false)` never; `None` (auto) when the
+    /// authorization server takes ES256 proofs and the MCP server asks
+    /// for DPoP (its challenge or its resource metadata).
+    pub dpop: Option<bool>,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -546,6 +551,7 @@ impl std::fmt::Debug for OAuthConfig {
             .field("idp_client_secret", &masked(&self.idp_client_secret))
             .field("workload_token_file", &self.workload_token_file)
             .field("workload_token_env", &self.workload_token_env)
+            .field("dpop", &self.dpop)
             .finish()
     }
 }

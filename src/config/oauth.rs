@@ -27,6 +27,7 @@ pub(crate) const OAUTH_KEYS: &[&str] = &[
     "idp_client_secret",
     "workload_token_file",
     "workload_token_env",
+    "dpop",
 ];
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -165,6 +166,7 @@ impl Parser<'_> {
                     oauth.workload_token_env =
                         Some(text(self.non_empty_string(ctx, key, value)?)?)
                 }
+                "dpop" => oauth.dpop = Some(self.boolean(ctx, key, value)?),
                 _ => {
                     let place = format!("in [servers.{name}.oauth]");
                     return Err(self.error(key_span, unknown_key_message(key, &place, OAUTH_KEYS)));
@@ -213,7 +215,7 @@ mod tests {
     #[test]
     fn every_key_is_read() {
         let o = oauth(
-            "client_id = \"c\"\nclient_secret = \"${SECRET}\"\nclient_metadata_url = \"https://me.example/client.json\"\nscopes = [\"a b\", \"c\"]\ncallback_port = 33418\nresource = false\ngrant = \"client_credentials\"\nprivate_key_file = \"keys/k.pem\"\nsigning_algorithm = \"es256\"\nauthorization_server = \"https://login.example\"\nid_token = \"t\"\nidp_token_endpoint = \"https://idp.example/token\"\nidp_client_id = \"i\"\nidp_client_secret = \"${SECRET}\"\nworkload_token_file = \"run/token.jwt\"\nworkload_token_env = \"WORKLOAD_JWT\"\n",
+            "client_id = \"c\"\nclient_secret = \"${SECRET}\"\nclient_metadata_url = \"https://me.example/client.json\"\nscopes = [\"a b\", \"c\"]\ncallback_port = 33418\nresource = false\ngrant = \"client_credentials\"\nprivate_key_file = \"keys/k.pem\"\nsigning_algorithm = \"es256\"\nauthorization_server = \"https://login.example\"\nid_token = \"t\"\nidp_token_endpoint = \"https://idp.example/token\"\nidp_client_id = \"i\"\nidp_client_secret = \"${SECRET}\"\nworkload_token_file = \"run/token.jwt\"\nworkload_token_env = \"WORKLOAD_JWT\"\ndpop = true\n",
         )
         .unwrap();
         assert_eq!(
@@ -221,6 +223,7 @@ mod tests {
             Some(Path::new("/etc/mcpdeck/run/token.jwt"))
         );
         assert_eq!(o.workload_token_env.as_deref(), Some("WORKLOAD_JWT"));
+        assert_eq!(o.dpop, Some(true));
         assert_eq!(
             OAuthGrant::from_name("workload"),
             Some(OAuthGrant::Workload)

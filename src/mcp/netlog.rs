@@ -327,7 +327,7 @@ pub fn is_secret_header(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     matches!(
         n.as_str(),
-        "authorization" | "proxy-authorization" | "cookie" | "set-cookie"
+        "authorization" | "proxy-authorization" | "cookie" | "set-cookie" | "dpop"
     ) || [
         "token",
         "secret",

@@ -1,7 +1,18 @@
-"""An OAuth-protected MCP server that is its own authorization server (stdlib only), for the
-refresh tests in tests/auth_real.rs.
+"""An OAuth-protected MCP server that is its own authorization server (stdlib only, but for
+--dpop), for the refresh and DPoP tests in tests/auth_real.rs.
 
     python3 tests/servers/oauth_refresh.py [--no-auth] [--expires-in SECS] [--refresh-delay SECS]
+                                           [--dpop]
+
+--dpop (needs PyJWT with cryptography: run it with the test venv's python)
+  The metadata lists dpop_signing_alg_values_supported ["ES256"]; the 401 challenge is
+  `DPoP algs="ES256" resource_metadata=...`. Every token request must carry a valid DPoP proof
+  (RFC 9449 §4.3: typ dpop+jwt, ES256, a public jwk, the signature, a new jti, htm POST, htu the
+  token endpoint, iat within 300 s); tokens are issued with token_type DPoP and bound to the
+  proof's key thumbprint, and a refresh must be proved with the key its chain is bound to. Every
+  MCP request must carry `Authorization: DPoP <token>` and a proof for it (htm, htu, ath, the
+  token's key). Anything wrong is answered 400 invalid_dpop_proof / 401 invalid_token and listed
+  in /_admin/counts "dpop_errors"; "dpop_keys" lists the thumbprint of each accepted MCP request.
 
 Startup contract
   Binds 127.0.0.1 on a random free port, prints exactly `PORT <n>` as the first stdout line (flushed),
@@ -100,6 +111,11 @@ class State:
         self.hold_refresh = 0  # refresh requests to gather before judging any
         self.holding_refresh = 0
         self.refresh_status = 0
+        self.dpop = args.dpop
+        self.bound = {}  # access or refresh token -> key thumbprint
+        self.jtis = set()
+        self.dpop_errors = []
+        self.dpop_keys = []
 
     def base(self):
         return f"http://127.0.0.1:{self.port}"
@@ -109,8 +125,8 @@ class State:
             t = getattr(self, table)
             t[key] = t.get(key, 0) + 1
 
-    def issue(self, grant):
-        """A new access token and refresh token (under the lock)."""
+    def issue(self, grant, jkt=None):
+        """A new access token and refresh token (under the lock), bound to `jkt` with DPoP."""
         access = "at-" + secrets.token_urlsafe(16)
         refresh = "rt-" + secrets.token_urlsafe(16)
         self.access[access] = time.time() + self.expires_in
@@ -123,9 +139,12 @@ class State:
                 "expires_in": self.expires_in,
             }
         )
+        if jkt:
+            self.bound[access] = jkt
+            self.bound[refresh] = jkt
         return {
             "access_token": access,
-            "token_type": "Bearer",
+            "token_type": "DPoP" if jkt else "Bearer",
             "expires_in": self.expires_in,
             "refresh_token": refresh,
             "scope": "mcp",
@@ -143,6 +162,40 @@ def rpc_error(req_id, code, message):
 def s256(verifier):
     digest = hashlib.sha256(verifier.encode()).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def check_proof(st, proof, method, url, token=None):
+    """RFC 9449 §4.3: the key thumbprint of a valid proof, else raise ValueError(why)."""
+    import jwt  # PyJWT with cryptography: only --dpop needs them
+    from jwt.algorithms import ECAlgorithm
+
+    if not proof or "," in proof:
+        raise ValueError("no DPoP proof, or several")
+    header = jwt.get_unverified_header(proof)
+    if header.get("typ") != "dpop+jwt" or header.get("alg") != "ES256":
+        raise ValueError(f"bad header {header}")
+    jwk = header.get("jwk") or {}
+    if "d" in jwk or jwk.get("kty") != "EC" or jwk.get("crv") != "P-256":
+        raise ValueError(f"bad jwk {jwk}")
+    key = ECAlgorithm.from_jwk(json.dumps(jwk))
+    claims = jwt.decode(proof, key, algorithms=["ES256"], options={"verify_aud": False})
+    if claims.get("htm") != method or claims.get("htu") != url:
+        raise ValueError(f"htm/htu {claims.get('htm')} {claims.get('htu')} for {method} {url}")
+    if abs(time.time() - claims.get("iat", 0)) > 300:
+        raise ValueError("iat out of window")
+    jti = claims.get("jti")
+    with st.lock:
+        if not jti or jti in st.jtis:
+            raise ValueError("jti missing or used before")
+        st.jtis.add(jti)
+    if token is not None:
+        ath = base64.urlsafe_b64encode(hashlib.sha256(token.encode()).digest()).rstrip(b"=").decode()
+        if claims.get("ath") != ath:
+            raise ValueError("ath does not match the token")
+    canonical = json.dumps(
+        {"crv": "P-256", "kty": "EC", "x": jwk["x"], "y": jwk["y"]}, separators=(",", ":")
+    )
+    return base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()).rstrip(b"=").decode()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -206,6 +259,7 @@ class Handler(BaseHTTPRequestHandler):
                     "code_challenge_methods_supported": ["S256"],
                     "token_endpoint_auth_methods_supported": ["none"],
                     "scopes_supported": ["mcp"],
+                    **({"dpop_signing_alg_values_supported": ["ES256"]} if self.state.dpop else {}),
                 },
             )
         if method == "POST" and path == "/register":
@@ -239,6 +293,8 @@ class Handler(BaseHTTPRequestHandler):
                     "refresh_failed": st.refresh_failed,
                     "unauthorized": st.unauthorized,
                     "call_tokens": list(st.call_tokens),
+                    "dpop_errors": list(st.dpop_errors),
+                    "dpop_keys": list(st.dpop_keys),
                 }
             return self.send(200, out)
         if method == "GET" and path == "/_admin/tokens":
@@ -278,6 +334,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.mcp.clear()
                 st.refresh_ok = st.refresh_rejected = st.refresh_failed = st.unauthorized = 0
                 st.call_tokens.clear()
+                st.dpop_errors.clear()
+                st.dpop_keys.clear()
             return self.send(200, {})
         self.send(404, "Not Found", "text/plain")
 
@@ -326,6 +384,20 @@ class Handler(BaseHTTPRequestHandler):
         form = {k: v[0] for k, v in parse_qs(self.body().decode(errors="replace")).items()}
         st = self.state
         grant = form.get("grant_type")
+        jkt = None
+        if st.dpop:
+            try:
+                jkt = check_proof(st, self.headers.get("DPoP"), "POST", st.base() + "/token")
+            except Exception as e:  # noqa: BLE001 - any failure is the finding
+                with st.lock:
+                    st.dpop_errors.append(f"token request: {e}")
+                return self.send(400, {"error": "invalid_dpop_proof", "error_description": str(e)})
+            with st.lock:
+                chain = st.bound.get(form.get("refresh_token", ""))
+            if grant == "refresh_token" and chain != jkt:
+                with st.lock:
+                    st.dpop_errors.append("refresh proved with another key")
+                return self.send(400, {"error": "invalid_grant", "error_description": "wrong key"})
         if grant == "authorization_code":
             with st.lock:
                 entry = st.codes.pop(form.get("code", ""), None)
@@ -335,7 +407,7 @@ class Handler(BaseHTTPRequestHandler):
                     and entry["redirect_uri"] == form.get("redirect_uri")
                     and s256(form.get("code_verifier", "")) == entry["challenge"]
                 )
-                issued = st.issue("authorization_code") if good else None
+                issued = st.issue("authorization_code", jkt) if good else None
             if issued:
                 return self.send(200, issued)
             return self.send(400, {"error": "invalid_grant"})
@@ -366,7 +438,7 @@ class Handler(BaseHTTPRequestHandler):
                 if old in st.refresh:
                     st.refresh.discard(old)  # rotation: the old one is spent
                     st.refresh_ok += 1
-                    issued = st.issue("refresh_token")
+                    issued = st.issue("refresh_token", jkt)
                 else:
                     st.refresh_rejected += 1
             if issued:
@@ -386,10 +458,28 @@ class Handler(BaseHTTPRequestHandler):
         if not st.auth:
             return ""
         header = self.headers.get("Authorization") or ""
-        token = header[7:].strip() if header[:7].lower() == "bearer " else ""
+        scheme = "dpop " if st.dpop else "bearer "
+        token = header[len(scheme):].strip() if header[: len(scheme)].lower() == scheme else ""
+        if st.dpop and header and not token:
+            with st.lock:
+                st.dpop_errors.append(f"MCP request with scheme {header.split(' ')[0]}")
+        proven = True
+        if st.dpop and token:
+            try:
+                jkt = check_proof(
+                    st, self.headers.get("DPoP"), self.command, st.base() + "/mcp", token
+                )
+                with st.lock:
+                    if st.bound.get(token) != jkt:
+                        raise ValueError("the proof's key is not the token's")
+                    st.dpop_keys.append(jkt)
+            except Exception as e:  # noqa: BLE001 - any failure is the finding
+                with st.lock:
+                    st.dpop_errors.append(f"MCP {self.command}: {e}")
+                proven = False
         with st.lock:
             expiry = st.access.get(token)
-            if expiry is not None and expiry > time.time():
+            if proven and expiry is not None and expiry > time.time():
                 return token
             st.unauthorized += 1
             if st.hold > 0:
@@ -400,7 +490,8 @@ class Handler(BaseHTTPRequestHandler):
                 else:
                     st.cond.wait_for(lambda: st.hold == 0, timeout=20)
                     st.hold = 0
-        challenge = f'Bearer resource_metadata="{st.base()}/.well-known/oauth-protected-resource/mcp"'
+        scheme = 'DPoP algs="ES256", ' if st.dpop else "Bearer "
+        challenge = f'{scheme}resource_metadata="{st.base()}/.well-known/oauth-protected-resource/mcp"'
         if token:
             challenge += ', error="invalid_token"'
         self.send(
@@ -475,6 +566,7 @@ def main():
     p.add_argument("--no-auth", action="store_true")
     p.add_argument("--expires-in", type=int, default=3600)
     p.add_argument("--refresh-delay", type=float, default=0.0)
+    p.add_argument("--dpop", action="store_true")
     args = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -25,6 +25,8 @@ pub struct AsMetadata {
     pub grant_types_supported: Option<Vec<String>>,
     pub client_id_metadata_document_supported: bool,
     pub iss_parameter_supported: bool,
+    /// RFC 9449 §5.1: the algorithms its token endpoint takes DPoP proofs in.
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 fn strings(doc: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
@@ -53,6 +55,7 @@ impl AsMetadata {
             revocation_endpoint: string(doc, "revocation_endpoint"),
             scopes_supported: strings(doc, "scopes_supported"),
             code_challenge_methods_supported: strings(doc, "code_challenge_methods_supported"),
+            dpop_signing_alg_values_supported: strings(doc, "dpop_signing_alg_values_supported"),
             token_endpoint_auth_methods_supported: strings(
                 doc,
                 "token_endpoint_auth_methods_supported",
@@ -87,6 +90,10 @@ pub struct Discovered {
     pub resource: Option<String>,
     /// The PRM's `scopes_supported`.
     pub resource_scopes: Vec<String>,
+    /// The PRM asks for DPoP-bound tokens (RFC 9728
+    /// `dpop_bound_access_tokens_required`, or it lists
+    /// `dpop_signing_alg_values_supported`).
+    pub resource_dpop: bool,
     /// The issuer the metadata was found for.
     pub issuer: String,
     pub meta: AsMetadata,
@@ -225,6 +232,7 @@ pub async fn discover(
     }
     let mut resource = None;
     let mut resource_scopes = Vec::new();
+    let mut resource_dpop = false;
     let issuer = match (&prm, authorization_server) {
         (Some(doc), over) => {
             let r = string(doc, "resource").ok_or_else(|| {
@@ -250,6 +258,11 @@ pub async fn discover(
             }
             resource = Some(r);
             resource_scopes = strings(doc, "scopes_supported").unwrap_or_default();
+            resource_dpop = doc
+                .get("dpop_bound_access_tokens_required")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+                || strings(doc, "dpop_signing_alg_values_supported").is_some_and(|l| !l.is_empty());
             match over {
                 Some(o) => {
                     trace.note(format!("authorization server from the config: {o}"));
@@ -302,6 +315,7 @@ pub async fn discover(
             return Ok(Discovered {
                 resource: None,
                 resource_scopes,
+                resource_dpop,
                 issuer: meta.issuer.clone(),
                 meta,
             });
@@ -312,6 +326,7 @@ pub async fn discover(
         return Ok(Discovered {
             resource: None,
             resource_scopes,
+            resource_dpop,
             issuer: origin.clone(),
             meta: AsMetadata {
                 issuer: origin.clone(),
@@ -351,6 +366,7 @@ pub async fn discover(
                 return Ok(Discovered {
                     resource,
                     resource_scopes,
+                    resource_dpop,
                     issuer: meta.issuer.clone(),
                     meta,
                 });

@@ -113,6 +113,8 @@ pub struct Posted {
     pub status: u16,
     pub body: String,
     pub content_type: String,
+    /// RFC 9449 §8: the `DPoP-Nonce` the server handed out, if any.
+    pub dpop_nonce: Option<String>,
 }
 
 impl AuthHttp {
@@ -429,6 +431,11 @@ impl AuthHttp {
             ex.response(status.as_u16(), vec![]);
         }
         let content_type = crate::mcp::transport::http::content_type(resp.headers());
+        let dpop_nonce = resp
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
         if status.is_redirection() {
             if let Some(ex) = &ex {
                 ex.finish();
@@ -462,6 +469,7 @@ impl AuthHttp {
             status: status.as_u16(),
             body,
             content_type,
+            dpop_nonce,
         })
     }
 

@@ -17,11 +17,13 @@
 //! - [`store`]: where tokens and registrations are kept (keyring or file);
 //! - [`callback`]: the loopback redirect listener;
 //! - [`browser`]: which command opens a login URL;
-//! - [`jwt`]: `private_key_jwt` client assertions (ES256, RS256).
+//! - [`jwt`]: `private_key_jwt` client assertions (ES256, RS256);
+//! - [`dpop`]: DPoP keys and proofs (RFC 9449), for sender-bound tokens.
 
 pub mod browser;
 pub mod callback;
 pub mod discovery;
+pub mod dpop;
 pub mod engine;
 pub mod http;
 pub mod jwt;

@@ -8,6 +8,7 @@ use base64::Engine as _;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use super::dpop::{DpopKey, NonceFrom};
 use super::http::{AuthHttp, PostBody};
 use crate::mcp::bearer::secret::scrub;
 use crate::mcp::bearer::{AuthError, AuthErrorKind, Secret, Trace};
@@ -88,6 +89,9 @@ pub struct Granted {
     pub scope: Option<Vec<String>>,
     /// RFC 8693: the type of the issued token.
     pub issued_token_type: Option<String>,
+    /// The DPoP key the token is bound to: the request's, when the answer
+    /// says `token_type: DPoP` (RFC 9449 §5; else it is a Bearer token).
+    pub dpop_key: Option<Secret>,
 }
 
 /// A token endpoint's failure: the message names the endpoint and the
@@ -117,15 +121,58 @@ pub fn now() -> u64 {
 }
 
 /// POST a grant to the token endpoint. `audience` is the issuer (for
-/// `private_key_jwt`).
+/// `private_key_jwt`). With a DPoP key, the request carries a proof
+/// (RFC 9449 §5), and a `use_dpop_nonce` refusal is answered once, with
+/// the nonce the server handed out (§8).
 pub async fn request(
     http: &AuthHttp,
     endpoint: &str,
     client: &Client,
     audience: &str,
-    mut params: Vec<(String, String)>,
+    params: Vec<(String, String)>,
+    dpop: Option<&DpopKey>,
     trace: &mut Trace,
 ) -> Result<Granted, TokenFailure> {
+    let mut nonce_retried = false;
+    loop {
+        match request_once(
+            http,
+            endpoint,
+            client,
+            audience,
+            params.clone(),
+            dpop,
+            trace,
+        )
+        .await
+        {
+            Err((f, Some(nonce)))
+                if !nonce_retried && f.error.as_deref() == Some("use_dpop_nonce") =>
+            {
+                if let Some(k) = dpop {
+                    k.set_nonce(NonceFrom::AuthorizationServer, &nonce);
+                }
+                trace.note("the token endpoint asked for a DPoP nonce: sent again with it");
+                nonce_retried = true;
+            }
+            Err((f, _)) => return Err(f),
+            Ok(g) => return Ok(g),
+        }
+    }
+}
+
+/// One POST of [`request`]; a failure comes with the `DPoP-Nonce` the
+/// answer carried.
+async fn request_once(
+    http: &AuthHttp,
+    endpoint: &str,
+    client: &Client,
+    audience: &str,
+    mut params: Vec<(String, String)>,
+    dpop: Option<&DpopKey>,
+    trace: &mut Trace,
+) -> Result<Granted, (TokenFailure, Option<String>)> {
+    let no_nonce = |f: TokenFailure| (f, None);
     let mut headers = HeaderMap::new();
     let mut secrets: Vec<Secret> = params
         .iter()
@@ -172,11 +219,13 @@ pub async fn request(
                 audience,
                 now(),
             )
-            .map_err(|e| TokenFailure {
-                error: None,
-                error_description: None,
-                status: None,
-                message: format!("cannot sign the client assertion: {e}"),
+            .map_err(|e| {
+                no_nonce(TokenFailure {
+                    error: None,
+                    error_description: None,
+                    status: None,
+                    message: format!("cannot sign the client assertion: {e}"),
+                })
             })?;
             params.push(("client_id".into(), client.client_id.clone()));
             params.push((
@@ -192,6 +241,27 @@ pub async fn request(
         .find(|(k, _)| k == "grant_type")
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
+    if let Some(k) = dpop {
+        let proof = k
+            .proof(
+                "POST",
+                endpoint,
+                None,
+                NonceFrom::AuthorizationServer,
+                now(),
+            )
+            .map_err(|e| {
+                no_nonce(TokenFailure {
+                    error: None,
+                    error_description: None,
+                    status: None,
+                    message: format!("cannot make the DPoP proof for the token request: {e}"),
+                })
+            })?;
+        if let Ok(v) = HeaderValue::from_str(&proof) {
+            headers.insert("dpop", v);
+        }
+    }
     let refs: Vec<&Secret> = secrets.iter().collect();
     let posted = http
         .post(
@@ -202,12 +272,17 @@ pub async fn request(
             trace,
         )
         .await
-        .map_err(|e| TokenFailure {
-            error: None,
-            error_description: None,
-            status: None,
-            message: scrub(&e.to_string(), &refs),
+        .map_err(|e| {
+            no_nonce(TokenFailure {
+                error: None,
+                error_description: None,
+                status: None,
+                message: scrub(&e.to_string(), &refs),
+            })
         })?;
+    if let (Some(k), Some(n)) = (dpop, &posted.dpop_nonce) {
+        k.set_nonce(NonceFrom::AuthorizationServer, n);
+    }
     let body: Option<Value> = serde_json::from_str(&posted.body).ok();
     let field = |k: &str| {
         body.as_ref()
@@ -231,21 +306,24 @@ pub async fn request(
                 }
             ),
         };
-        return Err(TokenFailure {
-            message: scrub(
-                &format!(
-                    "the token endpoint {} refused the {grant} grant ({what})",
-                    crate::mcp::netlog::shown_url(endpoint)
+        return Err((
+            TokenFailure {
+                message: scrub(
+                    &format!(
+                        "the token endpoint {} refused the {grant} grant ({what})",
+                        crate::mcp::netlog::shown_url(endpoint)
+                    ),
+                    &refs,
                 ),
-                &refs,
-            ),
-            error,
-            error_description: description,
-            status: Some(posted.status),
-        });
+                error,
+                error_description: description,
+                status: Some(posted.status),
+            },
+            posted.dpop_nonce.clone(),
+        ));
     }
     let Some(Value::Object(map)) = body else {
-        return Err(TokenFailure {
+        return Err(no_nonce(TokenFailure {
             error: None,
             error_description: None,
             status: Some(posted.status),
@@ -259,7 +337,7 @@ pub async fn request(
                     &posted.content_type
                 }
             ),
-        });
+        }));
     };
     let get = |k: &str| {
         map.get(k)
@@ -268,7 +346,7 @@ pub async fn request(
             .map(str::to_string)
     };
     let Some(access) = get("access_token") else {
-        return Err(TokenFailure {
+        return Err(no_nonce(TokenFailure {
             error: None,
             error_description: None,
             status: Some(posted.status),
@@ -276,16 +354,20 @@ pub async fn request(
                 "the token endpoint {} answered without an access_token",
                 crate::mcp::netlog::shown_url(endpoint)
             ),
-        });
+        }));
     };
     let expires_in = map.get("expires_in").and_then(|v| {
         v.as_u64()
             .or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
             .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
     });
+    let token_type = get("token_type").unwrap_or_else(|| "Bearer".into());
     Ok(Granted {
         access_token: Secret::new(access),
-        token_type: get("token_type").unwrap_or_else(|| "Bearer".into()),
+        dpop_key: dpop
+            .filter(|_| token_type.eq_ignore_ascii_case("dpop"))
+            .map(DpopKey::stored),
+        token_type,
         refresh_token: get("refresh_token").map(Secret::new),
         expires_in,
         scope: get("scope").map(|s| s.split_whitespace().map(str::to_string).collect()),
@@ -307,7 +389,7 @@ pub async fn revoke(
         ("token".to_string(), token.expose().to_string()),
         ("token_type_hint".to_string(), hint.to_string()),
     ];
-    match request(http, endpoint, client, audience, params, trace).await {
+    match request(http, endpoint, client, audience, params, None, trace).await {
         Ok(_) => Ok(()),
         // 200 with an empty body is success for RFC 7009; `request` wants an
         // access_token, so read its failure.

@@ -23,11 +23,20 @@ impl Challenge {
     pub fn is_bearer(&self) -> bool {
         self.scheme.eq_ignore_ascii_case("bearer")
     }
+
+    pub fn is_dpop(&self) -> bool {
+        self.scheme.eq_ignore_ascii_case("dpop")
+    }
 }
 
-/// What the Bearer challenge of a 401 or 403 says.
+/// What the Bearer (or DPoP, RFC 9449 §7.1) challenge of a 401 or 403
+/// says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BearerChallenge {
+    /// The server offered the DPoP scheme.
+    pub dpop: bool,
+    /// A DPoP challenge said `error="use_dpop_nonce"` (RFC 9449 §9).
+    pub use_dpop_nonce: bool,
     /// `resource_metadata`: where the protected resource metadata is.
     pub resource_metadata: Option<String>,
     /// `scope`: the scopes the server asks for.
@@ -39,14 +48,24 @@ pub struct BearerChallenge {
 
 impl BearerChallenge {
     /// The Bearer challenge among all the headers' challenges (the first),
-    /// or an empty one when there is none.
+    /// else the DPoP one, or an empty one when there is neither.
     pub fn from_headers(values: &[String]) -> BearerChallenge {
         let all: Vec<Challenge> = values.iter().flat_map(|v| parse(v)).collect();
-        let Some(b) = all.iter().find(|c| c.is_bearer()) else {
+        let dpop = all.iter().any(Challenge::is_dpop);
+        let use_dpop_nonce = all
+            .iter()
+            .any(|c| c.is_dpop() && c.param("error") == Some("use_dpop_nonce"));
+        let Some(b) = all
+            .iter()
+            .find(|c| c.is_bearer())
+            .or_else(|| all.iter().find(|c| c.is_dpop()))
+        else {
             return BearerChallenge::default();
         };
         let get = |k: &str| b.param(k).map(str::to_string).filter(|s| !s.is_empty());
         BearerChallenge {
+            dpop,
+            use_dpop_nonce,
             resource_metadata: get("resource_metadata"),
             scope: get("scope"),
             error: get("error"),
@@ -251,6 +270,11 @@ mod tests {
         ]);
         assert_eq!(b.error.as_deref(), Some("invalid_token"));
         assert_eq!(b.resource_metadata.as_deref(), Some("https://r"));
+        let d = BearerChallenge::from_headers(&[
+            r#"DPoP error="use_dpop_nonce", resource_metadata="https://r/m""#.to_string(),
+        ]);
+        assert!(d.dpop && d.use_dpop_nonce);
+        assert_eq!(d.resource_metadata.as_deref(), Some("https://r/m"));
         let t = parse("Basic dXNlcjpwYXNz==, Bearer");
         assert_eq!(t[0].token68.as_deref(), Some("dXNlcjpwYXNz=="));
         assert!(t[1].is_bearer());

@@ -31,6 +31,26 @@ pub use challenge::BearerChallenge;
 pub use error::{AuthError, AuthErrorKind, Trace, TraceStep};
 pub use secret::Secret;
 
+/// What authorizes one request: `Authorization: Bearer TOKEN`, or for a
+/// DPoP-bound token `Authorization: DPoP TOKEN` with a fresh `DPoP` proof.
+#[derive(Debug, Clone)]
+pub struct Credentials {
+    pub token: Secret,
+    /// The DPoP proof for this request (RFC 9449 §7.1); `None`: Bearer.
+    pub proof: Option<Secret>,
+}
+
+impl Credentials {
+    /// The `Authorization` scheme.
+    pub fn scheme(&self) -> &'static str {
+        if self.proof.is_some() {
+            "DPoP"
+        } else {
+            "Bearer"
+        }
+    }
+}
+
 /// Whoever authorizes one server's HTTP requests (the OAuth engine's
 /// `Authorizer`). The transport calls it before a request, for the token
 /// to send, and after an answer that asks for authorization; `Ok` from
@@ -39,6 +59,20 @@ pub use secret::Secret;
 pub trait Authorize: Send + Sync + std::fmt::Debug {
     /// The access token to send, if there is one.
     fn bearer(&self) -> Option<Secret>;
+
+    /// What authorizes a `method` request to `url`: the token, and a DPoP
+    /// proof made for this request when the token is bound to a key.
+    fn credentials(&self, method: &str, url: &str) -> Option<Credentials> {
+        let _ = (method, url);
+        self.bearer()
+            .map(|token| Credentials { token, proof: None })
+    }
+
+    /// The MCP server handed out a DPoP nonce (a `DPoP-Nonce` header): the
+    /// next proofs carry it.
+    fn dpop_nonce(&self, nonce: &str) {
+        let _ = nonce;
+    }
 
     /// Before a request: renew a token that is about to expire (failures
     /// are the next answer's to show).

@@ -634,7 +634,14 @@ pub(super) fn server_lines(
         } else {
             "no refresh token: log in again when it expires"
         };
-        lines.push(Line::raw(format!("oauth token: {expiry}; {refresh}")));
+        let bound = if a.dpop {
+            "; DPoP-bound (a proof signed with mcpdeck's key on every request)"
+        } else {
+            ""
+        };
+        lines.push(Line::raw(format!(
+            "oauth token: {expiry}; {refresh}{bound}"
+        )));
         lines.push(Line::raw(format!("oauth kept in: {}", clean(&a.storage))));
         lines.push(Line::styled(
             format!(

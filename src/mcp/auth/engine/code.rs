@@ -133,7 +133,17 @@ impl Authorizer {
         if let Some(r) = &resource {
             params.push(("resource".into(), r.clone()));
         }
-        let g = match token::request(&self.http, &endpoint, &client, &d.issuer, params, trace).await
+        let dpop = self.dpop_for_new(d, challenge, trace);
+        let g = match token::request(
+            &self.http,
+            &endpoint,
+            &client,
+            &d.issuer,
+            params,
+            dpop.as_deref(),
+            trace,
+        )
+        .await
         {
             Ok(g) => g,
             Err(f) => {

@@ -22,6 +22,7 @@ impl Authorizer {
         let endpoint = self.token_endpoint(d, trace)?.to_string();
         let scopes = self.scopes(d, challenge, extra);
         let resource = self.resource(d);
+        let dpop = self.dpop_for_new(d, challenge, trace);
         let mut params = vec![("grant_type".to_string(), "client_credentials".to_string())];
         if !scopes.is_empty() {
             params.push(("scope".into(), scopes.join(" ")));
@@ -34,9 +35,17 @@ impl Authorizer {
             client.client_id,
             client.auth.method_name()
         ));
-        let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
-            .await
-            .map_err(|f| f.into_auth(trace))?;
+        let g = token::request(
+            &self.http,
+            &endpoint,
+            &client,
+            &d.issuer,
+            params,
+            dpop.as_deref(),
+            trace,
+        )
+        .await
+        .map_err(|f| f.into_auth(trace))?;
         self.keep(d, &client.client_id, resource, &scopes, g, None);
         Ok(())
     }
@@ -99,6 +108,7 @@ impl Authorizer {
             &idp_client,
             idp_endpoint,
             params,
+            None,
             trace,
         )
         .await
@@ -110,10 +120,19 @@ impl Authorizer {
             ));
         };
         let endpoint = self.token_endpoint(d, trace)?.to_string();
+        let dpop = self.dpop_for_new(d, challenge, trace);
         let params = jwt_bearer(jag.access_token.expose(), &scopes);
-        let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
-            .await
-            .map_err(|f| f.into_auth(trace))?;
+        let g = token::request(
+            &self.http,
+            &endpoint,
+            &client,
+            &d.issuer,
+            params,
+            dpop.as_deref(),
+            trace,
+        )
+        .await
+        .map_err(|f| f.into_auth(trace))?;
         self.keep(d, &client.client_id, Some(resource), &scopes, g, None);
         Ok(())
     }
@@ -164,14 +183,23 @@ impl Authorizer {
         let scopes = self.scopes(d, challenge, extra);
         let resource = self.resource(d);
         let endpoint = self.token_endpoint(d, trace)?.to_string();
+        let dpop = self.dpop_for_new(d, challenge, trace);
         let mut params = jwt_bearer(jwt, &scopes);
         if let Some(r) = &resource {
             params.push(("resource".into(), r.clone()));
         }
         trace.note("workload identity: the platform's token as a jwt-bearer assertion");
-        let g = token::request(&self.http, &endpoint, &client, &d.issuer, params, trace)
-            .await
-            .map_err(|f| f.into_auth(trace))?;
+        let g = token::request(
+            &self.http,
+            &endpoint,
+            &client,
+            &d.issuer,
+            params,
+            dpop.as_deref(),
+            trace,
+        )
+        .await
+        .map_err(|f| f.into_auth(trace))?;
         self.keep(d, &client.client_id, resource, &scopes, g, None);
         Ok(())
     }

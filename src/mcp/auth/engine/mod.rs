@@ -20,11 +20,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::config::{CredentialStoreKind, OAuthConfig, OAuthGrant, OAuthResource};
-use crate::mcp::bearer::{AuthError, AuthErrorKind, Authorize, BearerChallenge, Secret, Trace};
+use crate::mcp::bearer::{
+    AuthError, AuthErrorKind, Authorize, BearerChallenge, Credentials, Secret, Trace,
+};
 use crate::mcp::netlog::NetLog;
 
 use super::browser;
 use super::discovery::{Discovered, discover};
+use super::dpop::{self, DpopKey, NonceFrom};
 use super::http::{AuthHttp, check_url};
 use super::register::{self, Identity, Source};
 use super::report::{LoginEvent, Reporter, default_reporter_now};
@@ -85,6 +88,8 @@ pub struct TokenInfo {
     pub scopes: Vec<String>,
     pub expires_at: Option<u64>,
     pub refreshable: bool,
+    /// Bound to a DPoP key (RFC 9449) rather than a Bearer token.
+    pub dpop: bool,
     /// Where it is kept ("file …", "OS keyring …", or "memory").
     pub storage: String,
 }
@@ -108,6 +113,9 @@ pub struct Authorizer {
     flight: tokio::sync::Mutex<()>,
     cancel: tokio::sync::Notify,
     reporter: Mutex<Option<Reporter>>,
+    /// The DPoP key in use: the current token's, or the one made for the
+    /// next token request (with the nonces its servers handed out).
+    dpop: Mutex<Option<Arc<DpopKey>>>,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -125,6 +133,7 @@ fn token_info(t: &StoredToken, storage: String) -> TokenInfo {
         scopes: t.scopes.clone(),
         expires_at: t.expires_at,
         refreshable: t.refresh_token.is_some(),
+        dpop: t.dpop_key.is_some(),
         storage,
     }
 }
@@ -165,6 +174,7 @@ impl Authorizer {
             flight: tokio::sync::Mutex::new(()),
             cancel: tokio::sync::Notify::new(),
             reporter: Mutex::new(None),
+            dpop: Mutex::new(None),
         }))
     }
 
@@ -236,6 +246,98 @@ impl Authorizer {
     pub fn bearer(&self) -> Option<Secret> {
         self.load();
         self.lock().token.as_ref().map(|t| t.access_token.clone())
+    }
+
+    /// The DPoP key a token is bound to (none for a Bearer token), read
+    /// from the store's copy once and then kept with its nonces.
+    fn key_of(&self, t: &StoredToken) -> Option<Arc<DpopKey>> {
+        let stored = t.dpop_key.as_ref()?;
+        let mut held = self.dpop.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = held.as_ref().filter(|k| &k.stored() == stored) {
+            return Some(k.clone());
+        }
+        match DpopKey::from_stored(stored) {
+            Ok(k) => {
+                let k = Arc::new(k);
+                *held = Some(k.clone());
+                Some(k)
+            }
+            Err(e) => {
+                tracing::warn!(server = %self.spec.server, "{e}");
+                None
+            }
+        }
+    }
+
+    /// The key for a new token request, when DPoP is to be used: always
+    /// with `dpop = true`, never with `false`; by default when the
+    /// authorization server takes ES256 proofs and the MCP server asks for
+    /// DPoP (its challenge offers the scheme, or its resource metadata
+    /// wants bound tokens).
+    fn dpop_for_new(
+        &self,
+        d: &Discovered,
+        challenge: &BearerChallenge,
+        trace: &mut Trace,
+    ) -> Option<Arc<DpopKey>> {
+        let wanted = match self.spec.oauth.dpop {
+            Some(false) => false,
+            Some(true) => true,
+            None => {
+                dpop::supported_by(d.meta.dpop_signing_alg_values_supported.as_deref())
+                    && (challenge.dpop || d.resource_dpop)
+            }
+        };
+        if !wanted {
+            return None;
+        }
+        let mut held = self.dpop.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = held.as_ref() {
+            trace.note("DPoP: the token request carries a proof of the key in use");
+            return Some(k.clone());
+        }
+        match DpopKey::generate() {
+            Ok(k) => {
+                trace.note("DPoP: a new key pair; the token request carries its proof");
+                let k = Arc::new(k);
+                *held = Some(k.clone());
+                Some(k)
+            }
+            Err(e) => {
+                trace.note(format!("DPoP: {e}; asking for a Bearer token"));
+                None
+            }
+        }
+    }
+
+    /// What authorizes one request: the token, with a proof when it is
+    /// DPoP-bound.
+    pub fn credentials(&self, method: &str, url: &str) -> Option<Credentials> {
+        self.load();
+        let t = self.lock().token.clone()?;
+        let proof = self.key_of(&t).and_then(|k| {
+            k.proof(
+                method,
+                url,
+                Some(&t.access_token),
+                NonceFrom::McpServer,
+                now(),
+            )
+            .map_err(|e| tracing::warn!(server = %self.spec.server, "{e}"))
+            .ok()
+        });
+        Some(Credentials {
+            token: t.access_token,
+            proof: proof.map(Secret::new),
+        })
+    }
+
+    /// The MCP server's `DPoP-Nonce`, for the next proofs.
+    pub fn dpop_nonce(&self, nonce: &str) {
+        let t = self.lock().token.clone();
+        if let Some(k) = t.as_ref().and_then(|t| self.key_of(t)) {
+            k.set_nonce(NonceFrom::McpServer, nonce);
+        }
     }
 
     /// What may be shown about the current token.
@@ -724,6 +826,7 @@ impl Authorizer {
             server_url: self.spec.url.clone(),
             access_token: g.access_token,
             refresh_token: g.refresh_token.or(old_refresh),
+            dpop_key: g.dpop_key,
             token_type: g.token_type,
             scopes: g.scope.unwrap_or_else(|| asked.to_vec()),
             expires_at: g.expires_in.map(|s| now + s),
@@ -772,7 +875,19 @@ impl Authorizer {
         if let Some(r) = &t.resource {
             params.push(("resource".into(), r.clone()));
         }
-        match token::request(&self.http, &endpoint, &client, &d.issuer, params, trace).await {
+        // A bound token's refresh is proved with the same key (RFC 9449 §5).
+        let dpop = self.key_of(t);
+        match token::request(
+            &self.http,
+            &endpoint,
+            &client,
+            &d.issuer,
+            params,
+            dpop.as_deref(),
+            trace,
+        )
+        .await
+        {
             Ok(g) => {
                 trace.note("refreshed the token");
                 self.keep(
@@ -804,6 +919,14 @@ impl Authorizer {
 
 /// How the HTTP transport reaches the engine (it names none of it).
 impl Authorize for Authorizer {
+    fn credentials(&self, method: &str, url: &str) -> Option<Credentials> {
+        Authorizer::credentials(self, method, url)
+    }
+
+    fn dpop_nonce(&self, nonce: &str) {
+        Authorizer::dpop_nonce(self, nonce)
+    }
+
     fn bearer(&self) -> Option<Secret> {
         Authorizer::bearer(self)
     }

@@ -66,6 +66,10 @@ pub struct StoredToken {
     pub server_url: String,
     pub access_token: Secret,
     pub refresh_token: Option<Secret>,
+    /// The private key of a DPoP-bound token (RFC 9449; base64url PKCS#8):
+    /// a secret, kept beside the token (absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<Secret>,
     pub token_type: String,
     /// The scopes granted.
     pub scopes: Vec<String>,
@@ -299,6 +303,7 @@ impl CredentialStore {
                     let blob = encode_secret(&TokenSecrets {
                         access_token: token.access_token.clone(),
                         refresh_token: token.refresh_token.clone(),
+                        dpop_key: token.dpop_key.clone(),
                     });
                     let parts = put_blob(vault.as_ref(), &key, &blob, old_parts)?;
                     doc.tokens.retain(|m| m.key() != key);
@@ -589,6 +594,7 @@ mod tests {
             server_url: url.into(),
             access_token: Secret::new(access),
             refresh_token: Some(Secret::new(format!("refresh-{access}"))),
+            dpop_key: Some(Secret::new(format!("dpop-key-of-{access}"))),
             token_type: "Bearer".into(),
             scopes: vec!["read".into()],
             expires_at: Some(at + 3600),

@@ -297,6 +297,9 @@ pub(super) fn encode_secret<T: Serialize>(secrets: &T) -> Vec<u8> {
 pub(super) struct TokenSecrets {
     pub(super) access_token: Secret,
     pub(super) refresh_token: Option<Secret>,
+    /// The DPoP key the token is bound to (absent in older entries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) dpop_key: Option<Secret>,
 }
 
 /// The secret half of a client, as kept in the keyring.
@@ -400,6 +403,7 @@ pub(super) fn load_token(
         server_url: meta.server_url.clone(),
         access_token: secrets.access_token,
         refresh_token: secrets.refresh_token,
+        dpop_key: secrets.dpop_key,
         token_type: meta.token_type.clone(),
         scopes: meta.scopes.clone(),
         expires_at: meta.expires_at,

@@ -37,6 +37,7 @@ impl Shared {
                 None => return,
             };
             let code = resp.status().as_u16();
+            self.note_dpop_nonce(resp.headers());
             let values = www_authenticate(resp.headers());
             let Some(challenge) = self.auth_challenge(code, &values) else {
                 break (resp, ex, sent_session);
@@ -134,7 +135,7 @@ impl Shared {
         Option<String>,
         Option<Secret>,
     )> {
-        let mut headers = self.base_headers(Some(out));
+        let mut headers = self.base_headers("POST", Some(out));
         headers.insert(
             reqwest::header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),

@@ -80,6 +80,8 @@ pub(super) struct Pumped {
 pub(super) struct AuthRounds {
     unauthorized: u32,
     step_ups: u32,
+    /// Sent again with a new DPoP nonce (RFC 9449 §9).
+    nonces: u32,
 }
 
 impl Shared {
@@ -112,6 +114,12 @@ impl Shared {
                 format!("{what} needs authorization and the server has no OAuth login"),
             ));
         };
+        // The token is fine, the proof lacked the nonce the answer carried
+        // (already handed to the authorizer): send again, twice at most.
+        if code == 401 && challenge.use_dpop_nonce && rounds.nonces < 2 {
+            rounds.nonces += 1;
+            return Ok(());
+        }
         if code == 403 {
             let r = auth.insufficient_scope(challenge, rounds.step_ups).await;
             rounds.step_ups += 1;
@@ -129,13 +137,27 @@ impl Shared {
         auth.unauthorized(sent_token, challenge).await
     }
 
-    /// The bearer token a request carries, as sent.
+    /// The access token a request carries, as sent (Bearer or DPoP).
     pub(super) fn sent_token(headers: &HeaderMap) -> Option<Secret> {
         headers
             .get(reqwest::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("DPoP "))
+            })
             .map(Secret::new)
+    }
+
+    /// Hand a `DPoP-Nonce` an answer carries to the authorizer (RFC 9449
+    /// §9: on a 401 asking for it, and on any other answer).
+    pub(super) fn note_dpop_nonce(&self, headers: &HeaderMap) {
+        if let (Some(auth), Some(n)) = (
+            &self.auth,
+            headers.get("dpop-nonce").and_then(|v| v.to_str().ok()),
+        ) {
+            auth.dpop_nonce(n);
+        }
     }
 
     /// Abort every request and background task, and mark their open
@@ -160,13 +182,25 @@ impl Shared {
         self.net.finish_open(&self.name, "closed");
     }
 
-    pub(super) fn base_headers(&self, out: Option<&Outgoing>) -> HeaderMap {
+    /// The headers of a `method` request: the user's, the credentials,
+    /// the session and version, and for `out` the standard headers.
+    pub(super) fn base_headers(&self, method: &str, out: Option<&Outgoing>) -> HeaderMap {
         let mut h = self.user_headers.clone();
-        if let Some(token) = self.auth.as_ref().and_then(|a| a.bearer())
-            && let Ok(mut v) = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+        if let Some(c) = self
+            .auth
+            .as_ref()
+            .and_then(|a| a.credentials(method, self.url.as_str()))
+            && let Ok(mut v) =
+                HeaderValue::from_str(&format!("{} {}", c.scheme(), c.token.expose()))
         {
             v.set_sensitive(true);
             h.insert(reqwest::header::AUTHORIZATION, v);
+            if let Some(proof) = c.proof
+                && let Ok(mut p) = HeaderValue::from_str(proof.expose())
+            {
+                p.set_sensitive(true);
+                h.insert("dpop", p);
+            }
         }
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(sid) = &st.session_id

@@ -24,7 +24,7 @@ impl Shared {
     ) -> Result<(reqwest::Response, ExchangeHandle), HttpFailure> {
         let mut rounds = AuthRounds::default();
         loop {
-            let mut headers = self.base_headers(None);
+            let mut headers = self.base_headers("GET", None);
             let sent_token = Self::sent_token(&headers);
             headers.insert(
                 reqwest::header::ACCEPT,
@@ -56,6 +56,7 @@ impl Shared {
             };
             let status = resp.status();
             ex.response(status.as_u16(), Self::shown_headers(resp.headers()));
+            self.note_dpop_nonce(resp.headers());
             let values = www_authenticate(resp.headers());
             if let Some(challenge) = self.auth_challenge(status.as_u16(), &values) {
                 let _ = read_body(resp, MAX_ERROR_BODY, &ex).await;
@@ -167,7 +168,7 @@ impl Shared {
     }
 
     pub(super) async fn delete_session(&self, sid: &str) {
-        let mut headers = self.base_headers(None);
+        let mut headers = self.base_headers("DELETE", None);
         if let Ok(v) = HeaderValue::from_str(sid) {
             headers.insert("mcp-session-id", v);
         }
