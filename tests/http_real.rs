@@ -323,27 +323,11 @@ fn client_scenarios(suite: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
-/// The alpha suite's client scenarios mcpdeck does not pass yet, and why
-/// (issue 32): each is still run, and must still fail, so that this list
-/// shrinks as support lands.
-const NOT_YET: &[(&str, &str)] = &[
-    (
-        "sep-2640-client-no-prefetch",
-        "Skills (SEP-2640) are not built: every check SKIPPED",
-    ),
-    (
-        "sep-2640-client-verify-digest",
-        "Skills (SEP-2640) are not built: every check SKIPPED",
-    ),
-    (
-        "sep-2640-client-verify-size",
-        "Skills (SEP-2640) are not built: every check SKIPPED",
-    ),
-    (
-        "sep-2640-client-verify-frontmatter",
-        "Skills (SEP-2640) are not built: every check SKIPPED",
-    ),
-];
+/// The alpha suite's client scenarios mcpdeck does not pass yet, and why:
+/// each is still run, and must still fail, so that this list shrinks as
+/// support lands. Empty since DPoP and Skills landed (issue 32); kept for
+/// the next suite release's new scenarios.
+const NOT_YET: &[(&str, &str)] = &[];
 
 #[test]
 fn conformance_every_client_scenario_of_both_suites() {
@@ -755,6 +739,34 @@ fn conformance_alpha_dpop_nonces_of_both_servers_are_honoured() {
             "sep-1932-client-rs-nonce",
         ],
     );
+}
+
+#[test]
+fn conformance_alpha_skills_are_listed_without_reading_a_file() {
+    conformance_alpha(
+        "sep-2640-client-no-prefetch",
+        &["sep-2640-host-no-prefetch"],
+    );
+}
+
+#[test]
+fn conformance_alpha_a_skill_that_fails_verification_is_not_loaded() {
+    for (scenario, check) in [
+        (
+            "sep-2640-client-verify-digest",
+            "sep-2640-host-verify-digest",
+        ),
+        (
+            "sep-2640-client-verify-size",
+            "sep-2640-host-size-mismatch-failure",
+        ),
+        (
+            "sep-2640-client-verify-frontmatter",
+            "sep-2640-host-frontmatter-comparison",
+        ),
+    ] {
+        conformance_alpha(scenario, &[check]);
+    }
 }
 
 #[test]

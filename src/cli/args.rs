@@ -144,6 +144,12 @@ pub enum Cmd {
     Prompt(resources::PromptArgs),
     /// Ask for completions of a prompt argument or a resource template variable
     Complete(resources::CompleteArgs),
+    /// The Agent Skills a server offers (SEP-2640, every page): name, description, files;
+    /// invalid entries marked. Reads no skill file
+    Skills(resources::ListArgs),
+    /// Load a skill: `skill TARGET NAME` (a name, path or SKILL.md URI), or `skill NAME -- CMD`;
+    /// reads and verifies its SKILL.md (size, sha256, frontmatter), files with --file/--all-files
+    Skill(resources::SkillArgs),
     /// OAuth logins of HTTP servers: `auth login SERVER`, `auth logout SERVER`, `auth status [--json]`
     #[command(subcommand)]
     Auth(super::auth::AuthCmd),
@@ -225,6 +231,8 @@ pub const GROUPS: super::help::Groups = &[
             "prompts",
             "prompt",
             "complete",
+            "skills",
+            "skill",
         ],
     ),
     (

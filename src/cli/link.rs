@@ -274,6 +274,15 @@ impl Link {
             .is_some_and(|n| n.has_capability(capability))
     }
 
+    /// The server's capabilities as negotiated (`null` before).
+    pub fn capabilities(&self) -> &Value {
+        static NONE: Value = Value::Null;
+        self.server
+            .negotiated
+            .as_ref()
+            .map_or(&NONE, |n| &n.capabilities)
+    }
+
     /// Whether the server declares `capability` with `flag: true`
     /// (`resources` and `subscribe`).
     pub fn declares_flag(&self, capability: &str, flag: &str) -> bool {

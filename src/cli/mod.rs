@@ -127,7 +127,8 @@ pub fn json_mode(cli: &Cli) -> bool {
             | Cmd::Serves { json } => *json,
             Cmd::Smoke(a) => a.json,
             Cmd::Test(a) => a.json,
-            Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) => a.json,
+            Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) | Cmd::Skills(a) => a.json,
+            Cmd::Skill(a) => a.json,
             Cmd::Read(a) => a.json,
             Cmd::Prompt(a) => a.json,
             Cmd::Complete(a) => a.json,
@@ -168,7 +169,8 @@ fn limit_of(cmd: &Cmd) -> Option<&target::Limit> {
         | Cmd::Tools { limit, .. }
         | Cmd::Tool { limit, .. }
         | Cmd::Call { limit, .. } => Some(limit),
-        Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) => Some(&a.limit),
+        Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) | Cmd::Skills(a) => Some(&a.limit),
+        Cmd::Skill(a) => Some(&a.limit),
         Cmd::Read(a) => Some(&a.limit),
         Cmd::Prompt(a) => Some(&a.limit),
         Cmd::Complete(a) => Some(&a.limit),
@@ -299,6 +301,8 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Read(a)) => resources::read(&config, &a, trace).await,
         Some(Cmd::Prompts(a)) => resources::prompts(&config, &a, trace).await,
         Some(Cmd::Prompt(a)) => resources::prompt(&config, &a, trace).await,
+        Some(Cmd::Skills(a)) => resources::skills_list(&config, &a, trace).await,
+        Some(Cmd::Skill(a)) => resources::skill(&config, &a, trace).await,
         Some(Cmd::Complete(a)) => resources::complete(&config, &a, trace).await,
         Some(Cmd::Auth(a)) => auth::run(&config, &a).await,
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),

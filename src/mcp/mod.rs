@@ -19,6 +19,7 @@
 //!   answers to the server's own requests;
 //! - [`manager`]: the background task that owns every session: commands
 //!   in, events out (the TUI and the CLI both drive it);
+//! - [`skills`]: Agent Skills (SEP-2640): listing, loading and verifying;
 //! - [`error`]: the kind of every failure, which the CLI maps to exit
 //!   codes and the TUI to badges.
 
@@ -32,6 +33,7 @@ pub mod jsonrpc;
 pub mod manager;
 pub mod netlog;
 pub mod session;
+pub mod skills;
 pub mod transport;
 pub mod types;
 

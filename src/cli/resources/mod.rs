@@ -19,6 +19,7 @@ macro_rules! note {
 
 mod prompt;
 mod read;
+mod skills;
 mod text;
 mod words;
 
@@ -40,6 +41,7 @@ use crate::sanitize;
 
 pub use prompt::{complete, prompt, prompts};
 pub use read::read;
+pub use skills::{SkillArgs, skill, skills_list};
 use text::*;
 pub(crate) use words::split_words;
 
