@@ -150,6 +150,9 @@ pub enum Cmd {
     /// Load a skill: `skill TARGET NAME` (a name, path or SKILL.md URI), or `skill NAME -- CMD`;
     /// reads and verifies its SKILL.md (size, sha256, frontmatter), files with --file/--all-files
     Skill(resources::SkillArgs),
+    /// The MCP Apps view a tool names (_meta.ui.resourceUri): its size, mime type, CSP,
+    /// permissions and metadata problems (read, never rendered); exit 1 on a problem
+    AppInfo(super::app::AppInfoArgs),
     /// OAuth logins of HTTP servers: `auth login SERVER`, `auth logout SERVER`, `auth status [--json]`
     #[command(subcommand)]
     Auth(super::auth::AuthCmd),
@@ -233,6 +236,7 @@ pub const GROUPS: super::help::Groups = &[
             "complete",
             "skills",
             "skill",
+            "app-info",
         ],
     ),
     (

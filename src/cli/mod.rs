@@ -30,6 +30,7 @@ macro_rules! out {
     }};
 }
 
+mod app;
 pub mod args;
 pub mod auth;
 mod call;
@@ -129,6 +130,7 @@ pub fn json_mode(cli: &Cli) -> bool {
             Cmd::Test(a) => a.json,
             Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) | Cmd::Skills(a) => a.json,
             Cmd::Skill(a) => a.json,
+            Cmd::AppInfo(a) => a.json,
             Cmd::Read(a) => a.json,
             Cmd::Prompt(a) => a.json,
             Cmd::Complete(a) => a.json,
@@ -171,6 +173,7 @@ fn limit_of(cmd: &Cmd) -> Option<&target::Limit> {
         | Cmd::Call { limit, .. } => Some(limit),
         Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) | Cmd::Skills(a) => Some(&a.limit),
         Cmd::Skill(a) => Some(&a.limit),
+        Cmd::AppInfo(a) => Some(&a.limit),
         Cmd::Read(a) => Some(&a.limit),
         Cmd::Prompt(a) => Some(&a.limit),
         Cmd::Complete(a) => Some(&a.limit),
@@ -303,6 +306,7 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Prompt(a)) => resources::prompt(&config, &a, trace).await,
         Some(Cmd::Skills(a)) => resources::skills_list(&config, &a, trace).await,
         Some(Cmd::Skill(a)) => resources::skill(&config, &a, trace).await,
+        Some(Cmd::AppInfo(a)) => app::app_info(&config, &a, trace).await,
         Some(Cmd::Complete(a)) => resources::complete(&config, &a, trace).await,
         Some(Cmd::Auth(a)) => auth::run(&config, &a).await,
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),

@@ -140,7 +140,8 @@ pub fn write_tool(
     Ok(())
 }
 
-/// A tool's badges: read-only, destructive, open-world, idempotent, DENIED.
+/// A tool's badges: read-only, destructive, open-world, app (an MCP Apps
+/// view), DENIED.
 fn badges(t: &Tool, denied: bool) -> Vec<&'static str> {
     let mut badges = Vec::new();
     if t.read_only() {
@@ -151,6 +152,9 @@ fn badges(t: &Tool, denied: bool) -> Vec<&'static str> {
     }
     if t.open_world() {
         badges.push("open-world");
+    }
+    if crate::mcp::apps::tool_ui(&t.raw).is_some() {
+        badges.push("app");
     }
     if denied {
         badges.push("DENIED");
@@ -184,6 +188,19 @@ pub fn write_tool_whole(out: &mut impl Write, t: &Tool, denied: bool) -> std::io
             out,
             "annotations: {}",
             sanitize::one_line(&pairs.join(", "))
+        )?;
+    }
+    if let Some(ui) = crate::mcp::apps::tool_ui(&t.raw) {
+        let who = ui
+            .visibility
+            .as_ref()
+            .map(|v| format!(", visible to {}", v.join(" and ")))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "app view: {}{} (`mcpdeck app-info` reads it: size, CSP, permissions, problems)",
+            sanitize::one_line(&ui.resource_uri),
+            sanitize::one_line(&who)
         )?;
     }
     writeln!(out)?;

@@ -19,10 +19,12 @@
 //!   answers to the server's own requests;
 //! - [`manager`]: the background task that owns every session: commands
 //!   in, events out (the TUI and the CLI both drive it);
+//! - [`apps`]: MCP Apps views (read and checked, never rendered);
 //! - [`skills`]: Agent Skills (SEP-2640): listing, loading and verifying;
 //! - [`error`]: the kind of every failure, which the CLI maps to exit
 //!   codes and the TUI to badges.
 
+pub mod apps;
 pub mod auth;
 pub mod bearer;
 pub mod change;
