@@ -990,3 +990,380 @@ fn thousands_of_tools() {
     );
     assert_eq!(text_of(&r), "tool_2000: v");
 }
+
+// --- Agent Skills (the io.modelcontextprotocol/skills extension) ----------
+
+const SKILLS_EXT: &str = "io.modelcontextprotocol/skills";
+const TOUR_SKILL: &str = "skill://demo-tour/SKILL.md";
+const NOTES_SKILL: &str = "skill://docs/release-notes/SKILL.md";
+
+/// `sha256:` and the lowercase hex SHA-256 of `bytes`.
+fn sha256(bytes: &[u8]) -> String {
+    let d = ring::digest::digest(&ring::digest::SHA256, bytes);
+    let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// Every page of a list; `params` gets each page's cursor (and the envelope when `modern`).
+fn all_pages(demo: &mut Demo, method: &str, params: Value, key: &str, modern: bool) -> Vec<Value> {
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..100 {
+        let mut p = params.clone();
+        if let Some(c) = &cursor {
+            p["cursor"] = json!(c);
+        }
+        if modern {
+            p = env(p);
+        }
+        let r = demo.result(method, p);
+        items.extend(
+            r[key]
+                .as_array()
+                .unwrap_or_else(|| panic!("no {key}: {r}"))
+                .clone(),
+        );
+        match r.get("nextCursor").and_then(Value::as_str) {
+            Some(c) => cursor = Some(c.to_string()),
+            None => return items,
+        }
+    }
+    panic!("{method}: pagination does not terminate");
+}
+
+fn uris(items: &[Value]) -> Vec<&str> {
+    items.iter().map(|i| i["uri"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn skills_extension_is_declared_in_both_eras() {
+    let mut d = Demo::start(&[]);
+    let init = d.initialize("2025-11-25");
+    let caps = &init["capabilities"];
+    assert_eq!(
+        caps["extensions"][SKILLS_EXT],
+        json!({"directoryRead": true}),
+        "{caps}"
+    );
+    assert!(
+        caps["resources"].is_object(),
+        "skills need resources: {caps}"
+    );
+    assert!(
+        init["instructions"].as_str().unwrap().contains(TOUR_SKILL),
+        "{init}"
+    );
+    drop(d);
+
+    let mut d = Demo::start(&[]);
+    let disc = d.result("server/discover", env(json!({})));
+    assert_eq!(
+        disc["capabilities"]["extensions"][SKILLS_EXT]["directoryRead"],
+        true
+    );
+    assert!(disc["capabilities"]["resources"].is_object());
+    drop(d);
+
+    // No resources, no skills.
+    let mut d = Demo::start(&["--era", "stateless", "--no-resources"]);
+    let disc = d.result("server/discover", env(json!({})));
+    assert!(disc["capabilities"].get("extensions").is_none(), "{disc}");
+    for method in ["skills/list", "skills/get", "resources/directory/read"] {
+        let e = d.error(method, env(json!({"uri": TOUR_SKILL})));
+        assert_eq!(e["code"], -32601, "{method}: {e}");
+    }
+}
+
+#[test]
+fn skills_list_and_get_with_digests_that_match_the_files() {
+    let mut d = Demo::start(&[]);
+    let list = d.result("skills/list", env(json!({})));
+    assert_eq!(list["resultType"], "complete");
+    assert_eq!(
+        (list["ttlMs"].clone(), list["cacheScope"].clone()),
+        (json!(0), json!("private"))
+    );
+    assert!(list.get("nextCursor").is_none());
+    let skills = list["skills"].as_array().unwrap();
+    assert_eq!(uris(skills), [TOUR_SKILL, NOTES_SKILL]);
+
+    let tour = &skills[0];
+    assert_eq!(tour["frontmatter"]["name"], "demo-tour");
+    assert!(tour["frontmatter"]["description"].as_str().unwrap().len() > 40);
+    assert_eq!(
+        uris(tour["resources"].as_array().unwrap()),
+        [TOUR_SKILL, "skill://demo-tour/references/KEYS.md"]
+    );
+    let notes = &skills[1];
+    let front = notes["frontmatter"].as_object().unwrap();
+    assert_eq!(
+        front.keys().collect::<Vec<_>>(),
+        ["name", "description", "license", "metadata"]
+    );
+    assert_eq!(front["name"], "release-notes");
+    assert_eq!(front["license"], "MIT");
+    assert_eq!(
+        front["metadata"],
+        json!({"author": "mcpdeck", "version": "1.2"})
+    );
+    assert_eq!(
+        uris(notes["resources"].as_array().unwrap()),
+        [
+            NOTES_SKILL,
+            "skill://docs/release-notes/templates/release.md",
+            "skill://docs/release-notes/templates/hotfix.md",
+        ]
+    );
+
+    // Every listed file reads back with the listed size and digest.
+    for skill in skills {
+        for file in skill["resources"].as_array().unwrap() {
+            let uri = file["uri"].as_str().unwrap();
+            let r = d.result("resources/read", env(json!({"uri": uri})));
+            assert_eq!(r["ttlMs"], 0);
+            let contents = &r["contents"][0];
+            assert_eq!(contents["uri"], uri);
+            assert_eq!(contents["mimeType"], "text/markdown", "{uri}");
+            let bytes = contents["text"].as_str().unwrap().as_bytes();
+            assert_eq!(file["size"], bytes.len(), "{uri}");
+            assert_eq!(file["digest"].as_str().unwrap(), sha256(bytes), "{uri}");
+            if uri == skill["uri"] {
+                let name = skill["frontmatter"]["name"].as_str().unwrap();
+                assert!(
+                    std::str::from_utf8(bytes)
+                        .unwrap()
+                        .starts_with(&format!("---\nname: {name}\n")),
+                    "{uri}"
+                );
+            }
+        }
+    }
+    let keys = d.result(
+        "resources/read",
+        env(json!({"uri": "skill://demo-tour/references/KEYS.md"})),
+    );
+    let text = keys["contents"][0]["text"].as_str().unwrap();
+    assert!(text.contains("Ctrl-S") && text.contains('↑'), "{text}");
+
+    // skills/get gives the listed entry.
+    for skill in skills {
+        let r = d.result("skills/get", env(json!({"uri": skill["uri"]})));
+        assert_eq!(r["resultType"], "complete");
+        assert_eq!(r["ttlMs"], 0);
+        assert_eq!(r["cacheScope"], "private");
+        assert_eq!(&r["skill"], skill);
+    }
+    for uri in [
+        "skill://nope/SKILL.md",
+        "skill://release-notes/SKILL.md",
+        "skill://docs/release-notes",
+        "skill://demo-tour/references/KEYS.md",
+    ] {
+        let e = d.error("skills/get", env(json!({"uri": uri})));
+        assert_eq!(e["code"], -32602, "{uri}: {e}");
+        assert!(e["message"].as_str().unwrap().contains(uri), "{e}");
+    }
+    assert_eq!(d.error("skills/get", env(json!({})))["code"], -32602);
+
+    // A skill file that is not served is an unknown resource.
+    let e = d.error(
+        "resources/read",
+        env(json!({"uri": "skill://demo-tour/references/NOPE.md"})),
+    );
+    assert_eq!(e["code"], -32602);
+    assert_eq!(
+        d.error("resources/read", env(json!({"uri": "skill://demo-tour"})))["code"],
+        -32602
+    );
+    // Skill files are not in resources/list.
+    let r = d.result("resources/list", env(json!({})));
+    assert_eq!(
+        uris(r["resources"].as_array().unwrap()),
+        ["demo://readme", "demo://logo.png"]
+    );
+}
+
+#[test]
+fn skills_in_the_initialize_era() {
+    let mut d = Demo::start(&[]);
+    d.initialize("2025-11-25");
+    let list = d.result("skills/list", json!({}));
+    assert!(list.get("resultType").is_none(), "{list}");
+    assert_eq!(
+        uris(list["skills"].as_array().unwrap()),
+        [TOUR_SKILL, NOTES_SKILL]
+    );
+    let r = d.result("skills/get", json!({"uri": NOTES_SKILL}));
+    assert_eq!(r["skill"], list["skills"][1]);
+    assert_eq!(
+        d.error("skills/get", json!({"uri": "skill://nope/SKILL.md"}))["code"],
+        -32602
+    );
+    let r = d.result("resources/read", json!({"uri": TOUR_SKILL}));
+    assert_eq!(r["contents"][0]["mimeType"], "text/markdown");
+    let dir = d.result(
+        "resources/directory/read",
+        json!({"uri": "skill://demo-tour"}),
+    );
+    assert_eq!(
+        uris(dir["resources"].as_array().unwrap()),
+        [TOUR_SKILL, "skill://demo-tour/references"]
+    );
+    // The handshake era's resource-not-found code, as for other resources.
+    let e = d.error(
+        "resources/read",
+        json!({"uri": "skill://demo-tour/NOPE.md"}),
+    );
+    assert_eq!(e["code"], -32002);
+}
+
+#[test]
+fn skill_directories_list_their_direct_children() {
+    let mut d = Demo::start(&[]);
+    let read = |d: &mut Demo, uri: &str| -> Vec<Value> {
+        let r = d.result("resources/directory/read", env(json!({"uri": uri})));
+        assert_eq!(r["resultType"], "complete");
+        assert!(r.get("nextCursor").is_none());
+        r["resources"].as_array().unwrap().clone()
+    };
+    let summary = |items: &[Value]| -> Vec<(String, String, String)> {
+        items
+            .iter()
+            .map(|i| {
+                let s = |k: &str| i[k].as_str().unwrap().to_string();
+                (s("uri"), s("name"), s("mimeType"))
+            })
+            .collect()
+    };
+    let row = |u: &str, n: &str, m: &str| (u.to_string(), n.to_string(), m.to_string());
+
+    let root = read(&mut d, "skill://docs/release-notes");
+    assert_eq!(
+        summary(&root),
+        [
+            row(NOTES_SKILL, "release-notes", "text/markdown"),
+            row(
+                "skill://docs/release-notes/templates",
+                "templates",
+                "inode/directory"
+            ),
+        ]
+    );
+    assert!(root[0]["description"].is_string());
+    assert!(root[1].get("size").is_none());
+    let templates = read(&mut d, "skill://docs/release-notes/templates");
+    assert_eq!(
+        summary(&templates),
+        [
+            row(
+                "skill://docs/release-notes/templates/hotfix.md",
+                "hotfix.md",
+                "text/markdown"
+            ),
+            row(
+                "skill://docs/release-notes/templates/release.md",
+                "release.md",
+                "text/markdown"
+            ),
+        ]
+    );
+    for t in &templates {
+        let r = d.result("resources/read", env(json!({"uri": t["uri"]})));
+        assert_eq!(
+            t["size"],
+            r["contents"][0]["text"].as_str().unwrap().len(),
+            "{t}"
+        );
+    }
+    assert_eq!(
+        summary(&read(&mut d, "skill://demo-tour")),
+        [
+            row(TOUR_SKILL, "demo-tour", "text/markdown"),
+            row(
+                "skill://demo-tour/references",
+                "references",
+                "inode/directory"
+            ),
+        ]
+    );
+    assert_eq!(
+        uris(&read(&mut d, "skill://demo-tour/references")),
+        ["skill://demo-tour/references/KEYS.md"]
+    );
+    // The prefix above the nested skill is a directory too.
+    assert_eq!(
+        summary(&read(&mut d, "skill://docs")),
+        [row(
+            "skill://docs/release-notes",
+            "release-notes",
+            "inode/directory"
+        )]
+    );
+
+    for uri in [
+        NOTES_SKILL,
+        "skill://docs/release-notes/templates/release.md",
+        "skill://docs/release-notes/",
+        "skill://docs/release-notes/missing",
+        "skill://",
+        "demo://readme",
+    ] {
+        let e = d.error("resources/directory/read", env(json!({"uri": uri})));
+        assert_eq!(e["code"], -32602, "{uri}: {e}");
+    }
+    assert_eq!(
+        d.error("resources/directory/read", env(json!({})))["code"],
+        -32602
+    );
+}
+
+#[test]
+fn skills_and_directories_paginate() {
+    let mut d = Demo::start(&["--page-size", "1"]);
+    let first = d.result("skills/list", env(json!({})));
+    assert_eq!(first["skills"].as_array().unwrap().len(), 1);
+    assert!(first["nextCursor"].is_string());
+    let skills = all_pages(&mut d, "skills/list", json!({}), "skills", true);
+    assert_eq!(uris(&skills), [TOUR_SKILL, NOTES_SKILL]);
+    // An entry is never split: each page's entry lists all its files.
+    assert_eq!(skills[1]["resources"].as_array().unwrap().len(), 3);
+
+    let templates = json!({"uri": "skill://docs/release-notes/templates"});
+    let children = all_pages(
+        &mut d,
+        "resources/directory/read",
+        templates.clone(),
+        "resources",
+        true,
+    );
+    assert_eq!(
+        uris(&children),
+        [
+            "skill://docs/release-notes/templates/hotfix.md",
+            "skill://docs/release-notes/templates/release.md",
+        ]
+    );
+
+    // A cursor belongs to its list: another directory's or skills/list's is refused.
+    let mut p = templates.clone();
+    let page = d.result("resources/directory/read", env(p.clone()));
+    let cursor = page["nextCursor"].as_str().unwrap().to_string();
+    let other = json!({"uri": "skill://docs/release-notes", "cursor": cursor});
+    assert_eq!(
+        d.error("resources/directory/read", env(other))["code"],
+        -32602
+    );
+    assert_eq!(
+        d.error("skills/list", env(json!({"cursor": cursor})))["code"],
+        -32602
+    );
+    p["cursor"] = first["nextCursor"].clone();
+    assert_eq!(d.error("resources/directory/read", env(p))["code"], -32602);
+    drop(d);
+
+    // The handshake era pages the same way.
+    let mut d = Demo::start(&["--page-size", "1"]);
+    d.initialize("2025-11-25");
+    let skills = all_pages(&mut d, "skills/list", json!({}), "skills", false);
+    assert_eq!(uris(&skills), [TOUR_SKILL, NOTES_SKILL]);
+}

@@ -35,6 +35,12 @@ the `initialize` handshake (2024-11-05 to 2025-11-25) and the stateless\n\
 - `demo://readme` (this file), `demo://logo.png`\n\
 - template `demo://greeting/{name}`\n\
 \n\
+## Skills\n\
+Through the `io.modelcontextprotocol/skills` extension (`skills/list`,\n\
+`skills/get`, `resources/directory/read`); each file is read with `resources/read`:\n\
+- `skill://demo-tour/SKILL.md`: how to explore this server with mcpdeck\n\
+- `skill://docs/release-notes/SKILL.md`: writing release notes, with templates\n\
+\n\
 ## Prompts\n\
 - `review_code` (with completion for `language`), `greeting`\n\
 \n\

@@ -11,6 +11,7 @@
 mod catalog;
 mod media;
 mod server;
+mod skills;
 
 use std::io::IsTerminal as _;
 
@@ -46,12 +47,14 @@ pub struct DemoArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub tools: usize,
 
-    /// Paginate tools/list, resources/list, resources/templates/list and prompts/list
-    /// with N items per page (default: everything in one page).
+    /// Paginate tools/list, resources/list, resources/templates/list, prompts/list,
+    /// skills/list and resources/directory/read with N items per page (default:
+    /// everything in one page).
     #[arg(long, value_name = "N")]
     pub page_size: Option<usize>,
 
-    /// Do not offer resources (no `resources` capability).
+    /// Do not offer resources (no `resources` capability, and so no skills: the
+    /// `io.modelcontextprotocol/skills` extension needs resources).
     #[arg(long)]
     pub no_resources: bool,
 

@@ -22,6 +22,7 @@ use tokio::sync::{Notify, mpsc};
 use tokio::task::AbortHandle;
 
 use super::catalog::{self, ToolDef, ToolKind};
+use super::skills::{self, Skills};
 use super::{DemoArgs, Era};
 
 /// The stateless protocol revision this server speaks.
@@ -182,6 +183,9 @@ struct Server {
     tool_index: HashMap<String, usize>,
     capabilities: Value,
     instructions: String,
+    /// The Agent Skills served through `io.modelcontextprotocol/skills`
+    /// (`None` without resources: the extension requires them).
+    skills: Option<Skills>,
     out: Out,
     inflight: Mutex<HashMap<String, InFlight>>,
     inflight_changed: Notify,
@@ -320,6 +324,12 @@ impl Server {
             );
         }
         caps.insert("tools".into(), json!({"listChanged": false}));
+        if !args.no_resources {
+            caps.insert(
+                "extensions".into(),
+                json!({skills::EXTENSION: {"directoryRead": true}}),
+            );
+        }
 
         let mut instructions = String::from(
             "mcpdeck's built-in demo server: everything is synthetic and local. Tools: echo and add \
@@ -331,7 +341,10 @@ impl Server {
         );
         if !args.no_resources {
             instructions.push_str(
-                " Resources: demo://readme, demo://logo.png and the template demo://greeting/{name}.",
+                " Resources: demo://readme, demo://logo.png and the template demo://greeting/{name}. \
+                 Skills (the io.modelcontextprotocol/skills extension: skills/list, skills/get, \
+                 resources/directory/read): skill://demo-tour/SKILL.md and \
+                 skill://docs/release-notes/SKILL.md.",
             );
         }
         if !args.no_prompts {
@@ -340,8 +353,10 @@ impl Server {
             );
         }
 
+        let skills = (!args.no_resources).then(Skills::build);
         Server {
             args,
+            skills,
             tools,
             tool_index,
             capabilities: Value::Object(caps),
@@ -650,6 +665,8 @@ impl Server {
                                     | "resources/templates/list"
                                     | "prompts/list"
                                     | "resources/read"
+                                    | "skills/list"
+                                    | "skills/get"
                             );
                             srv.modern_result(result, cacheable)
                         }
@@ -749,7 +766,11 @@ impl Server {
                 let uri = str_param(&params, "uri").ok_or_else(|| {
                     RpcError::invalid_params("resources/read requires params.uri")
                 })?;
-                match catalog::read_resource(uri) {
+                let contents = match &self.skills {
+                    Some(skills) if uri.starts_with("skill://") => skills.read(uri),
+                    _ => catalog::read_resource(uri),
+                };
+                match contents {
                     Some(contents) => {
                         let mut r = Map::new();
                         r.insert("contents".into(), Value::Array(contents));
@@ -765,6 +786,35 @@ impl Server {
                     )
                     .with_data(json!({"uri": uri}))),
                 }
+            }
+            "skills/list" => {
+                let skills = self.skills_or(method)?;
+                let (page, next) = self.page("skills", skills.entries(), Value::clone, &params)?;
+                Ok(list_result("skills", page, next))
+            }
+            "skills/get" => {
+                let skills = self.skills_or(method)?;
+                let uri = str_param(&params, "uri")
+                    .ok_or_else(|| RpcError::invalid_params("skills/get requires params.uri"))?;
+                let skill = skills.get(uri).ok_or_else(|| {
+                    RpcError::invalid_params(format!("No skill is served at {uri}"))
+                        .with_data(json!({"uri": uri}))
+                })?;
+                let mut r = Map::new();
+                r.insert("skill".into(), skill.clone());
+                Ok(r)
+            }
+            "resources/directory/read" => {
+                let skills = self.skills_or(method)?;
+                let uri = str_param(&params, "uri").ok_or_else(|| {
+                    RpcError::invalid_params("resources/directory/read requires params.uri")
+                })?;
+                let (kind, children) = skills.directory(uri).ok_or_else(|| {
+                    RpcError::invalid_params(format!("{uri} is not a directory resource"))
+                        .with_data(json!({"uri": uri}))
+                })?;
+                let (page, next) = self.page(&kind, children, Value::clone, &params)?;
+                Ok(list_result("resources", page, next))
             }
             "prompts/list" if prompts => {
                 let (page, next) =
@@ -801,6 +851,13 @@ impl Server {
             }
             _ => Err(RpcError::method_not_found(method)),
         }
+    }
+
+    /// The skills, or Method not found when this server offers none.
+    fn skills_or(&self, method: &str) -> Result<&Skills, RpcError> {
+        self.skills
+            .as_ref()
+            .ok_or_else(|| RpcError::method_not_found(method))
     }
 
     fn page<T>(
