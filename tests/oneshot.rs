@@ -247,7 +247,8 @@ fn sent_methods(stderr: &str) -> Vec<String> {
 
 #[test]
 fn a_command_asks_only_for_the_lists_it_prints() {
-    // `tools` and `call` list the tools alone; `info` lists nothing.
+    // `tools` and `call` list the tools alone; `info` lists everything (it
+    // prints each list's caching hints), and calls nothing.
     for (args, wanted, unwanted) in [
         (
             &["--trace", "tools", "--json"][..],
@@ -261,8 +262,8 @@ fn a_command_asks_only_for_the_lists_it_prints() {
         ),
         (
             &["--trace", "info", "--json"][..],
-            "initialize",
-            "tools/list",
+            "prompts/list",
+            "tools/call",
         ),
     ] {
         let e = start(args, "slow", "0.1").finish();

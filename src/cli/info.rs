@@ -14,7 +14,9 @@ use crate::sanitize;
 use crate::text::fmt_duration;
 
 pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool) -> Outcome {
-    let link = Link::open(config, target, Options::new(trace).listing(ListSet::NONE)).await?;
+    // The lists are asked for (at once: about one round trip) for their
+    // caching hints (SEP-2549).
+    let link = Link::open(config, target, Options::new(trace).listing(ListSet::ALL)).await?;
     let snap = link.server.clone();
     link.close();
     let Some(n) = snap.negotiated else {
@@ -36,6 +38,7 @@ pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool)
             "instructions": n.instructions,
             "supportedVersions": n.supported_versions,
             "connectMs": n.connect_time.as_millis() as u64,
+            "caching": caching_json(&snap.lists),
         });
         let _ = writeln!(out, "{}", output::json_pretty(&v));
         return Ok(Exit::Ok);
@@ -72,6 +75,10 @@ pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool)
                     let flags: Vec<&str> = v
                         .as_object()
                         .map(|o| {
+                            // Extensions are named by their ids.
+                            if k == "extensions" {
+                                return o.keys().map(String::as_str).collect();
+                            }
                             o.iter()
                                 .filter(|(_, b)| b.as_bool() == Some(true))
                                 .map(|(f, _)| f.as_str())
@@ -93,6 +100,31 @@ pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool)
         caps.join(", ")
     };
     let _ = writeln!(out, "capabilities: {}", sanitize::strip(&caps));
+    let listed: Vec<&str> = [
+        "server/discover",
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+    ]
+    .into_iter()
+    .filter(|m| {
+        *m == "server/discover" && n.era == crate::mcp::types::Era::Stateless
+            || snap.lists.hint(m).is_some()
+            || list_asked(&n.capabilities, m)
+    })
+    .collect();
+    if !listed.is_empty() {
+        let _ = writeln!(out, "caching:");
+        for m in listed {
+            let said = snap
+                .lists
+                .hint(m)
+                .map(|h| h.describe())
+                .unwrap_or_else(|| "no ttlMs or cacheScope given".to_string());
+            let _ = writeln!(out, "    {m:<25} {said}");
+        }
+    }
     if let Some(i) = &n.instructions {
         let _ = writeln!(out, "instructions:");
         for line in sanitize::strip(i).lines() {
@@ -100,6 +132,29 @@ pub async fn info(config: &Config, target: &TargetArgs, json: bool, trace: bool)
         }
     }
     Ok(Exit::Ok)
+}
+
+/// Whether `info` asked for this list (the server declares its capability).
+fn list_asked(caps: &Value, method: &str) -> bool {
+    let cap = match method {
+        "tools/list" => "tools",
+        "prompts/list" => "prompts",
+        "resources/list" | "resources/templates/list" => "resources",
+        _ => return false,
+    };
+    caps.get(cap).is_some()
+}
+
+/// `{"tools/list": {"ttlMs", "cacheScope", "fresh"}, …}` for the hints given.
+fn caching_json(lists: &crate::mcp::session::Lists) -> Value {
+    let mut m = serde_json::Map::new();
+    for (method, h) in &lists.hints {
+        m.insert(
+            (*method).to_string(),
+            json!({"ttlMs": h.ttl_ms, "cacheScope": h.scope, "fresh": h.fresh()}),
+        );
+    }
+    Value::Object(m)
 }
 
 pub async fn tools(

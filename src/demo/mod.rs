@@ -65,6 +65,15 @@ pub struct DemoArgs {
     /// Fail at startup with an error on stderr and exit status 1 (demo of a broken server).
     #[arg(long)]
     pub fail_start: bool,
+
+    /// The `ttlMs` of cacheable results (SEP-2549: lists, reads, server/discover;
+    /// 2026-07-28 era): how long a client may reuse them. 0: not at all.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub ttl_ms: u64,
+
+    /// The `cacheScope` of cacheable results: `private` (one user's) or `public`.
+    #[arg(long, value_name = "SCOPE", default_value = "private", value_parser = ["private", "public"])]
+    pub cache_scope: String,
 }
 
 impl Default for DemoArgs {
@@ -77,6 +86,8 @@ impl Default for DemoArgs {
             no_resources: false,
             no_prompts: false,
             fail_start: false,
+            ttl_ms: 0,
+            cache_scope: "private".to_string(),
         }
     }
 }
@@ -148,7 +159,19 @@ pub fn demo_config() -> crate::config::Config {
     config.servers = vec![
         server("demo", &[]),
         server("demo-legacy", &["--era", "initialize", "--no-prompts"]),
-        server("demo-stateless", &["--era", "stateless", "--no-resources"]),
+        // Static lists: reusable for a minute, by anyone (SEP-2549).
+        server(
+            "demo-stateless",
+            &[
+                "--era",
+                "stateless",
+                "--no-resources",
+                "--ttl-ms",
+                "60000",
+                "--cache-scope",
+                "public",
+            ],
+        ),
     ];
     // In a checkout where the test setup ran, the real servers join in.
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -623,8 +623,8 @@ impl Server {
     fn modern_result(&self, mut r: Map<String, Value>, cacheable: bool) -> Map<String, Value> {
         r.insert("resultType".into(), json!("complete"));
         if cacheable {
-            r.insert("ttlMs".into(), json!(0));
-            r.insert("cacheScope".into(), json!("private"));
+            r.insert("ttlMs".into(), json!(self.args.ttl_ms));
+            r.insert("cacheScope".into(), json!(self.args.cache_scope));
         }
         let mut m = match r.remove("_meta") {
             Some(Value::Object(m)) => m,

@@ -107,6 +107,15 @@ pub(super) fn show_contents(result: &Value, uri: &str, a: &ReadArgs) -> Outcome 
             sanitize::one_line(uri)
         );
     }
+    // SEP-2549: how long the server says this read may be reused (on
+    // stderr: stdout is the content).
+    if text && let Some(h) = crate::mcp::session::CacheHint::of(result) {
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "mcpdeck: caching: {}",
+            h.declared()
+        );
+    }
     for (i, c) in contents.iter().enumerate() {
         let item_uri = field(c, "uri").unwrap_or(uri);
         let mime = field(c, "mimeType");

@@ -158,6 +158,8 @@ pub(super) struct Inner {
     pub(super) sweeper: Arc<Sweeper>,
     /// One `subscriptions/listen` change at a time.
     pub(super) listen_lock: tokio::sync::Mutex<()>,
+    /// SEP-2549: the caching hints of `server/discover`'s result.
+    pub(super) discover_hint: std::sync::Mutex<Option<CacheHint>>,
     /// One writer at a time on a stdio pipe, so a request cancelled while
     /// it waits for its turn can be left out whole (see [`Write`]).
     pub(super) write_lock: tokio::sync::Mutex<()>,

@@ -15,12 +15,34 @@ use super::model::*;
 impl Session {
     /// Follow `nextCursor` to the end. A repeated cursor stops with a finding.
     pub async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, RequestError> {
+        self.list_hinted(method, key).await.map(|(items, _)| items)
+    }
+
+    /// [`Session::list_all`], with the caching hints of its pages joined
+    /// ([`CacheHint::join`]).
+    pub async fn list_hinted(
+        &self,
+        method: &str,
+        key: &str,
+    ) -> Result<(Vec<Value>, Option<CacheHint>), RequestError> {
+        let mut hint: Option<CacheHint> = None;
+        let items = self.pages(method, key, &mut hint).await?;
+        Ok((items, hint))
+    }
+
+    async fn pages(
+        &self,
+        method: &str,
+        key: &str,
+        hint: &mut Option<CacheHint>,
+    ) -> Result<Vec<Value>, RequestError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = HashSet::new();
         for page in 1..=MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({"cursor": c}));
             let result = self.request(method, params).await?;
+            *hint = CacheHint::join(hint.take(), CacheHint::of(&result));
             match result.get(key) {
                 Some(Value::Array(page)) => items.extend(page.iter().cloned()),
                 _ => self.inner.finding(Finding::frame(
@@ -65,7 +87,12 @@ impl Session {
 
     /// All tools, all pages, parsed (bad entries become findings).
     pub async fn list_tools(&self) -> Result<Vec<Tool>, RequestError> {
-        let raw = self.list_all("tools/list", "tools").await?;
+        self.list_tools_hinted().await.map(|(tools, _)| tools)
+    }
+
+    /// [`Session::list_tools`] with the list's caching hints.
+    pub async fn list_tools_hinted(&self) -> Result<(Vec<Tool>, Option<CacheHint>), RequestError> {
+        let (raw, hint) = self.list_hinted("tools/list", "tools").await?;
         let mut findings = Vec::new();
         let parsed: Vec<Tool> = raw
             .iter()
@@ -118,7 +145,7 @@ impl Session {
                     .collect(),
             );
         }
-        Ok(tools)
+        Ok((tools, hint))
     }
 
     /// Every list the server declares a capability for. The lists are
@@ -139,7 +166,7 @@ impl Session {
         let (tools, resources, templates, prompts) = tokio::join!(
             async {
                 match want.tools && n.has_capability("tools") {
-                    true => Some(self.list_tools().await),
+                    true => Some(self.list_tools_hinted().await),
                     false => None,
                 }
             },
@@ -161,13 +188,38 @@ impl Session {
             self.list_if(&n, want.prompts, "prompts", "prompts/list", "prompts"),
         );
         let mut lists = Lists::default();
+        if let Some(h) = self
+            .inner
+            .discover_hint
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
+            lists.hints.push(("server/discover", h));
+        }
+        // Each list's items, its hints kept aside.
+        fn split<T>(
+            method: &'static str,
+            r: Result<(Vec<T>, Option<CacheHint>), RequestError>,
+            hints: &mut Vec<(&'static str, CacheHint)>,
+        ) -> Result<Vec<T>, RequestError> {
+            r.map(|(items, h)| {
+                if let Some(h) = h {
+                    hints.push((method, h));
+                }
+                items
+            })
+        }
         if let Some(r) = tools {
+            let r = split("tools/list", r, &mut lists.hints);
             lists.tools = self.lenient("tools/list", r, &mut lists.errors)?;
         }
         if let Some(r) = resources {
+            let r = split("resources/list", r, &mut lists.hints);
             lists.resources = self.lenient("resources/list", r, &mut lists.errors)?;
         }
         if let Some(r) = templates {
+            let r = split("resources/templates/list", r, &mut lists.hints);
             lists.templates = match r {
                 Err(e @ RequestError::Rpc { .. })
                     if e.rpc().is_some_and(|r| r.code == codes::METHOD_NOT_FOUND) =>
@@ -179,6 +231,7 @@ impl Session {
             };
         }
         if let Some(r) = prompts {
+            let r = split("prompts/list", r, &mut lists.hints);
             lists.prompts = self.lenient("prompts/list", r, &mut lists.errors)?;
         }
         Ok(lists)
@@ -192,9 +245,9 @@ impl Session {
         capability: &str,
         method: &str,
         key: &str,
-    ) -> Option<Result<Vec<Value>, RequestError>> {
+    ) -> Option<Result<(Vec<Value>, Option<CacheHint>), RequestError>> {
         match wanted && n.has_capability(capability) {
-            true => Some(self.list_all(method, key).await),
+            true => Some(self.list_hinted(method, key).await),
             false => None,
         }
     }

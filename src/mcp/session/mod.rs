@@ -33,7 +33,7 @@ mod timeout;
 pub use handle::{PendingRequest, Session};
 pub use memory::{ENV as ERA_MEMORY_ENV, EraMemory, Remembered};
 pub use model::{
-    ConnectError, EventSink, ListSet, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin, RequestError,
+    CacheHint, ConnectError, EventSink, ListSet, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin, RequestError,
     SessionEvent, SessionSpec, Tagged, TransportSpec, next_session_id,
 };
 pub use policy::{Asker, ClientPolicy, Declared, ServerRequest, SharedRoots, UnknownCapability};

@@ -336,9 +336,127 @@ pub struct Lists {
     pub prompts: Vec<Value>,
     /// The lists that did not come (shown empty): the method, and why.
     pub errors: Vec<(&'static str, RequestError)>,
+    /// SEP-2549: the caching hints each list came with (and
+    /// `server/discover`'s), by method; a method without hints is absent.
+    pub hints: Vec<(&'static str, CacheHint)>,
+}
+
+/// SEP-2549: how long a result may be reused (`ttlMs`) and by whom
+/// (`cacheScope`), as the server said, and when it came.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheHint {
+    pub ttl_ms: Option<u64>,
+    pub scope: Option<String>,
+    pub at: std::time::SystemTime,
+}
+
+impl CacheHint {
+    /// The hints of one result (`None` when it has neither field).
+    pub fn of(result: &Value) -> Option<CacheHint> {
+        let ttl_ms = result.get("ttlMs").and_then(|t| {
+            t.as_u64()
+                .or_else(|| t.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+        });
+        let scope = result
+            .get("cacheScope")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        (ttl_ms.is_some() || scope.is_some()).then(|| CacheHint {
+            ttl_ms,
+            scope,
+            at: std::time::SystemTime::now(),
+        })
+    }
+
+    /// Joined over the pages of one list: the shortest TTL, and `private`
+    /// when any page says so.
+    pub fn join(a: Option<CacheHint>, b: Option<CacheHint>) -> Option<CacheHint> {
+        match (a, b) {
+            (None, b) => b,
+            (a, None) => a,
+            (Some(a), Some(b)) => Some(CacheHint {
+                ttl_ms: match (a.ttl_ms, b.ttl_ms) {
+                    (Some(x), Some(y)) => Some(x.min(y)),
+                    (x, y) => x.or(y),
+                },
+                scope: if a.scope.as_deref() == Some("private")
+                    || b.scope.as_deref() == Some("private")
+                {
+                    Some("private".into())
+                } else {
+                    a.scope.or(b.scope)
+                },
+                at: a.at.min(b.at),
+            }),
+        }
+    }
+
+    /// Whether the result may still be reused now.
+    pub fn fresh(&self) -> bool {
+        match self.ttl_ms {
+            Some(ms) if ms > 0 => self
+                .at
+                .elapsed()
+                .is_ok_and(|e| e < std::time::Duration::from_millis(ms)),
+            _ => false,
+        }
+    }
+
+    /// What the server said, in words: `fresh for 1 min, public`, `not to
+    /// be reused (ttlMs 0), private`, `no ttlMs, public`.
+    pub fn declared(&self) -> String {
+        let scope = self
+            .scope
+            .as_deref()
+            .map(|s| format!(", {}", crate::sanitize::one_line(s)))
+            .unwrap_or_default();
+        match self.ttl_ms {
+            None => format!("no ttlMs{scope}"),
+            Some(0) => format!("not to be reused (ttlMs 0){scope}"),
+            Some(ms) => format!(
+                "fresh for {}{scope}",
+                crate::text::fmt_duration(std::time::Duration::from_millis(ms))
+            ),
+        }
+    }
+
+    /// [`CacheHint::declared`] and, for a positive TTL, the time left now:
+    /// `fresh for 1 min, public; 42 s left`.
+    pub fn describe(&self) -> String {
+        let scope = self
+            .scope
+            .as_deref()
+            .map(|s| format!(", {}", crate::sanitize::one_line(s)))
+            .unwrap_or_default();
+        match self.ttl_ms {
+            None => format!("no ttlMs{scope}"),
+            Some(0) => format!("not to be reused (ttlMs 0){scope}"),
+            Some(ms) => {
+                let ttl = std::time::Duration::from_millis(ms);
+                let age = self.at.elapsed().unwrap_or_default();
+                let left = if age < ttl {
+                    format!("{} left", crate::text::fmt_duration(ttl - age))
+                } else {
+                    "stale now".to_string()
+                };
+                format!(
+                    "fresh for {}{scope}; {left}",
+                    crate::text::fmt_duration(ttl)
+                )
+            }
+        }
+    }
 }
 
 impl Lists {
+    /// The caching hints `method`'s result came with.
+    pub fn hint(&self, method: &str) -> Option<&CacheHint> {
+        self.hints
+            .iter()
+            .find(|(m, _)| *m == method)
+            .map(|(_, h)| h)
+    }
+
     /// Why the list of `method` did not come, if it did not.
     pub fn error(&self, method: &str) -> Option<&RequestError> {
         self.errors
@@ -350,3 +468,33 @@ impl Lists {
 
 /// The most input_required rounds one request may take.
 pub const MAX_INPUT_ROUNDS: u32 = 16;
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn hints_are_read_and_joined_over_pages() {
+        assert_eq!(CacheHint::of(&json!({"tools": []})), None);
+        let a = CacheHint::of(&json!({"ttlMs": 60000, "cacheScope": "public"}));
+        let b = CacheHint::of(&json!({"ttlMs": 5000, "cacheScope": "private"}));
+        let j = CacheHint::join(a.clone(), b).expect("joined");
+        assert_eq!(j.ttl_ms, Some(5000));
+        assert_eq!(j.scope.as_deref(), Some("private"));
+        let a = a.expect("hint");
+        assert!(a.fresh());
+        assert_eq!(a.declared(), "fresh for 60 s, public");
+        let zero = CacheHint::of(&json!({"ttlMs": 0})).expect("hint");
+        assert!(!zero.fresh());
+        assert_eq!(zero.declared(), "not to be reused (ttlMs 0)");
+        let none = CacheHint::of(&json!({"cacheScope": "public"})).expect("hint");
+        assert_eq!(none.declared(), "no ttlMs, public");
+        let old = CacheHint {
+            at: std::time::SystemTime::now() - std::time::Duration::from_secs(120),
+            ..a
+        };
+        assert!(!old.fresh());
+        assert!(old.describe().ends_with("stale now"), "{}", old.describe());
+    }
+}

@@ -493,6 +493,11 @@ impl Session {
                 &v.to_string(),
             ));
         }
+        *self
+            .inner
+            .discover_hint
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = CacheHint::of(v);
         Ok(Negotiated {
             era: Era::Stateless,
             version: STATELESS_VERSION.to_string(),

@@ -202,6 +202,7 @@ impl Session {
             asking: Default::default(),
             related: std::sync::atomic::AtomicI64::new(-1),
             listen_lock: tokio::sync::Mutex::new(()),
+            discover_hint: std::sync::Mutex::new(None),
             write_lock: tokio::sync::Mutex::new(()),
             sweeper: Arc::new(Sweeper::default()),
         });
