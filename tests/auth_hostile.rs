@@ -925,3 +925,57 @@ fn login_where_none_is_needed_says_so() {
         assert!(!all.contains("registration"), "{mode}: {all}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// Workload identity (SEP-1933): a refusal is the answer.
+
+/// The jwt-bearer grant with the platform's token, refused by the token
+/// endpoint (the fake takes only its own registered client, with Basic
+/// authentication, and only authorization_code): one token request,
+/// no other grant tried (no registration, no browser login), exit 4 naming
+/// the refusal, and the platform's token shown nowhere.
+#[test]
+fn a_refused_workload_token_is_final() {
+    let f = fake("ok");
+    let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ3b3JrbG9hZCJ9.c2lnbmF0dXJlLXdvcmtsb2Fk";
+    let token_file = common::write_file(f.dir.path(), "workload.jwt", jwt);
+    std::fs::write(
+        &f.config,
+        format!(
+            "[settings]\nbrowser = \"curl -fsSL -o /dev/null\"\ncredentials = \"file\"\n\n[servers.fake]\nurl = \"{}\"\n\n[servers.fake.oauth]\nclient_id = \"workload-client\"\nworkload_token_file = \"{}\"\n",
+            f.server.url,
+            token_file.display()
+        ),
+    )
+    .expect("write config");
+    let run = f.mcpdeck(&["tools", "fake"]);
+    assert_eq!(run.code, 4, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "/token refused the urn:ietf:params:oauth:grant-type:jwt-bearer grant (invalid_client"
+        ),
+        "{}",
+        run.stderr
+    );
+    let tokens = f.requests_to("/token");
+    assert_eq!(tokens.len(), 1, "one token request: {tokens:?}");
+    let body = tokens[0]["body"].as_str().unwrap_or_default();
+    assert!(
+        body.contains("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer")
+            && body.contains("assertion=eyJ"),
+        "{body}"
+    );
+    assert!(f.requests_to("/register").is_empty());
+    assert!(f.requests_to("/authorize").is_empty());
+    assert!(!run.stdout.contains(jwt) && !run.stderr.contains(jwt));
+    f.assert_no_token_stored();
+    if let Ok(text) = std::fs::read_to_string(f.log_file()) {
+        assert!(!text.contains(jwt), "the log holds the platform token");
+    }
+    // Asked again, it is refused again the same way: still one request
+    // each time, never another grant.
+    let again = f.mcpdeck(&["tools", "fake"]);
+    assert_eq!(again.code, 4);
+    assert_eq!(f.requests_to("/token").len(), 2);
+    assert!(f.requests_to("/authorize").is_empty());
+}
