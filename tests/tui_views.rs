@@ -520,3 +520,82 @@ fn the_frame_pane_wraps_and_scrolls_to_the_end_at_60x20() {
     update(&mut s, key(KeyCode::Up), &mut fx);
     assert_eq!(s.log.frame_scroll, 0);
 }
+
+/// A server with an MCP Apps tool (its view listed with CSP and
+/// permissions) and caching hints on its tool list.
+fn app_state() -> State {
+    let configs = vec![ServerConfig::stdio("apps", "x", &[])];
+    let mut s = State::new(&configs, Keymap::default(), None);
+    let mut fx = Vec::new();
+    update(&mut s, Msg::Resize(120, 40), &mut fx);
+    let mut findings = Vec::new();
+    let tools = [
+        json!({"name": "weather", "inputSchema": {"type": "object"},
+               "_meta": {"ui": {"resourceUri": "ui://weather/view.html", "visibility": ["model", "app"]}}}),
+        json!({"name": "plain", "inputSchema": {"type": "object"}}),
+    ]
+    .iter()
+    .filter_map(|t| mcpdeck::mcp::types::Tool::parse(t, &mut findings))
+    .collect();
+    let resources = vec![
+        json!({"uri": "ui://weather/view.html", "name": "weather view",
+        "mimeType": "text/html;profile=mcp-app",
+        "_meta": {"ui": {"csp": {"connectDomains": ["https://api.weather.example"]},
+                          "permissions": {"clipboardWrite": {}}}}}),
+    ];
+    let hint =
+        mcpdeck::mcp::session::CacheHint::of(&json!({"ttlMs": 60000, "cacheScope": "public"}))
+            .expect("a hint");
+    for ev in [
+        Event::Status {
+            server: "apps".into(),
+            status: ServerStatus::Connected,
+            negotiated: Some(Box::new(negotiated())),
+        },
+        Event::Lists {
+            server: "apps".into(),
+            lists: Arc::new(Lists {
+                tools,
+                resources,
+                hints: vec![("tools/list", hint)],
+                ..Lists::default()
+            }),
+        },
+    ] {
+        update(&mut s, Msg::Manager(ev), &mut fx);
+    }
+    s
+}
+
+#[test]
+fn an_app_tool_has_its_badge_and_its_view_in_the_detail() {
+    let mut s = app_state();
+    let mut fx = Vec::new();
+    // The server detail shows the list's caching hints.
+    let out = screen(&s, 120, 40);
+    assert!(
+        out.contains("caching: tools/list fresh for 60 s, public"),
+        "{out}"
+    );
+    update(&mut s, key(KeyCode::Tab), &mut fx);
+    let out = screen(&s, 120, 40);
+    let row = out
+        .lines()
+        .find(|l| l.contains("│weather"))
+        .unwrap_or_default();
+    assert!(row.contains("weather app"), "{out}");
+    let plain = out
+        .lines()
+        .find(|l| l.contains("│plain"))
+        .unwrap_or_default();
+    assert!(!plain.contains(" app"), "{out}");
+    for want in [
+        "App view (MCP Apps; not rendered)",
+        "resource: ui://weather/view.html",
+        "visibility: model, app",
+        "csp connectDomains: https://api.weather.example",
+        "permissions: clipboardWrite",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+}

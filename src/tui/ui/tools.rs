@@ -57,6 +57,11 @@ pub(super) fn render_tools(s: &State, f: &mut Frame, area: Rect) {
                 (t.read_only(), " ro", Role::Ok.color()),
                 (t.destructive(), " destructive", Role::Error.color()),
                 (t.open_world(), " open", Role::Link.color()),
+                (
+                    crate::mcp::apps::tool_ui(&t.raw).is_some(),
+                    " app",
+                    Role::Accent.color(),
+                ),
                 (denied, " denied", Role::Error.color()),
             ]
             .into_iter()
