@@ -5,7 +5,7 @@
 #      tests/deps/node_modules   <- npm ci from tests/deps/package-lock.json
 #      tests/deps/conformance-server/node_modules <- npm ci (the server conformance suite and
 #        its reference everything-server, for tests/conformance_server.rs)
-#      .deps/venv-v1, .deps/venv-v2 <- python3 -m venv + pip install -r tests/deps/requirements-v{1,2}.txt
+#      .deps/venv-v1, .deps/venv-v2, .deps/venv-fastmcp <- python3 -m venv + pip install -r tests/deps/requirements-{v1,v2,fastmcp}.txt
 #      tests/servers/rmcp-server/target/debug/rmcp-test-server <- cargo build --locked (unoptimized:
 #        a test peer; benches/http.rs wants the --release one)
 # 2. Exports the MCPDECK_TEST_* variables the Rust tests read.
@@ -117,7 +117,7 @@ else
     echo "$conf_want" >"$conf_stamp"
 fi
 
-for v in v1 v2; do
+for v in v1 v2 fastmcp; do
     step "python venv .deps/venv-$v (tests/deps/requirements-$v.txt)"
     venv="$ROOT/.deps/venv-$v"
     stamp="$venv/.mcpdeck-stamp"
@@ -151,8 +151,9 @@ echo "dependencies ready in $((SECONDS - install_start)) s"
 export MCPDECK_TEST_NODE_MODULES="$node_modules"
 export MCPDECK_TEST_PY_V1="$ROOT/.deps/venv-v1/bin/python"
 export MCPDECK_TEST_PY_V2="$ROOT/.deps/venv-v2/bin/python"
+export MCPDECK_TEST_PY_FASTMCP="$ROOT/.deps/venv-fastmcp/bin/python"
 export MCPDECK_TEST_RMCP_SERVER="$rmcp_dir/target/debug/rmcp-test-server"
-for f in "$MCPDECK_TEST_PY_V1" "$MCPDECK_TEST_PY_V2" "$MCPDECK_TEST_RMCP_SERVER" \
+for f in "$MCPDECK_TEST_PY_V1" "$MCPDECK_TEST_PY_V2" "$MCPDECK_TEST_PY_FASTMCP" "$MCPDECK_TEST_RMCP_SERVER" \
     "$node_modules/@modelcontextprotocol/server-everything/dist/index.js"; do
     [[ -e "$f" ]] || die "missing after install: $f"
 done

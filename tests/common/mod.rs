@@ -65,6 +65,17 @@ pub fn py_v2() -> PathBuf {
     )
 }
 
+/// The venv python with FastMCP 4.2.3 (on mcp 2.3.0), which serves Skills.
+pub fn py_fastmcp() -> PathBuf {
+    need(
+        env_or(
+            "MCPDECK_TEST_PY_FASTMCP",
+            repo().join(".deps/venv-fastmcp/bin/python"),
+        ),
+        "the FastMCP 4.2.3 venv",
+    )
+}
+
 /// The rmcp 3.9.0 test server binary (the test command builds it
 /// unoptimized, in target/debug).
 pub fn rmcp_server() -> PathBuf {

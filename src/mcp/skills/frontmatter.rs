@@ -228,8 +228,12 @@ fn is_float(s: &str) -> bool {
     mantissa_ok && exp_ok
 }
 
+/// Equal as frontmatter: numbers by value, strings up to trailing
+/// whitespace (a folded or literal block scalar keeps its last line break,
+/// which servers that render frontmatter often strip: FastMCP 4.2 does).
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
+        (Value::String(x), Value::String(y)) => x.trim_end() == y.trim_end(),
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
