@@ -2444,6 +2444,7 @@ fn browse_state(capabilities: Value) -> State {
                    "arguments": [{"name": "department", "required": true}, {"name": "member", "required": true}]}),
         ],
         errors: Vec::new(),
+        ..Lists::default()
     };
     let mut fx = Vec::new();
     for ev in [

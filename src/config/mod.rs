@@ -254,6 +254,7 @@ mod tests {
                 roots: vec![fixture("projects"), PathBuf::from("/srv/shared")],
                 capabilities: crate::mcp::session::Declared::parse("roots,elicitation").unwrap(),
                 browser: None,
+                registry_url: None,
                 save_dir: None,
                 credentials: CredentialStoreKind::Auto,
                 login_timeout: Settings::DEFAULT_LOGIN_TIMEOUT,

@@ -99,6 +99,9 @@ pub struct Settings {
     /// The command that opens a login URL (the URL is appended); `None`:
     /// `$MCPDECK_BROWSER`, else `$BROWSER`, else the platform's opener.
     pub browser: Option<String>,
+    /// `[settings] registry_url`: the MCP Registry (API v0.1) the
+    /// `registry` commands ask; `None`: the official one.
+    pub registry_url: Option<String>,
     /// Where the TUI's save key writes results (default: the current
     /// directory).
     pub save_dir: Option<PathBuf>,
@@ -153,6 +156,7 @@ impl Default for Settings {
             roots: Vec::new(),
             capabilities: crate::mcp::session::Declared::DEFAULT,
             browser: None,
+            registry_url: None,
             save_dir: None,
             credentials: CredentialStoreKind::Auto,
             login_timeout: Self::DEFAULT_LOGIN_TIMEOUT,

@@ -49,6 +49,8 @@ pub enum Action {
     Resources,
     /// The prompts of the selected server.
     Prompts,
+    /// The skills of the selected server (the MCP Skills extension).
+    Skills,
     /// The resources view: subscribe to / unsubscribe from a resource.
     Subscribe,
     Copy,
@@ -633,6 +635,7 @@ fn short_help(a: Action) -> &'static str {
         Action::Network => "network",
         Action::Resources => "resources",
         Action::Prompts => "prompts",
+        Action::Skills => "skills",
         Action::Subscribe => "subscribe",
         Action::Copy => "copy",
         Action::Save => "save",
@@ -724,6 +727,7 @@ mod tests {
                 Action::Resources,
             ),
             (ev(KeyCode::Char('P'), KeyModifiers::SHIFT), Action::Prompts),
+            (ev(KeyCode::Char('K'), KeyModifiers::SHIFT), Action::Skills),
             (
                 ev(KeyCode::Char('S'), KeyModifiers::SHIFT),
                 Action::Subscribe,

@@ -5,9 +5,11 @@
 //! - [`app`]: the state, the messages and `update` (keys, mouse, manager
 //!   events), with no I/O;
 //! - [`argform`]: a tool's arguments as a form made from its schema;
-//! - [`ask`], [`browse`]: views that own their state (the request screens;
-//!   the resources and prompts views); [`attach`]: the running serves and
-//!   the one attached to (its socket is the driver's);
+//! - [`ask`], [`browse`], [`skills`]: views that own their state (the
+//!   request screens; the resources and prompts views; the skills view,
+//!   SEP-2640: listed, loaded and verified without waiting); [`attach`]:
+//!   the running serves and the one attached to (its socket is the
+//!   driver's);
 //! - [`keymap`]: keys to named actions, `[keys]`, the help and hints;
 //! - [`ui`]: rendering, one file per pane or overlay; [`layout`] the
 //!   geometry shared with `update`; [`theme`] colour roles; [`result`]
@@ -27,6 +29,7 @@ mod launch;
 pub mod layout;
 pub mod result;
 pub mod run;
+pub mod skills;
 mod terminal;
 pub mod theme;
 pub mod ui;

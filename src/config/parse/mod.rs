@@ -56,6 +56,7 @@ pub(crate) const SETTINGS_KEYS: &[&str] = &[
     "login_timeout",
     "lint_max_description",
     "save_dir",
+    "registry_url",
 ];
 /// Keys allowed in `[servers.NAME]`.
 pub(crate) const SERVER_KEYS: &[&str] = &[
@@ -476,6 +477,17 @@ impl Parser<'_> {
                         };
                         Some(std::path::absolute(&p).unwrap_or(p))
                     };
+                }
+                "registry_url" => {
+                    let raw = self.string("", key, value)?;
+                    let url = self.expand("", key, &raw)?;
+                    if !(url.starts_with("https://") || url.starts_with("http://")) {
+                        return Err(self.error(
+                            raw.span.clone(),
+                            format!("`registry_url` must be an http(s) URL of a registry that speaks the MCP Registry API v0.1, found {:?}", raw.text),
+                        ));
+                    }
+                    settings.registry_url = Some(url.trim_end_matches('/').to_string());
                 }
                 "browser" => {
                     let command = self.string("", key, value)?;

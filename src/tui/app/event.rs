@@ -293,6 +293,9 @@ fn on_response(
     fx: &mut Vec<Effect>,
 ) -> bool {
     use crate::tui::browse::Kind;
+    if s.skills.awaits(tag) {
+        return crate::tui::skills::on_response(s, tag, result, fx);
+    }
     let Some(kind) = [Kind::Resources, Kind::Prompts]
         .into_iter()
         .find(|k| s.browse(*k).awaits(tag))

@@ -76,6 +76,7 @@ fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
             };
             s.with_browse(kind, fx, |b, cx| b.key(k, action, cx))
         }
+        Mode::Skills => crate::tui::skills::key(s, k, action, fx),
         Mode::AddServer => add_key(s, k, fx),
         Mode::Roots => super::roots::key(s, k, fx),
         Mode::SuitePick => super::suites::pick_key(s, k, fx),
@@ -193,7 +194,7 @@ fn help_scroll(s: &mut State, a: Action) -> bool {
 /// and Backspace deletes, as in any text box; were they actions, a
 /// rebinding could turn a letter into a command mid-word. The help lists
 /// them among the fixed typing keys.
-pub(super) fn edit_line(text: &mut String, k: &KeyEvent) -> bool {
+pub(crate) fn edit_line(text: &mut String, k: &KeyEvent) -> bool {
     match k.code {
         KeyCode::Backspace => {
             text.pop();
@@ -347,6 +348,7 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         | Action::Network
         | Action::Resources
         | Action::Prompts
+        | Action::Skills
         | Action::Subscribe => view_action(s, a, fx),
         Action::Help | Action::Quit => app_action(s, a, fx),
         Action::Zoom => {
@@ -808,6 +810,7 @@ fn view_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
             s.open_view(crate::tui::browse::Kind::Prompts);
             true
         }
+        Action::Skills => crate::tui::skills::open(s, fx),
         Action::Subscribe => {
             let key = s.keymap.key_label(Action::Resources).unwrap_or_default();
             s.status = Some(format!(

@@ -38,6 +38,7 @@ use event::on_event;
 pub use event::tool_diff;
 pub use history_diff::HistoryDiff;
 pub use history_view::shown as history_shown;
+pub(crate) use keys::edit_line;
 use keys::on_key;
 pub use keys::waiting_note;
 pub use media::copy_effect;

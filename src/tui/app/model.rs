@@ -209,6 +209,9 @@ pub enum Mode {
     Resources,
     /// The selected server's prompts, full screen.
     Prompts,
+    /// The selected server's skills (the MCP Skills extension), full
+    /// screen.
+    Skills,
     /// A login to a server (OAuth): the discovery, the URL, the wait.
     Login,
     /// The import screen: servers found in other clients' files.

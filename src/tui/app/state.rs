@@ -125,6 +125,8 @@ pub struct State {
     pub resources: crate::tui::browse::Browse,
     /// The prompts view.
     pub prompts: crate::tui::browse::Browse,
+    /// The skills view.
+    pub skills: crate::tui::skills::SkillsView,
     /// Where closing the help goes back to (a view), if not the panes.
     pub help_back: Option<Mode>,
     /// The first help line shown, when the help does not fit.
@@ -219,6 +221,7 @@ impl State {
             add: AddForm::default(),
             resources: crate::tui::browse::Browse::default(),
             prompts: crate::tui::browse::Browse::default(),
+            skills: crate::tui::skills::SkillsView::default(),
             help_back: None,
             help_scroll: 0,
             help_query: String::new(),
@@ -363,6 +366,7 @@ impl State {
             || self.login.as_ref().is_some_and(LoginView::running)
             || self.resources.pending.is_some()
             || self.prompts.pending.is_some()
+            || self.skills.busy()
             || (self.mode == Mode::Tests && self.tests.as_ref().is_some_and(|v| v.running))
             || self
                 .servers
@@ -559,6 +563,9 @@ impl State {
             Go::Stay => {}
             Go::Panes => self.mode = Mode::Normal,
             Go::View(other) => self.open_view(other),
+            Go::Skills => {
+                crate::tui::skills::open(self, fx);
+            }
             Go::Help => {
                 self.help_back = Some(kind.mode());
                 self.mode = Mode::Help;

@@ -205,6 +205,8 @@ pub enum Go {
     Panes,
     /// The other view.
     View(Kind),
+    /// The skills view of the same server (listed anew).
+    Skills,
     /// The help, over this view.
     Help,
 }
@@ -436,6 +438,10 @@ impl Browse {
             }
             Action::Help => {
                 cx.go = Go::Help;
+                true
+            }
+            Action::Skills => {
+                cx.go = Go::Skills;
                 true
             }
             _ => false,

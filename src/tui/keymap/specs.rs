@@ -199,7 +199,7 @@ pub(super) const SPECS: &[Spec] = &[
     Spec {
         action: Action::Reconnect,
         name: "reconnect",
-        help: "reconnect the selected server",
+        help: "reconnect the selected server (in the skills view: list the skills again)",
         group: Group::Servers,
         keys: &["r"],
     },
@@ -293,6 +293,13 @@ pub(super) const SPECS: &[Spec] = &[
         help: "prompts, with arguments",
         group: Group::View,
         keys: &["P"],
+    },
+    Spec {
+        action: Action::Skills,
+        name: "skills",
+        help: "skills (the MCP Skills extension): listed without reading a file; Enter loads one's SKILL.md, verified against its entry (size, sha256, frontmatter), then reads its files one by one; r lists again",
+        group: Group::View,
+        keys: &["K"],
     },
     Spec {
         action: Action::Subscribe,

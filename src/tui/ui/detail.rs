@@ -755,15 +755,7 @@ pub(super) fn server_lines(
             width,
         )));
     }
-    // SEP-2549: what the server said about reusing its results. mcpdeck
-    // lists again on connect, on r and R, and on the server's list_changed;
-    // never on a timer.
-    for (method, h) in &v.lists.hints {
-        lines.push(Line::raw(cut(
-            &format!("caching: {method} {}", h.declared()),
-            width,
-        )));
-    }
+
     roots_lines(v, roots, lines);
     let mut latency = Vec::new();
     if let Some(d) = v.ping {
@@ -794,6 +786,15 @@ pub(super) fn server_lines(
         }
     }
     trust_summary(v, keys, lines);
+    // SEP-2549: what the server said about reusing its results, after what
+    // it is and what was found. mcpdeck lists again on connect, on r and
+    // R, and on the server's list_changed; never on a timer.
+    for (method, h) in &v.lists.hints {
+        lines.push(Line::raw(cut(
+            &format!("caching: {method} {}", h.declared()),
+            width,
+        )));
+    }
     if v.findings > 0 {
         lines.push(Line::styled(
             format!("{} findings", v.findings),

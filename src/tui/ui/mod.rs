@@ -31,6 +31,7 @@ mod login;
 mod net;
 mod result;
 mod servers;
+pub mod skills;
 mod status;
 mod suites;
 mod tools;
@@ -97,6 +98,9 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
     };
     if let Some(kind) = view {
         browse::render(s, kind, f, main);
+    } else if s.mode == Mode::Skills || (s.mode == Mode::Help && s.help_back == Some(Mode::Skills))
+    {
+        skills::render(s, f, main);
     } else if matches!(s.mode, Mode::Log | Mode::LogFilter) {
         render_log(s, f, main);
     } else if s.mode == Mode::Net {

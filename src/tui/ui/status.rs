@@ -187,6 +187,7 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
             Mode::Attached => attach::attached_hint(s),
             Mode::Resources => browse::hint(s, crate::tui::browse::Kind::Resources),
             Mode::Prompts => browse::hint(s, crate::tui::browse::Kind::Prompts),
+            Mode::Skills => super::skills::hint(s),
             Mode::Normal => {
                 let mut actions = vec![
                     Action::Open,
@@ -219,6 +220,12 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
                     }
                     if has("prompts", v.lists.prompts.is_empty()) {
                         actions.push(Action::Prompts);
+                    }
+                    if v.negotiated
+                        .as_ref()
+                        .is_some_and(|n| crate::mcp::skills::declared(&n.capabilities).is_some())
+                    {
+                        actions.push(Action::Skills);
                     }
                 }
                 if matches!(s.focus, Pane::Result | Pane::Detail) {
