@@ -599,3 +599,19 @@ fn an_app_tool_has_its_badge_and_its_view_in_the_detail() {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }
 }
+
+/// `R` lists every connected server again (whatever the caching hints
+/// say: the person asked), and with no config file it says so.
+#[test]
+fn r_capital_lists_every_connected_server_again() {
+    let mut s = app_state();
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('R')), &mut fx);
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Manager(Command::Refresh(n)) if n == "apps")),
+        "{fx:?}"
+    );
+    let out = screen(&s, 120, 40);
+    assert!(out.contains("listing every server again"), "{out}");
+}

@@ -501,9 +501,17 @@ fn server_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
         }
         Action::Reload => {
             if s.config_path.is_none() {
-                s.status = Some("nothing to reload: this session has no config file (demo)".into());
+                s.status =
+                    Some("no config file to reload (demo): listing every server again".into());
             } else {
                 fx.push(Effect::Reload);
+            }
+            // R always lists again, whatever a list's caching hints say
+            // (SEP-2549): the person asked.
+            for v in &s.servers {
+                if v.status == ServerStatus::Connected {
+                    fx.push(Effect::Manager(Command::Refresh(v.name.clone())));
+                }
             }
             true
         }

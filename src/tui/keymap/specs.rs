@@ -234,7 +234,7 @@ pub(super) const SPECS: &[Spec] = &[
     Spec {
         action: Action::Reload,
         name: "reload",
-        help: "reload the config file",
+        help: "reload the config file and list every connected server again",
         group: Group::Servers,
         keys: &["R"],
     },
