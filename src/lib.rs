@@ -7,6 +7,11 @@
 //! - [`config`]: the TOML model, `${VAR}` expansion, errors with line and
 //!   column, comment-keeping write-back;
 //! - [`mcp`]: the protocol core (no UI): transports, sessions, the manager;
+//! - [`secret`]: named secrets in the credential store (the keyring, else
+//!   a 0600 file), `${secret:NAME}` in the config put in when a server
+//!   connects;
+//! - [`registry`]: the MCP Registry (API v0.1): search, entries, what an
+//!   entry runs (no UI);
 //! - [`telemetry`]: a span per MCP request over OTLP/HTTP (no UI), fed
 //!   by the sessions when an endpoint is configured;
 //! - [`demo`]: the built-in demo server;
@@ -27,8 +32,10 @@ pub mod diff;
 pub mod fsutil;
 pub mod mcp;
 pub mod record;
+pub mod registry;
 pub mod sanitize;
 pub mod schema;
+pub mod secret;
 pub mod serve;
 pub mod startup;
 pub mod suite;

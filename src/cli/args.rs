@@ -62,6 +62,8 @@ pub enum Cmd {
     Info {
         #[command(flatten)]
         target: TargetArgs,
+        #[command(flatten)]
+        registry: super::registry::RegistryInputs,
         /// Print {name, era, version, detection, transport, serverInfo, capabilities, instructions, supportedVersions, connectMs} (a failure: the error envelope, see docs/cli.md)
         #[arg(long)]
         json: bool,
@@ -72,6 +74,8 @@ pub enum Cmd {
     Tools {
         #[command(flatten)]
         target: TargetArgs,
+        #[command(flatten)]
+        registry: super::registry::RegistryInputs,
         /// Print {"tools": […]} exactly as the server sent them (and "denied": [names] when the config denies some)
         #[arg(long)]
         json: bool,
@@ -120,6 +124,8 @@ pub enum Cmd {
         json: bool,
         #[command(flatten)]
         limit: Limit,
+        #[command(flatten)]
+        registry: super::registry::RegistryInputs,
         /// An ad-hoc stdio server
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
@@ -153,9 +159,17 @@ pub enum Cmd {
     /// The MCP Apps view a tool names (_meta.ui.resourceUri): its size, mime type, CSP,
     /// permissions and metadata problems (read, never rendered); exit 1 on a problem
     AppInfo(super::app::AppInfoArgs),
+    /// The MCP Registry: `registry search [QUERY]`, `registry show NAME`, `registry add NAME`;
+    /// any command's TARGET may be `registry:NAME[@VERSION]` to try a server without adding it
+    #[command(subcommand)]
+    Registry(super::registry::RegistryCmd),
     /// OAuth logins of HTTP servers: `auth login SERVER`, `auth logout SERVER`, `auth status [--json]`
     #[command(subcommand)]
     Auth(super::auth::AuthCmd),
+    /// Named secrets kept out of the config (${secret:NAME}): `secret set NAME`, `secret get NAME [--reveal]`,
+    /// `secret rm NAME`, `secret list [--json]`
+    #[command(subcommand)]
+    Secret(super::secret::SecretCmd),
     /// Run the built-in demo MCP server on stdio
     DemoServer(crate::demo::DemoArgs),
     /// An MCP server on stdio for an agent, in front of configured servers: their tools,
@@ -242,8 +256,8 @@ pub const GROUPS: super::help::Groups = &[
     (
         "Configure",
         &[
-            "add", "remove", "enable", "disable", "deny", "allow", "config", "import", "export",
-            "auth",
+            "add", "registry", "remove", "enable", "disable", "deny", "allow", "config", "import",
+            "export", "auth", "secret",
         ],
     ),
     ("Trust", &["lint", "pin", "verify", "scan"]),
@@ -358,7 +372,7 @@ fn without_hidden_suggestions(mut e: clap::Error) -> clap::Error {
 
 impl Cli {
     /// Why the global flags given do nothing for this command, if they do
-    /// not: `completions`, `stats`, `replay` and `demo-server` connect to no
+    /// not: `completions`, `stats`, `replay`, `demo-server` and `secret` connect to no
     /// configured server, so `--demo`, `--record`, `--trace`, `--roots` and `--capabilities`
     /// would be silently ignored.
     pub fn unused_globals(&self) -> Option<String> {
@@ -367,6 +381,7 @@ impl Cli {
             Some(Cmd::Stats(_)) => "stats",
             Some(Cmd::Replay(_)) => "replay",
             Some(Cmd::DemoServer(_)) => "demo-server",
+            Some(Cmd::Secret(_)) => "secret",
             _ => return None,
         };
         let given: Vec<&str> = [

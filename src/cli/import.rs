@@ -36,6 +36,10 @@ pub struct ImportArgs {
     /// A name taken by a different server: import as NAME-2 (rename), leave it out (skip), or replace it
     #[arg(long, value_enum, default_value = "rename")]
     pub on_conflict: ConflictArg,
+    /// Move the secrets written in clear in the clients' files into mcpdeck's credential store
+    /// without asking (the config gets ${secret:SERVER_KEY}; the clients' files are not changed)
+    #[arg(long)]
+    pub move_secrets: bool,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy)]
@@ -110,10 +114,17 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
         ConflictArg::Rename => OnConflict::Rename,
         ConflictArg::Replace => OnConflict::Replace,
     };
-    let plan = if fatal {
+    let mut plan = if fatal {
         import::Plan::default()
     } else {
         import::plan(&existing, found, on_conflict)
+    };
+    // Secrets in clear: into the credential store, asked per server at a
+    // terminal or all with --move-secrets (a dry run stores nothing).
+    let moved: Vec<Vec<String>> = if fatal {
+        Vec::new()
+    } else {
+        move_secrets(args, editor.baseline(), &config_path, &mut plan)
     };
 
     let mut write_error = None;
@@ -151,10 +162,14 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
         let mut report = json!({
             // Nothing was added when the write failed.
             "servers": if write_error.is_some() { Vec::new() } else {
-                plan.add.iter().zip(&unset).map(|(item, unset)| {
+                plan.add.iter().zip(&unset).enumerate().map(|(i, (item, unset))| {
                     let mut v = server_json(item);
                     if let Some(list) = v["warnings"].as_array_mut() {
                         list.extend(unset.iter().map(|w| Value::from(w.clone())));
+                    }
+                    // The secrets moved into the store, when there are any.
+                    if let Some(names) = moved.get(i).filter(|n| !n.is_empty()) {
+                        v["secrets"] = json!(names);
                     }
                     v
                 }).collect::<Vec<_>>()
@@ -211,6 +226,131 @@ pub fn run(config_flag: Option<&Path>, args: &ImportArgs) -> Outcome {
         )));
     }
     Ok(Exit::Ok)
+}
+
+/// Moves the secrets written in clear of each server to add into the
+/// credential store (`[settings] credentials` of the config `text`), under
+/// `SERVER_KEY` (`_2`, `_3`… when that name holds another value), and
+/// writes `${secret:NAME}` in its place. Asks per server at a terminal
+/// (stdin and stderr), or does it for all with `--move-secrets`; neither:
+/// nothing moves (the warnings about them stay). A dry run stores nothing
+/// but shows the entries as they would be. Returns each server's secret
+/// names, in `plan.add` order.
+fn move_secrets(
+    args: &ImportArgs,
+    text: &str,
+    path: &Path,
+    plan: &mut import::Plan,
+) -> Vec<Vec<String>> {
+    use std::io::IsTerminal;
+    let mut moved = vec![Vec::new(); plan.add.len()];
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if !args.move_secrets && (args.dry_run || !interactive) {
+        return moved;
+    }
+    let mut store: Option<Result<crate::secret::Secrets, String>> = None;
+    for (item, names) in plan.add.iter_mut().zip(moved.iter_mut()) {
+        let found = import::clear_secrets(&item.server);
+        if found.is_empty() {
+            continue;
+        }
+        let server = sanitize::one_line(&item.name);
+        if !args.move_secrets {
+            let n = found.len();
+            let question = format!(
+                "Move {n} secret{} of {server} into mcpdeck's credential store? [Y/n] ",
+                if n == 1 { "" } else { "s" }
+            );
+            if !ask(&question) {
+                continue;
+            }
+        }
+        let store = store.get_or_insert_with(|| {
+            crate::secret::Secrets::open(credentials_of(text, path)).map_err(|e| e.to_string())
+        });
+        let store = match store {
+            Ok(s) => s,
+            Err(e) => {
+                item.warnings.push(format!(
+                    "its secrets stay written in clear: the credential store cannot be opened: {e}"
+                ));
+                continue;
+            }
+        };
+        for secret in found {
+            let name = match free_name(store, &item.name, &secret) {
+                Ok(n) => n,
+                Err(e) => {
+                    item.warnings
+                        .push(format!("`{}` stays written in clear: {e}", secret.key));
+                    continue;
+                }
+            };
+            if !args.dry_run
+                && let Err(e) = store.set(&name, &secret.value)
+            {
+                item.warnings
+                    .push(format!("`{}` stays written in clear: {e}", secret.key));
+                continue;
+            }
+            import::refer_to_secret(
+                &mut item.server,
+                &mut item.warnings,
+                &secret,
+                &name,
+                !args.dry_run,
+            );
+            names.push(name);
+        }
+    }
+    moved
+}
+
+/// The name `secret` of `server` gets in the store: `SERVER_KEY`, or the
+/// first of `SERVER_KEY_2`, `_3`… that is free or holds this same value.
+fn free_name(
+    store: &crate::secret::Secrets,
+    server: &str,
+    secret: &import::ClearSecret,
+) -> Result<String, crate::secret::Error> {
+    let base = crate::secret::name_for(&[server, &secret.key]);
+    for n in 1..100 {
+        let name = if n == 1 {
+            base.clone()
+        } else {
+            let suffix = format!("_{n}");
+            let keep = crate::config::MAX_SECRET_NAME - suffix.len();
+            format!("{}{suffix}", &base[..base.len().min(keep)])
+        };
+        match store.get(&name)? {
+            None => return Ok(name),
+            Some(v) if v.expose() == secret.value => return Ok(name),
+            Some(_) => {}
+        }
+    }
+    Ok(format!("{base}_x"))
+}
+
+/// `[settings] credentials` of the config text (the default when the file
+/// is new or cannot be read).
+fn credentials_of(text: &str, path: &Path) -> crate::config::CredentialStoreKind {
+    config::settings_of(text, path)
+        .map(|s| s.credentials)
+        .unwrap_or_default()
+}
+
+/// Asks a yes/no question on stderr; yes unless the answer starts with n
+/// (or stdin ends).
+fn ask(question: &str) -> bool {
+    use std::io::BufRead;
+    let mut err = std::io::stderr();
+    let _ = write!(err, "mcpdeck: {question}");
+    let _ = err.flush();
+    let mut answer = String::new();
+    match std::io::stdin().lock().read_line(&mut answer) {
+        Ok(0) | Err(_) => false,
+        Ok(_) => !answer.trim_start().to_ascii_lowercase().starts_with('n'),
+    }
 }
 
 /// The unset variables of an imported server: from the file as written

@@ -155,7 +155,7 @@ impl Link {
         target: &TargetArgs,
         options: Options,
     ) -> Result<Result<Link, (String, ConnectError)>, Failure> {
-        let server = target_config(config, target)?;
+        let server = super::registry::resolve_target(config, target).await?;
         Ok(Link::connect_server(config, server, options).await)
     }
 

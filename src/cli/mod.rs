@@ -49,7 +49,9 @@ pub mod manage;
 pub mod oneshot;
 pub mod output;
 pub mod record;
+pub mod registry;
 pub mod resources;
+pub mod secret;
 mod servers;
 pub mod serves;
 pub mod smoke;
@@ -131,10 +133,16 @@ pub fn json_mode(cli: &Cli) -> bool {
             Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) | Cmd::Skills(a) => a.json,
             Cmd::Skill(a) => a.json,
             Cmd::AppInfo(a) => a.json,
+            Cmd::Registry(
+                registry::RegistryCmd::Search { json, .. }
+                | registry::RegistryCmd::Show { json, .. }
+                | registry::RegistryCmd::Add { json, .. },
+            ) => *json,
             Cmd::Read(a) => a.json,
             Cmd::Prompt(a) => a.json,
             Cmd::Complete(a) => a.json,
             Cmd::Auth(auth::AuthCmd::Status { json }) => *json,
+            Cmd::Secret(secret::SecretCmd::List { json }) => *json,
             Cmd::Import(a) => a.json,
             Cmd::Add(a) => a.json,
             Cmd::Remove(a) | Cmd::Enable(a) | Cmd::Disable(a) => a.json,
@@ -183,6 +191,22 @@ fn limit_of(cmd: &Cmd) -> Option<&target::Limit> {
     }
 }
 
+/// The registry inputs of a command that takes them (for a
+/// `registry:NAME` TARGET).
+fn registry_inputs_of(cmd: &Cmd) -> Option<&registry::RegistryInputs> {
+    match cmd {
+        Cmd::Info { registry, .. } | Cmd::Tools { registry, .. } | Cmd::Call { registry, .. } => {
+            Some(registry)
+        }
+        Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) | Cmd::Skills(a) => {
+            Some(&a.registry)
+        }
+        Cmd::Smoke(a) => Some(&a.registry),
+        Cmd::Lint(a) => Some(&a.registry),
+        _ => None,
+    }
+}
+
 /// Extra time the whole command gets over `--timeout`, so that the
 /// connect's or the request's own timeout (which knows the server) comes
 /// first.
@@ -196,6 +220,7 @@ async fn timed(cli: Cli, config: Config) -> Outcome {
         None => None,
     };
     link::set_limit(limit);
+    registry::set_inputs(cli.command.as_ref().and_then(registry_inputs_of).cloned());
     // The whole command's deadline is for one server asked once. The
     // commands over several servers (`servers`, `pin`, `verify`) report
     // each one, so each connection and request keeps its own limit (one
@@ -307,8 +332,10 @@ pub async fn dispatch(cli: Cli, config: Config) -> Outcome {
         Some(Cmd::Skills(a)) => resources::skills_list(&config, &a, trace).await,
         Some(Cmd::Skill(a)) => resources::skill(&config, &a, trace).await,
         Some(Cmd::AppInfo(a)) => app::app_info(&config, &a, trace).await,
+        Some(Cmd::Registry(c)) => registry::run(&config, c).await,
         Some(Cmd::Complete(a)) => resources::complete(&config, &a, trace).await,
         Some(Cmd::Auth(a)) => auth::run(&config, &a).await,
+        Some(Cmd::Secret(a)) => secret::run(&config, &a).await,
         Some(Cmd::DemoServer(_)) => Ok(Exit::Ok),
         Some(Cmd::Serve(a)) => {
             let path = config.path.clone();

@@ -146,8 +146,16 @@ impl Diagnostic {
         &self.message
     }
 
-    /// `path:line:column: message` on one line.
-    pub fn summary(&self) -> String {
+    /// The same place with another message.
+    pub(crate) fn with_message(&self, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            message: message.into(),
+            ..self.clone()
+        }
+    }
+
+    /// `path:line:column`: where the error is, without the message.
+    pub fn location(&self) -> String {
         let mut out = match &self.path {
             Some(path) => path.display().to_string(),
             None => "<config>".to_owned(),
@@ -155,6 +163,12 @@ impl Diagnostic {
         if let Some(Position { line, column }) = self.position {
             out.push_str(&format!(":{line}:{column}"));
         }
+        out
+    }
+
+    /// `path:line:column: message` on one line.
+    pub fn summary(&self) -> String {
+        let mut out = self.location();
         out.push_str(": ");
         out.push_str(&self.message);
         out

@@ -48,10 +48,12 @@ pub use edit::{
     import_preview,
 };
 pub use error::{ConfigError, Diagnostic, Position};
+pub use expand::{MAX_SECRET_NAME, is_secret_name};
 pub use model::{
-    Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, OAuthGrant,
-    OAuthResource, ProtocolPin, ServerConfig, Settings, TelemetryConfig, ToolRefusal,
-    TransportConfig, UnsetVariable, glob_matches, tool_refusal,
+    Config, CredentialStoreKind, HttpTransportKind, LintConfig, MissingSecret, OAuthConfig,
+    OAuthGrant, OAuthResource, ProtocolPin, SecretPiece, SecretPlace, SecretString, ServerConfig,
+    Settings, TelemetryConfig, ToolRefusal, TransportConfig, UnsetVariable, glob_matches,
+    tool_refusal,
 };
 pub(crate) use parse::{syntax_message, unknown_key_message};
 
@@ -176,6 +178,13 @@ pub fn load_str(
     parse::parse(text, path, parse::Env::Lookup(env))
 }
 
+/// The `[settings]` of config `text`, read without needing any
+/// environment variable (as [`validate_structure`]): for commands that
+/// read the file themselves (`import` asks it where secrets go).
+pub fn settings_of(text: &str, path: &Path) -> Result<Settings, ConfigError> {
+    validate_structure(text, path).map(|c| c.settings)
+}
+
 /// Validates the structure of `text` without needing any environment
 /// variable (every `${VAR}` reads as empty). Used before writing edits.
 fn validate_structure(text: &str, path: &Path) -> Result<Config, ConfigError> {
@@ -290,6 +299,7 @@ mod tests {
                 lint: Default::default(),
                 roots: None,
                 unset: Vec::new(),
+                secrets: Vec::new(),
             }
         );
         assert_eq!(
@@ -315,6 +325,7 @@ mod tests {
                 lint: Default::default(),
                 roots: None,
                 unset: Vec::new(),
+                secrets: Vec::new(),
             }
         );
         let legacy = &config.servers[2];

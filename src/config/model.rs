@@ -196,6 +196,58 @@ pub struct ServerConfig {
     /// as written (`${VAR}` included), and the server must not be started:
     /// see [`ServerConfig::unresolved`].
     pub unset: Vec<UnsetVariable>,
+    /// The strings of its table that hold `${secret:NAME}` references, in
+    /// file order. Those strings show the references as written (nothing
+    /// here holds a secret's value); [`ServerConfig::with_secrets`] puts
+    /// the values in when the server connects (see [`crate::secret`]).
+    pub secrets: Vec<SecretString>,
+}
+
+/// A string of a server's table that holds `${secret:NAME}` references.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretString {
+    /// Which string of the server it is.
+    pub place: SecretPlace,
+    /// The string, `${VAR}`s expanded, cut at its references.
+    pub pieces: Vec<SecretPiece>,
+    /// Where it is written (for the message when a secret is missing).
+    pub written: Diagnostic,
+}
+
+/// A piece of a string with secrets: text, or a `${secret:NAME}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecretPiece {
+    Text(String),
+    /// The secret's name.
+    Secret(String),
+}
+
+/// Where in a server's table a string with secrets is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretPlace {
+    Command,
+    /// `args[i]`.
+    Arg(usize),
+    /// The value of `env`'s i-th entry.
+    Env(usize),
+    Url,
+    /// The value of `headers`' i-th entry.
+    Header(usize),
+    /// `[servers.NAME.oauth] client_secret`.
+    OAuthClientSecret,
+    /// `[servers.NAME.oauth] id_token`.
+    OAuthIdToken,
+    /// `[servers.NAME.oauth] idp_client_secret`.
+    OAuthIdpClientSecret,
+}
+
+/// A `${secret:NAME}` of a server that has no value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingSecret {
+    /// The secret's name.
+    pub name: String,
+    /// Where it is written: `FILE:LINE:COL`.
+    pub at: String,
 }
 
 /// A `${VAR}` in a server's table whose variable is not set (and that has
@@ -270,6 +322,87 @@ impl ServerConfig {
             lint: LintConfig::default(),
             roots: None,
             unset: Vec::new(),
+            secrets: Vec::new(),
+        }
+    }
+
+    /// The names of the secrets its table refers to (`${secret:NAME}`),
+    /// each once, in file order.
+    pub fn secret_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for piece in self.secrets.iter().flat_map(|s| &s.pieces) {
+            if let SecretPiece::Secret(name) = piece
+                && !names.contains(&name.as_str())
+            {
+                names.push(name);
+            }
+        }
+        names
+    }
+
+    /// This server with its `${secret:NAME}` references replaced by the
+    /// values `value` gives (asked once per name), and none left in
+    /// [`ServerConfig::secrets`]. The first name without a value is the
+    /// error. A server without references comes back as it is.
+    pub fn with_secrets(
+        &self,
+        value: &mut dyn FnMut(&str) -> Option<String>,
+    ) -> Result<ServerConfig, MissingSecret> {
+        let mut known: Vec<(&str, String)> = Vec::new();
+        let mut out = self.clone();
+        out.secrets = Vec::new();
+        for string in &self.secrets {
+            let mut text = String::new();
+            for piece in &string.pieces {
+                match piece {
+                    SecretPiece::Text(t) => text.push_str(t),
+                    SecretPiece::Secret(name) => {
+                        if let Some((_, v)) = known.iter().find(|(n, _)| n == name) {
+                            text.push_str(v);
+                            continue;
+                        }
+                        let Some(v) = value(name) else {
+                            return Err(MissingSecret {
+                                name: name.clone(),
+                                at: string.written.location(),
+                            });
+                        };
+                        text.push_str(&v);
+                        known.push((name, v));
+                    }
+                }
+            }
+            out.put(string.place, text);
+        }
+        Ok(out)
+    }
+
+    /// Sets the string at `place` (a place that does not exist is left
+    /// alone: the places come from this server's own table).
+    fn put(&mut self, place: SecretPlace, text: String) {
+        let slot: Option<&mut String> = match (&mut self.transport, place) {
+            (TransportConfig::Stdio { command, .. }, SecretPlace::Command) => Some(command),
+            (TransportConfig::Stdio { args, .. }, SecretPlace::Arg(i)) => args.get_mut(i),
+            (TransportConfig::Stdio { env, .. }, SecretPlace::Env(i)) => {
+                env.get_mut(i).map(|(_, v)| v)
+            }
+            (TransportConfig::Http { url, .. }, SecretPlace::Url) => Some(url),
+            (TransportConfig::Http { headers, .. }, SecretPlace::Header(i)) => {
+                headers.get_mut(i).map(|(_, v)| v)
+            }
+            (TransportConfig::Http { oauth: Some(o), .. }, SecretPlace::OAuthClientSecret) => {
+                o.client_secret.as_mut()
+            }
+            (TransportConfig::Http { oauth: Some(o), .. }, SecretPlace::OAuthIdToken) => {
+                o.id_token.as_mut()
+            }
+            (TransportConfig::Http { oauth: Some(o), .. }, SecretPlace::OAuthIdpClientSecret) => {
+                o.idp_client_secret.as_mut()
+            }
+            _ => None,
+        };
+        if let Some(slot) = slot {
+            *slot = text;
         }
     }
 

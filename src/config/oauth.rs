@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use toml_edit::Item;
 
 use super::error::ConfigError;
-use super::model::{OAuthConfig, OAuthGrant, OAuthResource};
+use super::model::{OAuthConfig, OAuthGrant, OAuthResource, SecretPlace};
 use super::parse::{Parser, Raw, describe, entries, unknown_key_message};
 
 /// Keys allowed in `[servers.NAME.oauth]`.
@@ -54,11 +54,16 @@ impl Parser<'_> {
         for (key, key_span, item) in entries(table) {
             let value = (item, key_span.clone());
             let text = |raw: Raw| self.expand(ctx, key, &raw);
+            // The secret ones may come from the credential store.
+            let secret = |raw: Raw, place| self.expand_at(ctx, key, &raw, Some(place));
             match key {
                 "client_id" => oauth.client_id = Some(text(self.non_empty_string(ctx, key, value)?)?),
                 "client_secret" => {
-                    oauth.client_secret = Some(text(self.string(ctx, key, value)?)?)
-                        .filter(|s| !s.is_empty())
+                    oauth.client_secret = Some(secret(
+                        self.string(ctx, key, value)?,
+                        SecretPlace::OAuthClientSecret,
+                    )?)
+                    .filter(|s| !s.is_empty())
                 }
                 "client_metadata_url" => {
                     let raw = self.non_empty_string(ctx, key, value)?;
@@ -146,7 +151,12 @@ impl Parser<'_> {
                     oauth.authorization_server =
                         Some(text(self.non_empty_string(ctx, key, value)?)?)
                 }
-                "id_token" => oauth.id_token = Some(text(self.non_empty_string(ctx, key, value)?)?),
+                "id_token" => {
+                    oauth.id_token = Some(secret(
+                        self.non_empty_string(ctx, key, value)?,
+                        SecretPlace::OAuthIdToken,
+                    )?)
+                }
                 "idp_token_endpoint" => {
                     oauth.idp_token_endpoint =
                         Some(text(self.non_empty_string(ctx, key, value)?)?)
@@ -155,8 +165,11 @@ impl Parser<'_> {
                     oauth.idp_client_id = Some(text(self.non_empty_string(ctx, key, value)?)?)
                 }
                 "idp_client_secret" => {
-                    oauth.idp_client_secret = Some(text(self.string(ctx, key, value)?)?)
-                        .filter(|s| !s.is_empty())
+                    oauth.idp_client_secret = Some(secret(
+                        self.string(ctx, key, value)?,
+                        SecretPlace::OAuthIdpClientSecret,
+                    )?)
+                    .filter(|s| !s.is_empty())
                 }
                 "workload_token_file" => {
                     let p = PathBuf::from(text(self.non_empty_string(ctx, key, value)?)?);

@@ -358,7 +358,9 @@ pub fn mask_value(value: &str) -> String {
 
 /// A header as it may be shown.
 pub fn shown_header(name: &str, value: &str) -> (String, String) {
-    if is_secret_header(name) {
+    // A header by its name, or one that carries a named secret (a
+    // `${secret:NAME}` of the config) whatever its name.
+    if is_secret_header(name) || crate::mcp::bearer::secret::holds_known(value) {
         (name.to_string(), mask_value(value))
     } else {
         (name.to_string(), crate::sanitize::one_line(value))
@@ -369,6 +371,8 @@ pub fn shown_header(name: &str, value: &str) -> (String, String) {
 /// that look like secrets are masked (the rest is kept as written).
 pub fn shown_url(url: &str) -> String {
     const MASK: &str = "••••••";
+    // A named secret (`${secret:NAME}` in a `url`) wherever it is.
+    let url = &*crate::mcp::bearer::secret::redact(url);
     let Ok(u) = url::Url::parse(url) else {
         // Not a URL: mask everything that could hold a secret (the
         // authority and the query) rather than guess.

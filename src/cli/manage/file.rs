@@ -93,6 +93,10 @@ fn check_file(path: &Path) -> Result<String, Vec<ConfigError>> {
     // Not errors: such a server fails alone when it is used (on stderr,
     // before the summary).
     warn_unset(&config.servers);
+    // So is a `${secret:NAME}` that is not in the credential store.
+    for warning in missing_secrets(&config) {
+        eprintln!("mcpdeck: warning: {}", crate::sanitize::strip(&warning));
+    }
     let total = config.servers.len();
     let enabled = config.servers.iter().filter(|s| s.enabled).count();
     let servers = if total == 1 { "server" } else { "servers" };
@@ -100,6 +104,16 @@ fn check_file(path: &Path) -> Result<String, Vec<ConfigError>> {
         "{}: OK, {total} {servers} ({enabled} enabled)",
         path.display()
     ))
+}
+
+/// The `${secret:NAME}`s of enabled servers with no value in the
+/// credential store, as warnings (`FILE:LINE:COL: server "h": the secret
+/// …; store it: mcpdeck secret set NAME`).
+fn missing_secrets(config: &Config) -> Vec<String> {
+    match crate::secret::missing(config) {
+        Ok(found) => found.iter().map(config::Diagnostic::summary).collect(),
+        Err(why) => vec![why],
+    }
 }
 
 /// The errors as printed: each `FILE:LINE:COL: message` with its line.
@@ -294,6 +308,10 @@ fn check_json(path: &Path) -> Outcome {
             "warnings": config.servers.iter().filter(|s| s.enabled)
                 .flat_map(|s| s.unset.iter())
                 .map(|u| place(Some(&u.diagnostic), String::new()))
+                .chain(match crate::secret::missing(&config) {
+                    Ok(found) => found.iter().map(|d| place(Some(d), String::new())).collect(),
+                    Err(why) => vec![place(None, why)],
+                })
                 .collect::<Vec<_>>(),
             "errors": [],
         }),

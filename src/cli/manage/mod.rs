@@ -192,7 +192,22 @@ pub fn add(config: &Config, a: &AddArgs) -> Outcome {
     match config::load_str(editor.baseline(), Some(&path), &|name| {
         std::env::var(name).ok()
     }) {
-        Ok(added) => warn_unset(added.server(&a.name)),
+        Ok(added) => {
+            warn_unset(added.server(&a.name));
+            // A `${secret:NAME}` not stored yet: said too.
+            let only = config::Config {
+                servers: added.server(&a.name).into_iter().cloned().collect(),
+                ..added.clone()
+            };
+            match crate::secret::missing(&only) {
+                Ok(found) => {
+                    for d in found {
+                        eprintln!("mcpdeck: warning: {}", sanitize::strip(&d.summary()));
+                    }
+                }
+                Err(why) => eprintln!("mcpdeck: warning: {}", sanitize::strip(&why)),
+            }
+        }
         Err(e) => eprintln!(
             "mcpdeck: warning: the config does not load as it is now: {}",
             sanitize::strip(&e.summary())

@@ -51,6 +51,8 @@ pub(crate) use words::split_words;
 pub struct ListArgs {
     #[command(flatten)]
     pub target: TargetArgs,
+    #[command(flatten)]
+    pub registry: crate::cli::registry::RegistryInputs,
     /// Print the list as received (all pages joined)
     #[arg(long)]
     pub json: bool,

@@ -18,7 +18,6 @@ use serde_json::{Value, json};
 use super::TargetArgs;
 use super::exit::{Exit, Failure, Outcome};
 use super::link::{Link, Options};
-use super::target::target_config;
 use crate::config::Config;
 use crate::mcp::framelog::Direction;
 use crate::mcp::manager::Answers;
@@ -32,6 +31,8 @@ use report::{Check, Status, Summary, finding_check, print_report};
 pub struct SmokeArgs {
     #[command(flatten)]
     pub target: TargetArgs,
+    #[command(flatten)]
+    pub registry: crate::cli::registry::RegistryInputs,
     /// Print the report as JSON
     #[arg(long)]
     pub json: bool,
@@ -104,7 +105,7 @@ pub async fn smoke(config: &Config, args: &SmokeArgs, trace: bool) -> Outcome {
     let timeout = args.request_timeout()?;
     let given = policy::given_arguments(args.args_file.as_deref(), &args.args)
         .map_err(|e| Failure::new(Exit::Usage, e))?;
-    let server = target_config(config, &args.target)?;
+    let server = crate::cli::registry::resolve_target(config, &args.target).await?;
     // A configured server by its name; a URL or a command as given.
     let configured = args
         .target

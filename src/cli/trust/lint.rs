@@ -21,6 +21,8 @@ use crate::trust::{Finding, Severity};
 pub struct LintArgs {
     #[command(flatten)]
     pub target: TargetArgs,
+    #[command(flatten)]
+    pub registry: crate::cli::registry::RegistryInputs,
     /// Print {"findings": [{server, kind, name, rule, severity, message, evidence, field}]}
     #[arg(long)]
     pub json: bool,

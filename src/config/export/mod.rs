@@ -304,6 +304,23 @@ fn text(client: Client, server: &str, key: &str, t: &Text, warn: &mut dyn FnMut(
     for seg in &t.0 {
         match seg {
             Seg::Lit(lit) => s.push_str(lit),
+            Seg::Secret(secret) => {
+                // No other client reads mcpdeck's credential store: the
+                // client's own variable of that name stands for it.
+                let var = secret_variable(secret);
+                let (written, set) = match client.var_syntax() {
+                    VarSyntax::EnvColon => (format!("${{env:{var}}}"), format!("set {var}")),
+                    VarSyntax::Dollar { .. } => (format!("${{{var}}}"), format!("set {var}")),
+                    VarSyntax::None => (
+                        format!("${{secret:{secret}}}"),
+                        format!("replace it with the value in {title}'s file"),
+                    ),
+                };
+                warn(format!(
+                    "{server}: `${{secret:{secret}}}` in `{key}` is in mcpdeck's credential store, which {title} cannot read: it is written as `{written}`; {set} (`mcpdeck secret get {secret} --reveal` prints it), or export with --via-serve, where mcpdeck starts the server"
+                ));
+                s.push_str(&written);
+            }
             Seg::Var { name, default } => match client.var_syntax() {
                 VarSyntax::EnvColon => {
                     s.push_str(&format!("${{env:{name}}}"));
@@ -337,6 +354,19 @@ fn text(client: Client, server: &str, key: &str, t: &Text, warn: &mut dyn FnMut(
         }
     }
     s
+}
+
+/// The environment variable that stands for the secret `name` in another
+/// client's file: its name with characters a variable cannot have as `_`.
+fn secret_variable(name: &str) -> String {
+    let mut var: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if var.starts_with(|c: char| c.is_ascii_digit()) {
+        var.insert(0, '_');
+    }
+    var
 }
 
 fn pairs(
@@ -475,6 +505,23 @@ mod tests {
             r.entries[0].1["headers"]["Authorization"],
             format!("Bearer ${{{unset}}}")
         );
+    }
+
+    #[test]
+    fn secrets_become_the_client_s_variables_with_a_warning() {
+        let s = [stdio("a", &[("K", "${secret:gh.tok}")])];
+        let env = |c: Client| render(c, &s, false).entries[0].1["env"]["K"].clone();
+        assert_eq!(env(Client::VsCode), "${env:gh_tok}");
+        assert_eq!(env(Client::ClaudeCode), "${gh_tok}");
+        assert_eq!(env(Client::ClaudeDesktop), "${secret:gh.tok}");
+        let w = render(Client::ClaudeCode, &s, false).warnings;
+        assert_eq!(
+            w,
+            [
+                "a: `${secret:gh.tok}` in `env` is in mcpdeck's credential store, which Claude Code cannot read: it is written as `${gh_tok}`; set gh_tok (`mcpdeck secret get gh.tok --reveal` prints it), or export with --via-serve, where mcpdeck starts the server"
+            ]
+        );
+        assert_eq!(secret_variable("1-a"), "_1_a");
     }
 
     #[test]

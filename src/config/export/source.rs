@@ -21,6 +21,9 @@ pub enum Seg {
         name: String,
         default: Option<String>,
     },
+    /// A `${secret:NAME}`: a value of mcpdeck's credential store, which no
+    /// other client reads.
+    Secret(String),
 }
 
 /// A string as written in mcpdeck's config, split into literal text and
@@ -58,10 +61,15 @@ impl Text {
                 if !lit.is_empty() {
                     segs.push(Seg::Lit(std::mem::take(&mut lit)));
                 }
-                segs.push(Seg::Var {
-                    name: name.to_owned(),
-                    default,
-                });
+                match inner.strip_prefix("secret:") {
+                    Some(secret) if !secret.starts_with('-') => {
+                        segs.push(Seg::Secret(secret.to_owned()))
+                    }
+                    _ => segs.push(Seg::Var {
+                        name: name.to_owned(),
+                        default,
+                    }),
+                }
                 rest = &body[close + 1..];
             } else {
                 lit.push('$');
@@ -81,7 +89,7 @@ impl Text {
             .iter()
             .filter_map(|s| match s {
                 Seg::Var { name, .. } => Some(name.as_str()),
-                Seg::Lit(_) => None,
+                Seg::Lit(_) | Seg::Secret(_) => None,
             })
             .collect()
     }
@@ -251,6 +259,14 @@ mod tests {
         assert_eq!(Text::parse("${ONLY}").only_var(), Some("ONLY"));
         assert_eq!(Text::parse("${ONLY:-d}").only_var(), None);
         assert_eq!(Text::parse("$${NOT}").0, vec![Seg::Lit("${NOT}".into())]);
+        assert_eq!(
+            Text::parse("Bearer ${secret:gh.tok}").0,
+            vec![Seg::Lit("Bearer ".into()), Seg::Secret("gh.tok".into())]
+        );
+        assert_eq!(
+            Text::parse("${secret:-d}").0,
+            vec![var("secret", Some("d"))]
+        );
         assert_eq!(Text::parse("").0, vec![]);
     }
 

@@ -339,7 +339,7 @@ impl Draft {
                     format!("${{{}}}", vars::input_variable(key))
                 };
                 warnings.push(format!(
-                    "`{key}` holds a secret written in clear; it was imported as it is — consider `{instead}` and setting that variable instead"
+                    "`{key}` holds a secret written in clear; it was imported as it is — consider `{instead}` and setting that variable instead, or `mcpdeck import --move-secrets`, which keeps it in mcpdeck's credential store"
                 ));
             }
         }
@@ -411,8 +411,96 @@ impl Draft {
             lint: Default::default(),
             roots: None,
             unset: Vec::new(),
+            secrets: Vec::new(),
         })
     }
+}
+
+/// A secret written in clear in an imported server's `env` or `headers`
+/// (what [`Draft::build`] warns about), which can move into mcpdeck's
+/// credential store ([`refer_to_secret`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClearSecret {
+    /// The variable or header name.
+    pub key: String,
+    /// A header (else an `env` variable).
+    pub header: bool,
+    /// Its index in `env` or `headers`.
+    index: usize,
+    /// The secret itself, as the server gets it (`$$` read as `$`).
+    pub value: String,
+    /// What stays written before the reference: the scheme of an
+    /// `Authorization` header (`Bearer `), else nothing.
+    pub prefix: String,
+}
+
+/// The secrets `server` has written in clear, in `env` then `headers`
+/// order (the values [`vars::looks_secret`] finds).
+pub fn clear_secrets(server: &ServerConfig) -> Vec<ClearSecret> {
+    let (pairs, header): (&[(String, String)], bool) = match &server.transport {
+        TransportConfig::Stdio { env, .. } => (env, false),
+        TransportConfig::Http { headers, .. } => (headers, true),
+    };
+    let mut out = Vec::new();
+    for (index, (key, written)) in pairs.iter().enumerate() {
+        if !vars::looks_secret(key, written) {
+            continue;
+        }
+        // Only `$$` can be in it (no `${`): the value the server gets.
+        let value = written.replace("$$", "$");
+        let (prefix, value) = match value.split_once(' ') {
+            Some((scheme, rest))
+                if header
+                    && key.eq_ignore_ascii_case("authorization")
+                    && !rest.trim().is_empty()
+                    && scheme.len() <= 16
+                    && scheme.chars().all(|c| c.is_ascii_alphabetic() || c == '-') =>
+            {
+                (format!("{scheme} "), rest.trim().to_string())
+            }
+            _ => (String::new(), value),
+        };
+        out.push(ClearSecret {
+            key: key.clone(),
+            header,
+            index,
+            value,
+            prefix,
+        });
+    }
+    out
+}
+
+/// Writes `${secret:NAME}` (after its prefix) where `secret` was written
+/// in clear in `server`, and says so in `warnings` instead of the warning
+/// about the secret in clear (`stored`: it is in the store; else, a dry
+/// run, it would be).
+pub fn refer_to_secret(
+    server: &mut ServerConfig,
+    warnings: &mut Vec<String>,
+    secret: &ClearSecret,
+    name: &str,
+    stored: bool,
+) {
+    let pairs = match &mut server.transport {
+        TransportConfig::Stdio { env, .. } if !secret.header => env,
+        TransportConfig::Http { headers, .. } if secret.header => headers,
+        _ => return,
+    };
+    let Some((_, value)) = pairs.get_mut(secret.index) else {
+        return;
+    };
+    *value = format!(
+        "{}${{secret:{name}}}",
+        super::expand::escape(&secret.prefix)
+    );
+    let clear = format!("`{}` holds a secret written in clear", secret.key);
+    warnings.retain(|w| !w.starts_with(&clear));
+    warnings.push(format!(
+        "`{}`: its secret {} mcpdeck's credential store as {name}, written `${{secret:{name}}}`",
+        secret.key,
+        if stored { "is in" } else { "would go into" }
+    ));
 }
 
 /// A usable name for `name`: the same when valid, else a suggestion
@@ -699,7 +787,10 @@ fn escape_literals(text: &str) -> String {
         let after = &rest[dollar + 1..];
         if let Some(body) = after.strip_prefix('{')
             && let Some(close) = body.find('}')
-            && vars::is_variable_name(body[..close].split(":-").next().unwrap_or(""))
+            && (vars::is_variable_name(body[..close].split(":-").next().unwrap_or(""))
+                || body[..close]
+                    .strip_prefix(super::expand::SECRET_PREFIX)
+                    .is_some_and(super::expand::is_secret_name))
         {
             out.push_str(&rest[dollar..dollar + 2 + close + 1]);
             rest = &body[close + 1..];
@@ -757,6 +848,65 @@ fn rewrite_strings(server: &mut ServerConfig, f: impl Fn(&str) -> String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_in_clear_are_found_and_replaced_by_references() {
+        let mut http = ServerConfig::http("gh", "https://x/mcp");
+        if let TransportConfig::Http { headers, .. } = &mut http.transport {
+            *headers = vec![
+                ("Authorization".into(), "Bearer ghp_1$$2".into()),
+                ("Accept".into(), "text/plain".into()),
+                ("X-Api-Key".into(), "k-9".into()),
+                ("X-Token".into(), "${TOK}".into()),
+            ];
+        }
+        let found = clear_secrets(&http);
+        assert_eq!(
+            found
+                .iter()
+                .map(|s| (s.key.as_str(), s.prefix.as_str(), s.value.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("Authorization", "Bearer ", "ghp_1$2"),
+                ("X-Api-Key", "", "k-9")
+            ]
+        );
+        let mut warnings = vec![
+            "`Authorization` holds a secret written in clear; it was imported as it is — …".into(),
+            "`X-Api-Key` holds a secret written in clear; …".into(),
+        ];
+        refer_to_secret(
+            &mut http,
+            &mut warnings,
+            &found[0],
+            "gh_Authorization",
+            true,
+        );
+        refer_to_secret(&mut http, &mut warnings, &found[1], "gh_X-Api-Key", false);
+        let TransportConfig::Http { headers, .. } = &http.transport else {
+            panic!("http")
+        };
+        assert_eq!(headers[0].1, "Bearer ${secret:gh_Authorization}");
+        assert_eq!(headers[2].1, "${secret:gh_X-Api-Key}");
+        assert_eq!(headers[3].1, "${TOK}");
+        assert_eq!(
+            warnings,
+            [
+                "`Authorization`: its secret is in mcpdeck's credential store as gh_Authorization, written `${secret:gh_Authorization}`",
+                "`X-Api-Key`: its secret would go into mcpdeck's credential store as gh_X-Api-Key, written `${secret:gh_X-Api-Key}`",
+            ]
+        );
+        // The entry as written loads with its references.
+        let mut stdio = ServerConfig::stdio("s", "node", &[]);
+        if let TransportConfig::Stdio { env, .. } = &mut stdio.transport {
+            *env = vec![("API_KEY".into(), "a b".into())];
+        }
+        let found = clear_secrets(&stdio);
+        assert_eq!(
+            (found[0].prefix.as_str(), found[0].value.as_str()),
+            ("", "a b")
+        );
+    }
 
     #[test]
     fn mcpdeck_serve_fronting_is_recognised_with_its_flags() {

@@ -14,7 +14,8 @@ use super::error::{ConfigError, Diagnostic};
 use super::expand::{self, ExpandError};
 use super::model::{
     Config, CredentialStoreKind, HttpTransportKind, LintConfig, OAuthConfig, ProtocolPin,
-    ServerConfig, Settings, TelemetryConfig, TransportConfig, UnsetVariable,
+    SecretPiece, SecretPlace, SecretString, ServerConfig, Settings, TelemetryConfig,
+    TransportConfig, UnsetVariable,
 };
 
 /// The longest time any setting may name: longer is surely a typo.
@@ -87,6 +88,7 @@ pub(crate) fn parse(text: &str, path: Option<&Path>, env: Env<'_>) -> Result<Con
         path,
         env,
         unset: Default::default(),
+        secrets: Default::default(),
     };
     let document = Document::parse(text)
         .map_err(|error| parser.error(error.span(), syntax_message(text, &error)))?;
@@ -139,6 +141,7 @@ fn built_in_theme(name: &str) -> std::result::Result<Vec<(String, String)>, Stri
         path: Some(&path),
         env: Env::Lenient,
         unset: Default::default(),
+        secrets: Default::default(),
     };
     let theme = Document::parse(*text)
         .map_err(|e| parser.error(e.span(), e.message()))
@@ -239,6 +242,9 @@ pub(super) struct Parser<'a> {
     /// `[settings]` and `[telemetry]`, which every command uses, it stays
     /// an error.
     pub(super) unset: std::cell::RefCell<Option<Vec<UnsetVariable>>>,
+    /// While a server's table is read: its strings with `${secret:NAME}`
+    /// references (kept in [`ServerConfig::secrets`]).
+    pub(super) secrets: std::cell::RefCell<Vec<SecretString>>,
 }
 
 impl Parser<'_> {
@@ -559,6 +565,7 @@ impl Parser<'_> {
         })?;
         let ctx = format!("server \"{name}\": ");
         *self.unset.borrow_mut() = Some(Vec::new());
+        self.secrets.borrow_mut().clear();
         let read = self.server_fields(name, &ctx, table).and_then(|fields| {
             Ok((
                 self.server_transport(name, &ctx, header_span, &fields)?,
@@ -567,6 +574,8 @@ impl Parser<'_> {
         });
         let mut unset = self.unset.borrow_mut().take().unwrap_or_default();
         unset.sort_by_key(|u| u.diagnostic.position().map(|p| (p.line, p.column)));
+        let mut secrets = std::mem::take(&mut *self.secrets.borrow_mut());
+        secrets.sort_by_key(|s| s.written.position().map(|p| (p.line, p.column)));
         let (transport, fields) = read?;
         Ok(ServerConfig {
             name: name.to_owned(),
@@ -579,6 +588,7 @@ impl Parser<'_> {
             lint: fields.lint.unwrap_or_default(),
             roots: fields.roots,
             unset,
+            secrets,
         })
     }
 
@@ -778,17 +788,17 @@ impl Parser<'_> {
                 if let Some(error) = misplaced(&http_only, "url") {
                     return Err(error);
                 }
-                let expand_all = |raws: &[Raw], key| {
-                    raws.iter()
-                        .map(|raw| self.expand(ctx, key, raw))
-                        .collect::<Result<Vec<_>>>()
-                };
                 let args = match &fields.args {
-                    Some(args) => expand_all(&args.value, "args")?,
+                    Some(args) => args
+                        .value
+                        .iter()
+                        .enumerate()
+                        .map(|(i, raw)| self.expand_at(ctx, "args", raw, Some(SecretPlace::Arg(i))))
+                        .collect::<Result<Vec<_>>>()?,
                     None => Vec::new(),
                 };
                 let env = match &fields.env {
-                    Some(env) => self.expand_pairs(ctx, "env", &env.value)?,
+                    Some(env) => self.expand_pairs(ctx, "env", &env.value, SecretPlace::Env)?,
                     None => Vec::new(),
                 };
                 let cwd = match &fields.cwd {
@@ -796,7 +806,12 @@ impl Parser<'_> {
                     None => None,
                 };
                 Ok(TransportConfig::Stdio {
-                    command: self.expand(ctx, "command", &command.value)?,
+                    command: self.expand_at(
+                        ctx,
+                        "command",
+                        &command.value,
+                        Some(SecretPlace::Command),
+                    )?,
                     args,
                     env,
                     cwd,
@@ -807,7 +822,7 @@ impl Parser<'_> {
                     return Err(error);
                 }
                 let unset_before = self.unset_count();
-                let expanded = self.expand(ctx, "url", &url.value)?;
+                let expanded = self.expand_at(ctx, "url", &url.value, Some(SecretPlace::Url))?;
                 let scheme_ok = ["http://", "https://"].iter().any(|scheme| {
                     expanded
                         .get(..scheme.len())
@@ -816,7 +831,10 @@ impl Parser<'_> {
                 // An unset variable leaves the URL as written: it is
                 // checked once the variable is set, unless its start shows
                 // the mistake already.
-                let checkable = self.unset_count() == unset_before || !expanded.starts_with('$');
+                // So does a `${secret:NAME}` at its start (put in when it
+                // connects).
+                let checkable = (self.unset_count() == unset_before || !expanded.starts_with('$'))
+                    && !expanded.starts_with("${secret:");
                 if !scheme_ok && checkable && matches!(self.env, Env::Lookup(_)) {
                     // Quote the value as written: the expansion may hold secrets.
                     return Err(self.error(
@@ -828,7 +846,9 @@ impl Parser<'_> {
                     ));
                 }
                 let headers = match &fields.headers {
-                    Some(headers) => self.expand_pairs(ctx, "headers", &headers.value)?,
+                    Some(headers) => {
+                        self.expand_pairs(ctx, "headers", &headers.value, SecretPlace::Header)?
+                    }
                     None => Vec::new(),
                 };
                 let ca_file = match &fields.ca_file {
@@ -864,10 +884,14 @@ impl Parser<'_> {
         ctx: &str,
         key: &str,
         pairs: &[(String, Raw)],
+        place: fn(usize) -> SecretPlace,
     ) -> Result<Vec<(String, String)>> {
         pairs
             .iter()
-            .map(|(name, raw)| Ok((name.clone(), self.expand(ctx, key, raw)?)))
+            .enumerate()
+            .map(|(i, (name, raw))| {
+                Ok((name.clone(), self.expand_at(ctx, key, raw, Some(place(i)))?))
+            })
             .collect()
     }
 
@@ -878,18 +902,67 @@ impl Parser<'_> {
         self.unset.borrow().as_ref().map_or(0, Vec::len)
     }
 
-    /// Expands `${VAR}` references in a string written for `key`. In a
-    /// server's table, a string with an unset variable is kept as written
-    /// and the variable noted (see [`Parser::unset`]).
+    /// Expands `${VAR}` references in a string written for `key`, where
+    /// no `${secret:NAME}` may be. In a server's table, a string with an
+    /// unset variable is kept as written and the variable noted (see
+    /// [`Parser::unset`]).
     pub(super) fn expand(&self, ctx: &str, key: &str, raw: &Raw) -> Result<String> {
+        self.expand_at(ctx, key, raw, None)
+    }
+
+    /// [`Parser::expand`] for the string at `place` of a server, where
+    /// `${secret:NAME}` references may be: they are kept as written, and
+    /// the string noted (see [`Parser::secrets`]). `None`: a reference is
+    /// an error that says where they may be.
+    pub(super) fn expand_at(
+        &self,
+        ctx: &str,
+        key: &str,
+        raw: &Raw,
+        place: Option<SecretPlace>,
+    ) -> Result<String> {
         let lenient = |_: &str| Some(String::new());
         let lookup: &dyn Fn(&str) -> Option<String> = match self.env {
             Env::Lookup(lookup) => lookup,
             Env::Lenient => &lenient,
         };
         let deferred = self.unset.borrow().is_some();
+        let expanded = expand::expand_pieces(&raw.text, lookup)
+            .map_err(SecretHere::from)
+            .and_then(|(pieces, missing)| {
+                let secret = pieces.iter().find_map(|p| match p {
+                    SecretPiece::Secret(name) => Some(name.clone()),
+                    SecretPiece::Text(_) => None,
+                });
+                if let Some(name) = secret {
+                    let Some(place) = place.filter(|_| deferred) else {
+                        return Err(SecretHere::Refused(name));
+                    };
+                    if missing.is_empty() {
+                        self.secrets.borrow_mut().push(SecretString {
+                            place,
+                            pieces: pieces.clone(),
+                            written: Diagnostic::new(self.source, self.path, raw.span.clone(), ""),
+                        });
+                    }
+                }
+                Ok((expand::shown(&pieces), missing))
+            });
+        let expanded = match expanded {
+            Ok(done) => Ok(done),
+            Err(SecretHere::Refused(name)) => {
+                return Err(self.error(
+                    raw.span.clone(),
+                    format!(
+                        "{ctx}`${{secret:{name}}}` cannot be used in `{key}`; a secret can be in a server's `command`, `args`, `env` and `headers` values, `url`, and the `client_secret`, `id_token` and `idp_client_secret` of its [oauth] table{}",
+                        if deferred { "" } else { " (write ${VAR} here, and set that variable)" }
+                    ),
+                ));
+            }
+            Err(SecretHere::Expand(e)) => Err(e),
+        };
         let expanded = if deferred {
-            expand::expand_partial(&raw.text, lookup).map(|(text, missing)| {
+            expanded.map(|(text, missing)| {
                 if missing.is_empty() {
                     return text;
                 }
@@ -912,7 +985,10 @@ impl Parser<'_> {
                 raw.text.clone()
             })
         } else {
-            expand::expand(&raw.text, lookup)
+            expanded.and_then(|(text, missing)| match missing.into_iter().next() {
+                Some(var) => Err(ExpandError::Missing(var)),
+                None => Ok(text),
+            })
         };
         expanded.map_err(|error| {
             let message = match error {
@@ -925,9 +1001,26 @@ impl Parser<'_> {
                 ExpandError::InvalidReference(reference) => format!(
                     "{ctx}`{reference}` in `{key}` is not a valid variable reference; write ${{NAME}} or ${{NAME:-default}}, where NAME has only letters, digits and `_` (and `$$` for a literal `$`)"
                 ),
+                ExpandError::InvalidSecret(reference) => format!(
+                    "{ctx}`{reference}` in `{key}` is not a valid secret reference; write ${{secret:NAME}}, where NAME is 1 to {} letters, digits, `_`, `.` or `-` (and `$$` for a literal `$`)",
+                    expand::MAX_SECRET_NAME
+                ),
             };
             self.error(raw.span.clone(), message)
         })
+    }
+}
+
+/// Why [`Parser::expand_at`] could not expand a string.
+enum SecretHere {
+    Expand(ExpandError),
+    /// A `${secret:NAME}` where none may be.
+    Refused(String),
+}
+
+impl From<ExpandError> for SecretHere {
+    fn from(e: ExpandError) -> Self {
+        SecretHere::Expand(e)
     }
 }
 
@@ -1243,6 +1336,74 @@ mod tests {
         assert_eq!(
             d.message(),
             "server \"a\": `timeout` must not be negative, found -0.5"
+        );
+    }
+
+    #[test]
+    fn secrets_are_kept_where_they_may_be_and_refused_elsewhere() {
+        let ok = |text: &str| {
+            parse(text, Some(Path::new("c.toml")), Env::Lookup(&no_env)).expect("parses")
+        };
+        let c = ok(
+            "[servers.h]\nurl = \"${secret:URL}\"\nheaders = { A = \"x\", B = \"Bearer ${secret:T}\" }\n[servers.h.oauth]\nclient_secret = \"${secret:CS}\"\n",
+        );
+        let h = &c.servers[0];
+        assert_eq!(h.secret_names(), vec!["URL", "T", "CS"]);
+        let places: Vec<SecretPlace> = h.secrets.iter().map(|s| s.place).collect();
+        assert_eq!(
+            places,
+            vec![
+                SecretPlace::Url,
+                SecretPlace::Header(1),
+                SecretPlace::OAuthClientSecret,
+            ]
+        );
+        let TransportConfig::Http { url, headers, .. } = &h.transport else {
+            panic!("http")
+        };
+        assert_eq!(url, "${secret:URL}");
+        assert_eq!(headers[1].1, "Bearer ${secret:T}");
+        assert_eq!(at(&h.secrets[1].written), (3, 26));
+        // A literal `$${secret:X}` is no reference.
+        let c = ok("[servers.s]\ncommand = \"x\"\nargs = [\"$${secret:X}\", \"${secret:Y}\"]\n");
+        assert_eq!(c.servers[0].secret_names(), vec!["Y"]);
+        assert_eq!(c.servers[0].secrets[0].place, SecretPlace::Arg(1));
+        // With an unset variable in the same string, the string is kept as
+        // written and the server cannot start anyway.
+        let c = ok("[servers.s]\ncommand = \"x\"\nenv = { K = \"${NOPE}${secret:Y}\" }\n");
+        assert!(c.servers[0].secrets.is_empty());
+        assert_eq!(c.servers[0].unset.len(), 1);
+
+        for (text, key) in [
+            (
+                "[servers.s]\ncommand = \"x\"\ncwd = \"${secret:D}\"\n",
+                "cwd",
+            ),
+            (
+                "[servers.s]\nurl = \"http://h\"\n[servers.s.oauth]\nclient_id = \"${secret:I}\"\n",
+                "client_id",
+            ),
+            ("[settings]\nbrowser = \"${secret:B}\"\n", "browser"),
+        ] {
+            let d = parse_err(text);
+            assert!(
+                d.message().contains(&format!("cannot be used in `{key}`")),
+                "{d}"
+            );
+        }
+        let d = parse_err("[settings]\nbrowser = \"${secret:B}\"\n");
+        assert!(
+            d.message()
+                .ends_with("(write ${VAR} here, and set that variable)"),
+            "{d}"
+        );
+        let d = parse_err("[servers.s]\ncommand = \"x\"\nargs = [\"${secret:a b}\"]\n");
+        assert_eq!(at(&d), (3, 9));
+        assert!(
+            d.message().starts_with(
+                "server \"s\": `${secret:a b}` in `args` is not a valid secret reference"
+            ),
+            "{d}"
         );
     }
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::config::{ServerConfig, Settings, TransportConfig};
 
 use super::engine::{AuthSpec, Authorizer};
-use crate::mcp::bearer::AuthError;
+use crate::mcp::bearer::{AuthError, AuthErrorKind};
 
 static UNATTENDED: AtomicBool = AtomicBool::new(false);
 
@@ -72,6 +72,20 @@ pub fn authorizer(
     server: &ServerConfig,
     settings: &Settings,
 ) -> Option<Result<Arc<Authorizer>, AuthError>> {
+    // Its `${secret:NAME}`s (an oauth `client_secret`, a header, the URL)
+    // are put in first, so every caller shares one authorizer.
+    let resolved;
+    let server = if server.secrets.is_empty() || auth_spec(server, settings).is_none() {
+        server
+    } else {
+        match crate::secret::resolve(server, settings.credentials) {
+            Ok(r) => {
+                resolved = r;
+                &resolved
+            }
+            Err(why) => return Some(Err(AuthError::new(AuthErrorKind::Config, why))),
+        }
+    };
     let spec = auth_spec(server, settings)?;
     let key = (
         spec.server.to_string(),

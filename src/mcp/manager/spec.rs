@@ -20,6 +20,17 @@ pub fn session_spec(
     if let Some(why) = config.unresolved() {
         return Err(ConnectError::Config(why));
     }
+    // Its `${secret:NAME}`s: the values from the credential store, put in
+    // only here, where the process is spawned or the requests are built
+    // (a missing one: it fails, saying where and `mcpdeck secret set`).
+    let resolved;
+    let config = if config.secrets.is_empty() {
+        config
+    } else {
+        resolved =
+            crate::secret::resolve(config, settings.credentials).map_err(ConnectError::Config)?;
+        &resolved
+    };
     let transport = match &config.transport {
         TransportConfig::Stdio {
             command,

@@ -58,10 +58,12 @@ impl StdioSpec {
         }
     }
 
-    /// The command line, for messages.
+    /// The command line, for messages (the values of named secrets
+    /// masked).
     pub fn display(&self) -> String {
         std::iter::once(self.command.as_str())
             .chain(self.args.iter().map(String::as_str))
+            .map(crate::mcp::bearer::secret::redact)
             .map(|a| {
                 if a.contains(' ') || a.is_empty() {
                     format!("{a:?}")

@@ -34,16 +34,16 @@ pub(super) struct VersionOnly {
     pub(super) version: Option<serde_json::Value>,
 }
 
-/// Reads a credentials file; missing = empty. Anything unreadable is an
-/// error naming the file, whose detail never quotes the file's content.
-pub(super) fn read_doc<T, C>(path: &Path) -> Result<Doc<T, C>, StoreError>
+/// Reads a credentials file ([`Doc`], or the named secrets' document);
+/// missing = empty. Anything unreadable is an error naming the file, whose
+/// detail never quotes the file's content.
+pub(super) fn read_doc<D>(path: &Path) -> Result<D, StoreError>
 where
-    T: DeserializeOwned,
-    C: DeserializeOwned,
+    D: DeserializeOwned + Default,
 {
     let text = match fs::read(path) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Doc::default()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(D::default()),
         Err(source) => {
             return Err(StoreError::Io {
                 action: "read",
@@ -56,6 +56,7 @@ where
     let corrupt = |detail: String| StoreError::Corrupt {
         path: path.to_path_buf(),
         detail,
+        holds: holds(path),
     };
     let head: VersionOnly = serde_json::from_slice(&text).map_err(|e| corrupt(json_detail(&e)))?;
     match head.version {
@@ -70,6 +71,19 @@ where
         None => return Err(corrupt("no \"version\"".to_string())),
     }
     serde_json::from_slice(&text).map_err(|e| corrupt(json_detail(&e)))
+}
+
+/// What deleting a store file forgets, and how to get it back: for
+/// [`StoreError::Corrupt`].
+pub(super) fn holds(path: &Path) -> &'static str {
+    let secrets = [SECRETS_FILE_NAME, SECRETS_INDEX_NAME]
+        .iter()
+        .any(|n| path.file_name().is_some_and(|f| f == *n));
+    if secrets {
+        "this forgets every named secret) and store them again with `mcpdeck secret set NAME`"
+    } else {
+        "this forgets every saved login) and log in again"
+    }
 }
 
 pub(super) fn json_detail(e: &serde_json::Error) -> String {

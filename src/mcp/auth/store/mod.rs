@@ -22,6 +22,10 @@
 //! (issuer, client_id). Nothing here prints a secret: not the errors, not
 //! `Debug`.
 //!
+//! Named secrets (`mcpdeck secret set NAME`, `${secret:NAME}` in the
+//! config) are kept the same way, in files of their own (`secrets.json`,
+//! or the keyring and `secrets-index.json`): see [`named`].
+//!
 //! Everything is synchronous: the files are small and callers hold the store
 //! only briefly.
 
@@ -127,10 +131,15 @@ pub enum StoreError {
     /// A credentials file that cannot be read as one. It is left as it is.
     /// The detail never quotes the file (it may hold secrets).
     #[error(
-        "{} is not a credentials file this mcpdeck can read ({detail}); it was left untouched: delete it (this forgets every saved login) and log in again",
+        "{} is not a credentials file this mcpdeck can read ({detail}); it was left untouched: delete it ({holds}",
         path.display()
     )]
-    Corrupt { path: PathBuf, detail: String },
+    Corrupt {
+        path: PathBuf,
+        detail: String,
+        /// What deleting it forgets, and how to get it back.
+        holds: &'static str,
+    },
     /// The keyring refused an operation.
     #[error("the OS keyring ({keyring}) could not {action}: {source}; {FILE_HINT}")]
     Keyring {
@@ -486,13 +495,12 @@ impl CredentialStore {
 
     /// Reads one of the JSON files under a shared lock. A missing directory
     /// or file reads as empty (and nothing is created).
-    fn read<T, C>(&self, name: &str) -> Result<Doc<T, C>, StoreError>
+    fn read<D>(&self, name: &str) -> Result<D, StoreError>
     where
-        T: DeserializeOwned,
-        C: DeserializeOwned,
+        D: DeserializeOwned + Default,
     {
         if !self.dir.exists() {
-            return Ok(Doc::default());
+            return Ok(D::default());
         }
         tighten_dir(&self.dir)?;
         let _lock = FileLock::take(&self.dir.join(LOCK_NAME), false)?;
@@ -502,19 +510,18 @@ impl CredentialStore {
     /// A read-modify-write of one of the JSON files under the exclusive
     /// lock. The file is written (atomically) only when `change` succeeds
     /// and changed something.
-    fn update<T, C, R>(
+    fn update<D, R>(
         &self,
         name: &str,
-        change: impl FnOnce(&mut Doc<T, C>) -> Result<R, StoreError>,
+        change: impl FnOnce(&mut D) -> Result<R, StoreError>,
     ) -> Result<R, StoreError>
     where
-        T: DeserializeOwned + Serialize + Clone + PartialEq,
-        C: DeserializeOwned + Serialize + Clone + PartialEq,
+        D: DeserializeOwned + Serialize + Clone + PartialEq + Default,
     {
         ensure_dir(&self.dir)?;
         let _lock = FileLock::take(&self.dir.join(LOCK_NAME), true)?;
         let path = self.dir.join(name);
-        let mut doc: Doc<T, C> = read_doc(&path)?;
+        let mut doc: D = read_doc(&path)?;
         let before = doc.clone();
         let out = change(&mut doc)?;
         if doc != before {
@@ -573,9 +580,11 @@ fn pick_client<'a, C>(
 }
 
 mod file;
+mod named;
 mod vault;
 
 use file::*;
+use named::*;
 pub use vault::KeyringError;
 use vault::*;
 
@@ -1283,6 +1292,118 @@ mod tests {
         assert_eq!(store.tokens().expect("tokens"), vec![old.clone()]);
         assert_eq!(store.remove_tokens("https://m").expect("remove"), vec![old]);
         assert_eq!(store.tokens().expect("tokens"), vec![]);
+    }
+
+    #[test]
+    fn file_named_secrets_round_trip_beside_tokens() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("mcpdeck");
+        let store = CredentialStore::file_in(dir.clone());
+        let t = token("https://m", "c", "acc", 1);
+        store.save_token(&t).expect("save");
+        let before = fs::read_to_string(dir.join("credentials.json")).expect("read");
+        named::tests::named_secrets_round_trip(&store);
+        // The token is untouched, and credentials.json byte for byte.
+        assert_eq!(store.tokens().expect("tokens"), vec![t]);
+        assert_eq!(
+            fs::read_to_string(dir.join("credentials.json")).expect("read"),
+            before
+        );
+        let text = fs::read_to_string(dir.join("secrets.json")).expect("read");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(v["version"], 1);
+        assert_eq!(v["secrets"][0]["name"], "B.key");
+        assert_eq!(v["secrets"][0]["value"], "sekrit-b");
+        assert_eq!(
+            names(&dir),
+            vec!["credentials.json", "credentials.lock", "secrets.json"]
+        );
+        #[cfg(unix)]
+        assert_eq!(mode(&dir.join("secrets.json")), 0o600);
+        assert_eq!(
+            store.describe_secrets(),
+            format!("file {}", dir.join("secrets.json").display())
+        );
+    }
+
+    #[test]
+    fn keyring_named_secrets_stay_out_of_the_index() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = MemVault::with_part(4);
+        let store = CredentialStore::keyring_in(tmp.path().to_path_buf(), vault.clone());
+        named::tests::named_secrets_round_trip(&store);
+        let index = fs::read_to_string(tmp.path().join("secrets-index.json")).expect("index");
+        assert!(!index.contains("sekrit"), "{index}");
+        assert!(index.contains("B.key"), "{index}");
+        assert!(!tmp.path().join("secrets.json").exists());
+        // "sekrit-b" in parts of four bytes.
+        let entries = vault.dump();
+        assert_eq!(
+            entries.keys().collect::<Vec<_>>(),
+            vec!["secret:B.key", "secret:B.key#1"]
+        );
+        assert_eq!(store.describe_secrets(), "OS keyring (test vault)");
+        // A value deleted from the keyring by hand reads as none.
+        vault.delete("secret:B.key").expect("delete");
+        assert_eq!(store.secret("B.key").expect("get"), None);
+        // A shorter value later: the extra parts go.
+        store
+            .save_secret("B.key", &Secret::new("ab"))
+            .expect("save");
+        assert_eq!(vault.dump().len(), 1);
+        assert!(store.remove_secret("B.key").expect("remove"));
+        assert!(vault.dump().is_empty());
+    }
+
+    #[test]
+    fn keyring_named_secret_failures_change_nothing() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = MemVault::with_part(usize::MAX);
+        let store = CredentialStore::keyring_in(tmp.path().to_path_buf(), vault.clone());
+        store
+            .save_secret("K", &Secret::new("sekrit-1"))
+            .expect("save");
+        vault.fail.store(true, Ordering::SeqCst);
+        let e = store
+            .save_secret("K", &Secret::new("sekrit-2"))
+            .expect_err("locked");
+        let msg = e.to_string();
+        assert!(msg.contains("the collection is locked"), "{msg}");
+        assert!(!msg.contains("sekrit"), "{msg}");
+        assert_eq!(
+            store
+                .secret("K")
+                .expect("get")
+                .map(|s| s.expose().to_string()),
+            Some("sekrit-1".to_string())
+        );
+    }
+
+    #[test]
+    fn secrets_file_keeps_its_version_rules() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("secrets.json");
+        let store = CredentialStore::file_in(tmp.path().to_path_buf());
+        // A newer format is not read, and not overwritten.
+        let newer = "{\"version\":2,\"secrets\":[{\"name\":\"A\",\"value\":\"sekrit\"}]}";
+        fs::write(&path, newer).expect("write");
+        let e = store
+            .save_secret("B", &Secret::new("x"))
+            .expect_err("newer");
+        let msg = e.to_string();
+        assert!(msg.contains("format version 2"), "{msg}");
+        assert!(msg.contains("mcpdeck secret set NAME"), "{msg}");
+        assert!(!msg.contains("sekrit"), "{msg}");
+        assert_eq!(fs::read_to_string(&path).expect("read"), newer);
+        // Unknown fields of a later mcpdeck are no error.
+        fs::write(
+            &path,
+            "{\"version\":1,\"later\":true,\"secrets\":[{\"name\":\"A\",\"value\":\"v\",\"updated_at\":1,\"note\":\"x\"}]}",
+        )
+        .expect("write");
+        assert_eq!(store.secret_names().expect("names"), vec!["A"]);
+        // A credentials file with no secrets in it is what it was.
+        assert!(matches!(store.tokens().map(|t| t.len()), Ok(0)));
     }
 
     #[test]

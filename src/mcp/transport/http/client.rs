@@ -99,7 +99,7 @@ pub fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, OpenError> 
         })?;
         let mut value = HeaderValue::from_str(v)
             .map_err(|_| OpenError::Config(format!("the value of header {k} is not a valid HTTP header value (control characters or non-ASCII)")))?;
-        if crate::mcp::netlog::is_secret_header(k) {
+        if crate::mcp::netlog::is_secret_header(k) || crate::mcp::bearer::secret::holds_known(v) {
             value.set_sensitive(true);
         }
         map.append(name, value);
