@@ -87,6 +87,18 @@ pub fn parse_raw(text: &str) -> Vec<Seg> {
             && let Some(end) = body.find('}')
         {
             let inner = &body[..end];
+            // `${secret:NAME}`: the value is in mcpdeck's credential store;
+            // the script takes it from a variable the person sets.
+            if let Some(name) = inner.strip_prefix("secret:")
+                && crate::config::is_secret_name(name)
+            {
+                if !lit.is_empty() {
+                    out.push(Seg::Lit(std::mem::take(&mut lit)));
+                }
+                out.push(Seg::Var(var_ref(&secret_var(name))));
+                rest = &body[end + 1..];
+                continue;
+            }
             let (name, default) = match inner.split_once(":-") {
                 Some((n, d)) => (n, Some(d)),
                 None => (inner, None),
@@ -163,10 +175,50 @@ fn var_ref(name: &str) -> String {
     format!("${{{name}}}")
 }
 
+/// The script's variable for `${secret:NAME}`: `MCPDECK_SECRET_NAME`.
+fn secret_var(name: &str) -> String {
+    var_name("MCPDECK_SECRET_", name, &[])
+}
+
+/// The secrets `text` refers to (`${secret:NAME}`), by name.
+fn secret_refs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("${secret:") {
+        // `$${secret:…}` is a literal.
+        let escaped = text[..text.len() - rest.len() + i].ends_with('$');
+        let body = &rest[i + 9..];
+        match body.find('}') {
+            Some(end) => {
+                let name = &body[..end];
+                if !escaped && crate::config::is_secret_name(name) && !out.iter().any(|n| n == name)
+                {
+                    out.push(name.to_string());
+                }
+                rest = &body[end + 1..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
 impl CurlBase {
     /// From a server's `url` and `headers` as written in the config file.
     pub fn from_raw(url: &str, headers: &[(String, String)]) -> CurlBase {
         let mut base = CurlBase::default();
+        for name in std::iter::once(url)
+            .chain(headers.iter().map(|(_, v)| v.as_str()))
+            .flat_map(secret_refs)
+        {
+            let var = secret_var(&name);
+            if !base.vars.iter().any(|(v, _)| *v == var) {
+                base.vars.push((
+                    var,
+                    format!("the secret {name}: mcpdeck secret get {name} --reveal"),
+                ));
+            }
+        }
         let mut url = url.to_string();
         let mut userinfo = false;
         if let Some(start) = url.find("://").map(|i| i + 3) {
@@ -478,6 +530,31 @@ mod tests {
                 "MCPDECK_HEADER_COOKIE"
             ]
         );
+    }
+
+    #[test]
+    fn secret_references_become_variables_named_in_the_script() {
+        let base = CurlBase::from_raw(
+            "https://ex.com/mcp",
+            &[
+                ("X-Team".into(), "${secret:team_id}".into()),
+                ("Authorization".into(), "Bearer ${secret:gh_TOKEN}".into()),
+                ("X-Lit".into(), "$${secret:not_one}".into()),
+            ],
+        );
+        let vars: Vec<&str> = base.vars.iter().map(|(v, _)| v.as_str()).collect();
+        assert_eq!(vars, ["MCPDECK_SECRET_TEAM_ID", "MCPDECK_SECRET_GH_TOKEN"]);
+        assert!(
+            base.vars[1]
+                .1
+                .contains("mcpdeck secret get gh_TOKEN --reveal")
+        );
+        assert_eq!(word(&base.headers[0].1), "\"${MCPDECK_SECRET_TEAM_ID}\"");
+        assert_eq!(
+            word(&base.headers[1].1),
+            "'Bearer '\"${MCPDECK_SECRET_GH_TOKEN}\""
+        );
+        assert_eq!(word(&base.headers[2].1), "'${secret:not_one}'");
     }
 
     #[test]
