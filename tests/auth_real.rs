@@ -650,6 +650,32 @@ fn a_dpop_bound_token_and_its_key_are_stored_and_used_by_later_runs() {
     assert!(!out.contains(&key));
 }
 
+/// RFC 9449 §5: a Bearer access token whose refresh token is bound to the
+/// key. The token is presented as Bearer, and the refresh is still proved
+/// with the key kept in the store (the server refuses it otherwise).
+#[test]
+fn a_bearer_token_with_a_bound_refresh_token_refreshes_with_the_key() {
+    let fake = Fake::start_with(common::py_v2(), &["--dpop-bearer"]);
+    let sb = Sandbox::new(&[("f", &fake.url())]);
+    let login = sb.run(&["auth", "login", "f"]);
+    login.ok();
+    assert!(!login.stdout.contains("DPoP-bound"), "{}", login.stdout);
+    let stored = sb.token();
+    assert_eq!(stored["token_type"], "Bearer", "{stored}");
+    assert!(
+        stored["dpop_key"].as_str().is_some_and(|k| k.len() > 100),
+        "{stored}"
+    );
+    fake.set(json!({"reject_access": true}));
+    fake.reset();
+    let run = sb.run(&["call", "f", "t1"]);
+    run.ok();
+    assert!(run.stdout.contains("called t1"), "{}", run.stdout);
+    let c = fake.counts();
+    assert_eq!(c["dpop_errors"], json!([]), "{c}");
+    assert_eq!(num(&c["refresh_ok"]), 1, "{c}");
+}
+
 #[test]
 fn a_call_with_a_valid_stored_token_costs_no_extra_round_trip() {
     let fake = Fake::start(&[]);

@@ -4,6 +4,10 @@
     python3 tests/servers/oauth_refresh.py [--no-auth] [--expires-in SECS] [--refresh-delay SECS]
                                            [--dpop]
 
+--dpop-bearer  as --dpop at the token endpoint, but the access tokens are Bearer (token_type Bearer,
+  presented as `Authorization: Bearer`) while each refresh token stays bound to the key: a refresh
+  must still be proved with it (RFC 9449 §5).
+
 --dpop (needs PyJWT with cryptography: run it with the test venv's python)
   The metadata lists dpop_signing_alg_values_supported ["ES256"]; the 401 challenge is
   `DPoP algs="ES256" resource_metadata=...`. Every token request must carry a valid DPoP proof
@@ -111,7 +115,9 @@ class State:
         self.hold_refresh = 0  # refresh requests to gather before judging any
         self.holding_refresh = 0
         self.refresh_status = 0
-        self.dpop = args.dpop
+        self.dpop = args.dpop or args.dpop_bearer
+        # RFC 9449 §5: Bearer access tokens, the refresh token bound to the key.
+        self.dpop_bearer = args.dpop_bearer
         self.bound = {}  # access or refresh token -> key thumbprint
         self.jtis = set()
         self.dpop_errors = []
@@ -139,12 +145,14 @@ class State:
                 "expires_in": self.expires_in,
             }
         )
+        bearer_access = self.dpop_bearer
         if jkt:
-            self.bound[access] = jkt
+            if not bearer_access:
+                self.bound[access] = jkt
             self.bound[refresh] = jkt
         return {
             "access_token": access,
-            "token_type": "DPoP" if jkt else "Bearer",
+            "token_type": "DPoP" if jkt and not bearer_access else "Bearer",
             "expires_in": self.expires_in,
             "refresh_token": refresh,
             "scope": "mcp",
@@ -458,13 +466,13 @@ class Handler(BaseHTTPRequestHandler):
         if not st.auth:
             return ""
         header = self.headers.get("Authorization") or ""
-        scheme = "dpop " if st.dpop else "bearer "
+        scheme = "dpop " if st.dpop and not st.dpop_bearer else "bearer "
         token = header[len(scheme):].strip() if header[: len(scheme)].lower() == scheme else ""
         if st.dpop and header and not token:
             with st.lock:
                 st.dpop_errors.append(f"MCP request with scheme {header.split(' ')[0]}")
         proven = True
-        if st.dpop and token:
+        if st.dpop and not st.dpop_bearer and token:
             try:
                 jkt = check_proof(
                     st, self.headers.get("DPoP"), self.command, st.base() + "/mcp", token
@@ -567,6 +575,7 @@ def main():
     p.add_argument("--expires-in", type=int, default=3600)
     p.add_argument("--refresh-delay", type=float, default=0.0)
     p.add_argument("--dpop", action="store_true")
+    p.add_argument("--dpop-bearer", action="store_true")
     args = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -205,6 +205,9 @@ pub fn target_uri(url: &str) -> String {
         Ok(mut u) => {
             u.set_query(None);
             u.set_fragment(None);
+            // Never the user and password of the URL.
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
             u.to_string()
         }
         Err(_) => url.split(['?', '#']).next().unwrap_or_default().to_string(),

@@ -89,8 +89,9 @@ pub struct Granted {
     pub scope: Option<Vec<String>>,
     /// RFC 8693: the type of the issued token.
     pub issued_token_type: Option<String>,
-    /// The DPoP key the token is bound to: the request's, when the answer
-    /// says `token_type: DPoP` (RFC 9449 §5; else it is a Bearer token).
+    /// The DPoP key the request was proved with (the access token is
+    /// bound to it when `token_type` is DPoP; the refresh token may be
+    /// either way).
     pub dpop_key: Option<Secret>,
 }
 
@@ -364,9 +365,9 @@ async fn request_once(
     let token_type = get("token_type").unwrap_or_else(|| "Bearer".into());
     Ok(Granted {
         access_token: Secret::new(access),
-        dpop_key: dpop
-            .filter(|_| token_type.eq_ignore_ascii_case("dpop"))
-            .map(DpopKey::stored),
+        // Kept whenever the request carried a proof: a Bearer access token
+        // may come with a refresh token bound to the key (RFC 9449 §5).
+        dpop_key: dpop.map(DpopKey::stored),
         token_type,
         refresh_token: get("refresh_token").map(Secret::new),
         expires_in,

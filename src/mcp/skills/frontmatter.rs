@@ -11,6 +11,23 @@ use serde_json::{Map, Number, Value};
 
 /// At most this deep (a frontmatter is a few fields).
 const MAX_DEPTH: usize = 64;
+/// At most this many values in all, aliases counted as the copies they
+/// make (a few lines of aliases of aliases can otherwise expand to
+/// gigabytes: the "billion laughs").
+const MAX_VALUES: usize = 10_000;
+
+/// The values in `v`, itself included, counting up to `cap`.
+fn size(v: &Value, cap: usize) -> usize {
+    match v {
+        Value::Array(a) => a
+            .iter()
+            .fold(1, |n, x| if n > cap { n } else { n + size(x, cap) }),
+        Value::Object(m) => m
+            .values()
+            .fold(1, |n, x| if n > cap { n } else { n + size(x, cap) }),
+        _ => 1,
+    }
+}
 
 /// The frontmatter of a `SKILL.md` as a JSON object: the YAML between a
 /// first line `---` and the next line `---` (or `...`).
@@ -65,6 +82,7 @@ pub fn yaml_to_json(yaml: &str) -> Result<Value, String> {
     let mut anchors: std::collections::HashMap<usize, Value> = Default::default();
     let mut stack: Vec<Frame> = Vec::new();
     let mut done: Option<Value> = None;
+    let mut values = 0usize;
     for item in Parser::new_from_str(yaml) {
         let (event, span) = item.map_err(|e| {
             format!(
@@ -117,10 +135,18 @@ pub fn yaml_to_json(yaml: &str) -> Result<Value, String> {
                 }
                 _ => return Err("its frontmatter's YAML is unbalanced".into()),
             },
-            Event::Alias(id) => anchors
-                .get(&id)
-                .cloned()
-                .ok_or_else(|| format!("its frontmatter has an unknown alias at line {line}"))?,
+            Event::Alias(id) => {
+                let v = anchors.get(&id).ok_or_else(|| {
+                    format!("its frontmatter has an unknown alias at line {line}")
+                })?;
+                values += size(v, MAX_VALUES);
+                if values > MAX_VALUES {
+                    return Err(format!(
+                        "its frontmatter expands to more than {MAX_VALUES} values (aliases of aliases at line {line}): refused"
+                    ));
+                }
+                v.clone()
+            }
             Event::Scalar(text, style, anchor, tag) => {
                 let as_string = tag
                     .as_deref()
@@ -136,6 +162,12 @@ pub fn yaml_to_json(yaml: &str) -> Result<Value, String> {
                 v
             }
         };
+        values += 1;
+        if values > MAX_VALUES {
+            return Err(format!(
+                "its frontmatter has more than {MAX_VALUES} values: refused"
+            ));
+        }
         // Place the finished value.
         match stack.last_mut() {
             None => done = Some(value),
@@ -234,7 +266,14 @@ fn is_float(s: &str) -> bool {
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::String(x), Value::String(y)) => x.trim_end() == y.trim_end(),
-        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Number(x), Value::Number(y)) => {
+            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                (Some(a), Some(b), _, _) => a == b,
+                (_, _, Some(a), Some(b)) => a == b,
+                _ if x.is_f64() || y.is_f64() => x.as_f64() == y.as_f64(),
+                _ => x == y,
+            }
+        }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
         }
@@ -252,6 +291,18 @@ fn short(v: &Value) -> String {
     } else {
         t
     }
+}
+
+/// The fields whose values differ between an entry's frontmatter and the
+/// file's (the names only: the file's values are unverified content).
+pub fn differing_fields(entry: &Map<String, Value>, file: &Map<String, Value>) -> Vec<String> {
+    let mut out: Vec<String> = entry
+        .iter()
+        .filter(|(k, v)| file.get(*k).is_none_or(|w| !same(v, w)))
+        .map(|(k, _)| k.clone())
+        .collect();
+    out.extend(file.keys().filter(|k| !entry.contains_key(*k)).cloned());
+    out
 }
 
 /// The differences between an entry's frontmatter and the one parsed from

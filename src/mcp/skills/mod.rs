@@ -24,7 +24,7 @@ mod frontmatter;
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
-pub use frontmatter::{compare, frontmatter};
+pub use frontmatter::{compare, differing_fields, frontmatter};
 
 /// The extension's identifier, under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
@@ -105,6 +105,19 @@ pub fn valid_name(n: &str) -> bool {
         && !n.starts_with('-')
         && !n.ends_with('-')
         && !n.contains("--")
+}
+
+/// Whether `uri` is a file under `root`: below it, with no `.` or `..`
+/// segment (written plainly or percent-encoded).
+pub fn inside(root: &str, uri: &str) -> bool {
+    let Some(rest) = uri.strip_prefix(&format!("{root}/")) else {
+        return false;
+    };
+    !rest.is_empty()
+        && rest.split('/').all(|seg| {
+            let decoded = seg.to_ascii_lowercase().replace("%2e", ".");
+            !seg.is_empty() && decoded != "." && decoded != ".."
+        })
 }
 
 /// `sha256:HEX` of `bytes`.
@@ -189,7 +202,7 @@ impl Skill {
                                     "resources[{i}] ({u}): digest {d:?} is not sha256: and 64 lowercase hex digits"
                                 ));
                             }
-                            if !u.starts_with(&format!("{root}/")) {
+                            if !inside(&root, u) {
                                 problems.push(format!(
                                     "resources[{i}] ({u}) is not a file of the skill (outside {root})"
                                 ));
@@ -351,6 +364,18 @@ pub struct Listing {
 }
 
 impl Listing {
+    /// Entries that share a URI are all invalid: which one a load would be
+    /// verified against could not be told.
+    pub fn mark_twins(&mut self) {
+        let uris: Vec<String> = self.skills.iter().map(|s| s.uri.clone()).collect();
+        for s in &mut self.skills {
+            if uris.iter().filter(|u| **u == s.uri).count() > 1 {
+                s.problems
+                    .push(format!("the listing has {} more than once", s.uri));
+            }
+        }
+    }
+
     /// A label per skill: its name, or its path where names collide
     /// (names are labels, not identifiers).
     pub fn labels(&self) -> Vec<String> {
@@ -428,10 +453,12 @@ where
             .filter(|c| !c.is_empty())
             .map(str::to_string);
         if cursor.is_none() {
+            out.mark_twins();
             return Ok(out);
         }
     }
     out.truncated = true;
+    out.mark_twins();
     Ok(out)
 }
 
@@ -485,12 +512,17 @@ where
         .map_err(|_| LoadError::Refused(format!("{} is not UTF-8 text", skill.uri)))?;
     let parsed =
         frontmatter(&text).map_err(|e| LoadError::Refused(format!("{}: {e}", skill.uri)))?;
-    let differences = compare(&skill.frontmatter, &parsed);
+    // Only the names of the fields: what the file says is unverified.
+    let differences = differing_fields(&skill.frontmatter, &parsed);
     if !differences.is_empty() {
         return Err(LoadError::Refused(format!(
-            "the frontmatter of {} differs from the entry's: {}",
+            "the frontmatter of {} differs from the entry's in {}",
             skill.uri,
-            differences.join("; ")
+            differences
+                .iter()
+                .map(|k| format!("`{}`", crate::sanitize::one_line(k)))
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     Ok(Loaded {
@@ -536,7 +568,7 @@ where
         },
         _ => None,
     };
-    if listed.is_none() && !uri.starts_with(&format!("{}/", skill.root())) {
+    if listed.is_none() && !inside(skill.root(), uri) {
         return Err(LoadError::Refused(format!(
             "{uri} is outside the skill {}: not read",
             skill.root()

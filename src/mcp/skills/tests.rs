@@ -125,7 +125,8 @@ fn a_tampered_body_a_wrong_size_or_other_frontmatter_is_refused() {
     let mut req = files.request();
     match block_on(load(&mut req, &skill)) {
         Err(LoadError::Refused(m)) => {
-            assert!(m.contains("`license`") && m.contains("GPL-3.0"), "{m}")
+            // The field is named; the file's (unverified) value is not shown.
+            assert!(m.contains("`license`") && !m.contains("GPL-3.0"), "{m}")
         }
         other => panic!("{other:?}"),
     }
@@ -290,6 +291,63 @@ fn frontmatter_reads_yaml_as_the_core_schema_says() {
     // CRLF line ends and a BOM are fine.
     let crlf = "\u{feff}---\r\nname: x\r\ndescription: d\r\n---\r\n";
     assert_eq!(frontmatter(crlf).expect("crlf")["description"], "d");
+}
+
+#[test]
+fn an_alias_bomb_is_refused_quickly() {
+    let mut md =
+        String::from("---\nname: x\ndescription: d\na0: &a0 [q, q, q, q, q, q, q, q, q, q]\n");
+    for n in 1..9 {
+        md.push_str(&format!(
+            "a{n}: &a{n} [{}]\n",
+            vec![format!("*a{}", n - 1); 10].join(", ")
+        ));
+    }
+    md.push_str("---\n");
+    let started = std::time::Instant::now();
+    let e = frontmatter(&md).expect_err("refused");
+    assert!(e.contains("more than 10000 values"), "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    // A few aliases are fine.
+    let ok = frontmatter("---\nname: x\ndescription: &d hi\nsame: *d\n---\n").expect("parses");
+    assert_eq!(ok["same"], "hi");
+}
+
+#[test]
+fn dot_segments_and_twins_are_problems() {
+    let e = json!({"uri": "skill://a/SKILL.md", "frontmatter": {"name": "a", "description": "d"},
+        "resources": [{"uri": "skill://a/SKILL.md", "digest": digest_of(b"x"), "size": 1},
+                      {"uri": "skill://a/../b/x", "digest": digest_of(b"x"), "size": 1},
+                      {"uri": "skill://a/%2E%2e/c", "digest": digest_of(b"x"), "size": 1}]});
+    let s = Skill::from_entry(&e);
+    assert_eq!(
+        s.problems.iter().filter(|p| p.contains("outside")).count(),
+        2,
+        "{:?}",
+        s.problems
+    );
+    let good = |uri: &str| json!({"uri": uri, "frontmatter": {"name": "a", "description": "d"}, "resources": "dynamic"});
+    let mut l = Listing {
+        skills: vec![
+            Skill::from_entry(&good("skill://a/SKILL.md")),
+            Skill::from_entry(&good("skill://a/SKILL.md")),
+        ],
+        ..Listing::default()
+    };
+    l.mark_twins();
+    assert!(l.skills.iter().all(|s| !s.loadable()));
+    assert!(inside("skill://a", "skill://a/b/c.md"));
+    assert!(!inside("skill://a", "skill://ab/c.md"));
+}
+
+#[test]
+fn big_integers_compare_exactly() {
+    let a = json!({"n": 9007199254740993u64});
+    let b = json!({"n": 9007199254740992u64});
+    assert_eq!(
+        differing_fields(a.as_object().expect("o"), b.as_object().expect("o")),
+        ["n"]
+    );
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub fn may_read<'a>(skill: &'a Skill, uri: &str) -> Result<Option<&'a SkillFile>
                 "{uri} is not listed in the skill's resources (an unlisted file is a verification failure): not read"
             )
         }),
-        _ if uri.starts_with(&format!("{}/", skill.root())) => Ok(None),
+        _ if skills::inside(skill.root(), uri) => Ok(None),
         _ => Err(format!(
             "{uri} is outside the skill {}: not read",
             skill.root()

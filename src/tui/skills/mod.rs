@@ -264,7 +264,8 @@ impl SkillsView {
     /// A new listing: its labels, the selection kept on the same skill,
     /// and the loads whose entry did not change (a changed entry is a
     /// changed skill: it is loaded again).
-    fn listed(&mut self, listing: Listing) {
+    fn listed(&mut self, mut listing: Listing) {
+        listing.mark_twins();
         let was = self.selected().map(|(_, k)| k.uri.clone());
         self.loads.retain(|uri, load| {
             listing

@@ -133,7 +133,7 @@ fn token_info(t: &StoredToken, storage: String) -> TokenInfo {
         scopes: t.scopes.clone(),
         expires_at: t.expires_at,
         refreshable: t.refresh_token.is_some(),
-        dpop: t.dpop_key.is_some(),
+        dpop: t.token_type.eq_ignore_ascii_case("dpop"),
         storage,
     }
 }
@@ -311,10 +311,17 @@ impl Authorizer {
     }
 
     /// What authorizes one request: the token, with a proof when it is
-    /// DPoP-bound.
+    /// DPoP-bound (`token_type` DPoP). A bound token whose key cannot sign
+    /// is not sent at all (as Bearer it would only be refused).
     pub fn credentials(&self, method: &str, url: &str) -> Option<Credentials> {
         self.load();
         let t = self.lock().token.clone()?;
+        if !t.token_type.eq_ignore_ascii_case("dpop") {
+            return Some(Credentials {
+                token: t.access_token,
+                proof: None,
+            });
+        }
         let proof = self.key_of(&t).and_then(|k| {
             k.proof(
                 method,
@@ -326,10 +333,19 @@ impl Authorizer {
             .map_err(|e| tracing::warn!(server = %self.spec.server, "{e}"))
             .ok()
         });
-        Some(Credentials {
-            token: t.access_token,
-            proof: proof.map(Secret::new),
-        })
+        match proof {
+            Some(p) => Some(Credentials {
+                token: t.access_token,
+                proof: Some(Secret::new(p)),
+            }),
+            None => {
+                tracing::warn!(
+                    server = %self.spec.server,
+                    "the token is DPoP-bound and its stored key cannot sign a proof: sent without credentials; log in again"
+                );
+                None
+            }
+        }
     }
 
     /// The MCP server's `DPoP-Nonce`, for the next proofs.
