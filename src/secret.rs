@@ -132,6 +132,9 @@ pub fn name_for(parts: &[&str]) -> String {
                 '_'
             }
         })
+        .collect::<String>()
+        .trim_start_matches('-')
+        .chars()
         .take(MAX_SECRET_NAME)
         .collect();
     if joined.is_empty() {

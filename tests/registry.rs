@@ -356,6 +356,30 @@ fn a_required_input_without_a_value_names_its_flag() {
         "{}",
         r.stderr
     );
+    // A secret in the URL is never printed (the template is shown).
+    let r = home.run(&[
+        "tools",
+        "registry:io.example/tenant-remote",
+        "--var",
+        "tenant=acme",
+        "--var",
+        "api_key=SEKRIT-9x",
+        "--registry",
+        &base,
+        "--timeout",
+        "3",
+    ]);
+    assert!(
+        !r.stderr.contains("SEKRIT-9x") && !r.stdout.contains("SEKRIT-9x"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("remote 1: streamable-http https://{tenant}.mcp.example.com/mcp"),
+        "{}",
+        r.stderr
+    );
     // Inputs without a registry: target are a usage error.
     let r = home.run(&["tools", "https://example.com/mcp", "--var", "x=1"]);
     assert_eq!(r.code, 2);
@@ -452,6 +476,31 @@ fn add_keeps_the_secret_out_of_the_config_and_the_server_gets_it() {
             .all(|r| r["headers"]["x-api-key"] == secret),
         "{log:?}"
     );
+    // The same name again is refused before anything is stored.
+    let stored = std::fs::read_to_string(home.dir.path().join("data/mcpdeck/secrets.json"))
+        .expect("the secrets file");
+    let again = home.run(&[
+        "registry",
+        "add",
+        "io.example/local-remote",
+        "--header",
+        "X-Api-Key=other-value",
+        "--yes",
+        "--registry",
+        &base,
+    ]);
+    assert_eq!(again.code, 2, "{}", again.stderr);
+    assert!(
+        again
+            .stderr
+            .contains("already has a server named \"local-remote\""),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.dir.path().join("data/mcpdeck/secrets.json")).expect("file"),
+        stored
+    );
     // Without the header the add is refused, naming the flag.
     let home2 = Home::new("");
     let r = home2.run(&[
@@ -531,14 +580,13 @@ fn every_registry_type_builds_its_command_as_a_list() {
         .unwrap_or_default();
     assert_eq!(default.len(), 1);
     assert!(default[0].starts_with("remote 1"), "{default:?}");
+    // A runtime option the entry asks for (npx's --node-options) is refused.
     let v = show("io.example/evil-args", &[]);
-    let argv: Vec<String> =
-        serde_json::from_value(v["ways"][0]["argv"].clone()).unwrap_or_default();
-    assert!(
-        argv.contains(&"$(touch /tmp/mcpdeck-pwned)".to_string()),
-        "{argv:?}"
-    );
-    assert!(argv.contains(&"`id`; rm -rf ~".to_string()), "{argv:?}");
+    let e = v["ways"][0]["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(e.contains("refused") && e.contains("--node-options"), "{v}");
     let v = show("io.github.example/weather-py", &[]);
     assert!(
         v["ways"][0]["error"]

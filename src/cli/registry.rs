@@ -259,7 +259,7 @@ async fn search(
     if json_out {
         let v = json!({
             "servers": found.entries.iter().map(Entry::summary_json).collect::<Vec<_>>(),
-            "registry": reg.base(),
+            "registry": crate::mcp::netlog::shown_url(reg.base()),
             "cached": found.cached,
             "more": found.more,
         });
@@ -315,7 +315,7 @@ async fn search(
     let from = if found.cached {
         format!("cached {} ago; --refresh asks again", age(found.fetched))
     } else {
-        sanitize::one_line(reg.base())
+        sanitize::one_line(&crate::mcp::netlog::shown_url(reg.base()))
     };
     let more = if found.more && !all {
         "; more with --all or a larger --limit"
@@ -374,30 +374,19 @@ fn confirm(question: &str) -> bool {
     }
 }
 
-/// One line from the terminal, not echoed when `masked`.
+/// One line from the terminal, shown as `*` when `masked` (Ctrl-C, Esc:
+/// cancelled).
 fn prompt_line(prompt: &str, masked: bool) -> std::io::Result<String> {
     use std::io::BufRead;
+    if masked {
+        return super::secret::read_masked(prompt)?
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled"));
+    }
     let mut err = std::io::stderr();
     let _ = write!(err, "{prompt}");
     let _ = err.flush();
-    let fd = libc::STDIN_FILENO;
-    // SAFETY: termios is plain data; tcgetattr fills it for a terminal fd.
-    let mut saved: libc::termios = unsafe { std::mem::zeroed() };
-    let echo_off = masked && unsafe { libc::tcgetattr(fd, &mut saved) } == 0;
-    if echo_off {
-        let mut quiet = saved;
-        quiet.c_lflag &= !libc::ECHO;
-        // SAFETY: a valid termios for this fd, as read above.
-        unsafe { libc::tcsetattr(fd, libc::TCSANOW, &quiet) };
-    }
     let mut line = String::new();
-    let read = std::io::stdin().lock().read_line(&mut line);
-    if echo_off {
-        // SAFETY: restores what tcgetattr read.
-        unsafe { libc::tcsetattr(fd, libc::TCSANOW, &saved) };
-        let _ = writeln!(err);
-    }
-    read?;
+    std::io::stdin().lock().read_line(&mut line)?;
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
 }
 
@@ -495,7 +484,7 @@ async fn show(
             "inputs": entry.inputs_json(),
             "ways": ways_json,
             "lint": notes,
-            "registry": reg.base(),
+            "registry": crate::mcp::netlog::shown_url(reg.base()),
         });
         let _ = writeln!(out, "{}", json_pretty(&v));
         return Ok(Exit::Ok);
@@ -657,7 +646,7 @@ pub async fn target(
         "mcpdeck: registry {} {} ({}): {}{}",
         sanitize::one_line(&entry.name),
         sanitize::one_line(&entry.version),
-        sanitize::one_line(reg.base()),
+        sanitize::one_line(&crate::mcp::netlog::shown_url(reg.base())),
         r.picked,
         if entry.status == "deprecated" {
             " [deprecated]"
@@ -667,6 +656,15 @@ pub async fn target(
     );
     for n in lint_notes(&entry) {
         let _ = writeln!(err, "mcpdeck: lint: {}", sanitize::one_line(&n));
+    }
+    drop(err);
+    // Every display (traces, errors, recordings) masks these values.
+    for sv in &r.secrets {
+        crate::mcp::bearer::secret::remember(&crate::mcp::bearer::Secret::new(sv.value.clone()));
+    }
+    let mut err = std::io::stderr().lock();
+    for line in launch::shown(&r.launch, &r.secrets).lines() {
+        let _ = writeln!(err, "mcpdeck:   runs: {line}");
     }
     drop(err);
     // In memory: values as they are (`$` literal), nothing expanded.
@@ -786,6 +784,14 @@ async fn add(
         Err(e) => return Err(launch_failure(e)),
     };
     let local = local.unwrap_or_else(|| local_name(&entry.name));
+    if config.server(&local).is_some() {
+        return Err(Failure::new(
+            Exit::Usage,
+            format!(
+                "the config already has a server named {local:?}; give another name with --as NAME (nothing was stored)"
+            ),
+        ));
+    }
     crate::config::ConfigEditor::check_server_name(&local)
         .map_err(|m| Failure::new(Exit::Usage, m))?;
     let mut err = std::io::stderr().lock();

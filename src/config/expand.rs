@@ -152,9 +152,11 @@ pub(crate) fn escape(text: &str) -> String {
 }
 
 /// Whether `name` can name a secret: 1 to 64 ASCII letters, digits, `_`,
-/// `.` and `-`.
+/// `.` and `-`, not starting with `-` (`${secret:-x}` is the variable
+/// `secret` with the default `x`).
 pub fn is_secret_name(name: &str) -> bool {
     (1..=MAX_SECRET_NAME).contains(&name.len())
+        && !name.starts_with('-')
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))

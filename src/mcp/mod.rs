@@ -7,6 +7,8 @@
 //! - [`framelog`], [`netlog`]: the raw frames and HTTP exchanges, kept in
 //!   rings (the protocol log, the network view, `--trace`), and
 //!   [`change`], the signal their viewers sleep on;
+//! - [`known`]: the secret values this process holds, masked wherever
+//!   shown;
 //! - [`bearer`]: what the HTTP transport and the OAuth engine share (the
 //!   [`bearer::Authorize`] seam, challenges, secrets, `AuthError`), below
 //!   both;
@@ -32,6 +34,7 @@ pub mod error;
 pub mod finding;
 pub mod framelog;
 pub mod jsonrpc;
+pub mod known;
 pub mod manager;
 pub mod netlog;
 pub mod session;

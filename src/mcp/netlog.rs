@@ -360,7 +360,7 @@ pub fn mask_value(value: &str) -> String {
 pub fn shown_header(name: &str, value: &str) -> (String, String) {
     // A header by its name, or one that carries a named secret (a
     // `${secret:NAME}` of the config) whatever its name.
-    if is_secret_header(name) || crate::mcp::bearer::secret::holds_known(value) {
+    if is_secret_header(name) || crate::mcp::known::holds_known(value) {
         (name.to_string(), mask_value(value))
     } else {
         (name.to_string(), crate::sanitize::one_line(value))
@@ -372,7 +372,7 @@ pub fn shown_header(name: &str, value: &str) -> (String, String) {
 pub fn shown_url(url: &str) -> String {
     const MASK: &str = "••••••";
     // A named secret (`${secret:NAME}` in a `url`) wherever it is.
-    let url = &*crate::mcp::bearer::secret::redact(url);
+    let url = &*crate::mcp::known::redact(url);
     let Ok(u) = url::Url::parse(url) else {
         // Not a URL: mask everything that could hold a secret (the
         // authority and the query) rather than guess.

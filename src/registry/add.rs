@@ -153,9 +153,39 @@ pub fn memory_entry(local: &str, r: &Resolved) -> ServerConfig {
     server_config(local, r, &|s| s.value.clone(), &|v| v.to_string())
 }
 
+/// The secret names of `r`'s secrets for `local`: `LOCAL_INPUT`, made
+/// unique within the entry (`_2`, …) and never one that holds another
+/// value in the store (`taken`: the value a name holds now, if any).
+pub fn secret_names(
+    local: &str,
+    r: &Resolved,
+    taken: &dyn Fn(&str) -> Option<String>,
+) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for s in &r.secrets {
+        if out.iter().any(|(v, _)| *v == s.value) {
+            continue;
+        }
+        let base = secret_name(local, s);
+        let mut name = base.clone();
+        let mut n = 2;
+        while out.iter().any(|(_, k)| *k == name)
+            || taken(&name).is_some_and(|held| held != s.value)
+        {
+            let suffix = format!("_{n}");
+            let keep = crate::config::MAX_SECRET_NAME.saturating_sub(suffix.len());
+            name = format!("{}{suffix}", &base[..base.len().min(keep)]);
+            n += 1;
+        }
+        out.push((s.value.clone(), name));
+    }
+    out
+}
+
 /// Store the secrets of `r` and add `local` to the config at `path`, under
-/// a comment naming the entry. The secrets are stored first: a failure
-/// there writes nothing to the config.
+/// a comment naming the entry. A server of that name already in the config
+/// is refused before anything is stored; the secrets are stored before the
+/// config is written (a failure there writes nothing to the config).
 pub fn add_to_config(
     path: &Path,
     entry: &Entry,
@@ -165,31 +195,59 @@ pub fn add_to_config(
     registry: &str,
 ) -> Result<Vec<String>, String> {
     crate::config::ConfigEditor::check_server_name(local)?;
-    let mut stored = Vec::new();
+    let mut file = crate::config::ConfigEditor::open(path).map_err(|e| e.to_string())?;
+    if let Ok(current) = file.config()
+        && current.server(local).is_some()
+    {
+        return Err(format!(
+            "the config already has a server named {local:?}; give another name with --as NAME"
+        ));
+    }
+    let mut names = Vec::new();
     if !r.secrets.is_empty() {
         let secrets = crate::secret::Secrets::open(store).map_err(|e| {
             format!("the credential store cannot be opened: {e}; nothing was added")
         })?;
-        for s in &r.secrets {
-            let name = secret_name(local, s);
+        names = secret_names(local, r, &|n| {
             secrets
-                .set(&name, &s.value)
+                .get(n)
+                .ok()
+                .flatten()
+                .map(|v| v.expose().to_string())
+        });
+        for (value, name) in &names {
+            secrets
+                .set(name, value)
                 .map_err(|e| format!("storing the secret {name}: {e}; nothing was added"))?;
-            stored.push(name);
         }
     }
-    let mut file = crate::config::ConfigEditor::open(path).map_err(|e| e.to_string())?;
+    let literal = |v: &str| v.replace('$', "$$");
+    let server = server_config(
+        local,
+        r,
+        &|s| {
+            let name = names
+                .iter()
+                .find(|(v, _)| *v == s.value)
+                .map(|(_, n)| n.clone())
+                .unwrap_or_else(|| secret_name(local, s));
+            format!("${{secret:{name}}}")
+        },
+        &literal,
+    );
     let comment = format!(
-        "from the MCP Registry: {} {} ({registry})",
-        entry.name, entry.version
+        "from the MCP Registry: {} {} ({})",
+        entry.name,
+        entry.version,
+        crate::mcp::netlog::shown_url(registry)
     );
     file.import_servers(
         &[],
         &[crate::config::NewServer {
-            server: config_entry(local, r),
+            server,
             comment: Some(comment),
         }],
     )
     .map_err(|e| e.to_string())?;
-    Ok(stored)
+    Ok(names.into_iter().map(|(_, n)| n).collect())
 }

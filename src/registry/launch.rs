@@ -205,7 +205,11 @@ pub fn check_identifier(
         _ => |_| false,
     };
     let shown = crate::sanitize::one_line(identifier);
-    if bad_start(identifier) || !identifier.chars().all(ok_char) || identifier.contains("..") {
+    if bad_start(identifier)
+        || !identifier.chars().all(ok_char)
+        || identifier.contains("..")
+        || (kind == "npm" && !npm_shape(identifier))
+    {
         return Err(LaunchError::Identifier(format!(
             "refused: the {kind} identifier {shown:?} has characters a {kind} package name cannot have (it would go on the command line of {}); nothing was run",
             if kind == "oci" {
@@ -224,6 +228,76 @@ pub fn check_identifier(
         return Err(LaunchError::Identifier(format!(
             "refused: the version {:?} of {shown:?} has characters a version cannot have; nothing was run",
             crate::sanitize::one_line(v)
+        )));
+    }
+    Ok(())
+}
+
+/// npm: `name` or `@scope/name`, nothing else (npx reads `./x`, `/x` and
+/// `user/repo` as a path or a git repository).
+fn npm_shape(id: &str) -> bool {
+    match id.strip_prefix('@') {
+        Some(rest) => rest.split_once('/').is_some_and(|(scope, name)| {
+            !scope.is_empty() && !name.is_empty() && !name.contains('/')
+        }),
+        None => !id.contains('/'),
+    }
+}
+
+/// The options a package may ask of its runtime: what the runtime itself
+/// does must not change (npx running a shell command with `-c`, docker
+/// given the host with `--privileged` or `--network host`). Anything else
+/// is refused, naming it.
+fn runtime_args_ok(kind: &str, argv: &[String]) -> Result<(), LaunchError> {
+    let allowed: &[&str] = match kind {
+        "oci" => &[
+            "-e",
+            "--env",
+            "-v",
+            "--volume",
+            "--mount",
+            "-w",
+            "--workdir",
+        ],
+        "pypi" => &["--python"],
+        _ => &[],
+    };
+    let mut after_allowed = false;
+    for a in argv {
+        let flag = a.split('=').next().unwrap_or(a);
+        if a.starts_with('-') && !after_allowed && !allowed.contains(&flag) {
+            return Err(LaunchError::Identifier(format!(
+                "refused: the entry asks {} for the option {:?}, which changes how the runtime itself runs; nothing was run (add the server by hand with `mcpdeck add` if you trust it)",
+                if kind == "oci" {
+                    "docker"
+                } else {
+                    "the runtime"
+                },
+                crate::sanitize::one_line(a)
+            )));
+        }
+        after_allowed = allowed.contains(&a.as_str());
+    }
+    Ok(())
+}
+
+/// Environment variables that configure the runtime (npx, uvx, docker,
+/// the dynamic linker) rather than the server are refused.
+fn runtime_env_ok(name: &str) -> Result<(), LaunchError> {
+    let upper = name.to_ascii_uppercase();
+    let bad = [
+        "DOCKER_", "NPM_", "UV_", "PIP_", "LD_", "DYLD_", "BUN_", "DOTNET_", "NUGET_", "PYTHON",
+    ]
+    .iter()
+    .any(|p| upper.starts_with(p))
+        || matches!(
+            upper.as_str(),
+            "NODE_OPTIONS" | "NODE_PATH" | "PATH" | "HOME" | "COREPACK_HOME"
+        );
+    if bad {
+        return Err(LaunchError::Identifier(format!(
+            "refused: the environment variable {:?} would configure the runtime, not the server; nothing was run",
+            crate::sanitize::one_line(name)
         )));
     }
     Ok(())
@@ -289,7 +363,7 @@ fn value_of(
     missing: &mut Vec<Missing>,
     secret: &mut bool,
 ) -> Result<Option<String>, LaunchError> {
-    *secret = input.secret;
+    *secret = input.secret || input.variables.iter().any(|v| v.secret);
     let v = match given_value {
         Some(v) => Some(v.to_string()),
         None => match &input.value {
@@ -331,7 +405,7 @@ fn arg_values(
         let v = value_of(
             &a.input,
             self::given(&given.args, &a.input.name),
-            "--arg ",
+            "--var ",
             &given.vars,
             missing,
             &mut secret,
@@ -392,13 +466,17 @@ pub fn resolve(entry: &Entry, choice: Choice, given: &Given) -> Result<Resolved,
                 let mut secret = false;
                 if let Some(v) = value_of(
                     h,
-                    self::given(&given.headers, &h.name),
+                    given
+                        .headers
+                        .iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case(&h.name))
+                        .map(|(_, v)| v.as_str()),
                     "--header ",
                     &given.vars,
                     &mut missing,
                     &mut secret,
                 )? {
-                    if secret {
+                    if secret || crate::mcp::netlog::is_secret_header(&h.name) {
                         secrets.push(SecretValue {
                             name: h.name.clone(),
                             place: Place::Header(h.name.clone()),
@@ -408,9 +486,17 @@ pub fn resolve(entry: &Entry, choice: Choice, given: &Given) -> Result<Resolved,
                     headers.push((h.name.clone(), v));
                 }
             }
-            // Headers given that the entry does not name are sent too.
+            // Headers given that the entry does not name are sent too (a
+            // secret-looking one kept as a secret).
             for (k, v) in &given.headers {
                 if !headers.iter().any(|(h, _)| h.eq_ignore_ascii_case(k)) {
+                    if crate::mcp::netlog::is_secret_header(k) {
+                        secrets.push(SecretValue {
+                            name: k.clone(),
+                            place: Place::Header(k.clone()),
+                            value: v.clone(),
+                        });
+                    }
                     headers.push((k.clone(), v.clone()));
                 }
             }
@@ -420,7 +506,11 @@ pub fn resolve(entry: &Entry, choice: Choice, given: &Given) -> Result<Resolved,
                     kind: r.kind.clone(),
                     headers,
                 },
-                format!("remote {n}: {} {}", r.kind, crate::sanitize::one_line(&url)),
+                format!(
+                    "remote {n}: {} {}",
+                    r.kind,
+                    crate::mcp::netlog::shown_url(&r.url)
+                ),
             )
         }
         Choice::Package(n) => {
@@ -462,8 +552,18 @@ pub fn resolve(entry: &Entry, choice: Choice, given: &Given) -> Result<Resolved,
             }
             for (k, v) in &given.env {
                 if !env.iter().any(|(e, _)| e == k) {
+                    if crate::mcp::netlog::is_secret_header(k) {
+                        secrets.push(SecretValue {
+                            name: k.clone(),
+                            place: Place::Env(k.clone()),
+                            value: v.clone(),
+                        });
+                    }
                     env.push((k.clone(), v.clone()));
                 }
+            }
+            for (k, _) in &env {
+                runtime_env_ok(k)?;
             }
             let mut runtime_args = Vec::new();
             arg_values(
@@ -473,6 +573,7 @@ pub fn resolve(entry: &Entry, choice: Choice, given: &Given) -> Result<Resolved,
                 &mut secrets,
                 &mut runtime_args,
             )?;
+            runtime_args_ok(&p.registry_type, &runtime_args)?;
             let mut package_args = Vec::new();
             arg_values(
                 &p.package_args,

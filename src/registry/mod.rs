@@ -223,8 +223,9 @@ impl Registry {
                 }
             }
         }
+        // A cursor left means more, with --all too (past MAX_PAGES).
+        more |= cursor.is_some();
         if !all {
-            more |= cursor.is_some();
             entries.truncate(limit);
         }
         Ok(Found {

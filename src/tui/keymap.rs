@@ -51,6 +51,11 @@ pub enum Action {
     Prompts,
     /// The skills of the selected server (the MCP Skills extension).
     Skills,
+    /// The MCP Registry browser: search, read an entry, try it, add it.
+    Registry,
+    /// The registry browser: try the selected entry (connect to it for
+    /// this session without adding it to the config).
+    TryServer,
     /// The resources view: subscribe to / unsubscribe from a resource.
     Subscribe,
     Copy,
@@ -636,6 +641,8 @@ fn short_help(a: Action) -> &'static str {
         Action::Resources => "resources",
         Action::Prompts => "prompts",
         Action::Skills => "skills",
+        Action::Registry => "registry",
+        Action::TryServer => "try",
         Action::Subscribe => "subscribe",
         Action::Copy => "copy",
         Action::Save => "save",

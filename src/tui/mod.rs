@@ -9,7 +9,8 @@
 //!   request screens; the resources and prompts views; the skills view,
 //!   SEP-2640: listed, loaded and verified without waiting); [`attach`]:
 //!   the running serves and the one attached to (its socket is the
-//!   driver's);
+//!   driver's); [`registry`]: the MCP Registry browser (search, try,
+//!   add);
 //! - [`keymap`]: keys to named actions, `[keys]`, the help and hints;
 //! - [`ui`]: rendering, one file per pane or overlay; [`layout`] the
 //!   geometry shared with `update`; [`theme`] colour roles; [`result`]
@@ -27,6 +28,7 @@ pub mod history;
 pub mod keymap;
 mod launch;
 pub mod layout;
+pub mod registry;
 pub mod result;
 pub mod run;
 pub mod skills;

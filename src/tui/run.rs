@@ -127,6 +127,8 @@ pub async fn run_loop<H: Host, C: Core>(
     // waits for such a write when mcpdeck quits.
     let history_store = std::sync::Arc::new(std::sync::Mutex::new(state.history.clone()));
     let mut attached: Option<crate::tui::attach::conn::Handle> = None;
+    // The registry browser's search under way (a newer one aborts it).
+    let mut registry_search: Option<tokio::task::JoinHandle<()>> = None;
     // The config file is watched (as serve watches it): an edit made
     // elsewhere (`mcpdeck deny`, an editor) applies at once.
     let mut watch = config.path.clone().map(|p| {
@@ -166,7 +168,7 @@ pub async fn run_loop<H: Host, C: Core>(
                 if !changed {
                     continue;
                 }
-                match reload_changed(&mut config, core, &mut editor) {
+                match reload_changed(&mut config, core, &mut editor, &state.registry.tried) {
                     Some(msgs) => {
                         for m in msgs {
                             dirty |= app::update(&mut state, m, &mut effects);
@@ -222,7 +224,9 @@ pub async fn run_loop<H: Host, C: Core>(
                 Effect::AddServer(server) => {
                     let name = server.name.clone();
                     let r = write(&config, &mut editor, |ed| ed.add_server(&server));
-                    match r.and_then(|()| reload(&mut config, core, &mut editor)) {
+                    match r.and_then(|()| {
+                        reload(&mut config, core, &mut editor, &state.registry.tried)
+                    }) {
                         Ok(servers) => {
                             back.push(Msg::Settings(Box::new(config.settings.clone())));
                             back.push(Msg::Reloaded(Ok(servers)));
@@ -252,7 +256,7 @@ pub async fn run_loop<H: Host, C: Core>(
                             // Read back as the loader takes it (relative
                             // directories, `${VAR}`): the manager applies
                             // the roots in place and tells the server.
-                            let r = reload(&mut config, core, &mut editor);
+                            let r = reload(&mut config, core, &mut editor, &state.registry.tried);
                             let note = match (&r, &roots) {
                                 (Ok(_), Some(d)) if d.is_empty() => {
                                     format!("{server}: no roots offered now")
@@ -276,7 +280,7 @@ pub async fn run_loop<H: Host, C: Core>(
                     }
                 }
                 Effect::Reload => {
-                    let r = reload(&mut config, core, &mut editor);
+                    let r = reload(&mut config, core, &mut editor, &state.registry.tried);
                     if r.is_ok() {
                         back.push(Msg::Settings(Box::new(config.settings.clone())));
                     }
@@ -293,7 +297,9 @@ pub async fn run_loop<H: Host, C: Core>(
                     let n = items.len();
                     let path = config.path.clone();
                     let r = write(&config, &mut editor, |ed| import_into(ed, items));
-                    match r.and_then(|()| reload(&mut config, core, &mut editor)) {
+                    match r.and_then(|()| {
+                        reload(&mut config, core, &mut editor, &state.registry.tried)
+                    }) {
                         Ok(servers) => {
                             back.push(Msg::Settings(Box::new(config.settings.clone())));
                             back.push(Msg::Reloaded(Ok(servers)));
@@ -405,6 +411,53 @@ pub async fn run_loop<H: Host, C: Core>(
                     }
                 }
                 Effect::OpenUrl(url) => host.open_url(url),
+                Effect::Registry(fx) => {
+                    use crate::tui::registry::{RegistryFx, RegistryMsg, fetch};
+                    match fx {
+                        RegistryFx::Search { base, query, seq } => {
+                            // A newer search replaces one under way.
+                            if let Some(t) = registry_search.take() {
+                                t.abort();
+                            }
+                            let tx = serve_tx.clone();
+                            registry_search =
+                                Some(tokio::spawn(fetch::search(base, query, seq, move |m| {
+                                    let _ = tx.send(m);
+                                })));
+                        }
+                        RegistryFx::Try(_) => {
+                            core.send(Command::SetServers(crate::tui::registry::with_tried(
+                                &config.servers,
+                                &state.registry.tried,
+                            )))
+                        }
+                        RegistryFx::Add(add) => {
+                            // The credential store may be the OS keyring:
+                            // never on the loop's thread.
+                            let (path, store) = (config.path.clone(), config.settings.credentials);
+                            let tx = serve_tx.clone();
+                            tokio::task::spawn_blocking(move || {
+                                let result = fetch::write_add(path.as_deref(), store, &add);
+                                let _ = tx.send(Msg::Registry(RegistryMsg::Added {
+                                    local: add.local.clone(),
+                                    result,
+                                }));
+                            });
+                        }
+                        RegistryFx::Reload { note } => {
+                            match reload(&mut config, core, &mut editor, &state.registry.tried) {
+                                Ok(servers) => {
+                                    back.push(Msg::Settings(Box::new(config.settings.clone())));
+                                    back.push(Msg::Reloaded(Ok(servers)));
+                                    back.push(Msg::Written(Ok(note)));
+                                }
+                                Err(e) => back.push(Msg::Written(Err(format!(
+                                    "{note}, but the config was not read again: {e}"
+                                )))),
+                            }
+                        }
+                    }
+                }
                 Effect::WritePins { pins, note } => {
                     back.push(Msg::PinsWritten(write_pins(&state.pins, *pins), note));
                 }
@@ -637,6 +690,7 @@ fn reload_changed(
     config: &mut Config,
     core: &impl Core,
     editor: &mut Option<ConfigEditor>,
+    tried: &[crate::config::ServerConfig],
 ) -> Option<Vec<Msg>> {
     let path = config.path.clone()?;
     let fresh = match crate::config::load(&path) {
@@ -655,13 +709,15 @@ fn reload_changed(
     if fresh.servers == config.servers && fresh.settings == config.settings {
         return None;
     }
-    core.send(Command::SetServers(fresh.servers.clone()));
+    // The servers tried from the registry stay beside the config's.
+    let all = crate::tui::registry::with_tried(&fresh.servers, tried);
+    core.send(Command::SetServers(all.clone()));
     core.send(Command::SetRoots(fresh.settings.roots.clone()));
     config.servers = fresh.servers.clone();
     config.settings = fresh.settings.clone();
     Some(vec![
         Msg::Settings(Box::new(fresh.settings)),
-        Msg::Reloaded(Ok(fresh.servers)),
+        Msg::Reloaded(Ok(all)),
         Msg::Note(format!(
             "the config file changed on disk: applied ({})",
             path.display()
@@ -767,6 +823,7 @@ fn reload(
     config: &mut Config,
     core: &impl Core,
     editor: &mut Option<ConfigEditor>,
+    tried: &[crate::config::ServerConfig],
 ) -> Result<Vec<crate::config::ServerConfig>, String> {
     let Some(path) = config.path.as_deref() else {
         return Err("no config file".into());
@@ -774,14 +831,16 @@ fn reload(
     let fresh = crate::config::load(path).map_err(|e| e.summary())?;
     config.servers = fresh.servers.clone();
     config.settings = fresh.settings.clone();
-    core.send(Command::SetServers(fresh.servers.clone()));
+    // The servers tried from the registry stay beside the config's.
+    let all = crate::tui::registry::with_tried(&fresh.servers, tried);
+    core.send(Command::SetServers(all.clone()));
     // A change of roots is announced to the servers (roots list_changed).
     core.send(Command::SetRoots(fresh.settings.roots.clone()));
     // Edits from now on start from the file as it is.
     if let Some(ed) = editor.as_mut() {
         let _ = ed.reload();
     }
-    Ok(fresh.servers)
+    Ok(all)
 }
 
 /// Read every known client's files (and the current directory's project

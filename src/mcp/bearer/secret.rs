@@ -46,45 +46,13 @@ pub fn scrub(text: &str, secrets: &[&Secret]) -> String {
     out
 }
 
-/// The named secrets this process put into a server's config (see
-/// [`crate::secret::resolve`]): whatever shows a command line, a URL or a
-/// header value masks them ([`redact`]).
-fn known() -> &'static std::sync::RwLock<Vec<Secret>> {
-    static KNOWN: std::sync::OnceLock<std::sync::RwLock<Vec<Secret>>> = std::sync::OnceLock::new();
-    KNOWN.get_or_init(Default::default)
-}
-
-/// Remember `secret` for [`redact`] (an empty one is not remembered).
+/// Remember `secret` for [`redact`] (an empty one is not remembered):
+/// see [`crate::mcp::known`].
 pub fn remember(secret: &Secret) {
-    if secret.is_empty() {
-        return;
-    }
-    let mut known = known().write().unwrap_or_else(|p| p.into_inner());
-    if !known.contains(secret) {
-        known.push(secret.clone());
-        // The longest first: one that contains another is masked whole.
-        known.sort_by_key(|s| std::cmp::Reverse(s.0.len()));
-    }
+    crate::mcp::known::remember(secret.expose());
 }
 
-/// Whether `text` holds a remembered secret.
-pub fn holds_known(text: &str) -> bool {
-    let known = known().read().unwrap_or_else(|p| p.into_inner());
-    known.iter().any(|s| text.contains(&s.0))
-}
-
-/// `text` with every remembered secret's value replaced by `••••••`.
-pub fn redact(text: &str) -> std::borrow::Cow<'_, str> {
-    let known = known().read().unwrap_or_else(|p| p.into_inner());
-    if !known.iter().any(|s| text.contains(&s.0)) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = text.to_string();
-    for s in known.iter() {
-        out = out.replace(&s.0, "••••••");
-    }
-    std::borrow::Cow::Owned(out)
-}
+pub use crate::mcp::known::{holds_known, redact};
 
 #[cfg(test)]
 mod tests {

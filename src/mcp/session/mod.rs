@@ -33,8 +33,8 @@ mod timeout;
 pub use handle::{PendingRequest, Session};
 pub use memory::{ENV as ERA_MEMORY_ENV, EraMemory, Remembered};
 pub use model::{
-    CacheHint, ConnectError, EventSink, ListSet, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin, RequestError,
-    SessionEvent, SessionSpec, Tagged, TransportSpec, next_session_id,
+    CacheHint, ConnectError, EventSink, ListSet, Lists, MAX_INPUT_ROUNDS, Negotiated, Pin,
+    RequestError, SessionEvent, SessionSpec, Tagged, TransportSpec, next_session_id,
 };
 pub use policy::{Asker, ClientPolicy, Declared, ServerRequest, SharedRoots, UnknownCapability};
 pub use request::{LOG_LEVELS, PASS_THROUGH, envelope, envelope_with};

@@ -175,9 +175,20 @@ fn var_ref(name: &str) -> String {
     format!("${{{name}}}")
 }
 
-/// The script's variable for `${secret:NAME}`: `MCPDECK_SECRET_NAME`.
+/// The script's variable for `${secret:NAME}`: `MCPDECK_SECRET_` and the
+/// name, its letters and digits as they are and every other character as
+/// `_` and its hex code (`gh.tok` → `MCPDECK_SECRET_gh_2Etok`), so that two
+/// names never share a variable.
 fn secret_var(name: &str) -> String {
-    var_name("MCPDECK_SECRET_", name, &[])
+    let mut v = String::from("MCPDECK_SECRET_");
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            v.push(c);
+        } else {
+            v.push_str(&format!("_{:02X}", c as u32));
+        }
+    }
+    v
 }
 
 /// The secrets `text` refers to (`${secret:NAME}`), by name.
@@ -185,8 +196,11 @@ fn secret_refs(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(i) = rest.find("${secret:") {
-        // `$${secret:…}` is a literal.
-        let escaped = text[..text.len() - rest.len() + i].ends_with('$');
+        // `$${secret:…}` is a literal: an odd run of `$` before the one
+        // that opens it.
+        let before = &text[..text.len() - rest.len() + i];
+        let run = before.len() - before.trim_end_matches('$').len();
+        let escaped = run % 2 == 1;
         let body = &rest[i + 9..];
         match body.find('}') {
             Some(end) => {
@@ -543,18 +557,27 @@ mod tests {
             ],
         );
         let vars: Vec<&str> = base.vars.iter().map(|(v, _)| v.as_str()).collect();
-        assert_eq!(vars, ["MCPDECK_SECRET_TEAM_ID", "MCPDECK_SECRET_GH_TOKEN"]);
+        assert_eq!(
+            vars,
+            ["MCPDECK_SECRET_team_5Fid", "MCPDECK_SECRET_gh_5FTOKEN"]
+        );
         assert!(
             base.vars[1]
                 .1
                 .contains("mcpdeck secret get gh_TOKEN --reveal")
         );
-        assert_eq!(word(&base.headers[0].1), "\"${MCPDECK_SECRET_TEAM_ID}\"");
+        assert_eq!(word(&base.headers[0].1), "\"${MCPDECK_SECRET_team_5Fid}\"");
         assert_eq!(
             word(&base.headers[1].1),
-            "'Bearer '\"${MCPDECK_SECRET_GH_TOKEN}\""
+            "'Bearer '\"${MCPDECK_SECRET_gh_5FTOKEN}\""
         );
         assert_eq!(word(&base.headers[2].1), "'${secret:not_one}'");
+        // Names that differ only in punctuation or case keep their own.
+        assert_ne!(secret_var("gh.tok"), secret_var("gh_tok"));
+        assert_ne!(secret_var("gh_tok"), secret_var("GH_TOK"));
+        // `$$$` then the reference: a literal `$` and a real reference.
+        assert_eq!(secret_refs("$$${secret:a}"), ["a"]);
+        assert!(secret_refs("$${secret:a}").is_empty());
     }
 
     #[test]

@@ -77,6 +77,7 @@ fn key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
             s.with_browse(kind, fx, |b, cx| b.key(k, action, cx))
         }
         Mode::Skills => crate::tui::skills::key(s, k, action, fx),
+        Mode::Registry => crate::tui::registry::key(s, k, action, fx),
         Mode::AddServer => add_key(s, k, fx),
         Mode::Roots => super::roots::key(s, k, fx),
         Mode::SuitePick => super::suites::pick_key(s, k, fx),
@@ -364,6 +365,15 @@ pub(super) fn normal_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> b
         }
         Action::Login => super::login::login(s, fx),
         Action::Logout => super::login::logout(s, fx),
+        Action::Registry => crate::tui::registry::open(s, fx),
+        Action::TryServer => {
+            s.status = Some(format!(
+                "{} tries an entry of the MCP Registry: {} opens the registry browser",
+                s.keymap.label(Action::TryServer),
+                s.keymap.label(Action::Registry)
+            ));
+            true
+        }
         Action::Serves => crate::tui::attach::open_list(s, fx),
         // Send, the JSON switch, the external editor and the list keys
         // belong to the argument editor; the answers to a server's request.
@@ -703,6 +713,15 @@ fn toggle_server(s: &mut State, fx: &mut Vec<Effect>) -> bool {
         if enabled { "enabled" } else { "disabled" },
         crate::sanitize::one_line(&server)
     );
+    // A server tried from the registry is not in the file: this session.
+    if let Some(c) = s.registry.tried.iter_mut().find(|c| c.name == server) {
+        c.enabled = enabled;
+        fx.push(Effect::Manager(Command::SetEnabled(server, enabled)));
+        s.status = Some(format!(
+            "{note} (for this session: it was tried from the registry, not in the config)"
+        ));
+        return true;
+    }
     s.status = Some(format!("{note}…"));
     fx.push(Effect::WriteEnabled {
         server,
@@ -750,6 +769,15 @@ fn toggle_deny(s: &mut State, fx: &mut Vec<Effect>) -> bool {
         crate::sanitize::one_line(&tool),
         crate::sanitize::one_line(&server)
     );
+    // A server tried from the registry is not in the file: this session.
+    if let Some(c) = s.registry.tried.iter_mut().find(|c| c.name == server) {
+        c.deny_tools = tools.clone();
+        fx.push(Effect::Manager(Command::SetDenyList(server, tools)));
+        s.status = Some(format!(
+            "{note} (for this session: it was tried from the registry, not in the config)"
+        ));
+        return true;
+    }
     s.status = Some(format!("{note}…"));
     fx.push(Effect::WriteDeny {
         server,

@@ -143,6 +143,9 @@ pub enum Effect {
     },
     /// Run `mcpdeck test --json FILE` (a child process; `Msg::SuiteRan`).
     RunSuite(std::path::PathBuf),
+    /// The registry browser's work: a search, a server tried, an add
+    /// (answered with `Msg::Registry`).
+    Registry(crate::tui::registry::RegistryFx),
 }
 
 /// The most OSC 52 carries reliably (terminals cap it around here).
@@ -210,6 +213,9 @@ pub enum Msg {
         file: std::path::PathBuf,
         result: Result<serde_json::Value, String>,
     },
+    /// The registry browser's answers (results, the registry unreachable,
+    /// an add written).
+    Registry(crate::tui::registry::RegistryMsg),
 }
 
 /// How long a status message stays when nothing replaces it.
@@ -246,6 +252,8 @@ pub fn update(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
 fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
     match msg {
         Msg::Tick => {
+            // The registry's search, once the typing paused.
+            crate::tui::registry::tick(s, fx);
             if s.mode == Mode::Net {
                 let changed = net_poll(s);
                 if !s.animating() {
@@ -352,6 +360,7 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
                 .unwrap_or(s.server_sel)
                 .min(s.servers.len().saturating_sub(1));
             s.refilter_to(tool);
+            crate::tui::registry::reloaded(s, &servers);
             s.relayout();
             let names: Vec<&str> = s.servers.iter().map(|v| v.name.as_str()).collect();
             s.latency.retain_servers(|n| names.contains(&n));
@@ -390,6 +399,7 @@ fn apply(s: &mut State, msg: Msg, fx: &mut Vec<Effect>) -> bool {
             suites::ran(s, file, result);
             true
         }
+        Msg::Registry(m) => crate::tui::registry::on_msg(s, m, fx),
         Msg::Serves(found) => crate::tui::attach::found(s, found),
         Msg::Attach(m) => crate::tui::attach::on_msg(s, m),
         Msg::PinsWritten(result, note) => trust::written(s, result.map(|b| *b), note),

@@ -230,6 +230,9 @@ pub enum Mode {
     SuitePick,
     /// A test suite's run and its steps (`X`).
     Tests,
+    /// The MCP Registry browser (`F`): search, an entry's detail, the
+    /// form to try or add it.
+    Registry,
 }
 
 /// Where a login stands.

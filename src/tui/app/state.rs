@@ -127,6 +127,8 @@ pub struct State {
     pub prompts: crate::tui::browse::Browse,
     /// The skills view.
     pub skills: crate::tui::skills::SkillsView,
+    /// The MCP Registry browser, and the servers tried from it.
+    pub registry: crate::tui::registry::RegistryView,
     /// Where closing the help goes back to (a view), if not the panes.
     pub help_back: Option<Mode>,
     /// The first help line shown, when the help does not fit.
@@ -222,6 +224,7 @@ impl State {
             resources: crate::tui::browse::Browse::default(),
             prompts: crate::tui::browse::Browse::default(),
             skills: crate::tui::skills::SkillsView::default(),
+            registry: crate::tui::registry::RegistryView::default(),
             help_back: None,
             help_scroll: 0,
             help_query: String::new(),
@@ -367,6 +370,7 @@ impl State {
             || self.resources.pending.is_some()
             || self.prompts.pending.is_some()
             || self.skills.busy()
+            || self.registry.busy()
             || (self.mode == Mode::Tests && self.tests.as_ref().is_some_and(|v| v.running))
             || self
                 .servers

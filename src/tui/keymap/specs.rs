@@ -241,9 +241,16 @@ pub(super) const SPECS: &[Spec] = &[
     Spec {
         action: Action::AddServer,
         name: "add_server",
-        help: "add a server to the config",
+        help: "add a server to the config; in the registry view (F): add the selected entry via a form of its inputs (secrets kept in the credential store)",
         group: Group::Servers,
         keys: &["a"],
+    },
+    Spec {
+        action: Action::TryServer,
+        name: "try_server",
+        help: "in the registry view (F): try the selected entry, connected for this session only (not written to the config); inputs it needs are asked first",
+        group: Group::Servers,
+        keys: &["u"],
     },
     Spec {
         action: Action::Import,
@@ -300,6 +307,13 @@ pub(super) const SPECS: &[Spec] = &[
         help: "skills (the MCP Skills extension): listed without reading a file; Enter loads one's SKILL.md, verified against its entry (size, sha256, frontmatter), then reads its files one by one; r lists again",
         group: Group::View,
         keys: &["K"],
+    },
+    Spec {
+        action: Action::Registry,
+        name: "registry",
+        help: "find servers in the MCP Registry ([settings] registry_url): search as you type, read what an entry needs and runs; u tries it, a adds it",
+        group: Group::View,
+        keys: &["F"],
     },
     Spec {
         action: Action::Subscribe,

@@ -96,6 +96,20 @@ fn detail_content(s: &State) -> (String, Vec<Line<'static>>) {
             offers: s.settings.capabilities,
         };
         server_lines(v, &s.keymap, &stats, &roots, s.clock, width, &mut lines);
+        if s.registry.is_tried(&v.name) {
+            use crate::tui::keymap::Action;
+            lines.insert(
+                0,
+                Line::styled(
+                    format!(
+                        "tried from the MCP Registry: for this session only, not in the config ({} then {} adds it)",
+                        s.keymap.label(Action::Registry),
+                        s.keymap.label(Action::AddServer)
+                    ),
+                    Role::Warn.style(),
+                ),
+            );
+        }
     } else if let Some((_, t)) = s.selected_tool() {
         title = format!("Tool · {}", clean(&t.name));
         if let Some(x) = &t.title {

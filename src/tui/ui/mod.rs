@@ -29,6 +29,7 @@ mod import;
 mod log;
 mod login;
 mod net;
+pub mod registry;
 mod result;
 mod servers;
 pub mod skills;
@@ -101,6 +102,10 @@ pub(super) fn render_panes(s: &State, f: &mut Frame) {
     } else if s.mode == Mode::Skills || (s.mode == Mode::Help && s.help_back == Some(Mode::Skills))
     {
         skills::render(s, f, main);
+    } else if s.mode == Mode::Registry
+        || (s.mode == Mode::Help && s.help_back == Some(Mode::Registry))
+    {
+        registry::render(s, f, main);
     } else if matches!(s.mode, Mode::Log | Mode::LogFilter) {
         render_log(s, f, main);
     } else if s.mode == Mode::Net {

@@ -54,6 +54,8 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
             let insecure = v.http.as_ref().is_some_and(|h| h.insecure);
             // Offered `/` or the home directory as a root.
             let wide = s.wide_roots(v);
+            // Tried from the registry: in this session, not in the config.
+            let tried = s.registry.is_tried(&v.name);
             // What must be seen whole: the badge, the tool count and the
             // latency (and the insecure mark); then the name, cut with `…`
             // if it must; the version goes first when room is short.
@@ -61,7 +63,8 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
                 + tools.chars().count()
                 + latency.chars().count()
                 + if insecure { 11 } else { 0 }
-                + if wide { 7 } else { 0 };
+                + if wide { 7 } else { 0 }
+                + if tried { 4 } else { 0 };
             let name = clean(&v.name);
             let name_w = name.chars().count();
             let era = format!(" {}", clean(&era));
@@ -80,6 +83,10 @@ pub(super) fn render_servers(s: &State, f: &mut Frame, area: Rect) {
             if insecure {
                 spans.push(Span::raw(" "));
                 spans.push(insecure_badge());
+            }
+            if tried {
+                spans.push(Span::raw(" "));
+                spans.push(Span::styled("try", Role::Warn.style()));
             }
             if wide {
                 spans.push(Span::raw(" "));

@@ -188,6 +188,7 @@ pub(super) fn render_status(s: &State, f: &mut Frame, area: Rect) {
             Mode::Resources => browse::hint(s, crate::tui::browse::Kind::Resources),
             Mode::Prompts => browse::hint(s, crate::tui::browse::Kind::Prompts),
             Mode::Skills => super::skills::hint(s),
+            Mode::Registry => super::registry::hint(s),
             Mode::Normal => {
                 let mut actions = vec![
                     Action::Open,

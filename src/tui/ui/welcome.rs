@@ -24,10 +24,16 @@ pub(super) fn render_empty(s: &State, f: &mut Frame, area: Rect) {
         .keymap
         .key_label(Action::Import)
         .unwrap_or_else(|| "i".into());
+    let find = s
+        .keymap
+        .key_label(Action::Registry)
+        .unwrap_or_else(|| "F".into());
     let text = [
         String::new(),
         format!("Press {add} to add one: a name and the command that starts it."),
         format!("It is written to {path}."),
+        String::new(),
+        format!("Press {find} to find one in the MCP Registry, try it, and add it."),
         String::new(),
         "Already using Claude, VS Code, Cursor, Windsurf, Zed, Codex or Gemini?".to_string(),
         format!("Press {import} to import their servers."),
