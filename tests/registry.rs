@@ -587,6 +587,33 @@ fn every_registry_type_builds_its_command_as_a_list() {
         .unwrap_or_default()
         .to_string();
     assert!(e.contains("refused") && e.contains("--node-options"), "{v}");
+    // --arg gives an argument by name; --var fills a {variable}.
+    let v = show(
+        "io.github.example/weather-py",
+        &[
+            "--env",
+            "WEATHER_API_KEY=k",
+            "--var",
+            "config_dir=/etc/w",
+            "--arg",
+            "units=metric",
+        ],
+    );
+    let argv: Vec<String> =
+        serde_json::from_value(v["ways"][0]["argv"].clone()).unwrap_or_default();
+    assert_eq!(argv[0], "uvx", "{argv:?}");
+    assert!(
+        argv.windows(2).any(|w| w == ["--units", "metric"]),
+        "{argv:?}"
+    );
+    assert!(
+        argv.contains(&"/etc/w/weather.toml".to_string()),
+        "{argv:?}"
+    );
+    assert!(
+        !argv.contains(&"k".to_string()),
+        "the secret env value is not an argument"
+    );
     let v = show("io.github.example/weather-py", &[]);
     assert!(
         v["ways"][0]["error"]

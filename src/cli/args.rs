@@ -64,6 +64,8 @@ pub enum Cmd {
         target: TargetArgs,
         #[command(flatten)]
         registry: super::registry::RegistryInputs,
+        #[command(flatten)]
+        registry_arg: super::registry::RegistryArg,
         /// Print {name, era, version, detection, transport, serverInfo, capabilities, instructions, supportedVersions, connectMs} (a failure: the error envelope, see docs/cli.md)
         #[arg(long)]
         json: bool,
@@ -76,6 +78,8 @@ pub enum Cmd {
         target: TargetArgs,
         #[command(flatten)]
         registry: super::registry::RegistryInputs,
+        #[command(flatten)]
+        registry_arg: super::registry::RegistryArg,
         /// Print {"tools": […]} exactly as the server sent them (and "denied": [names] when the config denies some)
         #[arg(long)]
         json: bool,

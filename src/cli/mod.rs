@@ -193,16 +193,24 @@ fn limit_of(cmd: &Cmd) -> Option<&target::Limit> {
 
 /// The registry inputs of a command that takes them (for a
 /// `registry:NAME` TARGET).
-fn registry_inputs_of(cmd: &Cmd) -> Option<&registry::RegistryInputs> {
+fn registry_inputs_of(cmd: &Cmd) -> Option<registry::RegistryInputs> {
     match cmd {
-        Cmd::Info { registry, .. } | Cmd::Tools { registry, .. } | Cmd::Call { registry, .. } => {
-            Some(registry)
+        Cmd::Info {
+            registry,
+            registry_arg,
+            ..
         }
+        | Cmd::Tools {
+            registry,
+            registry_arg,
+            ..
+        } => Some(registry.with_arg(registry_arg)),
+        Cmd::Call { registry, .. } => Some(registry.clone()),
         Cmd::Resources(a) | Cmd::Templates(a) | Cmd::Prompts(a) | Cmd::Skills(a) => {
-            Some(&a.registry)
+            Some(a.registry.with_arg(&a.registry_arg))
         }
-        Cmd::Smoke(a) => Some(&a.registry),
-        Cmd::Lint(a) => Some(&a.registry),
+        Cmd::Smoke(a) => Some(a.registry.with_arg(&a.registry_arg)),
+        Cmd::Lint(a) => Some(a.registry.with_arg(&a.registry_arg)),
         _ => None,
     }
 }
@@ -220,7 +228,7 @@ async fn timed(cli: Cli, config: Config) -> Outcome {
         None => None,
     };
     link::set_limit(limit);
-    registry::set_inputs(cli.command.as_ref().and_then(registry_inputs_of).cloned());
+    registry::set_inputs(cli.command.as_ref().and_then(registry_inputs_of));
     // The whole command's deadline is for one server asked once. The
     // commands over several servers (`servers`, `pin`, `verify`) report
     // each one, so each connection and request keeps its own limit (one

@@ -37,6 +37,20 @@ pub struct RegistryInputs {
     /// For a registry: target, connect to its remote N
     #[arg(long, value_name = "N")]
     pub remote: Option<usize>,
+    /// Argument values by name (`--arg NAME=VALUE`, from [`RegistryArg`]
+    /// where the command has no `--arg` of its own).
+    #[arg(skip)]
+    pub arg: Vec<String>,
+}
+
+/// `--arg NAME=VALUE` for a `registry:` target, on the commands whose own
+/// `--arg` does not mean something else (`call` and `complete` have theirs:
+/// there `--var NAME=VALUE` gives an argument by name).
+#[derive(Args, Debug, Clone, Default)]
+pub struct RegistryArg {
+    /// For a registry: target, a runtime or package argument by name, NAME=VALUE; repeatable
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    pub arg: Vec<String>,
 }
 
 impl RegistryInputs {
@@ -54,13 +68,22 @@ impl RegistryInputs {
 
     pub fn given(&self) -> Result<Given, Failure> {
         let vars = Self::pairs(&self.var, "--var")?;
+        // An argument's value by its name: --arg, else as a {variable}.
+        let mut args = Self::pairs(&self.arg, "--arg")?;
+        args.extend(vars.iter().cloned());
         Ok(Given {
             env: Self::pairs(&self.env, "--env")?,
             headers: Self::pairs(&self.header, "--header")?,
-            // An argument's value by its name, as for a {variable}.
-            args: vars.clone(),
+            args,
             vars,
         })
+    }
+
+    /// With the `--arg` values of a command that has [`RegistryArg`].
+    pub fn with_arg(&self, a: &RegistryArg) -> RegistryInputs {
+        let mut r = self.clone();
+        r.arg.extend(a.arg.iter().cloned());
+        r
     }
 
     fn choice(&self) -> Option<Choice> {
@@ -75,6 +98,7 @@ impl RegistryInputs {
         !self.env.is_empty()
             || !self.header.is_empty()
             || !self.var.is_empty()
+            || !self.arg.is_empty()
             || self.package.is_some()
             || self.remote.is_some()
     }
@@ -117,6 +141,8 @@ pub enum RegistryCmd {
         json: bool,
         #[command(flatten)]
         inputs: RegistryInputs,
+        #[command(flatten)]
+        arg: RegistryArg,
     },
     /// Add a server from the registry to the config (secrets go to the credential store)
     Add {
@@ -136,6 +162,8 @@ pub enum RegistryCmd {
         json: bool,
         #[command(flatten)]
         inputs: RegistryInputs,
+        #[command(flatten)]
+        arg: RegistryArg,
     },
 }
 
@@ -196,7 +224,17 @@ pub async fn run(config: &Config, cmd: RegistryCmd) -> Outcome {
             version,
             json,
             inputs,
-        } => show(config, &name, version.as_deref(), json, &inputs).await,
+            arg,
+        } => {
+            show(
+                config,
+                &name,
+                version.as_deref(),
+                json,
+                &inputs.with_arg(&arg),
+            )
+            .await
+        }
         RegistryCmd::Add {
             name,
             local,
@@ -204,7 +242,19 @@ pub async fn run(config: &Config, cmd: RegistryCmd) -> Outcome {
             yes,
             json,
             inputs,
-        } => add(config, &name, local, version.as_deref(), yes, json, &inputs).await,
+            arg,
+        } => {
+            add(
+                config,
+                &name,
+                local,
+                version.as_deref(),
+                yes,
+                json,
+                &inputs.with_arg(&arg),
+            )
+            .await
+        }
     }
 }
 
@@ -712,7 +762,7 @@ pub fn check_unused(target: Option<&str>, inputs: &RegistryInputs) -> Result<(),
     if is_registry_target(target).is_none() && (inputs.any() || inputs.registry.is_some()) {
         return Err(Failure::new(
             Exit::Usage,
-            "--registry, --env, --header, --var, --package and --remote are for a registry:NAME target; this TARGET is not one",
+            "--registry, --env, --header, --var, --arg, --package and --remote are for a registry:NAME target; this TARGET is not one",
         ));
     }
     Ok(())
@@ -772,6 +822,8 @@ async fn add(
                     inputs.env.push(kv);
                 } else if m.flag.starts_with("--header") {
                     inputs.header.push(kv);
+                } else if m.flag.starts_with("--arg") {
+                    inputs.arg.push(kv);
                 } else {
                     inputs.var.push(kv);
                 }

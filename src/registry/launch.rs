@@ -405,7 +405,7 @@ fn arg_values(
         let v = value_of(
             &a.input,
             self::given(&given.args, &a.input.name),
-            "--var ",
+            "--arg ",
             &given.vars,
             missing,
             &mut secret,

@@ -53,6 +53,8 @@ pub struct ListArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub registry: crate::cli::registry::RegistryInputs,
+    #[command(flatten)]
+    pub registry_arg: crate::cli::registry::RegistryArg,
     /// Print the list as received (all pages joined)
     #[arg(long)]
     pub json: bool,

@@ -33,6 +33,8 @@ pub struct SmokeArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub registry: crate::cli::registry::RegistryInputs,
+    #[command(flatten)]
+    pub registry_arg: crate::cli::registry::RegistryArg,
     /// Print the report as JSON
     #[arg(long)]
     pub json: bool,

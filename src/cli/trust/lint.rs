@@ -23,6 +23,8 @@ pub struct LintArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub registry: crate::cli::registry::RegistryInputs,
+    #[command(flatten)]
+    pub registry_arg: crate::cli::registry::RegistryArg,
     /// Print {"findings": [{server, kind, name, rule, severity, message, evidence, field}]}
     #[arg(long)]
     pub json: bool,
