@@ -800,15 +800,6 @@ pub(super) fn server_lines(
         }
     }
     trust_summary(v, keys, lines);
-    // SEP-2549: what the server said about reusing its results, after what
-    // it is and what was found. mcpdeck lists again on connect, on r and
-    // R, and on the server's list_changed; never on a timer.
-    for (method, h) in &v.lists.hints {
-        lines.push(Line::raw(cut(
-            &format!("caching: {method} {}", h.declared()),
-            width,
-        )));
-    }
     if v.findings > 0 {
         lines.push(Line::styled(
             format!("{} findings", v.findings),
@@ -828,6 +819,28 @@ pub(super) fn server_lines(
     // After what the server is and what was found; before the
     // notifications and stderr, which can be long.
     latency_table(stats, keys, width, &mut *lines);
+    // SEP-2549: what the server said about reusing its results, one line
+    // (lists that say the same are named together), after the latency
+    // table. mcpdeck lists again on connect, on r and R, and on the
+    // server's list_changed; never on a timer.
+    if !v.lists.hints.is_empty() {
+        let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+        for (method, h) in &v.lists.hints {
+            let said = h.declared();
+            match groups.iter_mut().find(|(d, _)| *d == said) {
+                Some((_, m)) => m.push(method),
+                None => groups.push((said, vec![method])),
+            }
+        }
+        let text: Vec<String> = groups
+            .iter()
+            .map(|(said, methods)| format!("{} {said}", methods.join(", ")))
+            .collect();
+        lines.push(Line::raw(cut(
+            &format!("caching: {}", text.join("; ")),
+            width,
+        )));
+    }
     if !v.notices.is_empty() {
         lines.push(Line::styled(
             format!(
