@@ -171,6 +171,9 @@ fn search_pages_through_every_entry_latest_only_without_deleted() {
     let v = json(&r);
     assert_eq!(names(&v).len(), 5);
     assert_eq!(v["more"], true);
+    let r = home.run(&["registry", "search", "--limit", "0", "--registry", &base]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--limit 0"), "{}", r.stderr);
 }
 
 #[test]

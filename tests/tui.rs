@@ -5711,3 +5711,62 @@ fn a_request_the_server_gives_up_leaves_the_screen() {
     assert!(s.asks.is_open(), "the second request is shown");
     assert_eq!(s.asks.queue.front().map(|a| a.id), Some(2));
 }
+
+/// Copy as curl (`c`) on a server whose token is DPoP-bound says why it
+/// cannot (each request needs a fresh proof signed with mcpdeck's key),
+/// instead of a script that would send the token as Bearer.
+#[test]
+fn copy_as_curl_refuses_a_dpop_bound_server() {
+    use mcpdeck::mcp::auth::TokenInfo;
+    let mut s = oauth_state();
+    let mut fx = Vec::new();
+    update(
+        &mut s,
+        Msg::Manager(Event::LoginFinished {
+            server: "remote".into(),
+            result: Ok(TokenInfo {
+                issuer: "https://login.example.com".into(),
+                client_id: "c".into(),
+                scopes: vec![],
+                expires_at: None,
+                refreshable: false,
+                dpop: true,
+                storage: "memory".into(),
+            }),
+        }),
+        &mut fx,
+    );
+    s.track(mcpdeck::tui::app::InFlight {
+        tag: 7,
+        server: "remote".into(),
+        tool: "echo".into(),
+        request_id: Some(2),
+        progress: None,
+        task: None,
+        args: "{}".into(),
+        started: None,
+    });
+    let mut findings = Vec::new();
+    update(
+        &mut s,
+        Msg::Manager(Event::CallFinished {
+            tag: 7,
+            server: "remote".into(),
+            tool: "echo".into(),
+            result: Ok(mcpdeck::mcp::types::CallResult::parse(
+                serde_json::json!({"content": [{"type": "text", "text": "hi"}]}),
+                &mut findings,
+            )),
+            elapsed: Duration::from_millis(3),
+        }),
+        &mut fx,
+    );
+    let mut fx = Vec::new();
+    update(&mut s, key(KeyCode::Char('c')), &mut fx);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Copy(_))), "{fx:?}");
+    let status = s.status.clone().unwrap_or_default();
+    assert!(
+        status.contains("DPoP-bound") && status.contains("a curl script cannot make"),
+        "{status}"
+    );
+}

@@ -267,6 +267,12 @@ async fn search(
     json_out: bool,
     flag: Option<&str>,
 ) -> Outcome {
+    if limit == 0 {
+        return Err(Failure::new(
+            Exit::Usage,
+            "--limit 0 asks for nothing: give a number of entries, or --all",
+        ));
+    }
     let reg = registry(config, flag)?;
     let q = query.unwrap_or("");
     let cache = Cache::open();

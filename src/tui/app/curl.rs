@@ -485,6 +485,15 @@ pub(super) fn command(s: &super::State) -> Result<CurlCall, String> {
             s.keymap.label(crate::tui::keymap::Action::CopyCommand)
         ));
     }
+    // A DPoP-bound token (RFC 9449) needs a fresh proof signed with
+    // mcpdeck's key on every request: a curl script cannot make one.
+    if v.auth.as_ref().is_some_and(|a| a.dpop) {
+        return Err(format!(
+            "{}'s token is DPoP-bound: every request needs a fresh proof signed with mcpdeck's key, which a curl script cannot make ({} copies the call as an mcpdeck command)",
+            one(&o.server),
+            s.keymap.label(crate::tui::keymap::Action::CopyCommand)
+        ));
+    }
     let args: Value = o
         .args
         .as_deref()
