@@ -552,6 +552,18 @@ fn every_registry_type_builds_its_command_as_a_list() {
             .any(|a| a == "ghcr.io/example/docker-tool:1.2.0"),
         "{argv:?}"
     );
+    // A {variable} with choices takes only one of them.
+    let v = show(
+        "io.example/docker-tool",
+        &["--var", "source_path=/srv/data", "--var", "log_level=nope"],
+    );
+    assert!(
+        v["ways"][0]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("\"nope\" is not one of debug, info"),
+        "{v}"
+    );
     let v = show(
         "io.example/nuget-weather",
         &["--env", "WEATHER_CHOICES=sunny"],

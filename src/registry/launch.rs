@@ -303,6 +303,27 @@ fn runtime_env_ok(name: &str) -> Result<(), LaunchError> {
     Ok(())
 }
 
+/// A `--var` given for a `{variable}` with choices must be one of them.
+fn check_choices<'a>(
+    variables: impl Iterator<Item = &'a Input>,
+    given: &Given,
+) -> Result<(), LaunchError> {
+    for v in variables {
+        if let Some(g) = self::given(&given.vars, &v.name)
+            && !v.choices.is_empty()
+            && !v.choices.iter().any(|c| c == g)
+        {
+            return Err(LaunchError::Value(format!(
+                "--var {}: {:?} is not one of {}",
+                v.name,
+                crate::sanitize::one_line(g),
+                crate::sanitize::one_line(&v.choices.join(", "))
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn given<'a>(list: &'a [(String, String)], name: &str) -> Option<&'a str> {
     list.iter()
         .find(|(k, _)| k == name)
@@ -441,19 +462,12 @@ pub fn resolve(entry: &Entry, choice: Choice, given: &Given) -> Result<Resolved,
                 &mut missing,
                 &mut url_secret,
             );
-            for v in &r.variables {
-                if let Some(g) = self::given(&given.vars, &v.name)
-                    && !v.choices.is_empty()
-                    && !v.choices.iter().any(|c| c == g)
-                {
-                    return Err(LaunchError::Value(format!(
-                        "--var {}: {:?} is not one of {}",
-                        v.name,
-                        crate::sanitize::one_line(g),
-                        crate::sanitize::one_line(&v.choices.join(", "))
-                    )));
-                }
-            }
+            check_choices(
+                r.variables
+                    .iter()
+                    .chain(r.headers.iter().flat_map(|h| &h.variables)),
+                given,
+            )?;
             if url_secret {
                 secrets.push(SecretValue {
                     name: "url".into(),
@@ -529,6 +543,14 @@ pub fn resolve(entry: &Entry, choice: Choice, given: &Given) -> Result<Resolved,
                     crate::sanitize::one_line(p.transport_url.as_deref().unwrap_or("a URL"))
                 )));
             }
+            check_choices(
+                p.env
+                    .iter()
+                    .chain(p.runtime_args.iter().map(|a| &a.input))
+                    .chain(p.package_args.iter().map(|a| &a.input))
+                    .flat_map(|i| &i.variables),
+                given,
+            )?;
             let mut env = Vec::new();
             for e in &p.env {
                 let mut secret = false;
