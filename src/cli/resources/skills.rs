@@ -167,14 +167,14 @@ pub async fn skill(config: &Config, a: &SkillArgs, trace: bool) -> Outcome {
             skills::get(&mut request, &wanted)
                 .await
                 .map_err(|e| failure(e, a.json))?
-                .map_err(|m| Failure::new(Exit::Connect, m))?
+                .map_err(|m| Failure::new(Exit::Connect, m.0))?
         } else {
             let listing = skills::list(&mut request)
                 .await
                 .map_err(|e| failure(e, a.json))?;
             listing
                 .find(&wanted)
-                .map_err(|m| Failure::new(Exit::Usage, sanitize::one_line(&m)))?
+                .map_err(|m| Failure::new(Exit::Usage, sanitize::one_line(&m.0)))?
                 .clone()
         };
         let loaded = skills::load(&mut request, &skill)

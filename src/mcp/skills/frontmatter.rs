@@ -31,7 +31,11 @@ fn size(v: &Value, cap: usize) -> usize {
 
 /// The frontmatter of a `SKILL.md` as a JSON object: the YAML between a
 /// first line `---` and the next line `---` (or `...`).
-pub fn frontmatter(markdown: &str) -> Result<Map<String, Value>, String> {
+pub fn frontmatter(markdown: &str) -> Result<Map<String, Value>, super::SkillError> {
+    read_frontmatter(markdown).map_err(super::SkillError)
+}
+
+fn read_frontmatter(markdown: &str) -> Result<Map<String, Value>, String> {
     let text = markdown.strip_prefix('\u{feff}').unwrap_or(markdown);
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().unwrap_or_default();
@@ -78,7 +82,7 @@ enum Frame {
 }
 
 /// One YAML document as JSON (`Null` when there is none).
-pub fn yaml_to_json(yaml: &str) -> Result<Value, String> {
+fn yaml_to_json(yaml: &str) -> Result<Value, String> {
     let mut anchors: std::collections::HashMap<usize, Value> = Default::default();
     let mut stack: Vec<Frame> = Vec::new();
     let mut done: Option<Value> = None;

@@ -26,6 +26,12 @@ use serde_json::{Map, Value, json};
 
 pub use frontmatter::{compare, differing_fields, frontmatter};
 
+/// Why an entry, a file or a frontmatter is not used: what and where, in
+/// words (never a file's unverified content).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SkillError(pub String);
+
 /// The extension's identifier, under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
 /// Files per skill every conforming host must accept.
@@ -302,7 +308,11 @@ impl Skill {
 }
 
 /// Check bytes against the entry: size first, then digest.
-pub fn verify(file: &SkillFile, bytes: &[u8]) -> Result<(), String> {
+pub fn verify(file: &SkillFile, bytes: &[u8]) -> Result<(), SkillError> {
+    check_bytes(file, bytes).map_err(SkillError)
+}
+
+fn check_bytes(file: &SkillFile, bytes: &[u8]) -> Result<(), String> {
     if bytes.len() as u64 != file.size {
         return Err(format!(
             "{}: {} bytes read, the entry says {}",
@@ -323,7 +333,11 @@ pub fn verify(file: &SkillFile, bytes: &[u8]) -> Result<(), String> {
 
 /// The raw bytes of `uri` in a `resources/read` result: a text content's
 /// UTF-8, or a blob decoded.
-pub fn content_bytes(result: &Value, uri: &str) -> Result<Vec<u8>, String> {
+pub fn content_bytes(result: &Value, uri: &str) -> Result<Vec<u8>, SkillError> {
+    bytes_of(result, uri).map_err(SkillError)
+}
+
+fn bytes_of(result: &Value, uri: &str) -> Result<Vec<u8>, String> {
     let contents = result
         .get("contents")
         .and_then(Value::as_array)
@@ -393,7 +407,11 @@ impl Listing {
     }
 
     /// The skill `wanted` names: its URI, its path, or its name (unique).
-    pub fn find(&self, wanted: &str) -> Result<&Skill, String> {
+    pub fn find(&self, wanted: &str) -> Result<&Skill, SkillError> {
+        self.find_named(wanted).map_err(SkillError)
+    }
+
+    fn find_named(&self, wanted: &str) -> Result<&Skill, String> {
         if let Some(s) = self
             .skills
             .iter()
@@ -463,16 +481,16 @@ where
 }
 
 /// `skills/get`: the entry of the skill whose `SKILL.md` is `uri`.
-pub async fn get<F, E>(request: &mut F, uri: &str) -> Result<Result<Skill, String>, E>
+pub async fn get<F, E>(request: &mut F, uri: &str) -> Result<Result<Skill, SkillError>, E>
 where
     F: AsyncFnMut(&'static str, Value) -> Result<Value, E>,
 {
     let r = request("skills/get", json!({ "uri": uri })).await?;
     Ok(match r.get("skill") {
         Some(s) if s.is_object() => Ok(Skill::from_entry(s)),
-        _ => Err(format!(
+        _ => Err(SkillError(format!(
             "the skills/get answer for {uri} has no `skill` object"
-        )),
+        ))),
     })
 }
 
@@ -577,7 +595,7 @@ where
     let r = request("resources/read", json!({ "uri": uri }))
         .await
         .map_err(LoadError::Request)?;
-    let bytes = content_bytes(&r, uri).map_err(LoadError::Refused)?;
+    let bytes = content_bytes(&r, uri).map_err(|e| LoadError::Refused(e.0))?;
     match listed {
         Some(f) => verify(&f, &bytes).map_err(|e| {
             LoadError::Refused(format!("verification failed: {e}; the content is not used"))

@@ -49,9 +49,9 @@ fn without_uri(e: String, uri: &str) -> String {
 /// limit for a dynamic skill's.
 pub fn check_file(skill: &Skill, uri: &str, result: &Value) -> Result<Vec<u8>, String> {
     let listed = may_read(skill, uri)?;
-    let bytes = skills::content_bytes(result, uri).map_err(|e| without_uri(e, uri))?;
+    let bytes = skills::content_bytes(result, uri).map_err(|e| without_uri(e.0, uri))?;
     match listed {
-        Some(f) => skills::verify(f, &bytes).map_err(|e| without_uri(e, uri))?,
+        Some(f) => skills::verify(f, &bytes).map_err(|e| without_uri(e.0, uri))?,
         None if bytes.len() as u64 > skills::MAX_BYTES => {
             return Err("larger than the extension's 16 MiB limit".into());
         }

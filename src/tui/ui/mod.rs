@@ -17,6 +17,7 @@ pub use help::{help_geometry, help_lines};
 pub use result::{step_up_hint_shown, strip_shown};
 
 mod add;
+mod app_view;
 mod ask;
 mod attach;
 pub mod browse;
