@@ -188,8 +188,14 @@ step "fuzz/Cargo.lock in sync (cargo metadata --locked)"
 cargo metadata --locked --offline --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null \
     || die "fuzz/Cargo.lock does not resolve offline with --locked (out of date with Cargo.toml?): see docs/development.md#fuzzing for the command that brings it along"
 
-step "import circles (scripts/module-cycles mcp cli suite)"
-python3 scripts/module-cycles mcp cli suite
+step "import circles (scripts/module-cycles mcp cli suite serve)"
+python3 scripts/module-cycles mcp cli suite serve
+
+step "typed errors in the protocol core (no Result<_, String> in src/mcp outside tests)"
+if stringly="$(grep -rnE 'Result<[^;{]*, *String>' src/mcp --include='*.rs' | grep -vE '(^|/)tests?(\.rs|/)')"; then
+    die "Result<_, String> in src/mcp (use a thiserror type, as the rest of the core does):
+$stringly"
+fi
 
 if [[ $# -eq 0 ]]; then
     # The same tests as `cargo test --all-targets`, built once, run several

@@ -32,12 +32,9 @@ use start::{connection, load_pins, served};
 use super::control::Control;
 use super::names::Naming;
 use super::state::{ServeState, Upstream, Visible};
-use super::{ServeArgs, ServeError};
+use super::{Out, ServeArgs, ServeError};
 use crate::config::watch::{Waker, Watched};
 
-/// A line for the agent, and the id of the agent's request it belongs to
-/// (if it belongs to one).
-pub(in crate::serve) type Out = (String, Option<Value>);
 
 /// How mcpdeck's `requestState` starts (then the upstream request's tag).
 const STATE_PREFIX: &str = "mcpdeck/";

@@ -36,6 +36,11 @@ pub mod state;
 
 use std::path::PathBuf;
 
+/// A line for the agent, and the id of the agent's request it belongs to
+/// (if it belongs to one): what the agent side hands to the stdio writer
+/// and to the HTTP side.
+pub(in crate::serve) type Out = (String, Option<serde_json::Value>);
+
 use clap::Args;
 
 pub use names::Naming;

@@ -9,6 +9,8 @@
 use saphyr_parser::{Event, Parser, ScalarStyle};
 use serde_json::{Map, Number, Value};
 
+use super::{SkillError, fail};
+
 /// At most this deep (a frontmatter is a few fields).
 const MAX_DEPTH: usize = 64;
 /// At most this many values in all, aliases counted as the copies they
@@ -31,16 +33,16 @@ fn size(v: &Value, cap: usize) -> usize {
 
 /// The frontmatter of a `SKILL.md` as a JSON object: the YAML between a
 /// first line `---` and the next line `---` (or `...`).
-pub fn frontmatter(markdown: &str) -> Result<Map<String, Value>, super::SkillError> {
-    read_frontmatter(markdown).map_err(super::SkillError)
+pub fn frontmatter(markdown: &str) -> Result<Map<String, Value>, SkillError> {
+    read_frontmatter(markdown)
 }
 
-fn read_frontmatter(markdown: &str) -> Result<Map<String, Value>, String> {
+fn read_frontmatter(markdown: &str) -> Result<Map<String, Value>, SkillError> {
     let text = markdown.strip_prefix('\u{feff}').unwrap_or(markdown);
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().unwrap_or_default();
     if first.trim_end() != "---" {
-        return Err("it does not begin with a `---` frontmatter block".into());
+        return fail("it does not begin with a `---` frontmatter block");
     }
     let mut yaml = String::new();
     let mut closed = false;
@@ -53,12 +55,12 @@ fn read_frontmatter(markdown: &str) -> Result<Map<String, Value>, String> {
         yaml.push_str(line);
     }
     if !closed {
-        return Err("its frontmatter block has no closing `---`".into());
+        return fail("its frontmatter block has no closing `---`");
     }
     match yaml_to_json(&yaml)? {
         Value::Object(m) => Ok(m),
-        Value::Null => Err("its frontmatter is empty".into()),
-        other => Err(format!(
+        Value::Null => fail("its frontmatter is empty"),
+        other => fail(format!(
             "its frontmatter is not a mapping (it is {})",
             kind(&other)
         )),
@@ -82,7 +84,7 @@ enum Frame {
 }
 
 /// One YAML document as JSON (`Null` when there is none).
-fn yaml_to_json(yaml: &str) -> Result<Value, String> {
+fn yaml_to_json(yaml: &str) -> Result<Value, SkillError> {
     let mut anchors: std::collections::HashMap<usize, Value> = Default::default();
     let mut stack: Vec<Frame> = Vec::new();
     let mut done: Option<Value> = None;
@@ -101,20 +103,20 @@ fn yaml_to_json(yaml: &str) -> Result<Value, String> {
             Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => continue,
             Event::DocumentStart(_) => {
                 if done.is_some() {
-                    return Err("its frontmatter holds more than one YAML document".into());
+                    return fail("its frontmatter holds more than one YAML document");
                 }
                 continue;
             }
             Event::SequenceStart(anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err("its frontmatter is nested too deep".into());
+                    return fail("its frontmatter is nested too deep");
                 }
                 stack.push(Frame::Seq(Vec::new(), anchor));
                 continue;
             }
             Event::MappingStart(anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err("its frontmatter is nested too deep".into());
+                    return fail("its frontmatter is nested too deep");
                 }
                 stack.push(Frame::Map(Map::new(), None, anchor));
                 continue;
@@ -127,7 +129,7 @@ fn yaml_to_json(yaml: &str) -> Result<Value, String> {
                     }
                     v
                 }
-                _ => return Err("its frontmatter's YAML is unbalanced".into()),
+                _ => return fail("its frontmatter's YAML is unbalanced"),
             },
             Event::MappingEnd => match stack.pop() {
                 Some(Frame::Map(m, _, anchor)) => {
@@ -137,7 +139,7 @@ fn yaml_to_json(yaml: &str) -> Result<Value, String> {
                     }
                     v
                 }
-                _ => return Err("its frontmatter's YAML is unbalanced".into()),
+                _ => return fail("its frontmatter's YAML is unbalanced"),
             },
             Event::Alias(id) => {
                 let v = anchors.get(&id).ok_or_else(|| {
@@ -145,7 +147,7 @@ fn yaml_to_json(yaml: &str) -> Result<Value, String> {
                 })?;
                 values += size(v, MAX_VALUES);
                 if values > MAX_VALUES {
-                    return Err(format!(
+                    return fail(format!(
                         "its frontmatter expands to more than {MAX_VALUES} values (aliases of aliases at line {line}): refused"
                     ));
                 }
@@ -168,7 +170,7 @@ fn yaml_to_json(yaml: &str) -> Result<Value, String> {
         };
         values += 1;
         if values > MAX_VALUES {
-            return Err(format!(
+            return fail(format!(
                 "its frontmatter has more than {MAX_VALUES} values: refused"
             ));
         }
@@ -184,13 +186,13 @@ fn yaml_to_json(yaml: &str) -> Result<Value, String> {
                         Value::Bool(b) => b.to_string(),
                         Value::Number(n) => n.to_string(),
                         _ => {
-                            return Err(format!(
+                            return fail(format!(
                                 "its frontmatter has a key that is not a scalar at line {line}"
                             ));
                         }
                     };
                     if map.contains_key(&k) {
-                        return Err(format!(
+                        return fail(format!(
                             "its frontmatter has the key {k:?} twice (line {line})"
                         ));
                     }

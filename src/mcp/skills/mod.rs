@@ -32,6 +32,17 @@ pub use frontmatter::{compare, differing_fields, frontmatter};
 #[error("{0}")]
 pub struct SkillError(pub String);
 
+impl From<String> for SkillError {
+    fn from(s: String) -> Self {
+        SkillError(s)
+    }
+}
+
+/// An error with these words.
+fn fail<T>(msg: impl Into<String>) -> Result<T, SkillError> {
+    Err(SkillError(msg.into()))
+}
+
 /// The extension's identifier, under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
 /// Files per skill every conforming host must accept.
@@ -309,12 +320,12 @@ impl Skill {
 
 /// Check bytes against the entry: size first, then digest.
 pub fn verify(file: &SkillFile, bytes: &[u8]) -> Result<(), SkillError> {
-    check_bytes(file, bytes).map_err(SkillError)
+    check_bytes(file, bytes)
 }
 
-fn check_bytes(file: &SkillFile, bytes: &[u8]) -> Result<(), String> {
+fn check_bytes(file: &SkillFile, bytes: &[u8]) -> Result<(), SkillError> {
     if bytes.len() as u64 != file.size {
-        return Err(format!(
+        return fail(format!(
             "{}: {} bytes read, the entry says {}",
             file.uri,
             bytes.len(),
@@ -323,7 +334,7 @@ fn check_bytes(file: &SkillFile, bytes: &[u8]) -> Result<(), String> {
     }
     let got = digest_of(bytes);
     if got != file.digest {
-        return Err(format!(
+        return fail(format!(
             "{}: digest {got}, the entry says {}",
             file.uri, file.digest
         ));
@@ -334,10 +345,10 @@ fn check_bytes(file: &SkillFile, bytes: &[u8]) -> Result<(), String> {
 /// The raw bytes of `uri` in a `resources/read` result: a text content's
 /// UTF-8, or a blob decoded.
 pub fn content_bytes(result: &Value, uri: &str) -> Result<Vec<u8>, SkillError> {
-    bytes_of(result, uri).map_err(SkillError)
+    bytes_of(result, uri)
 }
 
-fn bytes_of(result: &Value, uri: &str) -> Result<Vec<u8>, String> {
+fn bytes_of(result: &Value, uri: &str) -> Result<Vec<u8>, SkillError> {
     let contents = result
         .get("contents")
         .and_then(Value::as_array)
@@ -361,9 +372,9 @@ fn bytes_of(result: &Value, uri: &str) -> Result<Vec<u8>, String> {
             .or_else(|_| {
                 base64::engine::general_purpose::STANDARD_NO_PAD.decode(clean.trim_end_matches('='))
             })
-            .map_err(|e| format!("the blob of {uri} is not base64 ({e})"));
+            .map_err(|e| SkillError(format!("the blob of {uri} is not base64 ({e})")));
     }
-    Err(format!("the content of {uri} has neither text nor blob"))
+    fail(format!("the content of {uri} has neither text nor blob"))
 }
 
 /// A page of `skills/list`, joined.
@@ -408,10 +419,10 @@ impl Listing {
 
     /// The skill `wanted` names: its URI, its path, or its name (unique).
     pub fn find(&self, wanted: &str) -> Result<&Skill, SkillError> {
-        self.find_named(wanted).map_err(SkillError)
+        self.find_named(wanted)
     }
 
-    fn find_named(&self, wanted: &str) -> Result<&Skill, String> {
+    fn find_named(&self, wanted: &str) -> Result<&Skill, SkillError> {
         if let Some(s) = self
             .skills
             .iter()
@@ -422,7 +433,7 @@ impl Listing {
         let named: Vec<&Skill> = self.skills.iter().filter(|s| s.name == wanted).collect();
         match named.as_slice() {
             [one] => Ok(one),
-            [] => Err(format!(
+            [] => fail(format!(
                 "no skill named {wanted:?} in the listing{}",
                 if self.skills.is_empty() {
                     " (it is empty; a listing may be partial: give the skill's URI to load it anyway)".to_string()
@@ -430,7 +441,7 @@ impl Listing {
                     format!("; it has {}", self.labels().join(", "))
                 }
             )),
-            many => Err(format!(
+            many => fail(format!(
                 "{} skills are named {wanted:?}; name one by its path: {}",
                 many.len(),
                 many.iter()

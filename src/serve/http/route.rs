@@ -32,7 +32,7 @@ impl Door {
     /// `shared`: the stateless agents' context (see [`route`]).
     pub(in crate::serve) fn new(
         lines: Lines,
-        out: mpsc::UnboundedReceiver<crate::serve::agent::Out>,
+        out: mpsc::UnboundedReceiver<crate::serve::Out>,
         shared: bool,
     ) -> Door {
         let (routes, route_rx) = mpsc::unbounded_channel();
@@ -54,7 +54,7 @@ pub(super) const HELD_FOR_STREAM: usize = 64;
 /// a frame that belongs to no request (and to no listen stream) has no
 /// agent to go to, and is dropped rather than shown to another.
 pub(super) async fn route(
-    mut out: mpsc::UnboundedReceiver<crate::serve::agent::Out>,
+    mut out: mpsc::UnboundedReceiver<crate::serve::Out>,
     mut routes: mpsc::UnboundedReceiver<Route>,
     shared: bool,
 ) {
