@@ -7,7 +7,12 @@
 //!   code spread over the whole binary was mapped nearly whole (13 MB of
 //!   the TUI's 16 MB); together it is about 2 MB. `scripts/link-order.sh`
 //!   makes the file again (after a dependency, version or toolchain change
-//!   most names in it change; a name not found is skipped by the linker).
+//!   most names in it change; a name not found is skipped by the linker,
+//!   and tests/link_order.rs fails when Cargo.lock changed since).
+//! - `-T OUT_DIR/link-order.ld` (`build/link_order.rs`): the same functions
+//!   gathered into `.text.hot` by patterns that survive the `.llvm.N`
+//!   suffixes ThinLTO gives some of them, which change with any edit to
+//!   the crate's code.
 //! - `-z pack-relative-relocs` (RELR): the relative relocations, 1.1 MB
 //!   that the loader read whole at start, packed to a few KB. Only when the
 //!   build machine's glibc supports it (2.36 and later): the binary then
@@ -24,8 +29,12 @@
 
 use std::path::Path;
 
+#[path = "build/link_order.rs"]
+mod link_order;
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build/link_order.rs");
     println!("cargo:rerun-if-changed=assets/link-order.txt");
     println!("cargo:rerun-if-env-changed=MCPDECK_LINK_ORDER");
     println!("cargo:rerun-if-env-changed=MCPDECK_RELR");
@@ -42,6 +51,14 @@ fn main() {
     }
     let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("assets/link-order.txt");
     if var("MCPDECK_LINK_ORDER") != "0" && order.is_file() {
+        // The group first: it is what keeps the file useful as the code
+        // changes. Then the exact order inside it, where the names match.
+        if let Some(script) = hot_script(&order) {
+            let arg = [format!("-Wl,-T,{}", script.display())];
+            if links_with(&arg) {
+                println!("cargo:rustc-link-arg-bins={}", arg[0]);
+            }
+        }
         let args = [
             format!("-Wl,--symbol-ordering-file={}", order.display()),
             // Names the build does not have (a stale file) are skipped quietly.
@@ -57,6 +74,15 @@ fn main() {
     if var("MCPDECK_RELR") != "0" && glibc_has_relr() && links_with(&relr) {
         println!("cargo:rustc-link-arg-bins={}", relr[0]);
     }
+}
+
+/// The linker script of `link_order::script`, written into `OUT_DIR`.
+/// `None` when the file cannot be read or written.
+fn hot_script(order: &Path) -> Option<std::path::PathBuf> {
+    let text = std::fs::read_to_string(order).ok()?;
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR")?).join("link-order.ld");
+    std::fs::write(&out, link_order::script(&text)).ok()?;
+    Some(out)
 }
 
 /// Whether a one-line program links with `args` the way this build links

@@ -87,7 +87,7 @@ done
 echo "==> assets/link-order.txt"
 python3 scripts/link-order.py "$OUT" "$WORK/mcpdeck" assets/link-order.txt \
     "$(rustc --version)" \
-    "Cargo.lock sha256 $(sha256sum Cargo.lock | cut -c1-16), mcpdeck $(grep -m1 '^version' Cargo.toml | cut -d'"' -f2)"
+    "Cargo.lock sha256 $(sha256sum Cargo.lock | cut -c1-16), Cargo.toml sha256 $(grep -v '^[[:space:]]*#' Cargo.toml | sha256sum | cut -c1-16) (comments left out), mcpdeck $(grep -m1 '^version' Cargo.toml | cut -d'"' -f2)"
 echo "==> the release build again, with the new order"
 cargo build --release --locked
 echo "done: commit assets/link-order.txt"

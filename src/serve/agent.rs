@@ -35,7 +35,6 @@ use super::state::{ServeState, Upstream, Visible};
 use super::{Out, ServeArgs, ServeError};
 use crate::config::watch::{Waker, Watched};
 
-
 /// How mcpdeck's `requestState` starts (then the upstream request's tag).
 const STATE_PREFIX: &str = "mcpdeck/";
 
