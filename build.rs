@@ -8,7 +8,8 @@
 //!   the TUI's 16 MB); together it is about 2 MB. `scripts/link-order.sh`
 //!   makes the file again (after a dependency, version or toolchain change
 //!   most names in it change; a name not found is skipped by the linker,
-//!   and tests/link_order.rs fails when Cargo.lock changed since).
+//!   and tests/link_order.rs fails when Cargo.lock or Cargo.toml changed
+//!   since; a toolchain change is not checked).
 //! - `-T OUT_DIR/link-order.ld` (`build/link_order.rs`): the same functions
 //!   gathered into `.text.hot` by patterns that survive the `.llvm.N`
 //!   suffixes ThinLTO gives some of them, which change with any edit to

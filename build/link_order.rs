@@ -49,14 +49,19 @@ fn bare(name: &str) -> bool {
 
 /// A function's name as a section-name pattern: a mangled name (`_ZN…E`,
 /// `_R…`) without its `.llvm.N` suffix, with `*` for whatever suffix it
-/// has this time (or none); another name (C) as it is.
+/// has this time (or none; a complete mangled name never goes on in
+/// another); a C name as it is, or with `.llvm.*` for its suffix. (A v0
+/// name, `_R…`, has no hash: every copy of an `#[inline]` std function
+/// matches, about ten of them.)
 pub fn pattern(name: &str) -> String {
-    let base = match name.find(".llvm.") {
-        Some(i) => &name[..i],
-        None => name,
+    let (base, suffixed) = match name.find(".llvm.") {
+        Some(i) => (&name[..i], true),
+        None => (name, false),
     };
     if base.starts_with("_ZN") || base.starts_with("_R") {
         format!("{base}*")
+    } else if suffixed {
+        format!("{base}.llvm.*")
     } else {
         base.to_string()
     }

@@ -32,6 +32,7 @@ fn a_mangled_name_loses_its_thinlto_suffix_and_keeps_its_hash() {
     // C functions (ring's, the C library's) are matched as they are: a `*`
     // would take in every function whose name starts the same way.
     assert_eq!(link_order::pattern("main"), "main");
+    assert_eq!(link_order::pattern("helper.llvm.12"), "helper.llvm.*");
     assert_eq!(
         link_order::pattern("ring_core_0_17_14__sha256_block_data_order"),
         "ring_core_0_17_14__sha256_block_data_order"
@@ -93,13 +94,31 @@ fn sha16(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Cargo.toml without its comment lines, as `grep -v '^[[:space:]]*#'`
-/// gives it (scripts/link-order.sh).
+/// Cargo.toml without its comment lines, byte for byte as
+/// `grep -v '^[[:space:]]*#'` gives it (scripts/link-order.sh): lines
+/// split at `\n` only, each written back with one.
 fn manifest_without_comments(text: &str) -> String {
-    text.lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
+    if text.is_empty() {
+        return String::new();
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.split('\n')
+        .filter(|l| {
+            !l.trim_start_matches([' ', '\t', '\r', '\x0b', '\x0c'])
+                .starts_with('#')
+        })
         .flat_map(|l| [l, "\n"])
         .collect()
+}
+
+#[test]
+fn the_manifest_is_read_as_grep_reads_it() {
+    assert_eq!(
+        manifest_without_comments("# a\n[package]\n  # b\r\nname = \"x\" # c\r\n\n"),
+        "[package]\nname = \"x\" # c\r\n\n"
+    );
+    assert_eq!(manifest_without_comments("a\nb"), "a\nb\n");
+    assert_eq!(manifest_without_comments(""), "");
 }
 
 /// The order file names functions by their mangled names, and a legacy
@@ -135,15 +154,17 @@ fn the_order_file_was_made_for_this_cargo_lock_and_manifest() {
     );
 }
 
-/// The section headers' names of an ELF64 little-endian file.
-fn section_names(elf: &[u8]) -> Vec<(String, u64)> {
+/// The section headers of an ELF64 little-endian file: name, address, size.
+fn sections(elf: &[u8]) -> Vec<(String, u64, u64)> {
     let u16_at = |o: usize| u16::from_le_bytes([elf[o], elf[o + 1]]) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes([elf[o], elf[o + 1], elf[o + 2], elf[o + 3]]);
     let u64_at = |o: usize| {
         let mut b = [0u8; 8];
         b.copy_from_slice(&elf[o..o + 8]);
         u64::from_le_bytes(b)
     };
     assert_eq!(&elf[..4], b"\x7fELF", "not an ELF file");
+    assert_eq!((elf[4], elf[5]), (2, 1), "not ELF64 little-endian");
     let shoff = u64_at(0x28) as usize;
     let shentsize = u16_at(0x3a);
     let shnum = u16_at(0x3c);
@@ -153,51 +174,54 @@ fn section_names(elf: &[u8]) -> Vec<(String, u64)> {
     (0..shnum)
         .map(|i| {
             let h = header(i);
-            let name_at =
-                strtab + u32::from_le_bytes([elf[h], elf[h + 1], elf[h + 2], elf[h + 3]]) as usize;
+            let name_at = strtab + u32_at(h) as usize;
             let end = elf[name_at..].iter().position(|&b| b == 0).unwrap_or(0);
             let name = String::from_utf8_lossy(&elf[name_at..name_at + end]).into_owned();
-            (name, u64_at(h + 0x20))
+            (name, u64_at(h + 0x10), u64_at(h + 0x20))
         })
         .collect()
 }
 
-/// The script, made from the real order file, links with the linker the
-/// release build uses, and the functions it names land in `.text.hot`
-/// (build.rs leaves the script out, quietly, when its probe link fails: so
-/// this is where a linker that stopped taking it shows).
-#[test]
-fn the_script_links_and_makes_a_hot_section() {
-    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let order = std::fs::read_to_string(repo().join("assets/link-order.txt")).expect("order file");
-    // The probe's function, as if ThinLTO had given it a suffix.
-    let order = format!("{order}\nmcpdeck_link_order_probe.llvm.1\n");
-    let script = dir.path().join("link-order.ld");
-    std::fs::write(&script, link_order::script(&order)).expect("write script");
-    let src = dir.path().join("probe.rs");
+/// Links `probe.rs` with a script made from `order`; `None` when even a
+/// plain link fails here (a rustc or linker unlike the release build's:
+/// build.rs probes and leaves the script out then).
+fn link_probe(dir: &std::path::Path, order: &str, tag: &str) -> Option<Vec<(String, u64, u64)>> {
+    let src = dir.join("probe.rs");
+    // A function named like a legacy-mangled Rust function with a ThinLTO
+    // suffix, so the glob pattern is what has to match its section.
     std::fs::write(
         &src,
-        "#[unsafe(no_mangle)]\n#[inline(never)]\npub extern \"C\" fn mcpdeck_link_order_probe() -> u32 { std::hint::black_box(7) }\n\
-         fn main() { std::process::exit(mcpdeck_link_order_probe() as i32 - 7) }\n",
+        "#[unsafe(export_name = \"_ZN5probe3hot17h0123456789abcdefE.llvm.5\")]\n\
+         #[inline(never)]\n\
+         pub extern \"C\" fn probe() -> u32 { std::hint::black_box(7) }\n\
+         fn main() { std::process::exit(probe() as i32 - 7) }\n",
     )
     .expect("write probe");
-    let bin = dir.path().join("probe");
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let out = Command::new(rustc)
-        .args(["--edition=2024", "-O", "-C", "strip=none"])
-        .arg("-C")
-        .arg(format!("link-arg=-Wl,-T,{}", script.display()))
-        .arg("-o")
-        .arg(&bin)
-        .arg(&src)
-        .output()
-        .expect("run rustc");
+    let link = |script: Option<&std::path::Path>, out: &std::path::Path| {
+        let mut cmd = Command::new(&rustc);
+        cmd.args(["--edition=2024", "-O", "-C", "strip=none"]);
+        if let Some(script) = script {
+            cmd.arg("-C")
+                .arg(format!("link-arg=-Wl,-T,{}", script.display()));
+        }
+        cmd.arg("-o")
+            .arg(out)
+            .arg(&src)
+            .output()
+            .expect("run rustc")
+    };
+    if !link(None, &dir.join("plain")).status.success() {
+        eprintln!("a plain link fails here: the script is not tried");
+        return None;
+    }
+    let script = dir.join(format!("{tag}.ld"));
+    std::fs::write(&script, link_order::script(order)).expect("write script");
+    let bin = dir.join(tag);
+    let out = link(Some(&script), &bin);
     assert!(
         out.status.success(),
-        "the linker refused the script made from assets/link-order.txt:\n{}",
+        "the linker refused the script ({tag}):\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let status = Command::new(&bin).status().expect("run the probe");
@@ -205,13 +229,36 @@ fn the_script_links_and_makes_a_hot_section() {
         status.success(),
         "the probe linked with the script does not run"
     );
-    let sections = section_names(&std::fs::read(&bin).expect("read probe"));
-    let hot = sections.iter().find(|(n, _)| n == ".text.hot");
-    assert!(
-        hot.is_some_and(|(_, size)| *size > 0),
-        "no .text.hot section: {sections:?}"
-    );
-    let text = sections.iter().position(|(n, _)| n == ".text");
-    let hot_at = sections.iter().position(|(n, _)| n == ".text.hot");
-    assert!(hot_at < text, ".text.hot is not before .text: {sections:?}");
+    Some(sections(&std::fs::read(&bin).expect("read probe")))
+}
+
+/// The script, made from the real order file, links with the linker the
+/// build uses and leaves `.text.hot` before `.text`; a suffixed name's
+/// pattern catches its function under another suffix (build.rs leaves the
+/// script out, quietly, when its probe link fails: so this is where a
+/// linker that stopped taking it shows).
+#[test]
+fn the_script_links_and_makes_a_hot_section() {
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let real = std::fs::read_to_string(repo().join("assets/link-order.txt")).expect("order file");
+    // The probe's function as the order file would list it, under another
+    // suffix than the one it has now.
+    let listed = "_ZN5probe3hot17h0123456789abcdefE.llvm.1\n";
+    let Some(real_sections) = link_probe(dir.path(), &format!("{real}\n{listed}"), "real") else {
+        return;
+    };
+    let at = |s: &[(String, u64, u64)], name: &str| s.iter().find(|x| x.0 == name).cloned();
+    let hot = at(&real_sections, ".text.hot").expect("a .text.hot section");
+    let text = at(&real_sections, ".text").expect("a .text section");
+    assert!(hot.2 > 0 && hot.1 < text.1, "{real_sections:?}");
+    // Only the probe listed: the section holds it and nothing else.
+    let only = link_probe(dir.path(), listed, "only").expect("linked before");
+    let hot = at(&only, ".text.hot").expect("the probe in .text.hot");
+    assert!(hot.2 > 0 && hot.2 < 64, "{only:?}");
+    // Not listed: no such section.
+    let none = link_probe(dir.path(), "main\n", "none").expect("linked before");
+    assert!(at(&none, ".text.hot").is_none(), "{none:?}");
 }

@@ -36,14 +36,14 @@ pub mod state;
 
 use std::path::PathBuf;
 
+use clap::Args;
+
+pub use names::Naming;
+
 /// A line for the agent, and the id of the agent's request it belongs to
 /// (if it belongs to one): what the agent side hands to the stdio writer
 /// and to the HTTP side.
 pub(in crate::serve) type Out = (String, Option<serde_json::Value>);
-
-use clap::Args;
-
-pub use names::Naming;
 pub use state::{CallRecord, ServeState, Upstream, Visible, Withheld};
 
 /// `mcpdeck serve [SERVER…] [--all] [--pinned]`.
