@@ -172,9 +172,44 @@ impl Shared {
                 let message = describe_send_error("POST", self.url.as_str(), &e);
                 ex.fail(message.clone());
                 let mut failure = HttpFailure::new(None, message);
-                failure.unreachable = e.is_connect();
+                // A connect error: the server is gone. Another failure
+                // before any answer (a pooled connection the server closed
+                // as it died, a reset) may be a dead server or a passing
+                // fault: a fresh connection tells which.
+                failure.unreachable =
+                    e.is_connect() || (!e.is_timeout() && self.cannot_reach().await);
                 self.fail(out.id, failure).await;
                 None
+            }
+        }
+    }
+
+    /// Whether a fresh connection to the server cannot be made: a `HEAD` of
+    /// the endpoint, without credentials, for at most 5 s. Any HTTP answer
+    /// (a 405, a 401) means the server is there. Shown in the network view.
+    async fn cannot_reach(self: &Arc<Self>) -> bool {
+        let ex = self.net.begin(
+            &self.name,
+            "HEAD",
+            self.shown_url.clone(),
+            "reachability check".to_string(),
+            Vec::new(),
+        );
+        let resp = self
+            .client
+            .head(self.url.clone())
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await;
+        match resp {
+            Ok(r) => {
+                ex.response(r.status().as_u16(), Self::shown_headers(r.headers()));
+                ex.finish();
+                false
+            }
+            Err(e) => {
+                ex.fail(describe_send_error("HEAD", self.url.as_str(), &e));
+                e.is_connect()
             }
         }
     }
