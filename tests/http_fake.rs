@@ -427,3 +427,46 @@ fn tls_with_a_private_ca_and_insecure() {
     assert!(run.stderr.contains("cannot read ca_file"), "{}", run.stderr);
     assert!(run.stderr.contains("nope.pem"), "{}", run.stderr);
 }
+
+/// A ping whose connection closes with no answer, the server still up: the
+/// ping fails, a HEAD on a fresh connection finds the server there, and the
+/// session goes on (the next call is answered).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_closed_without_an_answer_on_a_live_server_keeps_the_session() {
+    let server = common::fake_http("drop-ping", &[]);
+    let (s, _frames) = connect(&server.url).await;
+    let ping = s.ping().await;
+    assert!(ping.is_err(), "{ping:?}");
+    assert_eq!(s.closed(), None, "the session ended");
+    let log = server_log(&server).await;
+    assert!(
+        log.iter().any(|r| r["method"] == "HEAD"),
+        "no reachability check: {log:?}"
+    );
+    let r = s
+        .call_tool("echo", json!({"text": "still here"}))
+        .await
+        .expect("the call after the dropped ping");
+    assert_eq!(text_of(&r), "echo: still here");
+}
+
+/// A server that dies while its connection sits in the pool: the ping
+/// fails on that connection (not a connect error), the HEAD cannot
+/// connect, and the session ends saying the server is unreachable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_dies_under_a_pooled_connection_ends_the_session() {
+    let server = common::fake_http("die-on-ping", &[]);
+    let (s, _frames) = connect(&server.url).await;
+    let ping = s.ping().await;
+    assert!(ping.is_err(), "{ping:?}");
+    let deadline = tokio::time::Instant::now() + common::limit(10);
+    while s.closed().is_none() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the session did not end"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let why = s.closed().unwrap_or_default();
+    assert!(why.contains("unreachable"), "{why}");
+}

@@ -73,6 +73,10 @@ Modes
                   answers protocolVersion 2024-11-05 and server/discover is just an unknown method
                   (-32601 on the stream); no Mcp-Session-Id is needed. The session is forgotten when
                   the SSE connection closes.
+  drop-ping       a ping (with a live session) is read and logged, then its connection is closed with no
+                  answer; the server stays up (HEAD /mcp is answered, as every method is).
+  die-on-ping     a ping (with a live session) is read and logged, then the process exits at once: its
+                  connections reset and its port refuses, as a killed server's do.
 """
 
 import argparse
@@ -99,6 +103,8 @@ MODES = [
     "unauthorized",
     "forbidden",
     "legacy-sse",
+    "drop-ping",
+    "die-on-ping",
 ]
 KNOWN_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 TOOLS = [
@@ -471,6 +477,14 @@ class Handler(BaseHTTPRequestHandler):
         sid = self.headers.get("Mcp-Session-Id")
         response = answer(self.state, msg)
         mode = self.state.mode
+        if method == "ping" and mode == "drop-ping":
+            # The connection closed with no answer; the server stays up.
+            self.close_connection = True
+            return
+        if method == "ping" and mode == "die-on-ping":
+            # The process is gone at once (its connections reset, its port
+            # closed), as a killed server's are.
+            os._exit(0)
         if method == "tools/call":
             if mode == "session-expiry":
                 with self.state.lock:
