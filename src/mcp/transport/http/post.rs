@@ -184,9 +184,12 @@ impl Shared {
         }
     }
 
-    /// Whether a fresh connection to the server cannot be made: a `HEAD` of
-    /// the endpoint, without credentials, for at most 5 s. Any HTTP answer
-    /// (a 405, a 401) means the server is there. Shown in the network view.
+    /// Whether the server cannot be reached on a fresh connection: a `HEAD`
+    /// of the endpoint, without credentials, for at most 5 s. Any HTTP answer
+    /// (a 405, a 401) means the server is there; a timeout says nothing; no
+    /// connection, or one closed with no answer (a dying server's listener
+    /// can still take a connection it then resets), means it is not. Shown
+    /// in the network view.
     async fn cannot_reach(self: &Arc<Self>) -> bool {
         let ex = self.net.begin(
             &self.name,
@@ -209,7 +212,7 @@ impl Shared {
             }
             Err(e) => {
                 ex.fail(describe_send_error("HEAD", self.url.as_str(), &e));
-                e.is_connect()
+                e.is_connect() || !(e.is_timeout() || e.is_redirect() || e.is_builder())
             }
         }
     }
