@@ -352,6 +352,42 @@ impl HttpServer {
         server
     }
 
+    /// Whether this server's own process holds the listening socket on its
+    /// port (Linux: the socket's inode from /proc/net/tcp{,6} among the
+    /// child's open files). `true` where that cannot be read.
+    pub fn owns_port(&mut self) -> bool {
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            return false;
+        }
+        let mut inodes = Vec::new();
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            let Ok(text) = std::fs::read_to_string(table) else {
+                return true;
+            };
+            for line in text.lines().skip(1) {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                // local_address is ADDR:PORT (hex); st 0A is LISTEN.
+                let port = f
+                    .get(1)
+                    .and_then(|a| a.rsplit(':').next())
+                    .and_then(|p| u16::from_str_radix(p, 16).ok());
+                if port == Some(self.port) && f.get(3) == Some(&"0A") {
+                    if let Some(inode) = f.get(9) {
+                        inodes.push(format!("socket:[{inode}]"));
+                    }
+                }
+            }
+        }
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{}/fd", self.child.id())) else {
+            return true;
+        };
+        fds.flatten().any(|fd| {
+            std::fs::read_link(fd.path())
+                .map(|l| inodes.iter().any(|i| l.to_string_lossy() == i.as_str()))
+                .unwrap_or(false)
+        })
+    }
+
     fn wait_ready(&self) {
         let deadline = Instant::now() + limit(30);
         while Instant::now() < deadline {
@@ -387,7 +423,16 @@ impl Drop for HttpServer {
 
 /// server-everything over HTTP (`streamableHttp` or `sse`), on 127.0.0.1.
 pub fn everything_http(mode: &str) -> HttpServer {
-    everything_http_on(mode, free_port())
+    // A free port is free only for a moment: another test binary's server
+    // may take it first (then this one fails to bind, and the other one
+    // answers here). Start again on another port then.
+    for _ in 0..4 {
+        let mut server = everything_http_on(mode, free_port());
+        if server.owns_port() {
+            return server;
+        }
+    }
+    panic!("every port tried was taken by another server")
 }
 
 /// [`everything_http`] on a given port (to start it again where it was).
