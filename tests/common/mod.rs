@@ -371,10 +371,11 @@ impl HttpServer {
                     .get(1)
                     .and_then(|a| a.rsplit(':').next())
                     .and_then(|p| u16::from_str_radix(p, 16).ok());
-                if port == Some(self.port) && f.get(3) == Some(&"0A") {
-                    if let Some(inode) = f.get(9) {
-                        inodes.push(format!("socket:[{inode}]"));
-                    }
+                if port == Some(self.port)
+                    && f.get(3) == Some(&"0A")
+                    && let Some(inode) = f.get(9)
+                {
+                    inodes.push(format!("socket:[{inode}]"));
                 }
             }
         }
