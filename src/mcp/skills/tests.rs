@@ -45,7 +45,7 @@ impl Files {
         }
     }
 
-    fn request(&self) -> impl AsyncFnMut(&'static str, Value) -> Result<Value, String> + '_ {
+    fn request(&self) -> impl AsyncFnMut(&'static str, Value) -> Result<Value, SkillError> + '_ {
         async move |method: &'static str, params: Value| {
             assert_eq!(method, "resources/read");
             let uri = params["uri"].as_str().unwrap_or_default().to_string();
@@ -55,7 +55,7 @@ impl Files {
                 .iter()
                 .find(|(u, _)| *u == uri)
                 .map(|(_, t)| t.clone())
-                .ok_or_else(|| format!("no {uri}"))?;
+                .ok_or_else(|| SkillError(format!("no {uri}")))?;
             Ok(json!({"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}))
         }
     }
@@ -250,7 +250,7 @@ fn names_that_collide_are_told_apart_by_path() {
 #[test]
 fn listing_follows_cursors_and_reads_no_file() {
     let calls = RefCell::new(Vec::new());
-    let mut req = async |method: &'static str, params: Value| -> Result<Value, String> {
+    let mut req = async |method: &'static str, params: Value| -> Result<Value, SkillError> {
         calls.borrow_mut().push((method, params.clone()));
         Ok(match params.get("cursor").and_then(Value::as_str) {
             None => {
