@@ -10,10 +10,11 @@
 //!   most names in it change; a name not found is skipped by the linker,
 //!   and tests/link_order.rs fails when Cargo.lock or Cargo.toml changed
 //!   since; a toolchain change is not checked).
-//! - `-T OUT_DIR/link-order.ld` (`build/link_order.rs`): the same functions
-//!   gathered into `.text.hot` by patterns that survive the `.llvm.N`
-//!   suffixes ThinLTO gives some of them, which change with any edit to
-//!   the crate's code.
+//!   The release profile runs no LTO (Cargo.toml), so mcpdeck's names
+//!   carry no `.llvm.N` suffix, which ThinLTO gave the functions shared
+//!   between the crate's codegen units and changed with any edit: the
+//!   names in the file stay valid as the code changes, until the crate's
+//!   metadata does (tests/link_order.rs checks both).
 //! - `-z pack-relative-relocs` (RELR): the relative relocations, 1.1 MB
 //!   that the loader read whole at start, packed to a few KB. Only when the
 //!   build machine's glibc supports it (2.36 and later): the binary then
@@ -30,12 +31,8 @@
 
 use std::path::Path;
 
-#[path = "build/link_order.rs"]
-mod link_order;
-
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=build/link_order.rs");
     println!("cargo:rerun-if-changed=assets/link-order.txt");
     println!("cargo:rerun-if-env-changed=MCPDECK_LINK_ORDER");
     println!("cargo:rerun-if-env-changed=MCPDECK_RELR");
@@ -52,14 +49,6 @@ fn main() {
     }
     let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("assets/link-order.txt");
     if var("MCPDECK_LINK_ORDER") != "0" && order.is_file() {
-        // The group first: it is what keeps the file useful as the code
-        // changes. Then the exact order inside it, where the names match.
-        if let Some(script) = hot_script(&order) {
-            let arg = [format!("-Wl,-T,{}", script.display())];
-            if links_with(&arg) {
-                println!("cargo:rustc-link-arg-bins={}", arg[0]);
-            }
-        }
         let args = [
             format!("-Wl,--symbol-ordering-file={}", order.display()),
             // Names the build does not have (a stale file) are skipped quietly.
@@ -75,15 +64,6 @@ fn main() {
     if var("MCPDECK_RELR") != "0" && glibc_has_relr() && links_with(&relr) {
         println!("cargo:rustc-link-arg-bins={}", relr[0]);
     }
-}
-
-/// The linker script of `link_order::script`, written into `OUT_DIR`.
-/// `None` when the file cannot be read or written.
-fn hot_script(order: &Path) -> Option<std::path::PathBuf> {
-    let text = std::fs::read_to_string(order).ok()?;
-    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR")?).join("link-order.ld");
-    std::fs::write(&out, link_order::script(&text)).ok()?;
-    Some(out)
 }
 
 /// Whether a one-line program links with `args` the way this build links

@@ -29,6 +29,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod diff;
+pub mod entry;
 pub mod fsutil;
 pub mod mcp;
 pub mod record;
