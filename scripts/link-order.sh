@@ -9,7 +9,7 @@
 #
 # usage: bash scripts/link-order.sh
 # Needs: valgrind, tmux, python3, nm, and the test servers
-# (MCPDECK_DEPS_ONLY=1 bash scripts/test.sh installs them). About 3 minutes.
+# (MCPDECK_DEPS_ONLY=1 bash scripts/test.sh installs them). About 5 minutes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$(pwd -P)"

@@ -5,7 +5,7 @@
 //! compiles next to nothing: `startup::run` is generic over the work's
 //! future, and every instantiation made in `main.rs` (the runtime's
 //! `block_on`, the futures' drop code) was optimized again in the binary,
-//! alone on one core after the library, some 6 s of a cold release build.
+//! alone on one core after the library: 6-9 s of a cold release build.
 
 use crate::cli::{self, Cli, Cmd};
 use crate::{startup, tui};

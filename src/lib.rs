@@ -23,7 +23,8 @@
 //! - [`serve`]: `mcpdeck serve`, an MCP server for agents in front of the
 //!   configured servers (the manager's sessions, the config's policy);
 //! - [`cli`] (headless commands) and [`tui`] (the terminal UI), side by
-//!   side on the same core; `main` picks one.
+//!   side on the same core;
+//! - [`entry`]: what `main` runs, the choice between the two.
 
 pub mod cli;
 pub mod config;

@@ -77,7 +77,7 @@ fn the_order_file_was_made_for_this_cargo_lock_and_manifest() {
         have, want,
         "assets/link-order.txt was made for another Cargo.lock or Cargo.toml: the names in it no \
          longer match the release build's, and the TUI's memory grows by half. Make it again \
-         with `bash scripts/link-order.sh` (about 3 minutes; it needs valgrind and tmux, and the \
+         with `bash scripts/link-order.sh` (about 5 minutes; it needs valgrind and tmux, and the \
          test servers: `MCPDECK_DEPS_ONLY=1 bash scripts/test.sh`) and commit it"
     );
     assert!(
@@ -86,18 +86,20 @@ fn the_order_file_was_made_for_this_cargo_lock_and_manifest() {
     );
 }
 
-/// The release profile runs no LTO, so none of mcpdeck's own functions
-/// carries a ThinLTO `.llvm.N` suffix. Such a suffix follows the contents
-/// of the codegen unit: with `lto = false` (ThinLTO across the crate's two
-/// units) every edit renamed some of the listed functions (four one-line
-/// edits lost 323 of 4,785 names, and the TUI went from 7.9 to 10.6-11.3
-/// MB). A suffixed mcpdeck name here means the profile turned it back on.
+/// The release profile runs no LTO, so no listed function carries a
+/// ThinLTO `.llvm.N` suffix. Such a suffix follows the contents of the
+/// codegen unit it was made in: with `lto = false` (ThinLTO across
+/// mcpdeck's two units) every edit renamed some of the listed functions,
+/// mcpdeck's own and the generic code of other crates instantiated in its
+/// units (four one-line edits lost 323 of 4,785 names, and the TUI went
+/// from 7.9 to 10.6-11.3 MB). A suffixed name here means the profile turned
+/// it back on.
 #[test]
-fn the_order_file_has_no_thinlto_suffixed_names_of_mcpdecks() {
+fn the_order_file_has_no_thinlto_suffixed_names() {
     let order = std::fs::read_to_string(repo().join("assets/link-order.txt")).expect("order file");
     let suffixed: Vec<&str> = order
         .lines()
-        .filter(|l| !l.starts_with('#') && l.contains("7mcpdeck") && l.contains(".llvm."))
+        .filter(|l| !l.starts_with('#') && l.contains(".llvm."))
         .take(3)
         .collect();
     assert!(
@@ -108,66 +110,56 @@ fn the_order_file_has_no_thinlto_suffixed_names_of_mcpdecks() {
     );
 }
 
-/// The linker the build uses lays functions out in the order file's order
-/// (build.rs probes the option and leaves it out, quietly, when the linker
-/// refuses it: so this is where a linker that stopped taking it shows).
-/// Two functions, defined in one order and listed in the other.
-#[test]
-fn the_linker_follows_an_order_file() {
-    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
-        return;
+/// Links the two-function probe in `dir`, with `order` as the order file
+/// when given.
+fn link_probe(
+    dir: &std::path::Path,
+    order: Option<&str>,
+    tag: &str,
+) -> (PathBuf, std::process::Output) {
+    let src = dir.join("probe.rs");
+    if !src.exists() {
+        std::fs::write(
+            &src,
+            "#[unsafe(no_mangle)] #[inline(never)]\n\
+             pub extern \"C\" fn probe_first() -> u32 { std::hint::black_box(1) }\n\
+             #[unsafe(no_mangle)] #[inline(never)]\n\
+             pub extern \"C\" fn probe_second() -> u32 { std::hint::black_box(2) }\n\
+             fn main() { std::process::exit((probe_first() + probe_second()) as i32 - 3) }\n",
+        )
+        .expect("write probe");
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let src = dir.path().join("probe.rs");
-    std::fs::write(
-        &src,
-        "#[unsafe(no_mangle)] #[inline(never)]\n\
-         pub extern \"C\" fn probe_first() -> u32 { std::hint::black_box(1) }\n\
-         #[unsafe(no_mangle)] #[inline(never)]\n\
-         pub extern \"C\" fn probe_second() -> u32 { std::hint::black_box(2) }\n\
-         fn main() { std::process::exit((probe_first() + probe_second()) as i32 - 3) }\n",
-    )
-    .expect("write probe");
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let link = |order: Option<&std::path::Path>, out: &std::path::Path| {
-        let mut cmd = Command::new(&rustc);
-        cmd.args(["--edition=2024", "-O", "-C", "strip=none"]);
-        if let Some(order) = order {
-            cmd.arg("-C").arg(format!(
-                "link-arg=-Wl,--symbol-ordering-file={}",
-                order.display()
-            ));
-        }
-        cmd.arg("-o")
-            .arg(out)
-            .arg(&src)
-            .output()
-            .expect("run rustc")
-    };
-    if !link(None, &dir.path().join("plain")).status.success() {
-        eprintln!("a plain link fails here: the order is not tried");
-        return;
+    let mut cmd = Command::new(&rustc);
+    cmd.args(["--edition=2024", "-O", "-C", "strip=none"]);
+    if let Some(order) = order {
+        let file = dir.join(format!("{tag}.txt"));
+        std::fs::write(&file, order).expect("write order");
+        cmd.arg("-C").arg(format!(
+            "link-arg=-Wl,--symbol-ordering-file={}",
+            file.display()
+        ));
     }
-    let order = dir.path().join("order.txt");
-    std::fs::write(&order, "probe_second\nprobe_first\n").expect("write order");
-    let bin = dir.path().join("ordered");
-    let out = link(Some(&order), &bin);
+    let bin = dir.join(tag);
+    let out = cmd
+        .arg("-o")
+        .arg(&bin)
+        .arg(&src)
+        .output()
+        .expect("run rustc");
+    (bin, out)
+}
+
+/// Whether `probe_first` comes before `probe_second` in `bin` (from `nm`);
+/// `None` when there is no `nm` here.
+fn first_is_first(bin: &std::path::Path) -> Option<bool> {
+    let nm = Command::new("nm").arg(bin).output().ok()?;
     assert!(
-        out.status.success(),
-        "the linker refused --symbol-ordering-file:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        nm.status.success(),
+        "nm {}: {}",
+        bin.display(),
+        String::from_utf8_lossy(&nm.stderr)
     );
-    assert!(
-        Command::new(&bin)
-            .status()
-            .expect("run the probe")
-            .success(),
-        "the probe linked with the order does not run"
-    );
-    let Ok(nm) = Command::new("nm").arg(&bin).output() else {
-        eprintln!("no nm here: the addresses are not read");
-        return;
-    };
     let listing = String::from_utf8_lossy(&nm.stdout);
     let address = |name: &str| {
         listing
@@ -176,8 +168,67 @@ fn the_linker_follows_an_order_file() {
             .and_then(|l| u64::from_str_radix(l.split_whitespace().next()?, 16).ok())
             .unwrap_or_else(|| panic!("{name} not in the probe's symbols:\n{listing}"))
     };
-    assert!(
-        address("probe_second") < address("probe_first"),
-        "the order file was not followed:\n{listing}"
-    );
+    Some(address("probe_first") < address("probe_second"))
+}
+
+/// The linker the build uses lays functions out in the order file's order:
+/// the probe's two functions, listed one way and then the other, land in
+/// the order listed each time. build.rs probes the option and leaves it
+/// out, quietly, when the linker refuses it (GNU ld, which a distribution's
+/// rustc may use, has no `--symbol-ordering-file`): so this test requires
+/// the option only of rust-lld, the linker of the release build it
+/// describes, and is where an lld that stopped following it shows.
+#[test]
+fn the_linker_follows_an_order_file() {
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (plain, out) = link_probe(dir.path(), None, "plain");
+    if !out.status.success() {
+        eprintln!("a plain link fails here: the order is not tried");
+        return;
+    }
+    // lld writes "Linker: LLD …" into `.comment`.
+    let lld = std::fs::read(&plain)
+        .expect("read the probe")
+        .windows(11)
+        .any(|w| w == b"Linker: LLD");
+    for (order, want_first_first) in [
+        ("probe_second\nprobe_first\n", false),
+        ("probe_first\nprobe_second\n", true),
+    ] {
+        let tag = if want_first_first {
+            "forward"
+        } else {
+            "reverse"
+        };
+        let (bin, out) = link_probe(dir.path(), Some(order), tag);
+        if !out.status.success() {
+            assert!(
+                !lld,
+                "rust-lld refused --symbol-ordering-file:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            eprintln!(
+                "this linker (not lld) has no --symbol-ordering-file: build.rs leaves it out"
+            );
+            return;
+        }
+        assert!(
+            Command::new(&bin)
+                .status()
+                .expect("run the probe")
+                .success(),
+            "the probe linked with the order does not run"
+        );
+        let Some(first_first) = first_is_first(&bin) else {
+            eprintln!("no nm here: the addresses are not read");
+            return;
+        };
+        assert_eq!(
+            first_first, want_first_first,
+            "the order file ({tag}) was not followed"
+        );
+    }
 }
