@@ -428,15 +428,22 @@ fn tls_with_a_private_ca_and_insecure() {
     assert!(run.stderr.contains("nope.pem"), "{}", run.stderr);
 }
 
+/// The fake HTTP server in `mode`, a session connected to it, and a ping
+/// that must fail (both modes break the ping's connection).
+async fn connected_and_ping_failed(mode: &str) -> (common::HttpServer, Session) {
+    let server = common::fake_http(mode, &[]);
+    let (s, _frames) = connect(&server.url).await;
+    let ping = s.ping().await;
+    assert!(ping.is_err(), "{ping:?}");
+    (server, s)
+}
+
 /// A ping whose connection closes with no answer, the server still up: the
 /// ping fails, a HEAD on a fresh connection finds the server there, and the
 /// session goes on (the next call is answered).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_closed_without_an_answer_on_a_live_server_keeps_the_session() {
-    let server = common::fake_http("drop-ping", &[]);
-    let (s, _frames) = connect(&server.url).await;
-    let ping = s.ping().await;
-    assert!(ping.is_err(), "{ping:?}");
+    let (server, s) = connected_and_ping_failed("drop-ping").await;
     assert_eq!(s.closed(), None, "the session ended");
     let log = server_log(&server).await;
     assert!(
@@ -455,10 +462,7 @@ async fn a_connection_closed_without_an_answer_on_a_live_server_keeps_the_sessio
 /// connect, and the session ends saying the server is unreachable.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_dies_under_a_pooled_connection_ends_the_session() {
-    let server = common::fake_http("die-on-ping", &[]);
-    let (s, _frames) = connect(&server.url).await;
-    let ping = s.ping().await;
-    assert!(ping.is_err(), "{ping:?}");
+    let (_server, s) = connected_and_ping_failed("die-on-ping").await;
     let deadline = tokio::time::Instant::now() + common::limit(10);
     while s.closed().is_none() {
         assert!(
