@@ -13,6 +13,14 @@ use super::model::*;
 use super::views::{log_key, net_key, open_net};
 use super::*;
 
+mod servers;
+mod tools;
+
+use servers::server_action;
+pub(super) use tools::command_line;
+pub(crate) use tools::sh_quote;
+use tools::{toggle_deny, tool_action};
+
 pub(super) fn on_key(s: &mut State, k: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     // A message lasts until the next key: what that key does says what
     // happened now, not five actions ago.
@@ -446,154 +454,6 @@ fn focus_move(s: &mut State, a: Action) -> bool {
     }
 }
 
-/// Keys on the selected server.
-fn server_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
-    match a {
-        // An empty tools pane has no tool to toggle: Space there never
-        // disables the server.
-        Action::ToggleServer if s.focus == Pane::Tools && s.selected_tool().is_none() => {
-            let whose = s
-                .selected_server()
-                .map(|v| format!(" of {}", crate::sanitize::one_line(&v.name)))
-                .unwrap_or_default();
-            s.status = Some(format!(
-                "no tool to toggle: the tools pane{whose} is empty ({} in the servers pane enables or disables the server)",
-                s.keymap.label(Action::ToggleServer)
-            ));
-            true
-        }
-        Action::ToggleServer => match s.focused_item() {
-            // Space toggles what the focused pane has selected: a server
-            // in the servers pane, a tool (deny / allow) in the tools pane.
-            Focused::Server => toggle_server(s, fx),
-            Focused::Tool => toggle_deny(s, fx),
-            Focused::Nothing => {
-                s.status = Some(format!(
-                    "{} toggles a server or a tool: pick one in a list ({})",
-                    s.keymap.label(Action::ToggleServer),
-                    s.keymap.label(Action::NextPane)
-                ));
-                true
-            }
-        },
-        Action::Reconnect => {
-            let Some(v) = s.servers.get(s.server_sel) else {
-                return false;
-            };
-            fx.push(Effect::Manager(Command::Reconnect(v.name.clone())));
-            true
-        }
-        Action::Ping => {
-            let Some(v) = s.servers.get(s.server_sel) else {
-                return false;
-            };
-            fx.push(Effect::Manager(Command::Ping(v.name.clone())));
-            s.status = Some(format!("{}: ping…", v.name));
-            true
-        }
-        Action::LogLevel => {
-            let Some(v) = s.servers.get(s.server_sel) else {
-                return false;
-            };
-            use crate::mcp::session::LOG_LEVELS;
-            let next = match v.log_level.as_deref() {
-                Some(l) => LOG_LEVELS
-                    .iter()
-                    .position(|x| *x == l)
-                    .map_or(0, |i| (i + 1) % LOG_LEVELS.len()),
-                None => 0,
-            };
-            fx.push(Effect::Manager(Command::SetLogLevel(
-                v.name.clone(),
-                LOG_LEVELS[next].to_string(),
-            )));
-            true
-        }
-        Action::Reload => {
-            if s.config_path.is_none() {
-                s.status =
-                    Some("no config file to reload (demo): listing every server again".into());
-            } else {
-                fx.push(Effect::Reload);
-            }
-            // R always lists again, whatever a list's caching hints say
-            // (SEP-2549): the person asked.
-            for v in &s.servers {
-                if v.status == ServerStatus::Connected {
-                    fx.push(Effect::Manager(Command::Refresh(v.name.clone())));
-                }
-            }
-            true
-        }
-        Action::AddServer => {
-            s.add = AddForm::default();
-            s.mode = Mode::AddServer;
-            true
-        }
-        _ => false,
-    }
-}
-
-/// Keys on the tools and calls.
-fn tool_action(s: &mut State, a: Action, fx: &mut Vec<Effect>) -> bool {
-    match a {
-        Action::Filter => {
-            // A new `/` starts a new filter (as in less and vim).
-            s.filter.clear();
-            s.refilter();
-            s.mode = Mode::Filter;
-            s.focus = Pane::Tools;
-            s.focused();
-            true
-        }
-        Action::AllTools => {
-            s.all_tools = !s.all_tools;
-            s.tool_sel = 0;
-            s.refilter();
-            true
-        }
-        Action::Back => {
-            if let Some(c) = s.inflight().filter(|_| s.focus == Pane::Result) {
-                // The running call shown, and only that one.
-                fx.push(Effect::Manager(Command::Cancel { tag: c.tag }));
-                s.status = Some(format!("cancelling {} on {}…", c.tool, c.server));
-            } else if s.focus == Pane::Result {
-                // Back to where the call was made from.
-                s.focus = s.focus_before_result.take().unwrap_or(Pane::Tools);
-                s.focused();
-            } else if !s.filter.is_empty() {
-                s.filter.clear();
-                s.refilter();
-            } else {
-                s.focus = Pane::Servers;
-                s.focused();
-            }
-            true
-        }
-        Action::Open if s.selected_tool().is_none() => not_ready(s),
-        Action::Open => {
-            let from = s.focus;
-            let opened = open_editor(s);
-            if opened && s.mode == Mode::Editor && matches!(from, Pane::Servers | Pane::Tools) {
-                s.focus_before_result = Some(from);
-            }
-            opened
-        }
-        Action::ToggleDeny => match s.focused_item() {
-            Focused::Tool => toggle_deny(s, fx),
-            _ => {
-                s.status = Some(format!(
-                    "{} denies a tool: pick one in the tools pane ({})",
-                    s.keymap.label(Action::ToggleDeny),
-                    s.keymap.label(Action::NextPane)
-                ));
-                true
-            }
-        },
-        _ => false,
-    }
-}
-
 /// The most keys kept while waiting for a server's tools.
 const PENDING_KEYS: usize = 512;
 
@@ -699,93 +559,6 @@ pub(super) fn resume_pending(s: &mut State, fx: &mut Vec<Effect>) -> bool {
             true
         }
     }
-}
-
-/// Enable or disable the selected server, and save it.
-fn toggle_server(s: &mut State, fx: &mut Vec<Effect>) -> bool {
-    let Some(v) = s.servers.get_mut(s.server_sel) else {
-        return false;
-    };
-    v.enabled = !v.enabled;
-    let (server, enabled) = (v.name.clone(), v.enabled);
-    let note = format!(
-        "{} {}",
-        if enabled { "enabled" } else { "disabled" },
-        crate::sanitize::one_line(&server)
-    );
-    // A server tried from the registry is not in the file: this session.
-    if let Some(c) = s.registry.tried.iter_mut().find(|c| c.name == server) {
-        c.enabled = enabled;
-        fx.push(Effect::Manager(Command::SetEnabled(server, enabled)));
-        s.status = Some(format!(
-            "{note} (for this session: it was tried from the registry, not in the config)"
-        ));
-        return true;
-    }
-    s.status = Some(format!("{note}…"));
-    fx.push(Effect::WriteEnabled {
-        server,
-        enabled,
-        note,
-    });
-    true
-}
-
-/// Deny or allow the selected tool on its server, and save the list.
-fn toggle_deny(s: &mut State, fx: &mut Vec<Effect>) -> bool {
-    let Some((si, ti)) = s.visible.get(s.tool_sel).copied() else {
-        return false;
-    };
-    let Some(v) = s.servers.get_mut(si) else {
-        return false;
-    };
-    let Some(tool) = v.lists.tools.get(ti).map(|t| t.name.clone()) else {
-        return false;
-    };
-    let previous = v.deny.clone();
-    // The toggle adds or removes the exact name. A tool refused by a
-    // pattern or by allow_tools only: say which rule, change nothing (an
-    // exact entry beside the pattern would change nothing either).
-    if !v.deny.contains(&tool)
-        && let Some(rule) = crate::config::tool_refusal(&v.deny, &v.allow, &tool)
-    {
-        s.status = Some(format!(
-            "{} is refused by {rule} of {}; change that entry in the config (`mcpdeck config edit`)",
-            crate::sanitize::one_line(&tool),
-            crate::sanitize::one_line(&v.name)
-        ));
-        return true;
-    }
-    let denied = !v.deny.contains(&tool);
-    if denied {
-        v.deny.push(tool.clone());
-    } else {
-        v.deny.retain(|d| *d != tool);
-    }
-    let (server, tools) = (v.name.clone(), v.deny.clone());
-    let note = format!(
-        "{} {} on {}",
-        if denied { "denied" } else { "allowed" },
-        crate::sanitize::one_line(&tool),
-        crate::sanitize::one_line(&server)
-    );
-    // A server tried from the registry is not in the file: this session.
-    if let Some(c) = s.registry.tried.iter_mut().find(|c| c.name == server) {
-        c.deny_tools = tools.clone();
-        fx.push(Effect::Manager(Command::SetDenyList(server, tools)));
-        s.status = Some(format!(
-            "{note} (for this session: it was tried from the registry, not in the config)"
-        ));
-        return true;
-    }
-    s.status = Some(format!("{note}…"));
-    fx.push(Effect::WriteDeny {
-        server,
-        tools,
-        previous,
-        note,
-    });
-    true
 }
 
 /// Keys that open a view, or act on the result.
@@ -949,61 +722,4 @@ pub(super) fn move_by(s: &mut State, by: isize) -> bool {
         }
     }
     true
-}
-
-/// The result's call as a shell command line that makes it again:
-/// `mcpdeck --config 'FILE' call 'SERVER' 'TOOL' '{"a":1}'` (`--demo` for
-/// the demo servers), each word quoted for a POSIX shell; or why not.
-pub(super) fn command_line(s: &State) -> Result<String, String> {
-    let o = s
-        .outcome
-        .as_ref()
-        .ok_or("no call yet to copy as a command line")?;
-    let one = crate::sanitize::one_line;
-    if !s.servers.iter().any(|v| v.name == o.server) {
-        return Err(format!(
-            "{} is not a server of this config: no command line makes this call",
-            one(&o.server)
-        ));
-    }
-    if o.tool.starts_with('-') {
-        return Err(format!(
-            "the tool {} starts with `-`, which the command line reads as an option",
-            one(&o.tool)
-        ));
-    }
-    let Some(args) = &o.args else {
-        return Err("the arguments of this call are not known (not in the log)".into());
-    };
-    // Compact, as typed on a command line.
-    let args = serde_json::from_str::<serde_json::Value>(args)
-        .map(|v| v.to_string())
-        .unwrap_or_else(|_| args.clone());
-    let mut words = vec!["mcpdeck".to_string()];
-    match &s.config_path {
-        Some(p) => {
-            words.push("--config".into());
-            words.push(sh_quote(&p.display().to_string()));
-        }
-        None => words.push("--demo".into()),
-    }
-    words.push("call".into());
-    words.push(sh_quote(&o.server));
-    words.push(sh_quote(&o.tool));
-    words.push(sh_quote(&args));
-    Ok(words.join(" "))
-}
-
-/// `text` as one word for a POSIX shell: bare when it is plain, else in
-/// single quotes (a quote inside as `'\''`).
-pub(crate) fn sh_quote(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
-    if plain {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
 }
